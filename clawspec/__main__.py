@@ -1,0 +1,5 @@
+"""`python -m clawspec` runs the CLI."""
+
+from clawspec.cli import main
+
+raise SystemExit(main())

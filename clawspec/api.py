@@ -1,0 +1,140 @@
+"""The Python API: `clawspec.validate(...)` and `clawspec.run(...)`, used by the CLI too."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import requests
+
+from clawspec.config import Settings, find_config, load_settings
+from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
+from clawspec.errors import ConfigError, ExitCode, UsageError
+from clawspec.gateway.client import HooksClient
+from clawspec.reports.model import RunReport, exit_code
+from clawspec.reports.publish import publish
+from clawspec.runner.run import RunListener, execute
+from clawspec.runner.scenario import RunEnv, ScenarioPlan
+
+@dataclass(frozen=True)
+class Loaded:
+    """Settings and validated contracts of one invocation."""
+
+    settings: Settings
+    workspace: Path
+    contracts: list[LoadedContract]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What `run` returns: the report, the exit code, and the files written."""
+
+    report: RunReport
+    exit_code: ExitCode
+    written: list[Path] = field(default_factory=list)
+
+
+class _Quiet:
+    def on_run_start(self, total: int, secrets: list[str]) -> None:
+        pass
+
+    def on_scenario_done(self, result: Any) -> None:
+        pass
+
+    def on_warning(self, message: str) -> None:
+        pass
+
+
+def load(
+    paths: Sequence[str | Path],
+    *,
+    config: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> Loaded:
+    """Read the configuration and load and validate every contract named by `paths`."""
+    environ = dict(os.environ if environ is None else environ)
+    paths = list(paths) or ["."]
+    config_path = Path(config) if config else find_config(Path(paths[0]))
+    if config and not Path(config).is_file():
+        raise ConfigError(f"--config: no such file '{config}'")
+    settings = load_settings(config_path, environ, flags)
+    workspace = (settings.workspace or Path.cwd()).resolve()
+    files = discover(paths, settings.scenario_patterns)
+    return Loaded(settings, workspace, load_contracts(files, workspace, environ))
+
+
+def validate(paths: Sequence[str | Path], **options: Any) -> list[LoadedContract]:
+    """Load and validate contracts; raise ContractError listing every problem."""
+    return load(paths, **options).contracts
+
+
+def plan(
+    loaded: Loaded,
+    scenarios: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    exclude_tags: Sequence[str] = (),
+) -> list[ScenarioPlan]:
+    """Select the scenarios to run, in contract order."""
+    chosen = select_scenarios(loaded.contracts, scenarios, tags, exclude_tags)
+    if not chosen:
+        raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
+    return [ScenarioPlan(contract, index, scenario) for contract, index, scenario in chosen]
+
+
+def gateway_timezone(settings: Settings) -> tzinfo:
+    """The zone `{{today}}` and log file names use (config `timezone`, else local)."""
+    if settings.timezone:
+        try:
+            return ZoneInfo(settings.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ConfigError(f"timezone: unknown time zone '{settings.timezone}'") from None
+    return datetime.now().astimezone().tzinfo  # type: ignore[return-value]
+
+
+def run(
+    paths: Sequence[str | Path],
+    *,
+    config: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+    scenarios: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    exclude_tags: Sequence[str] = (),
+    listener: RunListener | None = None,
+    stop: threading.Event | None = None,
+    abandon: threading.Event | None = None,
+) -> RunResult:
+    """Run the selected scenarios and write the reports (also when interrupted)."""
+    environ = dict(os.environ if environ is None else environ)
+    loaded = load(paths, config=config, environ=environ, flags=flags)
+    plans = plan(loaded, scenarios, tags, exclude_tags)
+    settings = loaded.settings
+    listener = listener or _Quiet()
+    http = requests.Session()
+    token = settings.hooks_token.get_secret_value() if settings.hooks_token else None
+    client = HooksClient(
+        settings.gateway_base_url, settings.hooks_path, token, http, on_warning=listener.on_warning
+    )
+    env = RunEnv(
+        settings,
+        loaded.workspace,
+        client,
+        http,
+        environ,
+        gateway_timezone(settings),
+        stop=stop or threading.Event(),
+    )
+    listener.on_run_start(len(plans), settings.secret_values())
+    outcome = execute(plans, env, listener, settings.concurrency, abandon)
+    written = publish(outcome.report, settings, environ)
+    code = exit_code(outcome.report, settings.max_skipped, settings.fail_on)
+    if outcome.gateway_unreachable and not outcome.report.interrupted:
+        code = ExitCode.GATEWAY
+    return RunResult(outcome.report, code, written)

@@ -1,0 +1,268 @@
+"""Artifact assertions: inspect the files the agent wrote."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from clawspec.assertions import documents
+from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
+from clawspec.assertions.registry import register
+from clawspec.text import fmt_number, quote_list
+
+TIMEOUT = Field(0, ge=0, description="Seconds to wait for the file to appear (default 0).")
+UPDATED_AFTER = Field(None, description="ISO timestamp; the file's mtime must be at or after it.")
+
+
+def parse_instant(value: str) -> datetime:
+    """Parse an ISO-8601 instant; a value without offset is taken as UTC."""
+    instant = datetime.fromisoformat(value.strip())
+    return instant if instant.tzinfo else instant.replace(tzinfo=UTC)
+
+
+class _FileAssertion(Assertion):
+    """Shared waiting rules: `timeout` polls for the file, `updated_after` compares mtime."""
+
+    path: WorkspacePath = Field(description="File to inspect; templates allowed.")
+    timeout: float = TIMEOUT
+    updated_after: str | None = UPDATED_AFTER
+
+    @field_validator("updated_after")
+    @classmethod
+    def _iso(cls, value: str | None) -> str | None:
+        if value is not None and "{{" not in value:
+            try:
+                parse_instant(value)
+            except ValueError:
+                raise ValueError(f"'updated_after' is not an ISO-8601 timestamp: '{value}'")
+        return value
+
+    def await_file(self, ctx: EvalContext) -> Path | Verdict:
+        """Wait for the artifact; return its path, or the failing verdict."""
+        path = ctx.path(self.path)
+        since = parse_instant(self.updated_after) if self.updated_after else None
+
+        def ready() -> bool:
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                return False
+            return since is None or datetime.fromtimestamp(mtime, UTC) >= since
+
+        if ctx.wait_until(ready, self.timeout):
+            return path
+        waited = f" after waiting {fmt_number(self.timeout)} s" if self.timeout else ""
+        if not path.exists():
+            return Verdict.failed(f"'{self.path}' not found{waited}")
+        modified = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
+        return Verdict.failed(
+            f"'{self.path}' is stale: modified {modified}, before {self.updated_after}{waited}",
+            modified,
+            self.updated_after,
+        )
+
+
+@register(
+    category="artifact", needs={Need.FILES}, example="path: memory/drafts/{{today}}-output.md"
+)
+class ArtifactExists(_FileAssertion):
+    """A file exists after the step completes."""
+
+    type: Literal["artifact_exists"]
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        found = self.await_file(ctx)
+        if isinstance(found, Verdict):
+            return found
+        return Verdict.passed(f"'{self.path}' exists ({fmt_number(found.stat().st_size)} bytes)")
+
+
+@register(
+    category="artifact",
+    needs={Need.FILES},
+    example="path: memory/drafts/{{today}}-output.md\nsections: [hook, body, cta]",
+)
+class ArtifactContains(_FileAssertion):
+    """A file contains required sections (Markdown headings) or fields (YAML/JSON keys)."""
+
+    one_of = (("sections", "fields"),)
+    type: Literal["artifact_contains"]
+    sections: list[str] | None = Field(None, description="Headings that must appear (ATX/setext).")
+    fields: list[str] | None = Field(
+        None, description="Keys (dotted for nested) of a YAML/JSON file or Markdown front matter."
+    )
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        found = self.await_file(ctx)
+        if isinstance(found, Verdict):
+            return found
+        problems: list[str] = []
+        if self.sections:
+            text = found.read_text(encoding="utf-8", errors="replace")
+            present = {documents.normalize_heading(h[1]) for h in documents.markdown_headings(text)}
+            missing = [s for s in self.sections if documents.normalize_heading(s) not in present]
+            if missing:
+                problems.append(f"missing sections {quote_list(missing)}")
+        if self.fields:
+            try:
+                data = documents.document_fields(found)
+            except documents.DataError as exc:
+                return Verdict.errored(str(exc))
+            missing = [f for f in self.fields if documents.is_missing(documents.lookup(data, f))]
+            if missing:
+                problems.append(f"missing fields {quote_list(missing)}")
+        if problems:
+            return Verdict.failed(f"'{self.path}': " + "; ".join(problems))
+        checked = len(self.sections or []) + len(self.fields or [])
+        return Verdict.passed(f"'{self.path}' has all {checked} required sections/fields")
+
+
+@register(
+    category="artifact",
+    needs={Need.FILES},
+    example="path: memory/drafts/{{today}}-output.md\nwords: [urgent, guaranteed, limited time]",
+)
+class ArtifactAbsentWords(_FileAssertion):
+    """Words or phrases do not appear in the file (brand safety, tone)."""
+
+    type: Literal["artifact_absent_words"]
+    words: list[str] | None = Field(None, description="Words/phrases that must not appear.")
+    source: WorkspacePath | None = Field(None, description="YAML file holding a word list.")
+    key: str | None = Field(None, description="Key (dotted allowed) of the list in `source`.")
+
+    @model_validator(mode="after")
+    def _words_or_source(self) -> ArtifactAbsentWords:
+        if (self.source is None) != (self.key is None):
+            raise ValueError("'source' and 'key' must be given together")
+        if not self.words and self.source is None:
+            raise ValueError("one of 'words' or 'source' + 'key' is required")
+        return self
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        words = list(self.words or [])
+        if self.source is not None:
+            loaded = self._load_source(ctx)
+            if isinstance(loaded, Verdict):
+                return loaded
+            words += [w for w in loaded if w not in words]
+        found = self.await_file(ctx)
+        if isinstance(found, Verdict):
+            return found
+        text = found.read_text(encoding="utf-8", errors="replace")
+        hits = []
+        for word in words:
+            lines = [text.count("\n", 0, m.start()) + 1 for m in _word_pattern(word).finditer(text)]
+            if lines:
+                where = ", ".join(map(str, sorted(set(lines))[:10]))
+                hits.append(f"'{word}' (line{'s' if len(set(lines)) > 1 else ''} {where})")
+        if hits:
+            return Verdict.failed(f"'{self.path}' contains {', '.join(hits)}", len(hits), 0)
+        return Verdict.passed(f"none of {len(words)} words found in '{self.path}'", 0, 0)
+
+    def _load_source(self, ctx: EvalContext) -> list[str] | Verdict:
+        assert self.source is not None and self.key is not None
+        try:
+            data = documents.load_data(ctx.path(self.source))
+        except FileNotFoundError:
+            return Verdict.errored(f"word list '{self.source}' not found")
+        except documents.DataError as exc:
+            return Verdict.errored(str(exc))
+        value = documents.lookup(data, self.key)
+        if documents.is_missing(value):
+            return Verdict.errored(f"word list '{self.source}' has no key '{self.key}'")
+        if not isinstance(value, list) or not all(isinstance(w, str | int) for w in value):
+            return Verdict.errored(f"'{self.key}' in '{self.source}' is not a list of words")
+        return [str(w) for w in value]
+
+
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """Whole word/phrase, case-insensitive; a phrase matches across any whitespace (SPEC §9)."""
+    body = r"\s+".join(re.escape(part) for part in word.split())
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+
+
+class _UnicodeTokenizer:
+    """rouge-score's default tokenizer drops every non-ASCII character; this one keeps them."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return re.findall(r"\w+", text.lower())
+
+
+def rouge_l_f1(reference: str, candidate: str) -> float:
+    """ROUGE-L F1 of `candidate` against `reference`, Unicode-aware, no stemming."""
+    from rouge_score import rouge_scorer  # heavy: imported only when a golden file is compared
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_UnicodeTokenizer())
+    return scorer.score(reference, candidate)["rougeL"].fmeasure
+
+
+@register(
+    category="artifact",
+    needs={Need.FILES},
+    example="path: memory/drafts/{{today}}-output.md\n"
+    "golden: tests/golden/email-output.md\nrouge_threshold: 0.8",
+)
+class ArtifactMatchesGolden(_FileAssertion):
+    """A file is similar enough to a golden reference (ROUGE-L F1)."""
+
+    type: Literal["artifact_matches_golden"]
+    golden: WorkspacePath = Field(description="Golden reference file.")
+    rouge_threshold: float = Field(0.7, ge=0, le=1, description="Minimum ROUGE-L F1 (0.7).")
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        golden = ctx.path(self.golden)
+        if not golden.is_file():
+            return Verdict.errored(f"golden file '{self.golden}' not found")
+        found = self.await_file(ctx)
+        if isinstance(found, Verdict):
+            return found
+        reference = golden.read_text(encoding="utf-8", errors="replace")
+        candidate = found.read_text(encoding="utf-8", errors="replace")
+        score = round(rouge_l_f1(reference, candidate), 4)
+        text = f"ROUGE-L F1 {score:.3f} {{}} {self.rouge_threshold:g} against '{self.golden}'"
+        if score >= self.rouge_threshold:
+            return Verdict.passed(text.format("≥"), score, self.rouge_threshold)
+        return Verdict.failed(text.format("<"), score, self.rouge_threshold)
+
+
+@register(
+    category="artifact",
+    needs={Need.FILES},
+    example="path: memory/state.yaml\nexpected_status: ready\n"
+    "expected_fields:\n  phase: complete\n  retries: 0",
+)
+class StateFile(Assertion):
+    """A YAML/JSON state file holds an expected status and/or set of fields."""
+
+    one_of = (("path", "state_path"),)
+    type: Literal["state_file"]
+    path: WorkspacePath | None = Field(None, description="State file (or use `state_path`).")
+    state_path: WorkspacePath | None = Field(None, description="Alias of `path`.")
+    expected_status: Any = Field(None, description="Value the `status` key must equal.")
+    expected_fields: dict[str, Any] | None = Field(
+        None, description="Subset the file must contain; dotted keys reach nested values."
+    )
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        shown = self.path or self.state_path or ""
+        try:
+            data = documents.load_data(ctx.path(shown))
+        except FileNotFoundError:
+            return Verdict.failed(f"state file '{shown}' not found")
+        except documents.DataError as exc:
+            return Verdict.errored(str(exc))
+        if not isinstance(data, dict):
+            return Verdict.errored(f"state file '{shown}' is not a mapping")
+        expected: dict[str, Any] = dict(self.expected_fields or {})
+        problems = []
+        if self.expected_status is not None:
+            problems += documents.subset_mismatches(data, {"status": self.expected_status})
+        problems += documents.subset_mismatches(data, expected)
+        if problems:
+            return Verdict.failed(f"'{shown}': " + "; ".join(problems[:10]))
+        count = len(expected) + (self.expected_status is not None)
+        return Verdict.passed(f"'{shown}' matches {count} expected value(s)")

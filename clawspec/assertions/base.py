@@ -1,0 +1,170 @@
+"""The assertion base model, verdicts and the context evaluators receive."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum, StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from clawspec.contracts.paths import PathEscapeError, resolve_in_workspace
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings
+    from clawspec.runner.evidence import Evidence
+
+
+class Status(StrEnum):
+    """The five verdicts (SPEC §5)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"
+    WARN = "warn"
+    ERROR = "error"
+
+
+class Need(Enum):
+    """Evidence an assertion needs; the runner prepares only what the scenario's assertions need."""
+
+    FILES = "files"
+    GATEWAY = "gateway"
+    LOG = "log"
+    TRACE = "trace"
+    JUDGE = "judge"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What an evaluator returns: a status, a one-line message, and the measured value/limit."""
+
+    status: Status
+    message: str
+    value: Any = None
+    limit: Any = None
+    details: tuple[str, ...] = ()
+    # Judge calls: {"model", "calls", "input_tokens", "output_tokens", "cost_usd"} (issue 6).
+    usage: dict[str, Any] | None = None
+
+    @classmethod
+    def passed(cls, message: str, value: Any = None, limit: Any = None) -> Verdict:
+        return cls(Status.PASS, message, value, limit)
+
+    @classmethod
+    def failed(
+        cls, message: str, value: Any = None, limit: Any = None, details: tuple[str, ...] = ()
+    ) -> Verdict:
+        return cls(Status.FAIL, message, value, limit, details)
+
+    @classmethod
+    def skipped(cls, reason: str) -> Verdict:
+        return cls(Status.SKIP, reason)
+
+    @classmethod
+    def warned(cls, message: str, value: Any = None, limit: Any = None) -> Verdict:
+        return cls(Status.WARN, message, value, limit)
+
+    @classmethod
+    def errored(cls, message: str) -> Verdict:
+        return cls(Status.ERROR, message)
+
+
+class PathField:
+    """Marks a field as a contract path: resolved against the workspace, escape = load error."""
+
+
+# A contract path: relative paths resolve against the workspace root (SPEC §2 "Paths").
+WorkspacePath = Annotated[str, PathField()]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Identity of one scenario run (SPEC §4: ClawSpec's own id and the gateway's ids)."""
+
+    scenario: str
+    run_id: str
+    started_at: datetime
+    session_key: str | None = None
+    gateway_run_id: str | None = None
+
+
+@dataclass
+class EvalContext:
+    """Everything an evaluator may use. Shared evidence is lazy and built once per run."""
+
+    workspace: Path
+    settings: Settings
+    run: RunInfo
+    evidence: Evidence
+    poll_interval_s: float = 1.0
+    stop: threading.Event = field(default_factory=threading.Event)
+    clock: Callable[[], float] = time.monotonic
+
+    def path(self, value: str) -> Path:
+        """Resolve a contract path against the workspace (raises PathEscapeError on escape)."""
+        return resolve_in_workspace(value, self.workspace)
+
+    def wait_until(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
+        """Poll `predicate` every poll interval until it holds or `timeout_s` passes.
+
+        Returns the last result. The wait ends early when the run is interrupted.
+        """
+        deadline = self.clock() + timeout_s
+        while True:
+            if predicate():
+                return True
+            remaining = deadline - self.clock()
+            if remaining <= 0 or self.stop.is_set():
+                return False
+            self.stop.wait(min(self.poll_interval_s, remaining))
+
+
+class Assertion(BaseModel):
+    """Base of every assertion type; each subclass is the validation model of one type."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
+
+    # Groups of fields of which at least one (or exactly one) must be given, e.g. (("sections",
+    # "fields"),). Checked by `_one_of`; errors point at the assertion's start.
+    one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    exactly_one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+
+    type: str
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Assertion:
+        for group in self.one_of:
+            if all(getattr(self, name) in (None, [], {}) for name in group):
+                raise ValueError(f"one of {_names(group)} is required")
+        for group in self.exactly_one_of:
+            given = [name for name in group if getattr(self, name) is not None]
+            if len(given) != 1:
+                raise ValueError(f"exactly one of {_names(group)} is required")
+        return self
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        """Evaluate this assertion against the run's evidence."""
+        return Verdict.errored(f"assertion type '{self.type}' is not implemented yet")
+
+
+def _names(group: tuple[str, ...]) -> str:
+    return ", ".join(f"'{name}'" for name in group)
+
+
+__all__ = [
+    "Assertion",
+    "EvalContext",
+    "Need",
+    "PathEscapeError",
+    "PathField",
+    "RunInfo",
+    "Status",
+    "Verdict",
+    "WorkspacePath",
+]

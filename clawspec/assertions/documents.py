@@ -1,0 +1,152 @@
+"""Reading what agents write: Markdown headings, front matter, YAML/JSON data, dotted keys."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_OR_QUOTE = re.compile(r"^ {0,3}([-*+>]|\d+[.)])(\s|$)")
+_MISSING = object()
+
+
+class DataError(ValueError):
+    """A file that should hold YAML/JSON data could not be parsed."""
+
+
+def normalize_heading(text: str) -> str:
+    """Case-fold and collapse whitespace so headings compare as SPEC §6 says."""
+    return " ".join(text.split()).casefold()
+
+
+def split_front_matter(text: str) -> tuple[str | None, str]:
+    """Return (front matter YAML or None, body) of a Markdown document."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return None, text
+    for i in range(1, len(lines)):
+        if lines[i].strip() in ("---", "..."):
+            return "".join(lines[1:i]), "".join(lines[i + 1 :])
+    return None, text
+
+
+def markdown_headings(text: str) -> list[tuple[int, str, int]]:
+    """Return (level, text, line number) of every ATX and setext heading outside code fences."""
+    _, body = split_front_matter(text)
+    offset = text[: len(text) - len(body)].count("\n")
+    headings: list[tuple[int, str, int]] = []
+    fence: str | None = None
+    previous: str | None = None  # the paragraph line a setext underline would turn into a heading
+    for number, line in enumerate(body.splitlines(), start=offset + 1):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            previous = None
+            continue
+        if opened:
+            fence, previous = opened.group(1), None
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            headings.append((len(atx.group(1)), (atx.group(2) or "").strip(), number))
+            previous = None
+            continue
+        underline = _SETEXT.match(line)
+        if underline and previous is not None:
+            level = 1 if underline.group(1)[0] == "=" else 2
+            headings.append((level, previous.strip(), number - 1))
+            previous = None
+            continue
+        paragraph = line.strip() and not _LIST_OR_QUOTE.match(line) and not line.startswith("    ")
+        previous = line if paragraph else None
+    return headings
+
+
+def load_data(path: Path) -> Any:
+    """Parse a YAML or JSON file (JSON is parsed strictly when the suffix says so)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
+        raise DataError(f"'{path.name}' is not valid {kind}: {_first_line(exc)}") from None
+
+
+def document_fields(path: Path) -> Any:
+    """Return the data whose keys `fields` checks: YAML/JSON content, or Markdown front matter."""
+    if path.suffix.lower() in (".yaml", ".yml", ".json"):
+        return load_data(path)
+    front, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    if front is None:
+        raise DataError(f"'{path.name}' has no YAML front matter")
+    try:
+        return yaml.safe_load(front) or {}
+    except yaml.YAMLError as exc:
+        raise DataError(f"front matter of '{path.name}' is not valid YAML: {_first_line(exc)}")
+
+
+def lookup(data: Any, key: str) -> Any:
+    """Return the value at `key` (a literal key first, else a dotted path), or MISSING."""
+    if isinstance(data, dict) and key in data:
+        return data[key]
+    current = data
+    for part in key.split("."):
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            return _MISSING
+    return current
+
+
+def is_missing(value: Any) -> bool:
+    return value is _MISSING
+
+
+def same_value(actual: Any, expected: Any) -> bool:
+    """Equality without coercion: '0' != 0, True != 1; lists equal item by item."""
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return isinstance(actual, bool) and isinstance(expected, bool) and actual == expected
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(map(same_value, actual, expected))
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        return actual.keys() == expected.keys() and all(
+            same_value(actual[k], expected[k]) for k in expected
+        )
+    if isinstance(actual, int | float) and isinstance(expected, int | float):
+        return actual == expected
+    return type(actual) is type(expected) and actual == expected
+
+
+def subset_mismatches(actual: Any, expected: dict[str, Any], prefix: str = "") -> list[str]:
+    """Describe every way `expected` is not a recursive subset of `actual` (SPEC §9)."""
+    problems = []
+    for key, want in expected.items():
+        name = f"{prefix}{key}"
+        got = lookup(actual, str(key))
+        if is_missing(got):
+            problems.append(f"{name}: missing")
+        elif isinstance(want, dict) and isinstance(got, dict):
+            problems.extend(subset_mismatches(got, want, f"{name}."))
+        elif not same_value(got, want):
+            problems.append(f"{name}: expected {_show(want)}, found {_show(got)}")
+    return problems
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _first_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200]

@@ -1,0 +1,88 @@
+"""The one registry of assertion types: the source of the type list, the models and the docs."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import Field
+
+from clawspec.assertions.base import Assertion, Need, PathField
+
+CATEGORIES = ("precondition", "artifact", "behavioral", "trace", "semantic")
+
+
+@dataclass(frozen=True)
+class AssertionSpec:
+    """One assertion type: its model (which is also its evaluator) and its metadata."""
+
+    type: str
+    model: type[Assertion]
+    category: str
+    needs: frozenset[Need]
+    example: str
+    implemented: bool
+
+    @property
+    def summary(self) -> str:
+        return inspect.cleandoc(self.model.__doc__ or "").splitlines()[0]
+
+    @property
+    def fields(self) -> list[str]:
+        return [name for name in self.model.model_fields if name != "type"]
+
+    @property
+    def path_fields(self) -> list[str]:
+        return [
+            name
+            for name, info in self.model.model_fields.items()
+            if any(isinstance(m, PathField) for m in info.metadata)
+        ]
+
+
+REGISTRY: dict[str, AssertionSpec] = {}
+
+
+def register(
+    *, category: str, example: str, needs: Iterable[Need] = (), implemented: bool = True
+) -> Callable[[type[Assertion]], type[Assertion]]:
+    """Add an assertion class to the registry under the name in its `type` Literal."""
+    if category not in CATEGORIES:
+        raise ValueError(f"unknown category {category!r}")
+
+    def decorate(cls: type[Assertion]) -> type[Assertion]:
+        (type_name,) = get_args(cls.model_fields["type"].annotation)
+        if type_name in REGISTRY:
+            raise ValueError(f"assertion type {type_name!r} registered twice")
+        REGISTRY[type_name] = AssertionSpec(
+            type_name, cls, category, frozenset(needs), example.strip(), implemented
+        )
+        return cls
+
+    return decorate
+
+
+def assertion_union() -> Any:
+    """Return the discriminated union of every registered assertion model."""
+    models = tuple(spec.model for spec in REGISTRY.values())
+    return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
+
+
+def field_type_name(annotation: Any) -> str:
+    """Describe a field's type for docs and error messages ('list of strings', 'number')."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return field_type_name(get_args(annotation)[0])
+    if origin is Literal:
+        return " | ".join(repr(a) for a in get_args(annotation))
+    if origin in (Union, getattr(__import__("types"), "UnionType", None)):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        return " or ".join(field_type_name(a) for a in args)
+    if origin is list:
+        return f"list of {field_type_name(get_args(annotation)[0])}s"
+    if origin is dict:
+        return "mapping"
+    names = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    return names.get(annotation, getattr(annotation, "__name__", str(annotation)))

@@ -1,0 +1,170 @@
+"""Semantic assertions: an LLM judges quality against a rubric (issue 6, SPEC §6).
+
+Both types share one procedure (`judge_artifacts`): read the files locally, ask the judge one or
+more times through `clawspec.judge`, and fail closed: only a valid score at or above the
+threshold on every call passes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
+from clawspec.assertions.registry import register
+from clawspec.judge.client import JudgeCallError, JudgeClient, JudgeNotConfiguredError
+from clawspec.judge.prompt import (
+    IDENTITY_RUBRIC,
+    SCALE,
+    SYSTEM_PROMPT,
+    Artifact,
+    extract_section,
+    heading_names,
+    make_artifact,
+    render_user_prompt,
+    truncation_note,
+)
+from clawspec.judge.verdict import (
+    JudgeAnswer,
+    JudgeAnswerError,
+    Usage,
+    build_verdict,
+    decide,
+    parse_answer,
+    usage_record,
+)
+from clawspec.text import one_line, quote_list, redact
+
+THRESHOLD = Field(
+    3, ge=SCALE[0], le=SCALE[1], description="Minimum score to pass (default 3 of 1-5)."
+)
+
+
+@register(
+    category="semantic",
+    needs={Need.FILES, Need.JUDGE},
+    example="path: memory/drafts/{{today}}-output.md\n"
+    'rubric: "Score 1-5: Is this email persuasive and brand-safe?"\npass_threshold: 4',
+)
+class LlmJudge(Assertion):
+    """An LLM scores a file against a rubric; passes at or above the threshold."""
+
+    type: Literal["llm_judge"]
+    path: WorkspacePath = Field(description="File to evaluate.")
+    rubric: str = Field(min_length=1, description="Scoring instruction for the judge.")
+    pass_threshold: float = THRESHOLD
+    section: str | None = Field(None, description="Judge only this Markdown section.")
+    consistency: bool = Field(False, description="Ask several times; every score must pass.")
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        text = _read_artifact(ctx, self.path)
+        if isinstance(text, Verdict):
+            return text
+        if self.section is not None:
+            found = extract_section(text, self.section)
+            if found is None:
+                headings = heading_names(text)
+                shown = f"headings: {quote_list(headings)}" if headings else "no headings"
+                return Verdict.failed(
+                    f"section '{self.section}' not found in '{self.path}' ({shown})"
+                )
+            text = found
+        limit = ctx.settings.judge.max_input_chars
+        artifact = make_artifact("artifact", self.path, text, limit, self.section)
+        runs = ctx.settings.judge.consistency_runs if self.consistency else 1
+        return judge_artifacts(ctx, self.rubric, [artifact], self.pass_threshold, runs)
+
+
+@register(
+    category="semantic",
+    needs={Need.FILES, Need.JUDGE},
+    example="output_path: memory/drafts/{{today}}-output.md\n"
+    "soul_path: agents/marketing/brand/SOUL.md",
+)
+class AgentIdentityConsistent(Assertion):
+    """An agent's output is consistent with the persona and principles of its SOUL.md."""
+
+    type: Literal["agent_identity_consistent"]
+    output_path: WorkspacePath = Field(description="The agent's output file.")
+    soul_path: WorkspacePath = Field(description="The agent's SOUL.md.")
+    pass_threshold: float = THRESHOLD
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        # A missing SOUL.md is a broken setup (error); a missing output is the agent's failure.
+        soul_file = ctx.path(self.soul_path)
+        if not soul_file.is_file():
+            return Verdict.errored(f"SOUL file '{self.soul_path}' not found")
+        soul = _read(soul_file, self.soul_path)
+        if isinstance(soul, Verdict):
+            return soul
+        output = _read_artifact(ctx, self.output_path)
+        if isinstance(output, Verdict):
+            return output
+        limit = ctx.settings.judge.max_input_chars
+        artifacts = [
+            make_artifact("soul", self.soul_path, soul, limit),
+            make_artifact("output", self.output_path, output, limit),
+        ]
+        return judge_artifacts(ctx, IDENTITY_RUBRIC, artifacts, self.pass_threshold, 1)
+
+
+def judge_artifacts(
+    ctx: EvalContext, rubric: str, artifacts: list[Artifact], threshold: float, runs: int
+) -> Verdict:
+    """Ask the judge `runs` times within one `judge.timeout` budget and decide (fail-closed)."""
+    settings = ctx.settings.judge
+    try:
+        client = JudgeClient.from_settings(settings, stop=ctx.stop, clock=ctx.clock)
+    except JudgeNotConfiguredError as exc:
+        return Verdict.skipped(str(exc))
+    user = render_user_prompt(rubric, artifacts)
+    deadline = ctx.clock() + settings.timeout
+    answers: list[JudgeAnswer] = []
+    usage = Usage()
+    failure: str | None = None
+    try:
+        for number in range(1, runs + 1):
+            try:
+                reply = client.ask(SYSTEM_PROMPT, user, deadline)
+                usage += reply.usage
+                answers.append(parse_answer(reply.content, reply.stop_reason))
+            except (JudgeCallError, JudgeAnswerError) as exc:
+                failure = f"call {number} of {runs}: {exc}" if runs > 1 else str(exc)
+                break
+    finally:
+        client.close()
+    record = usage_record(settings.model, usage, ctx.settings.model_pricing)
+    if failure is not None:
+        return build_verdict(Status.ERROR, redact(failure, client.secrets), usage=record)
+    status, message, score = decide(answers, threshold, truncation_note(artifacts))
+    details = tuple(
+        f"call {i}: score {a.score}: {one_line(a.reasoning, 500)}"
+        for i, a in enumerate(answers, start=1)
+    )
+    return build_verdict(
+        status,
+        redact(message, client.secrets),
+        value=score,
+        limit=threshold,
+        details=tuple(redact(d, client.secrets) for d in details),
+        usage=record,
+    )
+
+
+def _read_artifact(ctx: EvalContext, path: str) -> str | Verdict:
+    """Read an artifact the agent should have written; missing = fail."""
+    file = ctx.path(path)
+    if not file.exists():
+        return Verdict.failed(f"'{path}' not found")
+    if not file.is_file():
+        return Verdict.failed(f"'{path}' is not a file")
+    return _read(file, path)
+
+
+def _read(file: Path, shown: str) -> str | Verdict:
+    try:
+        return file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return Verdict.errored(f"cannot read '{shown}': {exc.strerror or exc}")

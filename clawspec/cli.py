@@ -1,0 +1,262 @@
+"""The `clawspec` command: parse, dispatch, map errors to exit codes; no traceback for users."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from clawspec import __version__
+from clawspec.errors import ClawSpecError, ContractError, ExitCode
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="contract files or folders (default: the current folder)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="clawspec.yaml to use (default: found by walking up from PATH)",
+    )
+    parser.add_argument(
+        "--workspace", metavar="DIR", help="root that relative contract paths resolve against"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="clawspec",
+        description="Run scenario contracts against OpenClaw agents and skills.",
+    )
+    parser.add_argument("--version", action="version", version=f"clawspec {__version__}")
+    parser.add_argument("--debug", action="store_true", help="log internals to stderr")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    validate = commands.add_parser("validate", help="load and validate contracts; run nothing")
+    _common(validate)
+
+    run = commands.add_parser("run", help="run scenarios and write reports")
+    _common(run)
+    run.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this scenario (repeatable)",
+    )
+    run.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="run only scenarios with this tag (repeatable: any of them)",
+    )
+    run.add_argument(
+        "--exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="skip scenarios with this tag (repeatable)",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="load and render the plan and print it; invoke nothing",
+    )
+    run.add_argument(
+        "--report-json",
+        metavar="FILE",
+        help="JSON report path (default: <report_dir>/clawspec-report.json)",
+    )
+    run.add_argument("--report-dir", metavar="DIR", help="folder for reports")
+    run.add_argument("--concurrency", type=int, metavar="N", help="scenarios run at once")
+    run.add_argument(
+        "--max-skipped",
+        metavar="N|RATIO",
+        help="exit 1 when more scenarios than this are skipped (3, 0.2 or 20%%)",
+    )
+    run.add_argument("--gateway-base-url", metavar="URL", help="gateway to target")
+    run.add_argument("--timezone", metavar="ZONE", help="gateway time zone for {{today}}")
+    run.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
+    run.add_argument(
+        "--pr-comment",
+        action="store_true",
+        default=None,
+        help="create/update a pull-request comment (GitHub)",
+    )
+    run.add_argument(
+        "--fail-on",
+        choices=["fail", "error", "never"],
+        help="what makes the exit code 1 (default: fail = failed or errored)",
+    )
+    run.add_argument(
+        "--bring-up",
+        action="store_true",
+        default=None,
+        help="start an OpenClaw gateway for this run and stop it afterwards",
+    )
+    run.add_argument(
+        "--gateway-command", metavar="CMD", help="command that runs the gateway in bring-up mode"
+    )
+    run.add_argument(
+        "--openclaw-config",
+        metavar="FILE",
+        help="your openclaw.json, merged with ClawSpec's settings in bring-up mode",
+    )
+    run.add_argument(
+        "--observability-backend",
+        choices=["none", "local", "opik", "phoenix", "langfuse"],
+        help="where trace assertions read spans from",
+    )
+    run.add_argument("--no-color", action="store_true", help="plain terminal output")
+    return parser
+
+
+def _flags(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def run_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """Map `run` flags onto settings (flags win over environment and file)."""
+    names = [
+        "workspace",
+        "report_json",
+        "report_dir",
+        "concurrency",
+        "max_skipped",
+        "gateway_base_url",
+        "timezone",
+        "junit",
+        "pr_comment",
+        "fail_on",
+    ]
+    flags = _flags(args, names)
+    gateway = {
+        "mode": "bring_up" if args.bring_up else None,
+        "command": args.gateway_command,
+        "config": args.openclaw_config,
+    }
+    gateway = {key: value for key, value in gateway.items() if value is not None}
+    if gateway:
+        flags["gateway"] = gateway
+    if args.observability_backend:
+        flags["observability"] = {"backend": args.observability_backend}
+    return flags
+
+
+def cmd_validate(args: argparse.Namespace) -> ExitCode:
+    from clawspec.api import load
+
+    loaded = load(args.paths, config=args.config, flags=_flags(args, ["workspace"]))
+    scenarios = sum(len(c.contract.scenarios) for c in loaded.contracts)
+    assertions = sum(
+        len(s.given) + len(s.then) for c in loaded.contracts for s in c.contract.scenarios
+    )
+    print(
+        f"{len(loaded.contracts)} contract(s), {scenarios} scenario(s), "
+        f"{assertions} assertion(s): valid"
+    )
+    return ExitCode.OK
+
+
+def cmd_run(args: argparse.Namespace) -> ExitCode:
+    from clawspec import api
+    from clawspec.reports.terminal import TerminalReporter
+
+    flags = run_flags(args)
+    if args.dry_run:
+        from clawspec.runner.dry_run import print_plan
+
+        loaded = api.load(args.paths, config=args.config, flags=flags)
+        print_plan(loaded, api.plan(loaded, args.scenario, args.tag, args.exclude_tag))
+        return ExitCode.OK
+    stop, abandon = threading.Event(), threading.Event()
+    reporter = TerminalReporter(colour=False if args.no_color else None)
+    restore = _install_signal_handlers(stop, abandon)
+    try:
+        result = api.run(
+            args.paths,
+            config=args.config,
+            flags=flags,
+            scenarios=args.scenario,
+            tags=args.tag,
+            exclude_tags=args.exclude_tag,
+            listener=reporter,
+            stop=stop,
+            abandon=abandon,
+        )
+    finally:
+        restore()
+    reporter.summary(result.report)
+    for path in result.written:
+        print(f"report: {path}")
+    return result.exit_code
+
+
+def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
+    """First SIGINT/SIGTERM: start no more scenarios; second: abandon the running ones."""
+
+    def handle(signum: int, _frame: Any) -> None:
+        if stop.is_set():
+            abandon.set()
+            return
+        stop.set()
+        print(
+            f"\n{signal.Signals(signum).name}: starting no more scenarios; waiting for the "
+            "running ones (send again to abandon them); reports will still be written",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
+    "validate": cmd_validate,
+    "run": cmd_run,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return ExitCode.USAGE
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(COMMANDS[args.command](args))
+    except ContractError as exc:
+        for message in exc.messages:
+            print(f"error: {message}", file=sys.stderr)
+        print(f"{len(exc.messages)} problem(s) found; nothing was run", file=sys.stderr)
+        return int(exc.exit_code)
+    except ClawSpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug: one line, the traceback only with --debug
+        logging.getLogger("clawspec").debug("unexpected error", exc_info=True)
+        print(
+            f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+            file=sys.stderr,
+        )
+        return int(ExitCode.FAILED)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

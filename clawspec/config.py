@@ -1,0 +1,290 @@
+"""Settings: defaults < clawspec.yaml < CLAWSPEC_* environment < CLI flags (SPEC §3).
+
+Every option has one name everywhere: config `gateway_base_url`, environment
+`CLAWSPEC_GATEWAY_BASE_URL`, flag `--gateway-base-url`. Nested options use `__` in the
+environment (`CLAWSPEC_GATEWAY__MODE`). Secrets come only from the environment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
+from clawspec.errors import ConfigError
+
+CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
+ENV_PREFIX = "CLAWSPEC_"
+DEFAULT_PATTERNS = [
+    "skills/**/tests/scenarios.yaml",
+    "agents/**/tests/scenarios.yaml",
+    "**/*.clawspec.yaml",
+]
+# Secret settings and the environment variables they are read from, in order (SPEC §3, §4).
+SECRET_ENV = {
+    "hooks_token": ("CLAWSPEC_HOOKS_TOKEN", "OPENCLAW_HOOKS_TOKEN", "HOOKS_TOKEN"),
+    "gateway_auth_token": ("CLAWSPEC_GATEWAY_AUTH_TOKEN", "OPENCLAW_GATEWAY_TOKEN"),
+    "github_token": ("CLAWSPEC_GITHUB_TOKEN", "GITHUB_TOKEN"),
+}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GatewaySettings(_Section):
+    """How the gateway is reached: an existing one (`target`) or one ClawSpec starts."""
+
+    mode: Literal["target", "bring_up"] = "target"
+    command: list[str] | None = None
+    config: str | None = Field(None, description="The user's openclaw.json to merge into.")
+    ready_timeout: float = Field(120, gt=0)
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        return value.split() if isinstance(value, str) else value
+
+
+class ObservabilitySettings(_Section):
+    """Where trace assertions read spans from (`none`: every trace assertion skips)."""
+
+    backend: Literal["none", "local", "opik", "phoenix", "langfuse"] | None = None
+    url: str | None = None
+    project: str | None = None
+    workspace: str | None = None
+    trace_poll_delay_ms: int = Field(1000, ge=0)
+    trace_timeout_ms: int = Field(30000, ge=0)
+
+
+class ModelPrice(_Section):
+    """USD per million tokens, used by trace_cost when the backend has no native cost."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class JudgeSettings(_Section):
+    """The LLM judge behind llm_judge and agent_identity_consistent."""
+
+    provider: Literal["anthropic", "bedrock"] = "anthropic"
+    model: str = "claude-sonnet-4-5"
+    max_tokens: int = Field(1024, gt=0)
+    base_url: str | None = None
+    region: str | None = None
+    consistency_runs: int = Field(3, ge=2)
+    max_input_chars: int = Field(100_000, gt=0)
+    timeout: float = Field(120, gt=0)
+
+
+class Settings(BaseModel):
+    """Every ClawSpec option, validated once."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspace: Path | None = None
+    report_dir: str = "clawspec-reports"
+    report_json: str | None = None
+    junit: str | None = None
+    gateway_base_url: str = "http://127.0.0.1:18789"
+    hooks_path: str = "/hooks"
+    gateway_health_path: str = "/health"
+    gateway_webhook_endpoint: str = "/webhook/clawspec"
+    trigger_mode: Literal["hooks", "webhook"] = "hooks"
+    gateway_log_pattern: str = "/tmp/openclaw/openclaw-{date}.log"
+    # JSONL written by ClawSpec's OpenClaw plugin on a gateway you run yourself (token usage,
+    # tool executions); set automatically in bring-up mode.
+    plugin_output: str | None = None
+    scenario_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_PATTERNS))
+    timezone: str | None = None
+    default_agent_id: str = "main"
+    concurrency: int = Field(4, ge=1, le=64)
+    max_skipped: str | None = None
+    fail_on: Literal["fail", "error", "never"] = Field(
+        "fail", description="fail: exit 1 on failed or errored scenarios; error: only on "
+        "errored ones; never: report only (exit 0 unless nothing could run)")
+    pr_comment: bool = False
+    gateway: GatewaySettings = Field(default_factory=GatewaySettings)
+    observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
+    model_pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    # Secrets: filled only from the environment (or action inputs, which arrive as environment).
+    hooks_token: SecretStr | None = None
+    gateway_auth_token: SecretStr | None = None
+    github_token: SecretStr | None = None
+
+    @field_validator("max_skipped")
+    @classmethod
+    def _skip_budget(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_skip_budget(value)
+        return value
+
+    @field_validator("gateway_base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not re.match(r"https?://[^/\s]+", value):
+            raise ValueError(f"must be an http(s) URL, found '{value}'")
+        return value.rstrip("/")
+
+    def secret_values(self) -> list[str]:
+        """Every secret in effect, for masking in all output."""
+        found = (self.hooks_token, self.gateway_auth_token, self.github_token)
+        return [s.get_secret_value() for s in found if s]
+
+
+def parse_skip_budget(value: str) -> tuple[str, float]:
+    """Parse `--max-skipped`: an integer count ('3') or a ratio ('0.2', '20%')."""
+    text = str(value).strip()
+    try:
+        if text.endswith("%"):
+            ratio = float(text[:-1]) / 100
+        elif re.fullmatch(r"\d+", text):
+            return "count", float(text)
+        else:
+            ratio = float(text)
+    except ValueError:
+        raise ValueError(f"expected a count (3) or a ratio (0.2 or 20%), found '{value}'")
+    if not 0 <= ratio <= 1:
+        raise ValueError(f"a ratio must be between 0 and 1, found '{value}'")
+    return "ratio", ratio
+
+
+def find_config(start: Path) -> Path | None:
+    """Walk up from `start` (a file or folder) to the first clawspec.yaml."""
+    folder = start.resolve()
+    folder = folder if folder.is_dir() else folder.parent
+    for candidate in (folder, *folder.parents):
+        for name in CONFIG_NAMES:
+            if (candidate / name).is_file():
+                return candidate / name
+    return None
+
+
+def load_settings(
+    config_path: Path | None,
+    environ: Mapping[str, str],
+    flags: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Merge the layers and validate once; raise ConfigError naming where a bad value came from."""
+    doc = _read_file(config_path) if config_path else None
+    file_data = dict(doc.data) if doc else {}
+    for name in SECRET_ENV:
+        if name in file_data:
+            file_data[name] = _secret_reference(name, file_data[name], environ, config_path)
+    env_data = _from_environ(environ)
+    merged = _deep_merge(_deep_merge(file_data, env_data), dict(flags or {}))
+    for name, variables in SECRET_ENV.items():
+        found = next((environ[v] for v in variables if environ.get(v)), None)
+        if found and name not in merged:
+            merged[name] = found
+    if merged.get("workspace") is None and config_path is not None:
+        merged["workspace"] = config_path.resolve().parent
+    elif merged.get("workspace") is not None and config_path is not None:
+        merged["workspace"] = (config_path.resolve().parent / str(merged["workspace"])).resolve()
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(_explain(exc, doc, env_data, flags or {}))) from None
+
+
+def _read_file(path: Path) -> SourceDoc:
+    try:
+        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    except SourceError as exc:
+        raise ConfigError(f"{path}:{exc.mark.line}:{exc.mark.column}: {exc}") from None
+    if doc.data is None:
+        doc.data = {}
+    if not isinstance(doc.data, dict):
+        raise ConfigError(f"{path}:1:1: configuration must be a mapping")
+    return doc
+
+
+def _secret_reference(name: str, value: Any, environ: Mapping[str, str], path: Path | None) -> Any:
+    """Allow `${VAR}` references to the environment in the file; refuse literal secrets."""
+    match = re.fullmatch(r"\$\{(\w+)\}", str(value).strip())
+    if not match:
+        env = SECRET_ENV[name][0]
+        raise ConfigError(
+            f"{path}: '{name}' must not hold a literal secret; set {env} in the "
+            f"environment, or write '{name}: ${{{env}}}'"
+        )
+    return environ.get(match.group(1)) or None
+
+
+def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Read CLAWSPEC_* variables (secrets excluded: they have their own lookup)."""
+    data: dict[str, Any] = {}
+    secret_vars = {v for names in SECRET_ENV.values() for v in names}
+    for key, value in environ.items():
+        if not key.startswith(ENV_PREFIX) or key in secret_vars or value == "":
+            continue
+        parts = key[len(ENV_PREFIX) :].lower().split("__")
+        if parts[0] not in Settings.model_fields:
+            continue  # CLAWSPEC_* variables of other tools or future versions are not ours
+        target = data
+        for part in parts[:-1]:
+            target = target.setdefault(part, {})
+        target[parts[-1]] = _env_value(parts, value)
+    return data
+
+
+def _env_value(parts: list[str], value: str) -> Any:
+    if parts == ["scenario_patterns"]:
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if value is None:
+            continue
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _explain(
+    exc: ValidationError, doc: SourceDoc | None, env_data: dict[str, Any], flags: Mapping[str, Any]
+) -> list[str]:
+    lines = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        dotted = ".".join(map(str, loc))
+        kind = err["type"]
+        what = (
+            f"unknown option '{dotted}'"
+            if kind == "extra_forbidden"
+            else f"{dotted}: {err['msg'].removeprefix('Value error, ')}"
+        )
+        if kind not in ("extra_forbidden", "missing") and "input" in err:
+            shown = err["input"]
+            what += "" if "found" in what else f", found {shown!r}"
+        if loc and loc[0] in flags:
+            lines.append(f"--{str(loc[0]).replace('_', '-')}: {what}")
+        elif _has(env_data, loc):
+            env = ENV_PREFIX + "__".join(map(str, loc)).upper()
+            lines.append(f"environment {env}: {what}")
+        elif doc is not None:
+            mark = doc.key_mark(loc)
+            lines.append(f"{doc.path}:{mark.line}:{mark.column}: {what}")
+        else:
+            lines.append(what)
+    return lines
+
+
+def _has(data: Any, loc: tuple[Any, ...]) -> bool:
+    for part in loc:
+        if not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True

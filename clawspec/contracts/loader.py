@@ -1,0 +1,343 @@
+"""Discover, parse and validate contracts; collect every error with `file:line:column`."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from clawspec.assertions import REGISTRY
+from clawspec.contracts import templates
+from clawspec.contracts.models import Contract, Scenario
+from clawspec.contracts.paths import escapes_workspace
+from clawspec.contracts.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
+from clawspec.errors import ContractError, UsageError
+
+PRUNED_DIRS = {".git", ".venv", "venv", "node_modules", ".cache", "__pycache__", ".tox"}
+PHASES = ("given", "then")
+
+
+@dataclass(frozen=True)
+class LoadedContract:
+    """A validated contract with its source positions."""
+
+    path: Path
+    display: str  # the path as shown in reports (relative to the current folder when inside it)
+    contract: Contract
+    doc: SourceDoc
+
+    def scenario_line(self, index: int) -> int:
+        return self.doc.value_mark(("scenarios", index)).line
+
+    def assertion_line(self, scenario: int, phase: str, index: int) -> int:
+        return self.doc.value_mark(("scenarios", scenario, phase, index)).line
+
+    def raw_assertion(self, scenario: int, phase: str, index: int) -> dict[str, Any]:
+        return self.doc.data["scenarios"][scenario][phase][index]
+
+    def raw_when(self, scenario: int) -> dict[str, Any]:
+        return self.doc.data["scenarios"][scenario]["when"]
+
+
+def display_path(path: Path) -> str:
+    """Show `path` relative to the current folder when it is inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    """Translate a glob with `**` into a regex over '/'-separated relative paths."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def discover(paths: Sequence[str | Path], patterns: Sequence[str]) -> list[Path]:
+    """Return the contract files named by `paths` (files as given, folders searched)."""
+    regexes = [pattern_regex(p) for p in patterns]
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file():
+            found.append(path)
+        elif path.is_dir():
+            matches = sorted(_walk(path, regexes))
+            if not matches:
+                shown = ", ".join(patterns)
+                raise UsageError(f"{raw}: no contract files found (patterns: {shown})")
+            found.extend(matches)
+        else:
+            raise UsageError(f"{raw}: no such file or folder")
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def _walk(root: Path, regexes: list[re.Pattern[str]]) -> Iterable[Path]:
+    # Patterns are written from the project root (`skills/**/tests/scenarios.yaml`), so a file
+    # also matches by its path relative to the current folder: `clawspec run skills/newsletter`
+    # finds `skills/newsletter/tests/scenarios.yaml`.
+    cwd = Path.cwd().resolve()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in PRUNED_DIRS)
+        for name in sorted(files):
+            full = Path(folder, name)
+            candidates = {full.relative_to(root).as_posix()}
+            with contextlib.suppress(ValueError):
+                candidates.add(full.resolve().relative_to(cwd).as_posix())
+            if any(r.match(rel) for r in regexes for rel in candidates):
+                yield full
+
+
+def load_contracts(
+    files: Sequence[Path], workspace: Path, environ: Mapping[str, str]
+) -> list[LoadedContract]:
+    """Load and validate every file; raise ContractError listing all problems found."""
+    loaded, errors = [], []
+    for path in files:
+        result = load_contract(path, workspace, environ)
+        if isinstance(result, LoadedContract):
+            loaded.append(result)
+        else:
+            errors.extend(result)
+    if errors:
+        raise ContractError(errors)
+    return loaded
+
+
+def load_contract(
+    path: Path, workspace: Path, environ: Mapping[str, str]
+) -> LoadedContract | list[str]:
+    """Load one contract file: the contract, or the list of error messages."""
+    shown = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [f"{shown}: cannot read contract: {exc}"]
+    try:
+        doc = parse_yaml(text, path)
+    except SourceError as exc:
+        return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
+    if not isinstance(doc.data, dict):
+        found = "an empty file" if doc.data is None else type(doc.data).__name__
+        return [
+            f"{shown}:1:1: a contract must be a mapping with 'version', 'target' and "
+            f"'scenarios'; found {found}"
+        ]
+    # The semantic checks run whether or not the structure is valid (SPEC §2: every error).
+    errors = _check_semantics(shown, doc, workspace, environ)
+    try:
+        contract = Contract.model_validate(doc.data)
+    except ValidationError as exc:
+        errors += [_format(shown, doc, loc, msg, key) for loc, msg, key in _explain(exc, doc)]
+    if errors:
+        return sorted(set(errors), key=lambda e: _position(shown, e))
+    return LoadedContract(path, shown, contract, doc)
+
+
+def _position(shown: str, error: str) -> tuple[int, int]:
+    line, column = error[len(shown) + 1 :].split(":", 2)[:2]
+    return int(line), int(column)
+
+
+def _format(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> str:
+    mark: Mark = doc.key_mark(loc) if at_key else doc.value_mark(loc)
+    return f"{shown}:{mark.line}:{mark.column}: {_describe(doc, loc)}{message}"
+
+
+def _describe(doc: SourceDoc, loc: Loc) -> str:
+    """Name the item at `loc`: "scenario 'smoke', then[2] (tool_was_called): "."""
+    if len(loc) >= 2 and loc[0] in ("target", "defaults"):
+        return f"{loc[0]}: "  # 'type' alone would read like an assertion's type
+    if len(loc) < 2 or loc[0] != "scenarios" or not isinstance(loc[1], int):
+        return ""
+    scenarios = doc.data.get("scenarios") if isinstance(doc.data, dict) else None
+    item = scenarios[loc[1]] if isinstance(scenarios, list) and loc[1] < len(scenarios) else None
+    name = item.get("name") if isinstance(item, dict) else None
+    parts = [f"scenario '{name}'" if isinstance(name, str) else f"scenarios[{loc[1]}]"]
+    if len(loc) >= 4 and loc[2] in PHASES and isinstance(loc[3], int):
+        raw = item.get(loc[2])[loc[3]] if isinstance(item, dict) else None
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        parts.append(f"{loc[2]}[{loc[3]}]" + (f" ({kind})" if isinstance(kind, str) else ""))
+    return ", ".join(parts) + ": "
+
+
+def _explain(exc: ValidationError, doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
+    """Turn pydantic errors into (location, message, at_key) triples (SPEC §9: unknown or
+    wrongly typed fields point at the key; missing fields and rules at the item's start)."""
+    out: list[tuple[Loc, str, bool]] = []
+    for err in exc.errors(include_url=False):
+        loc = _strip_union_tag(tuple(err["loc"]))
+        kind, field = err["type"], loc[-1] if loc else None
+        if kind == "missing":
+            out.append((loc[:-1], f"missing field '{field}'", False))
+        elif kind == "extra_forbidden":
+            out.append((loc, f"unknown field '{field}'{_allowed(doc, loc)}", True))
+        elif kind == "union_tag_invalid":
+            tag = err["ctx"]["tag"]
+            near = difflib.get_close_matches(tag, REGISTRY, n=1)
+            hint = f" (did you mean '{near[0]}'?)" if near else ""
+            out.append(((*loc, "type"), f"unknown assertion type '{tag}'{hint}", True))
+        elif kind == "union_tag_not_found":
+            out.append((loc, "missing field 'type'", False))
+        elif kind == "value_error":
+            out.append((loc, err["msg"].removeprefix("Value error, "), False))
+        elif kind == "too_short" and field in PHASES:
+            out.append((loc, f"'{field}' needs at least one assertion", True))
+        elif kind == "too_short" and field == "scenarios":
+            out.append((loc, "'scenarios' needs at least one scenario", True))
+        elif kind == "literal_error" and field == "version":
+            out.append((loc, f'unsupported version {err["input"]!r}: expected "1.0"', True))
+        elif isinstance(field, str):
+            out.append((loc, f"field '{field}': {_expected(err)}", True))
+        else:
+            out.append((loc, _expected(err), False))
+    return out
+
+
+def _strip_union_tag(loc: Loc) -> Loc:
+    """Drop the discriminator tag pydantic inserts after an assertion's list index."""
+    for i in range(3, len(loc) - 1):
+        if loc[i - 1] in PHASES and isinstance(loc[i], int) and loc[i + 1] in REGISTRY:
+            return loc[: i + 1] + loc[i + 2 :]
+    return loc
+
+
+def _allowed(doc: SourceDoc, loc: Loc) -> str:
+    parent = loc[:-1]
+    if len(parent) == 4 and parent[2] in PHASES:
+        raw = doc.data["scenarios"][parent[1]][parent[2]][parent[3]]
+        spec = REGISTRY.get(raw.get("type")) if isinstance(raw, dict) else None
+        if spec:
+            return f" (allowed: {', '.join(spec.fields) or 'none'})"
+    return ""
+
+
+def _expected(err: Any) -> str:
+    found = err.get("input")
+    shown = repr(found) if not isinstance(found, dict | list) else type(found).__name__
+    return f"{err['msg'][0].lower()}{err['msg'][1:]}, found {shown}"
+
+
+def _check_semantics(
+    shown: str, doc: SourceDoc, workspace: Path, environ: Mapping[str, str]
+) -> list[str]:
+    """Checks pydantic cannot make (unique names, template variables, workspace paths); they
+    read the raw data so they report even when the structure has other errors."""
+    errors: list[str] = []
+    seen: set[str] = set()
+    scenarios = doc.data.get("scenarios")
+    for s_index, scenario in enumerate(scenarios if isinstance(scenarios, list) else []):
+        if not isinstance(scenario, dict):
+            continue
+        name = scenario.get("name")
+        if isinstance(name, str) and name in seen:
+            # SPEC §9: point at the second occurrence of the name itself.
+            loc = ("scenarios", s_index, "name")
+            errors.append(_format(shown, doc, loc, f"duplicate scenario name '{name}'", True))
+        seen.add(name) if isinstance(name, str) else None
+        if isinstance(scenario.get("when"), dict):
+            errors.extend(_check_strings(shown, doc, ("scenarios", s_index, "when"), environ))
+        for phase in PHASES:
+            items = scenario.get(phase)
+            for a_index, raw in enumerate(items if isinstance(items, list) else []):
+                if not isinstance(raw, dict):
+                    continue
+                loc = ("scenarios", s_index, phase, a_index)
+                errors.extend(_check_strings(shown, doc, loc, environ))
+                errors.extend(_check_paths(shown, doc, loc, raw))
+    return errors
+
+
+def _check_strings(shown: str, doc: SourceDoc, loc: Loc, environ: Mapping[str, str]) -> list[str]:
+    errors = []
+    for sub_loc, text in _strings(_get(doc.data, loc), loc):
+        try:
+            templates.check_variables(text, environ)
+        except templates.TemplateError as exc:
+            errors.append(_format(shown, doc, sub_loc, str(exc)))
+    return errors
+
+
+def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> list[str]:
+    spec = REGISTRY.get(raw.get("type"))  # type: ignore[arg-type]
+    errors = []
+    for name in spec.path_fields if spec else []:
+        value = raw.get(name)
+        # Templates never introduce '..' except through env values, which are known now.
+        if isinstance(value, str) and escapes_workspace(value):
+            errors.append(
+                _format(
+                    shown,
+                    doc,
+                    (*loc, name),
+                    f"field '{name}': path '{value}' climbs out of the workspace",
+                )
+            )
+    return errors
+
+
+def _get(data: Any, loc: Loc) -> Any:
+    for part in loc:
+        data = data[part]
+    return data
+
+
+def _strings(data: Any, loc: Loc) -> Iterable[tuple[Loc, str]]:
+    if isinstance(data, str):
+        yield loc, data
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            yield from _strings(item, (*loc, i))
+    elif isinstance(data, dict):
+        for key, item in data.items():
+            yield from _strings(item, (*loc, key))
+
+
+def select_scenarios(
+    contracts: Sequence[LoadedContract],
+    names: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    exclude_tags: Sequence[str] = (),
+) -> list[tuple[LoadedContract, int, Scenario]]:
+    """Return (contract, index, scenario) in contract order after the name/tag filters."""
+    chosen = []
+    for loaded in contracts:
+        for index, scenario in enumerate(loaded.contract.scenarios):
+            if names and scenario.name not in names:
+                continue
+            if tags and not set(tags) & set(scenario.tags):
+                continue
+            if set(exclude_tags) & set(scenario.tags):
+                continue
+            chosen.append((loaded, index, scenario))
+    known = {s.name for c in contracts for s in c.contract.scenarios}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"--scenario: no scenario named {', '.join(map(repr, unknown))}")
+    return chosen

@@ -1,0 +1,69 @@
+"""Contract, Scenario, Target, When: ClawSpec 1.0 files (SPEC §2), assertions from the registry."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from clawspec.assertions import assertion_union
+
+AnyAssertion = assertion_union()
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
+
+
+class Target(_Strict):
+    """What the contract exercises."""
+
+    type: Literal["skill", "agent"]
+    path: str
+    trigger: str | None = None
+    agent_id: str | None = Field(
+        None, description="Agent that runs the scenario (default: config)."
+    )
+
+
+class Defaults(_Strict):
+    """File-wide defaults; a scenario may override `timeout`."""
+
+    timeout: float = Field(300, gt=0, description="Seconds the agent run may take.")
+    test_mode: bool = False
+    poll_interval: float = Field(1, gt=0, description="Seconds between polls in every wait.")
+
+
+class When(_Strict):
+    """The invocation: the message sent to the agent, with optional parameters."""
+
+    invoke: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Scenario(_Strict):
+    """One given/when/then scenario."""
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    given: list[AnyAssertion] = Field(default_factory=list)  # type: ignore[valid-type]
+    when: When
+    then: list[AnyAssertion] = Field(min_length=1)  # type: ignore[valid-type]
+    timeout: float | None = Field(None, gt=0, description="Overrides defaults.timeout.")
+    agent_id: str | None = None
+
+
+class Contract(_Strict):
+    """A ClawSpec 1.0 contract file."""
+
+    version: Literal["1.0"]
+    target: Target
+    defaults: Defaults = Field(default_factory=Defaults)
+    scenarios: list[Scenario] = Field(min_length=1)
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _unquoted_version(cls, value: Any) -> Any:
+        # `version: 1.0` unquoted is a float in YAML; ClawSpec files use both spellings.
+        return "1.0" if value == 1.0 and not isinstance(value, bool) else value

@@ -1,0 +1,36 @@
+"""Workspace-relative paths (SPEC §2): relative paths never climb out of the workspace."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class PathEscapeError(ValueError):
+    """A relative contract path resolves outside the workspace root."""
+
+
+def escapes_workspace(value: str) -> bool:
+    """Return True when a relative path climbs out of its root (lexically, before any I/O)."""
+    if os.path.isabs(value):
+        return False
+    normal = os.path.normpath(value)
+    return normal == ".." or normal.startswith(".." + os.sep)
+
+
+def resolve_in_workspace(value: str, workspace: Path) -> Path:
+    """Resolve `value` against `workspace`; absolute paths are kept as they are.
+
+    Symlinks are followed for relative paths so a link inside the workspace cannot be used to
+    read outside it.
+    """
+    path = Path(value).expanduser()
+    if path.is_absolute():
+        return path
+    if escapes_workspace(value):
+        raise PathEscapeError(f"path '{value}' climbs out of the workspace {workspace}")
+    root = workspace.resolve()
+    resolved = (root / path).resolve()
+    if resolved != root and root not in resolved.parents:
+        raise PathEscapeError(f"path '{value}' resolves outside the workspace ({resolved})")
+    return resolved

@@ -1,0 +1,107 @@
+"""YAML loading that keeps `line:column` for every key and value.
+
+PyYAML's composed node tree carries marks; we build plain Python data from it and keep a map
+from each item's path (a tuple of keys and indexes) to where its key and value start, so that any
+validation error can point at the exact place in the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A 1-based position in a file."""
+
+    line: int
+    column: int
+
+
+@dataclass
+class SourceDoc:
+    """Plain data plus the position of every value (and of the key that holds it)."""
+
+    path: Path
+    data: Any
+    values: dict[Loc, Mark] = field(default_factory=dict)
+    keys: dict[Loc, Mark] = field(default_factory=dict)
+
+    def value_mark(self, loc: Loc) -> Mark:
+        """Return where the value at `loc` starts (or its nearest parent's)."""
+        return _nearest(self.values, loc)
+
+    def key_mark(self, loc: Loc) -> Mark:
+        """Return where the key of `loc` starts; list items fall back to the value's start."""
+        return self.keys.get(loc) or _nearest(self.values, loc)
+
+
+class SourceError(ValueError):
+    """A YAML syntax/structure problem, with its position."""
+
+    def __init__(self, message: str, mark: Mark) -> None:
+        super().__init__(message)
+        self.mark = mark
+
+
+def _nearest(marks: dict[Loc, Mark], loc: Loc) -> Mark:
+    while loc not in marks and loc:
+        loc = loc[:-1]
+    return marks.get(loc, Mark(1, 1))
+
+
+def _mark(node: yaml.Node) -> Mark:
+    return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def parse_yaml(text: str, path: Path) -> SourceDoc:
+    """Parse one YAML document, raising SourceError at YAML's problem mark."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        doc = SourceDoc(path, None)
+        if node is not None:
+            doc.data = _build(loader, node, (), doc)
+        return doc
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = Mark(mark.line + 1, mark.column + 1) if mark else Mark(1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        if exc.problem and exc.context and exc.context_mark and exc.context_mark != mark:
+            # e.g. an unclosed quote: the problem is at the end of the file, the cause earlier.
+            started = exc.context_mark
+            problem += f" ({exc.context} at {started.line + 1}:{started.column + 1})"
+        raise SourceError(f"invalid YAML: {problem}", where) from None
+    finally:
+        loader.dispose()
+
+
+def _build(loader: yaml.SafeLoader, node: yaml.Node, loc: Loc, doc: SourceDoc) -> Any:
+    doc.values[loc] = _mark(node)
+    if isinstance(node, yaml.MappingNode):
+        loader.flatten_mapping(node)  # resolves `<<` merge keys
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool):
+                raise SourceError("mapping keys must be plain scalars", _mark(key_node))
+            key = str(key) if not isinstance(key, str) else key
+            if key in result:
+                raise SourceError(f"duplicate key '{key}'", _mark(key_node))
+            doc.keys[(*loc, key)] = _mark(key_node)
+            result[key] = _build(loader, value_node, (*loc, key), doc)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(loader, item, (*loc, i), doc) for i, item in enumerate(node.value)]
+    value = loader.construct_object(node, deep=True)
+    # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value

@@ -1,0 +1,68 @@
+"""`{{variable}}` rendering for contract strings (SPEC §2 "Template variables")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+
+KNOWN = (
+    "today",
+    "run_id",
+    "run_started_at",
+    "scenario",
+    "target",
+    "workspace",
+    "gateway_log",
+)
+
+
+class TemplateError(ValueError):
+    """An unknown template variable or an unset `env.NAME`."""
+
+
+def variables_in(text: str) -> list[str]:
+    """Return the variable names used in `text`, in order."""
+    return _VARIABLE.findall(text)
+
+
+def check_variables(text: str, environ: Mapping[str, str]) -> None:
+    """Raise TemplateError for the first unknown variable or unset environment variable."""
+    for name in variables_in(text):
+        if name.startswith("env."):
+            if name[4:] not in environ:
+                raise TemplateError(
+                    f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})"
+                )
+        elif name not in KNOWN:
+            known = ", ".join(f"{{{{{k}}}}}" for k in (*KNOWN, "env.NAME"))
+            raise TemplateError(f"unknown template variable '{{{{{name}}}}}' (known: {known})")
+
+
+def render(text: str, values: Mapping[str, str], environ: Mapping[str, str]) -> str:
+    """Substitute every `{{name}}` in `text`."""
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("env."):
+            if name[4:] not in environ:
+                raise TemplateError(f"environment variable '{name[4:]}' is not set")
+            return environ[name[4:]]
+        if name not in values:
+            raise TemplateError(f"unknown template variable '{{{{{name}}}}}'")
+        return values[name]
+
+    return _VARIABLE.sub(substitute, text)
+
+
+def render_data(data: Any, values: Mapping[str, str], environ: Mapping[str, str]) -> Any:
+    """Render every string inside nested lists/mappings (mapping keys are left alone)."""
+    if isinstance(data, str):
+        return render(data, values, environ)
+    if isinstance(data, list):
+        return [render_data(item, values, environ) for item in data]
+    if isinstance(data, dict):
+        return {key: render_data(item, values, environ) for key, item in data.items()}
+    return data

@@ -1,0 +1,172 @@
+"""Invoking an agent through the gateway and waiting for it to finish (SPEC §4, §9)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import requests
+
+from clawspec.text import one_line
+
+CONNECT_TIMEOUT_S = 10
+# The gateway holds the request until the run ends; give it a little beyond the run's own bound.
+HTTP_GRACE_S = 5
+
+
+@dataclass(frozen=True)
+class InvokeRequest:
+    """One agent run to start."""
+
+    message: str
+    name: str
+    agent_id: str
+    session_key: str | None
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class InvokeResult:
+    """A run that completed with status ok."""
+
+    gateway_run_id: str | None
+    session_key: str | None  # the session key actually used (None if the gateway refused it)
+    status: str
+    raw: dict[str, Any]
+
+
+class InvocationError(Exception):
+    """The run could not be started or did not complete with status ok."""
+
+    def __init__(
+        self, message: str, *, unreachable: bool = False, gateway_run_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+        self.gateway_run_id = gateway_run_id
+
+
+class GatewayClient(Protocol):
+    """What the runner needs from a gateway."""
+
+    def invoke(self, request: InvokeRequest) -> InvokeResult: ...
+
+
+class HooksClient:
+    """`POST {base}{hooks_path}/agent` with `waitForCompletion` (OpenClaw's hooks API)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        hooks_path: str,
+        token: str | None,
+        session: requests.Session | None = None,
+        on_warning: Any = None,
+    ) -> None:
+        self.url = base_url.rstrip("/") + "/" + hooks_path.strip("/") + "/agent"
+        self._token = token
+        self._http = session or requests.Session()
+        self._on_warning = on_warning or (lambda message: None)
+        self._session_keys_refused = False
+        self._lock = threading.Lock()
+
+    def invoke(self, request: InvokeRequest) -> InvokeResult:
+        session_key = None if self._session_keys_refused else request.session_key
+        response = self._post(request, session_key)
+        if response.status_code == 400 and session_key and _mentions_session_key(response):
+            # The gateway does not allow request session keys: retry once without, warn once
+            # per run, and correlate by the returned runId instead (SPEC §9).
+            with self._lock:
+                first = not self._session_keys_refused
+                self._session_keys_refused = True
+            if first:
+                self._on_warning(
+                    "the gateway refused the request session key "
+                    "(hooks.allowRequestSessionKey is off); correlating by run id"
+                )
+            session_key = None
+            response = self._post(request, None)
+        return self._result(response, session_key)
+
+    def _post(self, request: InvokeRequest, session_key: str | None) -> requests.Response:
+        body: dict[str, Any] = {
+            "message": request.message,
+            "name": request.name,
+            "agentId": request.agent_id,
+            "deliver": False,
+            "waitForCompletion": True,
+            "timeoutSeconds": int(max(1, round(request.timeout_s))),
+        }
+        if session_key:
+            body["sessionKey"] = session_key
+        headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
+        try:
+            return self._http.post(
+                self.url,
+                json=body,
+                headers=headers,
+                timeout=(CONNECT_TIMEOUT_S, request.timeout_s + HTTP_GRACE_S),
+            )
+        except requests.ConnectionError as exc:
+            raise InvocationError(
+                f"gateway unreachable: POST {self.url}: {_reason(exc)}", unreachable=True
+            ) from None
+        except requests.Timeout:
+            raise InvocationError(
+                f"no completion within {request.timeout_s:g} s (POST {self.url})"
+            ) from None
+        except requests.RequestException as exc:
+            raise InvocationError(f"POST {self.url} failed: {_reason(exc)}") from None
+
+    def _result(self, response: requests.Response, session_key: str | None) -> InvokeResult:
+        if not 200 <= response.status_code < 300:
+            raise InvocationError(
+                f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)}"
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            raise InvocationError(
+                f"POST {self.url} → {response.status_code} but the body is "
+                f"not JSON: {one_line(response.text, 120)}"
+            ) from None
+        if not isinstance(body, dict):
+            raise InvocationError(f"POST {self.url}: unexpected answer {one_line(str(body), 120)}")
+        run_id = body.get("runId")
+        completion = body.get("completion")
+        if not isinstance(completion, dict):
+            raise InvocationError(
+                "the gateway answered without a completion (is waitForCompletion supported?)",
+                gateway_run_id=run_id,
+            )
+        status = str(completion.get("status"))
+        if status != "ok":
+            error = completion.get("error") or completion.get("message") or ""
+            detail = (
+                f": {one_line(json.dumps(error) if not isinstance(error, str) else error, 200)}"
+            )
+            raise InvocationError(
+                f"run {run_id} completed with status '{status}'{detail if error else ''}",
+                gateway_run_id=run_id,
+            )
+        return InvokeResult(run_id, session_key, status, body)
+
+
+def _mentions_session_key(response: requests.Response) -> bool:
+    return "sessionkey" in response.text.lower().replace("_", "").replace(" ", "")
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    for marker in (
+        "Connection refused",
+        "timed out",
+        "Name or service not known",
+        "Connection reset",
+        "RemoteDisconnected",
+    ):
+        if marker in text:
+            return marker.lower()
+    return one_line(text, 160)

@@ -1,0 +1,109 @@
+"""Terminal output: a line per scenario as it finishes, then failures and totals."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterable
+from typing import TextIO
+
+from clawspec.assertions.base import Status
+from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.text import clean, fmt_duration_ms, pluralize, redact
+
+COLOURS = {
+    Status.PASS: "32",
+    Status.FAIL: "31",
+    Status.ERROR: "31;1",
+    Status.SKIP: "33",
+    Status.WARN: "33",
+}
+
+
+class TerminalReporter:
+    """Prints progress and the final summary; secrets are masked in everything printed."""
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        colour: bool | None = None,
+        secrets: Iterable[str] = (),
+        total: int = 0,
+    ) -> None:
+        self.stream = stream or sys.stdout
+        self.colour = colour if colour is not None else _is_tty(self.stream)
+        self.secrets = list(secrets)
+        self.total = total
+        self.finished = 0
+        self._lock = threading.Lock()
+
+    def _print(self, text: str = "", stream: TextIO | None = None) -> None:
+        print(
+            clean(text, self.secrets) if not self.colour else _mask(text, self.secrets),
+            file=stream or self.stream,
+            flush=True,
+        )
+
+    def _label(self, status: Status) -> str:
+        label = f"{status.value.upper():<5}"
+        return f"\x1b[{COLOURS[status]}m{label}\x1b[0m" if self.colour else label
+
+    def on_run_start(self, total: int, secrets: list[str]) -> None:
+        self.total = total
+        self.secrets = list(secrets)
+
+    def on_scenario_done(self, result: ScenarioResult) -> None:
+        with self._lock:
+            self.finished += 1
+            progress = f"[{self.finished}/{self.total}] " if self.total > 1 else ""
+            line = (
+                f"{progress}{self._label(result.status)} {result.id} "
+                f"({fmt_duration_ms(result.duration_ms)})"
+            )
+            if result.status != Status.PASS and result.message:
+                line += f"\n      {result.message}"
+            self._print(line)
+
+    def on_warning(self, message: str) -> None:
+        self._print(f"warning: {message}", sys.stderr)
+
+    def summary(self, report: RunReport) -> None:
+        problems = [
+            (scenario, a)
+            for scenario in report.scenarios
+            for a in scenario.assertions
+            if a.status in (Status.FAIL, Status.ERROR, Status.WARN)
+        ]
+        if problems:
+            self._print("\nFailures:")
+            for scenario, a in problems:
+                self._print(
+                    f"  {self._label(a.status)} {scenario.contract}:{a.line} "
+                    f"{scenario.name} › {a.phase}[{a.index}] {a.type}: {a.message}"
+                )
+        skipped = [s for s in report.scenarios if s.status == Status.SKIP]
+        for reason, count in _folded(s.message for s in skipped):
+            self._print(f"  SKIP  {pluralize(count, 'scenario')}: {reason}")
+        t = report.totals
+        self._print(
+            f"\n{pluralize(t.scenarios, 'scenario')}: {t.passed} passed, {t.failed} failed, "
+            f"{t.errored} errored, {t.skipped} skipped, {t.warned} warned "
+            f"in {fmt_duration_ms(report.duration_ms)}"
+            + (" (interrupted)" if report.interrupted else "")
+        )
+
+
+def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        counts[reason] = counts.get(reason, 0) + 1
+    return sorted(counts.items(), key=lambda item: -item[1])
+
+
+def _mask(text: str, secrets: list[str]) -> str:
+    return redact(text, secrets)
+
+
+def _is_tty(stream: TextIO) -> bool:
+    return hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")

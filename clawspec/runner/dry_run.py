@@ -1,0 +1,62 @@
+"""`clawspec run --dry-run`: load, render and print the plan; invoke nothing."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from clawspec.contracts import templates
+from clawspec.runner.scenario import (
+    RunEnv,
+    ScenarioPlan,
+    invoke_message,
+    new_run_id,
+    template_values,
+)
+from clawspec.text import one_line
+
+if TYPE_CHECKING:
+    from clawspec.api import Loaded
+
+
+def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
+    """Print every selected scenario as it would run, templates rendered."""
+    from clawspec.api import gateway_timezone
+
+    settings = loaded.settings
+    env = RunEnv(
+        settings,
+        loaded.workspace,
+        client=None,
+        http=None,  # type: ignore[arg-type]
+        environ=dict(os.environ),
+        tz=gateway_timezone(settings),
+    )
+    print(
+        f"plan: {len(plans)} scenario(s); gateway {settings.gateway_base_url} "
+        f"({settings.gateway.mode}); workspace {loaded.workspace}"
+    )
+    for plan in plans:
+        run_id = new_run_id()
+        values = template_values(plan, env, run_id, datetime.now(env.tz))
+        contract = plan.contract.contract
+        agent = plan.scenario.agent_id or contract.target.agent_id or settings.default_agent_id
+        timeout = plan.scenario.timeout or contract.defaults.timeout
+        print(
+            f"\n{plan.id}  (line {plan.contract.scenario_line(plan.index)}, agent '{agent}', "
+            f"timeout {timeout:g} s, run id {run_id})"
+        )
+        for phase in ("given", "then"):
+            if phase == "then":
+                message = invoke_message(plan, values, env.environ)
+                print(f"  when  invoke: {one_line(message, 200)}")
+            for index in range(len(getattr(plan.scenario, phase))):
+                raw = plan.contract.raw_assertion(plan.index, phase, index)
+                rendered = templates.render_data(raw, values, env.environ)
+                print(f"  {phase}[{index}] {rendered['type']}: {_fields(rendered)}")
+
+
+def _fields(rendered: dict[str, Any]) -> str:
+    parts = [f"{key}={value!r}" for key, value in rendered.items() if key != "type"]
+    return one_line(", ".join(parts), 200) or "(no fields)"

@@ -1,0 +1,123 @@
+"""Run the plan: scenarios on worker threads, results in contract order (SPEC §8)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from clawspec import __version__
+from clawspec.assertions.base import Status
+from clawspec.reports.model import RunReport, ScenarioResult, Totals
+from clawspec.runner.scenario import RunEnv, ScenarioOutcome, ScenarioPlan, new_run_id, run_scenario
+
+# After an interrupt, running scenarios get this long to finish before they are abandoned.
+INTERRUPT_GRACE_S = 10.0
+
+
+class RunListener(Protocol):
+    """Receives live progress (the terminal reporter is one)."""
+
+    def on_run_start(self, total: int, secrets: list[str]) -> None: ...
+
+    def on_scenario_done(self, result: ScenarioResult) -> None: ...
+
+    def on_warning(self, message: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    report: RunReport
+    gateway_unreachable: bool  # scenarios were invoked and none could reach the gateway
+
+
+def execute(
+    plans: Sequence[ScenarioPlan],
+    env: RunEnv,
+    listener: RunListener,
+    concurrency: int,
+    abandon: threading.Event | None = None,
+) -> RunOutcome:
+    """Run every plan; on `env.stop` start no more, give running ones a grace period."""
+    started_at = datetime.now(UTC)
+    clock = time.monotonic()
+    abandon = abandon or threading.Event()
+    outcomes: list[ScenarioOutcome | None] = [None] * len(plans)
+    work: queue.Queue[int] = queue.Queue()
+    for index in range(len(plans)):
+        work.put(index)
+    done = threading.Condition()
+    running: set[int] = set()
+
+    def worker() -> None:
+        while not env.stop.is_set():
+            try:
+                index = work.get_nowait()
+            except queue.Empty:
+                return
+            with done:
+                running.add(index)
+            outcome = run_scenario(plans[index], env)
+            with done:
+                outcomes[index] = outcome
+                running.discard(index)
+                done.notify_all()
+            listener.on_scenario_done(outcome.result)
+
+    # Daemon threads: an abandoned scenario blocked in a long HTTP wait must not keep the
+    # process alive after the reports are written.
+    threads = [
+        threading.Thread(target=worker, daemon=True, name=f"clawspec-{i}")
+        for i in range(max(1, min(concurrency, len(plans))))
+    ]
+    for thread in threads:
+        thread.start()
+    grace_deadline: float | None = None
+    with done:
+        while any(t.is_alive() for t in threads):
+            if env.stop.is_set():
+                grace_deadline = grace_deadline or time.monotonic() + INTERRUPT_GRACE_S
+                if abandon.is_set() or time.monotonic() >= grace_deadline:
+                    break
+            done.wait(0.1)
+
+    interrupted = env.stop.is_set()
+    results = [
+        outcome.result if outcome else _not_completed(plan, started=index in running)
+        for index, (plan, outcome) in enumerate(zip(plans, outcomes, strict=True))
+    ]
+    invoked = [o for o in outcomes if o and o.invoked]
+    unreachable = bool(invoked) and all(o.unreachable for o in invoked)
+    report = RunReport(
+        version=__version__,
+        run_id=new_run_id(),
+        started_at=started_at.isoformat(timespec="milliseconds"),
+        duration_ms=int((time.monotonic() - clock) * 1000),
+        interrupted=interrupted,
+        totals=Totals.of(results),
+        scenarios=results,
+    )
+    return RunOutcome(report, unreachable)
+
+
+def _not_completed(plan: ScenarioPlan, started: bool) -> ScenarioResult:
+    """A scenario that never finished because the run was interrupted."""
+    status = Status.ERROR if started else Status.SKIP
+    message = (
+        "interrupted: abandoned while running" if started else "not run: the run was interrupted"
+    )
+    return ScenarioResult(
+        id=plan.id,
+        contract=plan.contract.display,
+        line=plan.contract.scenario_line(plan.index),
+        name=plan.scenario.name,
+        target=plan.contract.contract.target.path,
+        status=status,
+        message=message,
+        run_id=None,
+        duration_ms=0,
+    )

@@ -1,0 +1,244 @@
+"""One scenario: render → given → invoke → then, each assertion isolated (SPEC §5, §9)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+import requests
+from pydantic import ValidationError
+
+from clawspec.assertions import REGISTRY
+from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
+from clawspec.config import Settings
+from clawspec.contracts import templates
+from clawspec.contracts.loader import LoadedContract
+from clawspec.contracts.models import Scenario
+from clawspec.contracts.paths import PathEscapeError
+from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
+from clawspec.reports.model import AssertionResult, ScenarioResult, scenario_status
+from clawspec.runner.evidence import Evidence
+from clawspec.text import one_line
+
+log = logging.getLogger("clawspec.runner")
+
+
+@dataclass(frozen=True)
+class ScenarioPlan:
+    """A selected scenario and where it came from."""
+
+    contract: LoadedContract
+    index: int
+    scenario: Scenario
+
+    @property
+    def id(self) -> str:
+        return f"{self.contract.display}::{self.scenario.name}"
+
+
+@dataclass
+class RunEnv:
+    """What every scenario of a run shares."""
+
+    settings: Settings
+    workspace: Path
+    client: GatewayClient
+    http: requests.Session
+    environ: Mapping[str, str]
+    tz: tzinfo
+    stop: threading.Event = field(default_factory=threading.Event)
+    gateway_log: Path | None = None  # fixed in bring-up mode; else from gateway_log_pattern
+
+    def plugin_output_path(self) -> Path | None:
+        raw = self.settings.plugin_output
+        if not raw:
+            return None
+        path = Path(raw)
+        return path if path.is_absolute() else self.workspace / path
+
+    def log_path_for(self, today: str) -> Path | None:
+        if self.gateway_log is not None:
+            return self.gateway_log
+        pattern = self.settings.gateway_log_pattern
+        text = pattern.replace("{{today}}", today).replace("{date}", today)
+        path = Path(text)
+        return path if path.is_absolute() else self.workspace / path
+
+
+@dataclass(frozen=True)
+class ScenarioOutcome:
+    result: ScenarioResult
+    invoked: bool  # an invocation was attempted
+    unreachable: bool  # ... and the gateway could not be reached at all
+
+
+def new_run_id() -> str:
+    """A ClawSpec run id: short enough to read, unique enough to correlate."""
+    return uuid.uuid4().hex[:16]
+
+
+def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datetime) -> dict:
+    today = started.date().isoformat()
+    log_path = env.log_path_for(today)
+    return {
+        "today": today,
+        "run_id": run_id,
+        "run_started_at": started.isoformat(timespec="microseconds"),
+        "scenario": plan.scenario.name,
+        "target": plan.contract.contract.target.path,
+        "workspace": str(env.workspace),
+        "gateway_log": str(log_path) if log_path else "",
+    }
+
+
+def invoke_message(
+    plan: ScenarioPlan, values: Mapping[str, str], environ: Mapping[str, str]
+) -> str:
+    """The hook `message`: rendered `when.invoke`, plus `Parameters: {json}` (SPEC §9)."""
+    raw = plan.contract.raw_when(plan.index)
+    message = templates.render(str(raw["invoke"]), values, environ)
+    params: dict[str, Any] = templates.render_data(dict(raw.get("params") or {}), values, environ)
+    if plan.contract.contract.defaults.test_mode:
+        params.setdefault("test_mode", True)
+    if params:
+        compact = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
+        message += f"\n\nParameters: {compact}"
+    return message
+
+
+def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
+    """Run one scenario and return its result; never raises for assertion problems."""
+    started_clock = time.monotonic()
+    run_id = new_run_id()
+    started = datetime.now(env.tz)
+    values = template_values(plan, env, run_id, started)
+    contract = plan.contract.contract
+    scenario = plan.scenario
+    log_path = env.log_path_for(values["today"])
+    plugin = env.plugin_output_path()
+    evidence = Evidence(env.http, log_path, _size(log_path), plugin, _size(plugin))
+    run = RunInfo(scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
+    ctx = EvalContext(
+        env.workspace,
+        env.settings,
+        run,
+        evidence,
+        poll_interval_s=contract.defaults.poll_interval,
+        stop=env.stop,
+    )
+    results: list[AssertionResult] = []
+    message = ""
+    invoked = unreachable = False
+
+    for index in range(len(scenario.given)):
+        result = _evaluate(plan, "given", index, ctx, values, env.environ)
+        results.append(result)
+        if result.status in (Status.FAIL, Status.ERROR):
+            message = f"precondition given[{index}] ({result.type}) failed: {result.message}"
+            break
+    if not message:
+        invoked = True
+        try:
+            outcome = env.client.invoke(
+                InvokeRequest(
+                    message=invoke_message(plan, values, env.environ),
+                    name=scenario.name,
+                    agent_id=scenario.agent_id
+                    or contract.target.agent_id
+                    or env.settings.default_agent_id,
+                    session_key=run.session_key,
+                    timeout_s=scenario.timeout or contract.defaults.timeout,
+                )
+            )
+        except InvocationError as exc:
+            unreachable = exc.unreachable
+            message = f"invocation failed: {exc}"
+            run = _with(run, gateway_run_id=exc.gateway_run_id)
+        else:
+            run = _with(run, gateway_run_id=outcome.gateway_run_id, session_key=outcome.session_key)
+        ctx.run = run
+    if not message:
+        for index in range(len(scenario.then)):
+            results.append(_evaluate(plan, "then", index, ctx, values, env.environ))
+
+    status = Status.ERROR if message else scenario_status(r.status for r in results)
+    if not message and status != Status.PASS:
+        first = next(r for r in results if r.status == status)
+        message = f"{first.phase}[{first.index}] ({first.type}): {first.message}"
+    result = ScenarioResult(
+        id=plan.id,
+        contract=plan.contract.display,
+        line=plan.contract.scenario_line(plan.index),
+        name=scenario.name,
+        target=contract.target.path,
+        status=status,
+        message=one_line(message, 500),
+        run_id=run_id,
+        gateway_run_id=run.gateway_run_id,
+        duration_ms=int((time.monotonic() - started_clock) * 1000),
+        assertions=results,
+    )
+    return ScenarioOutcome(result, invoked, unreachable)
+
+
+def _evaluate(
+    plan: ScenarioPlan,
+    phase: str,
+    index: int,
+    ctx: EvalContext,
+    values: Mapping[str, str],
+    environ: Mapping[str, str],
+) -> AssertionResult:
+    """Render and evaluate one assertion; any exception becomes `error` for it alone."""
+    raw = plan.contract.raw_assertion(plan.index, phase, index)
+    type_name = str(raw.get("type"))
+    try:
+        assertion = REGISTRY[type_name].model.model_validate(
+            templates.render_data(raw, values, environ)
+        )
+        verdict = assertion.evaluate(ctx)
+    except (PathEscapeError, templates.TemplateError) as exc:
+        verdict = Verdict.errored(str(exc))
+    except ValidationError as exc:
+        verdict = Verdict.errored(f"after rendering templates: {one_line(str(exc), 200)}")
+    except Exception as exc:  # an evaluator bug must not discard the other assertions
+        log.debug("assertion %s[%d] of %s raised", phase, index, plan.id, exc_info=True)
+        verdict = Verdict.errored(f"{type(exc).__name__}: {one_line(str(exc), 200)}")
+    return AssertionResult(
+        phase=phase,  # type: ignore[arg-type]
+        index=index,
+        type=type_name,
+        line=plan.contract.assertion_line(plan.index, phase, index),
+        status=verdict.status,
+        message=one_line(verdict.message, 500),
+        value=_jsonable(verdict.value),
+        limit=_jsonable(verdict.limit),
+        usage=verdict.usage,
+    )
+
+
+def _with(run: RunInfo, **changes: Any) -> RunInfo:
+    return replace(run, **changes)
+
+
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path else 0
+    except OSError:
+        return 0
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)

@@ -1,0 +1,65 @@
+"""Text helpers for everything that leaves the process: cleaning, redaction, numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+# XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+MASK = "***"
+
+
+def strip_ansi(text: str) -> str:
+    """Remove ANSI colour/escape sequences."""
+    return _ANSI.sub("", text)
+
+
+def clean(text: str, secrets: Iterable[str] = ()) -> str:
+    """Strip ANSI codes and control characters and mask every secret value."""
+    text = _CONTROL.sub("", strip_ansi(text))
+    return redact(text, secrets)
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """Replace every occurrence of each secret (longest first) with ***."""
+    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse whitespace to one line and cut it to `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def pluralize(count: int, noun: str, plural: str | None = None) -> str:
+    """Return '1 scenario' / '3 scenarios'."""
+    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+
+
+def fmt_number(value: float) -> str:
+    """Format with thousands separators, dropping a useless '.0'."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.3f}".rstrip("0").rstrip(".")
+    return f"{int(value):,}"
+
+
+def fmt_duration_ms(ms: float) -> str:
+    """Return a compact human duration: '850 ms', '4.1 s', '2 min 5 s'."""
+    if ms < 1000:
+        return f"{int(ms)} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest} s"
+
+
+def quote_list(items: Iterable[str], limit: int = 5) -> str:
+    """Return "'a', 'b' … and 3 more" with at most `limit` items shown."""
+    items = list(items)
+    shown = ", ".join(f"'{i}'" for i in items[:limit])
+    return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")

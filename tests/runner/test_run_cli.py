@@ -1,0 +1,330 @@
+"""Runs through the real CLI against a local server speaking the hooks API (127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from clawspec.cli import main
+from clawspec.reports.json_report import schema_path
+from tests.support.hooks_api import HooksServer
+
+TOKEN = "hook-token-9f8e7d6c5b"
+HEADER = 'version: "1.0"\ntarget: {type: skill, path: skills/news}\n'
+
+
+@pytest.fixture
+def server(workspace: Path) -> Iterator[HooksServer]:
+    with HooksServer(TOKEN, workspace) as running:
+        yield running
+
+
+@pytest.fixture
+def gateway_env(server: HooksServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    env = {"CLAWSPEC_HOOKS_TOKEN": TOKEN, "CLAWSPEC_GATEWAY_BASE_URL": server.base_url}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env
+
+
+def _report(workspace: Path) -> dict:
+    data = json.loads((workspace / "reports" / "clawspec-report.json").read_text("utf-8"))
+    jsonschema.validate(data, json.loads(schema_path().read_text("utf-8")))
+    return data
+
+
+WRITES_DRAFT = HEADER + """defaults: {timeout: 5, test_mode: true, poll_interval: 0.05}
+scenarios:
+  - name: writes-draft
+    tags: [smoke]
+    given:
+      - type: file_absent
+        path: out/{{run_id}}.md
+    when:
+      invoke: "/send-newsletter Sunday [write:out/{{run_id}}.md]"
+      params: {audience: members}
+    then:
+      - type: artifact_exists
+        path: out/{{run_id}}.md
+      - type: artifact_contains
+        path: out/{{run_id}}.md
+        sections: [hook, body, cta]
+        fields: [title, status]
+      - type: artifact_absent_words
+        path: out/{{run_id}}.md
+        words: [guaranteed]
+"""
+
+
+def test_passing_scenario_end_to_end_through_the_cli(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_contract(WRITES_DRAFT)
+    assert main(["run", "."]) == 0
+    out = capsys.readouterr().out
+    assert "PASS  case.clawspec.yaml::writes-draft" in out
+    assert "1 scenario: 1 passed, 0 failed, 0 errored, 0 skipped, 0 warned" in out
+    report = _report(workspace)
+    scenario = report["scenarios"][0]
+    assert scenario["status"] == "pass" and scenario["line"] == 5
+    assert [a["status"] for a in scenario["assertions"]] == ["pass"] * 4
+    assert [a["line"] for a in scenario["assertions"]] == [8, 14, 16, 20]
+    (request,) = server.requests
+    body = request["body"]
+    run_id = scenario["run_id"]
+    assert request["authorization"] == f"Bearer {TOKEN}"
+    assert body == {
+        "message": f"/send-newsletter Sunday [write:out/{run_id}.md]\n\n"
+        'Parameters: {"audience":"members","test_mode":true}',
+        "name": "writes-draft",
+        "agentId": "main",
+        "deliver": False,
+        "waitForCompletion": True,
+        "timeoutSeconds": 5,
+        "sessionKey": f"hook:clawspec:{run_id}",
+    }
+    assert scenario["gateway_run_id"] and scenario["gateway_run_id"] != run_id
+    assert (workspace / "out" / f"{run_id}.md").is_file()
+
+
+FAULTS = HEADER + """defaults: {timeout: 1, poll_interval: 0.05}
+scenarios:
+  - name: ok
+    when: {invoke: "[write:ok.md]"}
+    then: [{type: artifact_exists, path: ok.md}]
+  - name: provider-500
+    when: {invoke: "[fail:500]"}
+    then: [{type: file_absent, path: nothing}]
+  - name: never-completes
+    when: {invoke: "[hang]"}
+    then: [{type: file_absent, path: nothing}]
+  - name: completion-error
+    when: {invoke: "[status:error]"}
+    then: [{type: file_absent, path: nothing}]
+  - name: connection-dropped
+    when: {invoke: "[drop]"}
+    then: [{type: file_absent, path: nothing}]
+  - name: fails-assertion
+    when: {invoke: "nothing written"}
+    then: [{type: artifact_exists, path: missing.md}]
+"""
+
+
+def test_gateway_faults_error_only_their_scenario_and_exit_1(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+) -> None:
+    write_contract(FAULTS)
+    assert main(["run", ".", "--concurrency", "3"]) == 1
+    report = _report(workspace)
+    by_name = {s["name"]: s for s in report["scenarios"]}
+    assert [s["name"] for s in report["scenarios"]] == [
+        "ok", "provider-500", "never-completes", "completion-error", "connection-dropped",
+        "fails-assertion"]
+    assert by_name["ok"]["status"] == "pass"
+    assert by_name["fails-assertion"]["status"] == "fail"
+    assert by_name["fails-assertion"]["message"] == (
+        "then[0] (artifact_exists): 'missing.md' not found")
+    assert "→ 500: " in by_name["provider-500"]["message"]
+    assert by_name["never-completes"]["message"].startswith(
+        "invocation failed: no completion within 1 s")
+    assert "completed with status 'error': agent run failed" in (
+        by_name["completion-error"]["message"])
+    assert by_name["completion-error"]["gateway_run_id"]
+    assert by_name["connection-dropped"]["status"] == "error"
+    for name in ("provider-500", "never-completes", "completion-error", "connection-dropped"):
+        assert by_name[name]["status"] == "error"
+        assert by_name[name]["assertions"] == []  # `then` never ran: left out (SPEC §9)
+    assert report["totals"] == {"scenarios": 6, "passed": 1, "failed": 1, "errored": 4,
+                                "skipped": 0, "warned": 0}
+
+
+def test_gateway_down_for_every_scenario_exits_3(
+    workspace: Path, write_contract, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", "http://127.0.0.1:9")
+    write_contract(HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
+                   "    then: [{type: file_absent, path: n}]\n"
+                   "  - name: b\n    when: {invoke: x}\n    then: [{type: file_absent, path: n}]\n")
+    assert main(["run", "."]) == 3
+    report = _report(workspace)
+    assert {s["status"] for s in report["scenarios"]} == {"error"}
+    assert "gateway unreachable: POST http://127.0.0.1:9/hooks/agent: connection refused" in (
+        report["scenarios"][0]["message"])
+
+
+def test_failed_precondition_stops_the_scenario_without_invoking(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+) -> None:
+    write_contract(HEADER + """scenarios:
+  - name: needs-skill
+    given:
+      - {type: env_present, vars: [CLAWSPEC_TEST_UNSET_VAR]}
+      - {type: file_present, path: SKILL.md}
+    when: {invoke: "[write:x.md]"}
+    then: [{type: artifact_exists, path: x.md}]
+""")
+    assert main(["run", "."]) == 1
+    scenario = _report(workspace)["scenarios"][0]
+    assert server.requests == []
+    assert scenario["status"] == "error"
+    assert scenario["message"] == ("precondition given[0] (env_present) failed: not set or "
+                                   "empty: 'CLAWSPEC_TEST_UNSET_VAR'")
+    assert [(a["phase"], a["index"], a["status"]) for a in scenario["assertions"]] == [
+        ("given", 0, "fail")]
+
+
+def test_refused_session_key_is_retried_without_it_and_warned_once(
+    workspace: Path, write_contract, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with HooksServer(TOKEN, workspace, allow_session_key=False) as server:
+        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+        write_contract(HEADER + "scenarios:\n" + "".join(
+            f"  - name: s{i}\n    when: {{invoke: '[write:s{i}.md]'}}\n"
+            f"    then: [{{type: artifact_exists, path: s{i}.md}}]\n" for i in range(3)))
+        assert main(["run", ".", "--concurrency", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("refused the request session key") == 1
+    with_key = [r for r in server.requests if "sessionKey" in r["body"]]
+    assert len(with_key) == 1  # only the first request tried it
+    assert len(server.requests) == 4
+
+
+def test_wrong_token_is_an_error_naming_the_status(
+    workspace: Path, write_contract, server: HooksServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", "wrong-token-1234")
+    monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+    write_contract(HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
+                   "    then: [{type: file_absent, path: n}]\n")
+    assert main(["run", "."]) == 1
+    message = _report(workspace)["scenarios"][0]["message"]
+    assert "→ 401:" in message
+    assert "wrong-token-1234" not in (workspace / "reports" / "clawspec-report.json").read_text()
+
+
+def test_results_come_out_in_contract_order_while_finishing_out_of_order(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_contract(HEADER + """scenarios:
+  - name: slow
+    when: {invoke: "[sleep:0.8] [write:slow.md]"}
+    then: [{type: artifact_exists, path: slow.md}]
+  - name: fast
+    when: {invoke: "[write:fast.md]"}
+    then: [{type: artifact_exists, path: fast.md}]
+""")
+    assert main(["run", ".", "--concurrency", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("::fast") < out.index("::slow")
+    assert [s["name"] for s in _report(workspace)["scenarios"]] == ["slow", "fast"]
+
+
+def test_scenario_and_tag_filters(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+) -> None:
+    write_contract(HEADER + "".join(["scenarios:\n"] + [
+        f"  - name: {n}\n    tags: [{t}]\n    when: {{invoke: x}}\n"
+        f"    then: [{{type: file_absent, path: n}}]\n"
+        for n, t in (("a", "smoke"), ("b", "slow"), ("c", "smoke"))]))
+    assert main(["run", ".", "--tag", "smoke", "--exclude-tag", "slow"]) == 0
+    assert [s["name"] for s in _report(workspace)["scenarios"]] == ["a", "c"]
+    assert main(["run", ".", "--scenario", "b"]) == 0
+    assert [s["name"] for s in _report(workspace)["scenarios"]] == ["b"]
+    assert main(["run", ".", "--scenario", "zzz"]) == 2
+
+
+def test_dry_run_renders_the_plan_and_invokes_nothing(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_contract(WRITES_DRAFT)
+    assert main(["run", ".", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert server.requests == []
+    assert "case.clawspec.yaml::writes-draft  (line 5, agent 'main', timeout 5 s, run id " in out
+    run_id = out.split("run id ")[1].split(")")[0]
+    assert f"given[0] file_absent: path='out/{run_id}.md'" in out
+    assert f"when  invoke: /send-newsletter Sunday [write:out/{run_id}.md] Parameters:" in out
+    assert f"then[0] artifact_exists: path='out/{run_id}.md'" in out
+    assert not (workspace / "reports").exists()
+
+
+def test_report_json_flag_and_contract_errors_exit_2_without_running(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_contract(HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
+                   "    then: [{type: tool_was_called}]\n")
+    assert main(["run", ".", "--report-json", "custom.json"]) == 2
+    err = capsys.readouterr().err
+    assert "case.clawspec.yaml:6:12: scenario 'a', then[0] (tool_was_called): missing field " \
+           "'tool'" in err
+    assert server.requests == []
+    assert not (workspace / "custom.json").exists()
+
+
+def test_assertion_exception_errors_only_that_assertion(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+) -> None:
+    (workspace / "state.yaml").write_bytes(b"\xff\xfe not utf-8")
+    write_contract(HEADER + """scenarios:
+  - name: a
+    when: {invoke: "[write:a.md]"}
+    then:
+      - {type: state_file, path: state.yaml, expected_status: ok}
+      - {type: artifact_exists, path: a.md}
+""")
+    assert main(["run", "."]) == 1
+    first, second = _report(workspace)["scenarios"][0]["assertions"]
+    assert first["status"] == "error"
+    assert first["message"].startswith("UnicodeDecodeError: ")
+    assert second["status"] == "pass"
+
+
+def test_sigint_stops_new_scenarios_abandons_running_and_still_writes_the_report(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+) -> None:
+    write_contract(HEADER + """defaults: {timeout: 60}
+scenarios:
+  - name: hangs
+    when: {invoke: "[hang]"}
+    then: [{type: file_absent, path: n}]
+  - name: never-started
+    when: {invoke: "x"}
+    then: [{type: file_absent, path: n}]
+""")
+    env = {**os.environ, **gateway_env, "PYTHONPATH": str(Path(__file__).parents[2])}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clawspec", "run", ".", "--concurrency", "1"],
+        cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.requests, "the first scenario never reached the gateway"
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)  # second signal: abandon the running scenario
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "SIGINT: starting no more scenarios" in err
+    report = _report(workspace)
+    assert report["interrupted"] is True
+    assert [(s["name"], s["status"], s["message"]) for s in report["scenarios"]] == [
+        ("hangs", "error", "interrupted: abandoned while running"),
+        ("never-started", "skip", "not run: the run was interrupted"),
+    ]
+    assert len(server.requests) == 1

@@ -1,0 +1,142 @@
+"""A local server speaking OpenClaw's hooks API (`POST /hooks/agent`), for runner tests.
+
+Behaviour is chosen per request by markers in the hook message, so one server serves many
+scenarios: `[write:<path>]` writes a Markdown artifact into the workspace, `[fail:<code>]`
+answers that HTTP status, `[hang]` never completes (until the server stops), `[status:<s>]`
+completes with that completion status, `[drop]` closes the connection without an answer,
+`[sleep:<seconds>]` delays the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ARTIFACT = """---
+title: Sunday Service
+status: ready
+---
+# Hook
+
+Join us this Sunday.
+
+Body
+----
+
+Everything you need to know.
+
+## CTA
+
+Reply to register.
+"""
+
+
+class HooksServer:
+    """Start with `with HooksServer(token, workspace) as server:`; `server.base_url`."""
+
+    def __init__(self, token: str, workspace: Path, *, allow_session_key: bool = True) -> None:
+        self.token = token
+        self.workspace = workspace
+        self.allow_session_key = allow_session_key
+        self.requests: list[dict[str, Any]] = []
+        self.released = threading.Event()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> HooksServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.released.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:
+                if self.path == "/health":
+                    self._json(200, {"ok": True, "status": "live"})
+                else:
+                    self._json(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(
+                        {
+                            "path": self.path,
+                            "body": body,
+                            "authorization": self.headers.get("Authorization"),
+                        }
+                    )
+                if self.headers.get("Authorization") != f"Bearer {server.token}":
+                    self._json(401, {"ok": False, "error": "unauthorized"})
+                    return
+                if self.path != "/hooks/agent":
+                    self._json(404, {"ok": False, "error": "not found"})
+                    return
+                if "sessionKey" in body and not server.allow_session_key:
+                    self._json(
+                        400,
+                        {
+                            "ok": False,
+                            "error": "sessionKey is not allowed (hooks.allowRequestSessionKey)",
+                        },
+                    )
+                    return
+                self._run(body)
+
+            def _run(self, body: dict[str, Any]) -> None:
+                message = str(body.get("message", ""))
+                run_id = uuid.uuid4().hex
+                if "[drop]" in message:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if "[hang]" in message:
+                    server.released.wait(float(body.get("timeoutSeconds", 60)) + 60)
+                    return
+                if sleep := re.search(r"\[sleep:([\d.]+)\]", message):
+                    time.sleep(float(sleep.group(1)))
+                if fail := re.search(r"\[fail:(\d+)\]", message):
+                    self._json(int(fail.group(1)), {"ok": False, "error": "model provider failed"})
+                    return
+                for path in re.findall(r"\[write:([^\]]+)\]", message):
+                    target = server.workspace / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(ARTIFACT, encoding="utf-8")
+                status = re.search(r"\[status:(\w+)\]", message)
+                completion: dict[str, Any] = {"status": status.group(1) if status else "ok"}
+                if status:
+                    completion["error"] = "agent run failed: model returned 500"
+                self._json(200, {"ok": True, "runId": run_id, "completion": completion})
+
+            def _json(self, code: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

@@ -1,0 +1,156 @@
+"""Settings: defaults < file < CLAWSPEC_* environment < flags; secrets only from the env."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import build_parser, run_flags
+from clawspec.config import Settings, find_config, load_settings, parse_skip_budget
+from clawspec.errors import ConfigError
+
+
+def _file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "clawspec.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("file_value", "env_value", "flag_value", "expected"),
+    [
+        (None, None, None, 4),
+        (2, None, None, 2),
+        (2, "3", None, 3),
+        (2, "3", 5, 5),
+        (None, None, 6, 6),
+    ],
+)
+def test_concurrency_precedence_is_flag_over_env_over_file_over_default(
+    tmp_path: Path, file_value: int | None, env_value: str | None, flag_value: int | None,
+    expected: int,
+) -> None:
+    path = _file(tmp_path, f"concurrency: {file_value}\n" if file_value else "{}\n")
+    environ = {"CLAWSPEC_CONCURRENCY": env_value} if env_value else {}
+    flags = {"concurrency": flag_value} if flag_value else {}
+    assert load_settings(path, environ, flags).concurrency == expected
+
+
+def test_one_name_everywhere_config_env_flag() -> None:
+    """`gateway_base_url` is CLAWSPEC_GATEWAY_BASE_URL and --gateway-base-url."""
+    args = build_parser().parse_args(["run", "--gateway-base-url", "http://127.0.0.1:1"])
+    for name in ("gateway_base_url",):
+        assert name in Settings.model_fields
+        assert run_flags(args)[name] == "http://127.0.0.1:1"
+    env = load_settings(None, {"CLAWSPEC_GATEWAY_BASE_URL": "http://127.0.0.1:2"})
+    assert env.gateway_base_url == "http://127.0.0.1:2"
+
+
+def test_nested_settings_from_environment_and_flags(tmp_path: Path) -> None:
+    path = _file(tmp_path, "gateway:\n  mode: target\n  ready_timeout: 30\n")
+    settings = load_settings(path, {"CLAWSPEC_GATEWAY__READY_TIMEOUT": "45"},
+                             {"gateway": {"mode": "bring_up"}})
+    assert settings.gateway.mode == "bring_up"
+    assert settings.gateway.ready_timeout == 45
+
+
+def test_bring_up_flags_map_to_gateway_settings() -> None:
+    args = build_parser().parse_args(
+        ["run", "--bring-up", "--gateway-command", "openclaw gateway run", "--fail-on", "error"]
+    )
+    flags = run_flags(args)
+    assert flags["gateway"] == {"mode": "bring_up", "command": "openclaw gateway run"}
+    settings = load_settings(None, {}, flags)
+    assert settings.gateway.command == ["openclaw", "gateway", "run"]
+    assert settings.fail_on == "error"
+
+
+def test_bad_value_in_file_names_file_line_and_column(tmp_path: Path) -> None:
+    path = _file(tmp_path, "report_dir: out\nconcurrency: many\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, {})
+    assert str(caught.value).startswith(f"{path}:2:1: concurrency: ")
+    assert "'many'" in str(caught.value)
+
+
+def test_unknown_option_in_file_is_an_error(tmp_path: Path) -> None:
+    path = _file(tmp_path, "gateway:\n  moed: target\n")
+    with pytest.raises(ConfigError, match=r"clawspec\.yaml:2:3: unknown option 'gateway\.moed'"):
+        load_settings(path, {})
+
+
+def test_bad_value_in_environment_names_the_variable() -> None:
+    with pytest.raises(ConfigError, match="environment CLAWSPEC_CONCURRENCY: concurrency: "):
+        load_settings(None, {"CLAWSPEC_CONCURRENCY": "lots"})
+
+
+def test_bad_flag_value_names_the_flag() -> None:
+    with pytest.raises(ConfigError, match="--max-skipped: max_skipped: expected a count"):
+        load_settings(None, {}, {"max_skipped": "some"})
+
+
+def test_literal_secret_in_file_is_refused_and_never_echoed(tmp_path: Path) -> None:
+    path = _file(tmp_path, "hooks_token: s3cr3t-value\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, {})
+    assert "CLAWSPEC_HOOKS_TOKEN" in str(caught.value)
+    assert "s3cr3t-value" not in str(caught.value)
+
+
+def test_secret_reference_in_file_reads_the_environment(tmp_path: Path) -> None:
+    path = _file(tmp_path, "hooks_token: ${MY_HOOK_TOKEN}\n")
+    settings = load_settings(path, {"MY_HOOK_TOKEN": "from-env-123"})
+    assert settings.hooks_token is not None
+    assert settings.hooks_token.get_secret_value() == "from-env-123"
+    assert "from-env-123" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("CLAWSPEC_HOOKS_TOKEN", "a1234"), ("OPENCLAW_HOOKS_TOKEN", "b1234"), ("HOOKS_TOKEN", "c1234")],
+)
+def test_hooks_token_fallbacks(variable: str, value: str) -> None:
+    settings = load_settings(None, {variable: value})
+    assert settings.hooks_token is not None
+    assert settings.hooks_token.get_secret_value() == value
+    assert value in settings.secret_values()
+
+
+def test_first_hooks_token_variable_wins() -> None:
+    settings = load_settings(None, {"HOOKS_TOKEN": "last", "CLAWSPEC_HOOKS_TOKEN": "first"})
+    assert settings.hooks_token.get_secret_value() == "first"  # type: ignore[union-attr]
+
+
+def test_config_is_found_by_walking_up_and_sets_the_workspace(tmp_path: Path) -> None:
+    path = _file(tmp_path, "{}\n")
+    deep = tmp_path / "skills" / "news" / "tests"
+    deep.mkdir(parents=True)
+    assert find_config(deep / "scenarios.yaml") == path
+    assert load_settings(path, {}).workspace == tmp_path.resolve()
+
+
+def test_relative_workspace_in_file_resolves_against_the_file(tmp_path: Path) -> None:
+    (tmp_path / "agentdir").mkdir()
+    path = _file(tmp_path, "workspace: agentdir\n")
+    assert load_settings(path, {}).workspace == (tmp_path / "agentdir").resolve()
+
+
+def test_empty_environment_values_count_as_unset(tmp_path: Path) -> None:
+    path = _file(tmp_path, "concurrency: 2\n")
+    assert load_settings(path, {"CLAWSPEC_CONCURRENCY": ""}).concurrency == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [("3", ("count", 3.0)), ("0", ("count", 0.0)), ("0.2", ("ratio", 0.2)),
+     ("20%", ("ratio", 0.2))],
+)
+def test_skip_budget_parsing(text: str, parsed: tuple[str, float]) -> None:
+    assert parse_skip_budget(text) == parsed
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5", "abc", "150%"])
+def test_bad_skip_budgets_are_rejected(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_skip_budget(text)

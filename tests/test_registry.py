@@ -1,0 +1,73 @@
+"""The registry is the single source of the assertion types (style guide §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clawspec.assertions import REGISTRY
+from clawspec.assertions.registry import CATEGORIES
+
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seed" / "assertion-reference.txt"
+SEED_TYPES = {
+    "precondition": ["file_present", "file_absent", "gateway_healthy", "env_present"],
+    "artifact": ["artifact_exists", "artifact_contains", "artifact_absent_words",
+                 "artifact_matches_golden", "state_file"],
+    "behavioral": ["gateway_response", "log_entry", "decision_routed_to", "tool_was_called",
+                   "tool_not_called", "delegation_occurred", "tool_not_permitted",
+                   "token_budget"],
+    "trace": ["llm_call_count", "tool_sequence", "model_used", "delegation_path",
+              "per_span_budget", "trace_token_budget", "trace_duration", "trace_cost",
+              "no_span_errors", "tool_not_invoked"],
+    "semantic": ["llm_judge", "agent_identity_consistent"],
+}
+
+
+def test_registry_holds_exactly_the_seeds_29_types_in_their_categories() -> None:
+    assert sum(map(len, SEED_TYPES.values())) == 29
+    assert {name: spec.category for name, spec in REGISTRY.items()} == {
+        name: category for category, names in SEED_TYPES.items() for name in names
+    }
+    assert set(CATEGORIES) == set(SEED_TYPES)
+
+
+@pytest.mark.skipif(not SEED.is_file(), reason="../shared/seed is not beside the checkout")
+def test_registry_matches_the_seed_file() -> None:
+    text = SEED.read_text(encoding="utf-8")
+    for name in REGISTRY:
+        assert f"\n{name}\n" in text, name
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_each_type_is_fully_described_and_its_example_loads(name: str) -> None:
+    spec = REGISTRY[name]
+    assert spec.summary.endswith((".", ")")), spec.summary
+    for field in spec.fields:
+        assert spec.model.model_fields[field].description, f"{name}.{field} has no description"
+    example = yaml.safe_load(spec.example) or {}
+    assert spec.model.model_validate({"type": name, **example}).type == name
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        ("tool_was_called", ["tool", "log_path", "run_id"]),
+        ("artifact_absent_words", ["path", "timeout", "updated_after", "words", "source", "key"]),
+        ("state_file", ["path", "state_path", "expected_status", "expected_fields"]),
+        ("llm_judge", ["path", "rubric", "pass_threshold", "section", "consistency"]),
+        ("delegation_path", ["expected", "routing_path", "routing_decisions", "state_path"]),
+        ("token_budget", ["log_path", "run_id", "max_total_tokens", "max_input_tokens",
+                          "max_output_tokens"]),
+    ],
+)
+def test_fields_keep_the_seeds_names(name: str, fields: list[str]) -> None:
+    assert REGISTRY[name].fields == fields
+
+
+def test_log_based_fields_the_seed_requires_stay_accepted_but_are_optional() -> None:
+    model = REGISTRY["tool_not_called"].model
+    assert model.model_validate({"type": "tool_not_called", "tool": "x"}).log_path is None
+    full = {"type": "tool_not_called", "tool": "x", "log_path": "/tmp/a.log", "run_id": "r"}
+    assert model.model_validate(full).run_id == "r"
