@@ -15,12 +15,14 @@ import requests
 
 from clawspec.config import Settings, find_config, load_settings
 from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
-from clawspec.errors import ConfigError, ExitCode, UsageError
-from clawspec.gateway.client import HooksClient
+from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
+from clawspec.gateway.client import HooksClient, RoutingClient, WebhookClient
 from clawspec.reports.model import RunReport, exit_code
-from clawspec.reports.publish import publish
-from clawspec.runner.run import RunListener, execute
+from clawspec.gateway.managed import gateway_for_run
+from clawspec.reports.publish import publish, report_json_path
+from clawspec.runner.run import RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
+
 
 @dataclass(frozen=True)
 class Loaded:
@@ -98,6 +100,27 @@ def gateway_timezone(settings: Settings) -> tzinfo:
     return datetime.now().astimezone().tzinfo  # type: ignore[return-value]
 
 
+def gateway_client(settings: Settings, http: requests.Session, listener: RunListener) -> Any:
+    """The client for each trigger mode (hooks: hook token; webhook: gateway token)."""
+    hooks_token = settings.hooks_token.get_secret_value() if settings.hooks_token else None
+    auth = settings.gateway_auth_token
+    webhook_token = auth.get_secret_value() if auth else hooks_token
+    return RoutingClient(
+        {
+            "hooks": HooksClient(
+                settings.gateway_base_url,
+                settings.hooks_path,
+                hooks_token,
+                http,
+                on_warning=listener.on_warning,
+            ),
+            "webhook": WebhookClient(
+                settings.gateway_base_url, settings.gateway_webhook_endpoint, webhook_token, http
+            ),
+        }
+    )
+
+
 def run(
     paths: Sequence[str | Path],
     *,
@@ -117,22 +140,31 @@ def run(
     plans = plan(loaded, scenarios, tags, exclude_tags)
     settings = loaded.settings
     listener = listener or _Quiet()
-    http = requests.Session()
-    token = settings.hooks_token.get_secret_value() if settings.hooks_token else None
-    client = HooksClient(
-        settings.gateway_base_url, settings.hooks_path, token, http, on_warning=listener.on_warning
-    )
-    env = RunEnv(
-        settings,
-        loaded.workspace,
-        client,
-        http,
-        environ,
-        gateway_timezone(settings),
-        stop=stop or threading.Event(),
-    )
-    listener.on_run_start(len(plans), settings.secret_values())
-    outcome = execute(plans, env, listener, settings.concurrency, abandon)
+    agent_ids = {
+        p.scenario.agent_id or p.contract.contract.target.agent_id or settings.default_agent_id
+        for p in plans
+    }
+    report_dir = report_json_path(settings).parent
+    try:
+        with gateway_for_run(settings, loaded.workspace, agent_ids, report_dir) as gateway:
+            settings = gateway.settings
+            http = requests.Session()
+            env = RunEnv(
+                settings,
+                loaded.workspace,
+                gateway_client(settings, http, listener),
+                http,
+                environ,
+                gateway_timezone(settings),
+                stop=stop or threading.Event(),
+                gateway_log=gateway.log_path,
+            )
+            listener.on_run_start(len(plans), settings.secret_values())
+            outcome = execute(plans, env, listener, settings.concurrency, abandon)
+    except GatewayError as exc:
+        # Nothing could run; CI still gets reports that say why, then exit 3.
+        publish(unrun_report(plans, f"gateway bring-up failed: {exc}"), settings, environ)
+        raise
     written = publish(outcome.report, settings, environ)
     code = exit_code(outcome.report, settings.max_skipped, settings.fail_on)
     if outcome.gateway_unreachable and not outcome.report.interrupted:

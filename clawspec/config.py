@@ -93,7 +93,7 @@ class Settings(BaseModel):
     gateway_base_url: str = "http://127.0.0.1:18789"
     hooks_path: str = "/hooks"
     gateway_health_path: str = "/health"
-    gateway_webhook_endpoint: str = "/webhook/clawspec"
+    gateway_webhook_endpoint: str = "/webhook/mcp-skill-invoke"
     trigger_mode: Literal["hooks", "webhook"] = "hooks"
     gateway_log_pattern: str = "/tmp/openclaw/openclaw-{date}.log"
     # JSONL written by ClawSpec's OpenClaw plugin on a gateway you run yourself (token usage,
@@ -105,8 +105,10 @@ class Settings(BaseModel):
     concurrency: int = Field(4, ge=1, le=64)
     max_skipped: str | None = None
     fail_on: Literal["fail", "error", "never"] = Field(
-        "fail", description="fail: exit 1 on failed or errored scenarios; error: only on "
-        "errored ones; never: report only (exit 0 unless nothing could run)")
+        "fail",
+        description="fail: exit 1 on failed or errored scenarios; error: only on "
+        "errored ones; never: report only (exit 0 unless nothing could run)",
+    )
     pr_comment: bool = False
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)

@@ -38,7 +38,9 @@ class _FileAssertion(Assertion):
             try:
                 parse_instant(value)
             except ValueError:
-                raise ValueError(f"'updated_after' is not an ISO-8601 timestamp: '{value}'")
+                raise ValueError(
+                    f"'updated_after' is not an ISO-8601 timestamp: '{value}'"
+                ) from None
         return value
 
     def await_file(self, ctx: EvalContext) -> Path | Verdict:
@@ -110,6 +112,9 @@ class ArtifactContains(_FileAssertion):
         if self.fields:
             try:
                 data = documents.document_fields(found)
+            except documents.NoFrontMatterError:
+                # Nothing to parse is the agent's omission (fail); unparsable data is an error.
+                data, problems = {}, [*problems, "no YAML front matter"]
             except documents.DataError as exc:
                 return Verdict.errored(str(exc))
             missing = [f for f in self.fields if documents.is_missing(documents.lookup(data, f))]
@@ -133,6 +138,13 @@ class ArtifactAbsentWords(_FileAssertion):
     words: list[str] | None = Field(None, description="Words/phrases that must not appear.")
     source: WorkspacePath | None = Field(None, description="YAML file holding a word list.")
     key: str | None = Field(None, description="Key (dotted allowed) of the list in `source`.")
+
+    @field_validator("words")
+    @classmethod
+    def _no_blank_words(cls, words: list[str] | None) -> list[str] | None:
+        if words and any(not word.strip() for word in words):
+            raise ValueError("'words' must not contain empty entries")
+        return words
 
     @model_validator(mode="after")
     def _words_or_source(self) -> ArtifactAbsentWords:
@@ -176,7 +188,7 @@ class ArtifactAbsentWords(_FileAssertion):
             return Verdict.errored(f"word list '{self.source}' has no key '{self.key}'")
         if not isinstance(value, list) or not all(isinstance(w, str | int) for w in value):
             return Verdict.errored(f"'{self.key}' in '{self.source}' is not a list of words")
-        return [str(w) for w in value]
+        return [str(w) for w in value if str(w).strip()]
 
 
 def _word_pattern(word: str) -> re.Pattern[str]:

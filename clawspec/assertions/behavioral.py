@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Literal
 
 import requests
@@ -12,7 +13,9 @@ from pydantic import Field
 from clawspec.assertions import documents
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
-from clawspec.text import one_line, quote_list
+from clawspec.gateway.logs import DEBUG_HINT, LogIndex
+from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
+from clawspec.text import fmt_number, one_line, pluralize, quote_list
 
 LOG_PATH = Field(None, description="Gateway log file (default: the active gateway log).")
 RUN_ID = Field(None, description="Run to scope the search to (default: this scenario's run).")
@@ -62,7 +65,7 @@ class LogEntry(Assertion):
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
-            return Verdict.errored("run-scoped log_entry is not implemented yet")
+            return self._evaluate_run_scoped(ctx)
         path = ctx.path(self.path)
         matches = line_matcher(self.pattern)
         count = 0
@@ -77,6 +80,26 @@ class LogEntry(Assertion):
             return Verdict.failed(f"log '{self.path}' not found")
         return Verdict.failed(
             f"no line of '{self.path}' matches '{self.pattern}' ({count:,} lines read)"
+        )
+
+    def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
+        """Only the run's lines count; a missing log or run is `error` (SPEC §9)."""
+        scoped = RunLog.load(ctx, ctx.path(self.path), self.run_id, "log")
+        if scoped.problem:
+            return scoped.problem
+        matches = line_matcher(self.pattern)
+        lines = scoped.index.lines()
+        where = "" if scoped.index.start_offset == 0 else " (counted from the run's start)"
+        for number, text in lines:
+            if matches(text):
+                return Verdict.passed(
+                    f"line {number}{where} of '{self.path}' matches '{self.pattern}' "
+                    f"in run {scoped.label}",
+                    number,
+                )
+        return Verdict.failed(
+            f"no line of run {scoped.label} in '{self.path}' matches '{self.pattern}' "
+            f"({pluralize(len(lines), 'line')} of the run)"
         )
 
 
@@ -134,12 +157,16 @@ class DecisionRoutedTo(Assertion):
                 f"(looked for {quote_list(DECISION_KEYS)})"
             )
         choices = decision if isinstance(decision, list) else [decision]
-        names = [_agent_name(c) for c in choices]
+        names = [name for name in map(_agent_name, choices) if name is not None]
         want = self.expected_agent.strip("/")
+        if not names:
+            return Verdict.failed(
+                f"'{self.state_path}': {key} names no agent (a string, or a mapping's 'agent')"
+            )
         if want in names:
             return Verdict.passed(f"{key} = '{want}'", want, want)
         return Verdict.failed(
-            f"routed to {quote_list([str(n) for n in names])}, expected '{want}'", names, want
+            f"routed to {quote_list(names)}, expected '{want}'", names, want
         )
 
 
@@ -163,7 +190,6 @@ def _agent_name(choice: object) -> str | None:
 @register(
     category="behavioral",
     needs={Need.LOG},
-    implemented=False,
     example=f"tool: sessions_spawn\n{LOG_EXAMPLE}",
 )
 class ToolWasCalled(Assertion):
@@ -174,11 +200,24 @@ class ToolWasCalled(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
+        if scoped.problem:
+            return scoped.problem
+        counts = scoped.index.tool_counts()
+        count = counts.get(self.tool, 0)
+        if count:
+            return Verdict.passed(
+                f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
+                count,
+            )
+        seen = f"tools called: {_counted(counts)}" if counts else "no tools called"
+        return Verdict.failed(f"tool '{self.tool}' not called in run {scoped.label}; {seen}", 0)
+
 
 @register(
     category="behavioral",
     needs={Need.LOG},
-    implemented=False,
     example=f"tool: resend.send\n{LOG_EXAMPLE}",
 )
 class ToolNotCalled(Assertion):
@@ -189,11 +228,29 @@ class ToolNotCalled(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
+        if scoped.problem:
+            return scoped.problem
+        calls = scoped.index.tool_calls
+        count = sum(1 for call in calls if call.name == self.tool)
+        if count:
+            return Verdict.failed(
+                f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
+                count,
+                0,
+            )
+        return Verdict.passed(
+            f"tool '{self.tool}' not called in run {scoped.label} "
+            f"({pluralize(len(calls), 'tool call')} seen)",
+            0,
+            0,
+        )
+
 
 @register(
     category="behavioral",
     needs={Need.LOG},
-    implemented=False,
     example=f"to_agent: agents-marketing-brand\n{LOG_EXAMPLE}",
 )
 class DelegationOccurred(Assertion):
@@ -204,11 +261,32 @@ class DelegationOccurred(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
+        if scoped.problem:
+            return scoped.problem
+        agents = scoped.index.subagents
+        if self.to_agent in agents:
+            return Verdict.passed(
+                f"run {scoped.label} delegated to '{self.to_agent}'", self.to_agent, self.to_agent
+            )
+        if agents:
+            return Verdict.failed(
+                f"no delegation to '{self.to_agent}' in run {scoped.label}; "
+                f"delegated to: {quote_list(agents)}",
+                agents,
+                self.to_agent,
+            )
+        return Verdict.failed(
+            f"no delegation in run {scoped.label} (expected '{self.to_agent}')",
+            [],
+            self.to_agent,
+        )
+
 
 @register(
     category="behavioral",
     needs={Need.LOG},
-    implemented=False,
     example=f"allowed_tools: [read, write, memory.search]\n{LOG_EXAMPLE}",
 )
 class ToolNotPermitted(Assertion):
@@ -219,11 +297,30 @@ class ToolNotPermitted(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
+        if scoped.problem:
+            return scoped.problem
+        counts = scoped.index.tool_counts()
+        allowed = set(self.allowed_tools)
+        forbidden = {name: n for name, n in counts.items() if name not in allowed}
+        if forbidden:
+            return Verdict.failed(
+                f"forbidden tools called in run {scoped.label}: {_counted(forbidden)}",
+                sorted(forbidden),
+                self.allowed_tools,
+            )
+        calls = sum(counts.values())
+        return Verdict.passed(
+            f"{pluralize(calls, 'tool call')} in run {scoped.label}, all allowed",
+            sorted(counts),
+            self.allowed_tools,
+        )
+
 
 @register(
     category="behavioral",
     needs={Need.LOG},
-    implemented=False,
     example=f"{LOG_EXAMPLE}\nmax_total_tokens: 12000\nmax_output_tokens: 4000",
 )
 class TokenBudget(Assertion):
@@ -236,3 +333,149 @@ class TokenBudget(Assertion):
     max_total_tokens: int | None = Field(None, ge=0, description="Maximum total tokens.")
     max_input_tokens: int | None = Field(None, ge=0, description="Maximum input tokens.")
     max_output_tokens: int | None = Field(None, ge=0, description="Maximum output tokens.")
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
+        if scoped.problem:
+            return scoped.problem
+        usage, source = _usage(ctx, scoped.index)
+        if usage is None:
+            return Verdict.skipped(
+                f"no token usage records for run {scoped.label} ({source}; "
+                "the log has no token fields)"
+            )
+        measured = {"input": usage.input, "output": usage.output, "total": usage.total}
+        limits = {
+            name: limit
+            for name, limit in (
+                ("total", self.max_total_tokens),
+                ("input", self.max_input_tokens),
+                ("output", self.max_output_tokens),
+            )
+            if limit is not None
+        }
+        over = [
+            f"{name} tokens {fmt_number(measured[name])} > {fmt_number(limit)}"
+            for name, limit in limits.items()
+            if measured[name] > limit
+        ]
+        if over:
+            return Verdict.failed("; ".join(over), measured, limits)
+        within = "; ".join(
+            f"{name} tokens {fmt_number(measured[name])} ≤ {fmt_number(limit)}"
+            for name, limit in limits.items()
+        )
+        return Verdict.passed(f"{within} ({pluralize(usage.calls, source)})", measured, limits)
+
+
+# How long the log may lag behind the hook answer (the gateway flushes its last lines late).
+LOG_SETTLE_S = 2.0
+# A spawned sub-agent may start seconds after the parent's hook answer (queued behind the
+# gateway's session store); a found run with pending children waits up to this long.
+SUBAGENT_SETTLE_S = 30.0
+
+
+class RunLog:
+    """The run's log index (shared by the scenario's assertions) or why it is unusable."""
+
+    def __init__(self, index: LogIndex, label: str, problem: Verdict | None) -> None:
+        self.index = index
+        self.label = label
+        self.problem = problem
+
+    @classmethod
+    def load(
+        cls, ctx: EvalContext, log_path: str | Path | None, run_id: str | None, kind: str = ""
+    ) -> RunLog:
+        """Index the log once per (path, run) and check the run is in it (SPEC §9 "Logs")."""
+        active = ctx.evidence.gateway_log
+        if isinstance(log_path, str):
+            path: Path | None = ctx.path(log_path)
+        else:
+            path = log_path or active
+        kind = kind or ("gateway log" if log_path is None else "log")
+        ours = {ctx.run.run_id, ctx.run.gateway_run_id} - {None}
+        if run_id and run_id not in ours:
+            ids: tuple[str, ...] = (run_id,)
+            keys: tuple[str, ...] = ()
+            label = run_id
+        else:
+            ids = tuple(i for i in (ctx.run.run_id, ctx.run.gateway_run_id) if i)
+            keys = (ctx.run.session_key,) if ctx.run.session_key else ()
+            label = ctx.run.run_id
+        if path is None:
+            index = LogIndex(Path(), ids, keys, exists=False)
+            return cls(index, label, Verdict.errored("no gateway log configured (set log_path)"))
+        is_active = active is not None and _same_file(path, active)
+        offset = ctx.evidence.log_offset if is_active else 0
+
+        def build() -> LogIndex:
+            return LogIndex.build(
+                path,
+                offset,
+                run_ids=ids,
+                session_keys=keys,
+                started_at=ctx.run.started_at.timestamp(),
+                inode=ctx.evidence.extra.get("log_inode") if is_active else None,
+                wait_s=LOG_SETTLE_S,
+                subagent_wait_s=SUBAGENT_SETTLE_S,
+                poll_interval_s=ctx.poll_interval_s,
+                stop=ctx.stop,
+                clock=ctx.clock,
+            )
+
+        index = ctx.evidence.cached(f"log_index|{path}|{offset}|{ids}|{keys}", build)
+        if not index.exists:
+            return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"))
+        if not index.found:
+            return cls(index, label, Verdict.errored(_not_found(kind, path, label, ids, keys)))
+        return cls(index, label, None)
+
+
+def _not_found(kind: str, path: Path, label: str, ids: tuple[str, ...], keys: tuple[str, ...]):
+    looked = f"run id {' or '.join(repr(i) for i in ids)}"
+    if keys:
+        looked += f", session key {' or '.join(repr(k) for k in keys)}"
+    return f"run {label} not found in {kind} '{path}' (looked for {looked}; {DEBUG_HINT})"
+
+
+def _usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
+    """Return the run's token usage and what it was counted from (plugin first, then log)."""
+    plugin = ctx.evidence.plugin_output
+    source = "no plugin output configured"
+    if plugin is not None:
+        offset = ctx.evidence.plugin_offset
+
+        def load() -> list[PluginRecord]:
+            records: list[PluginRecord] = []
+
+            def settled() -> bool:
+                records[:] = read_plugin_records(plugin, offset)
+                return index.plugin_settled(records)
+
+            ctx.wait_until(settled, LOG_SETTLE_S)
+            return records
+
+        scope = ",".join(sorted(index.run_ids))
+        records = ctx.evidence.cached(f"plugin_records|{plugin}|{offset}|{scope}", load)
+        usage = index.usage_from_plugin(records)
+        if usage is not None:
+            return usage, "model call"
+        source = f"none in plugin output '{plugin}'"
+    if index.legacy_usage is not None:
+        return index.legacy_usage, "log usage line"
+    return None, source
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
+
+
+def _counted(counts: dict[str, int]) -> str:
+    """Return "'write' (2), 'read' (1)" capped like quote_list."""
+    items = [f"'{name}' ({count})" for name, count in counts.items()]
+    shown = ", ".join(items[:5])
+    return shown + (f" … and {len(items) - 5} more" if len(items) > 5 else "")

@@ -36,15 +36,21 @@ def render_tables() -> str:
     for category in CATEGORIES:
         for spec in (s for s in REGISTRY.values() if s.category == category):
             status = "✅" if spec.implemented else "not implemented yet (answers `error`)"
-            lines.append(f"| [`{spec.type}`](#{spec.type}) | {category} | {spec.summary} | "
-                         f"{status} |")
+            lines.append(
+                f"| [`{spec.type}`](#{spec.type}) | {category} | {spec.summary} | {status} |"
+            )
     for category in CATEGORIES:
         lines += ["", f"### {category.capitalize()} assertions"]
         for spec in (s for s in REGISTRY.values() if s.category == category):
             lines += ["", f"#### `{spec.type}`", "", spec.summary, ""]
             rows = _field_rows(spec)
             if rows:
-                lines += ["| field | type | required | description |", "|---|---|---|---|", *rows, ""]
+                lines += [
+                    "| field | type | required | description |",
+                    "|---|---|---|---|",
+                    *rows,
+                    "",
+                ]
             else:
                 lines += ["No fields.", ""]
             example = "\n".join(f"  {line}" for line in spec.example.splitlines())

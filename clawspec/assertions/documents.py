@@ -20,6 +20,10 @@ class DataError(ValueError):
     """A file that should hold YAML/JSON data could not be parsed."""
 
 
+class NoFrontMatterError(DataError):
+    """A Markdown file has no front matter at all (the agent did not write the fields)."""
+
+
 def normalize_heading(text: str) -> str:
     """Case-fold and collapse whitespace so headings compare as SPEC §6 says."""
     return " ".join(text.split()).casefold()
@@ -42,30 +46,36 @@ def markdown_headings(text: str) -> list[tuple[int, str, int]]:
     offset = text[: len(text) - len(body)].count("\n")
     headings: list[tuple[int, str, int]] = []
     fence: str | None = None
-    previous: str | None = None  # the paragraph line a setext underline would turn into a heading
+    # The paragraph lines (text, line number) a setext underline would turn into one heading.
+    paragraph: list[tuple[str, int]] = []
     for number, line in enumerate(body.splitlines(), start=offset + 1):
         opened = _FENCE.match(line)
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = None
-            previous = None
+            paragraph = []
             continue
         if opened:
-            fence, previous = opened.group(1), None
+            fence, paragraph = opened.group(1), []
             continue
         atx = _ATX.match(line)
         if atx:
             headings.append((len(atx.group(1)), (atx.group(2) or "").strip(), number))
-            previous = None
+            paragraph = []
             continue
         underline = _SETEXT.match(line)
-        if underline and previous is not None:
-            level = 1 if underline.group(1)[0] == "=" else 2
-            headings.append((level, previous.strip(), number - 1))
-            previous = None
+        if underline:  # without a paragraph above: a thematic break, never heading text
+            if paragraph:
+                level = 1 if underline.group(1)[0] == "=" else 2
+                joined = " ".join(part.strip() for part, _ in paragraph)
+                headings.append((level, joined, paragraph[0][1]))
+            paragraph = []
             continue
-        paragraph = line.strip() and not _LIST_OR_QUOTE.match(line) and not line.startswith("    ")
-        previous = line if paragraph else None
+        is_text = bool(line.strip()) and not _LIST_OR_QUOTE.match(line)
+        if not is_text:
+            paragraph = []
+        elif paragraph or not line.startswith("    "):  # indented lines only continue one
+            paragraph.append((line, number))
     return headings
 
 
@@ -87,11 +97,13 @@ def document_fields(path: Path) -> Any:
         return load_data(path)
     front, _ = split_front_matter(path.read_text(encoding="utf-8"))
     if front is None:
-        raise DataError(f"'{path.name}' has no YAML front matter")
+        raise NoFrontMatterError(f"'{path.name}' has no YAML front matter")
     try:
         return yaml.safe_load(front) or {}
     except yaml.YAMLError as exc:
-        raise DataError(f"front matter of '{path.name}' is not valid YAML: {_first_line(exc)}")
+        raise DataError(
+            f"front matter of '{path.name}' is not valid YAML: {_first_line(exc)}"
+        ) from None
 
 
 def lookup(data: Any, key: str) -> Any:

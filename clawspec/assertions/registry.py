@@ -35,10 +35,12 @@ class AssertionSpec:
 
     @property
     def path_fields(self) -> list[str]:
+        """Fields typed WorkspacePath, optional ones (`WorkspacePath | None`) included."""
         return [
             name
             for name, info in self.model.model_fields.items()
             if any(isinstance(m, PathField) for m in info.metadata)
+            or _marks_path(info.annotation)
         ]
 
 
@@ -68,6 +70,13 @@ def assertion_union() -> Any:
     """Return the discriminated union of every registered assertion model."""
     models = tuple(spec.model for spec in REGISTRY.values())
     return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
+
+
+def _marks_path(annotation: Any) -> bool:
+    """True when `annotation` is, or unions with, an Annotated[..., PathField()]."""
+    if get_origin(annotation) is Annotated:
+        return any(isinstance(m, PathField) for m in get_args(annotation)[1:])
+    return any(_marks_path(arg) for arg in get_args(annotation))
 
 
 def field_type_name(annotation: Any) -> str:

@@ -24,6 +24,9 @@ class Target(_Strict):
     agent_id: str | None = Field(
         None, description="Agent that runs the scenario (default: config)."
     )
+    trigger_mode: Literal["hooks", "webhook"] | None = Field(
+        None, description="How to invoke (default: config `trigger_mode`)."
+    )
 
 
 class Defaults(_Strict):

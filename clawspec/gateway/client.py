@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import requests
@@ -20,11 +20,18 @@ HTTP_GRACE_S = 5
 class InvokeRequest:
     """One agent run to start."""
 
-    message: str
+    message: str  # the hook message: rendered `when.invoke` (+ a `Parameters:` line)
     name: str
     agent_id: str
     session_key: str | None
     timeout_s: float
+    # What the legacy skill webhook needs besides the message.
+    invoke: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    trigger: str | None = None
+    target_type: str = "skill"
+    target_path: str = ""
+    trigger_mode: str = "hooks"
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,87 @@ class HooksClient:
                 gateway_run_id=run_id,
             )
         return InvokeResult(run_id, session_key, status, body)
+
+
+class WebhookClient:
+    """The old ClawSpec skill webhook (`trigger_mode: webhook`), kept for existing users.
+
+    `POST {base}{gateway_webhook_endpoint}` with `skill_command`, `payload` (the params as JSON
+    text), `test_mode`, the target and the session key; the answer's `status` (`ok`, `completed`,
+    `accepted`...) and `runId`. The webhook may return before the skill finishes: use
+    `timeout` on the artifact assertions to wait for its output.
+    """
+
+    FAILED = frozenset({"error", "failed", "failure", "timeout", "cancelled", "aborted"})
+
+    def __init__(
+        self,
+        base_url: str,
+        endpoint: str,
+        token: str | None,
+        session: requests.Session | None = None,
+    ) -> None:
+        self.url = base_url.rstrip("/") + "/" + endpoint.lstrip("/")
+        self._token = token
+        self._http = session or requests.Session()
+
+    def invoke(self, request: InvokeRequest) -> InvokeResult:
+        invoke = request.invoke.strip()
+        is_command = invoke.startswith("/")
+        payload = request.params if is_command else {"invoke": invoke, "params": request.params}
+        body: dict[str, Any] = {
+            "skill_command": invoke if is_command else (request.trigger or invoke),
+            "payload": json.dumps(payload, sort_keys=True) if payload else "",
+            "test_mode": bool(request.params.get("test_mode", True)),
+            "target_type": request.target_type,
+            "target_path": request.target_path,
+        }
+        if request.session_key:
+            body["session_key"] = request.session_key
+        headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
+        try:
+            response = self._http.post(
+                self.url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, request.timeout_s)
+            )
+        except requests.ConnectionError as exc:
+            raise InvocationError(
+                f"gateway unreachable: POST {self.url}: {_reason(exc)}", unreachable=True
+            ) from None
+        except requests.Timeout:
+            raise InvocationError(
+                f"no answer within {request.timeout_s:g} s (POST {self.url})"
+            ) from None
+        except requests.RequestException as exc:
+            raise InvocationError(f"POST {self.url} failed: {_reason(exc)}") from None
+        if not 200 <= response.status_code < 300:
+            raise InvocationError(
+                f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)}"
+            )
+        try:
+            answer = response.json() if response.content else {}
+        except ValueError:
+            answer = {}
+        answer = answer if isinstance(answer, dict) else {}
+        run_id = answer.get("runId") or answer.get("run_id")
+        status = str(answer.get("status", "accepted"))
+        if status.lower() in self.FAILED:
+            error = one_line(str(answer.get("error") or answer.get("message") or ""), 200)
+            raise InvocationError(
+                f"webhook run {run_id} answered status '{status}'"
+                + (f": {error}" if error else ""),
+                gateway_run_id=run_id,
+            )
+        return InvokeResult(run_id, request.session_key, status, answer)
+
+
+class RoutingClient:
+    """Sends each request through the client of its trigger mode."""
+
+    def __init__(self, clients: dict[str, GatewayClient]) -> None:
+        self._clients = clients
+
+    def invoke(self, request: InvokeRequest) -> InvokeResult:
+        return self._clients[request.trigger_mode].invoke(request)
 
 
 def _mentions_session_key(response: requests.Response) -> bool:

@@ -1,13 +1,23 @@
-"""Write every output of a finished run (called from a `finally`: also when interrupted)."""
+"""Write every output of a finished run (called from a `finally`: also when interrupted).
+
+Each output is independent: one that fails (a full disk, a PR comment network error) is a
+warning on stderr and the others are still written. On GitHub Actions (`GITHUB_ACTIONS=true`)
+the secrets are masked first, then the job summary, annotations, step outputs and (opt-in) the
+PR comment follow (SPEC §7). Every text goes through `text.clean` with the run's secrets.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TextIO
 
 from clawspec.config import Settings
 from clawspec.reports.json_report import write_json
 from clawspec.reports.model import RunReport
+from clawspec.text import clean, one_line
 
 REPORT_JSON_NAME = "clawspec-report.json"
 
@@ -16,7 +26,140 @@ def report_json_path(settings: Settings) -> Path:
     return Path(settings.report_json or Path(settings.report_dir) / REPORT_JSON_NAME)
 
 
-def publish(report: RunReport, settings: Settings, environ: Mapping[str, str]) -> list[Path]:
-    """Write the JSON report (and the other configured outputs); return the files written."""
+def publish(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    http: object | None = None,
+) -> list[Path]:
+    """Write the JSON report and the other configured outputs; return the report files written.
+
+    `stdout` receives workflow commands and `stderr` warnings (default: the process streams);
+    `http` is an optional `requests.Session` for the PR comment.
+    """
     secrets = settings.secret_values()
-    return [write_json(report, report_json_path(settings), secrets)]
+    err = stderr if stderr is not None else sys.stderr
+    written: list[Path] = []
+
+    def attempt(what: str, action: Callable[[], object]) -> object:
+        try:
+            return action()
+        except Exception as exc:  # one output failing must not cost the others (issue 4)
+            message = f"warning: {what} not written: {type(exc).__name__}: {one_line(str(exc))}"
+            print(clean(message, secrets), file=err, flush=True)
+            return None
+
+    json_path = report_json_path(settings)
+    if attempt("JSON report", lambda: write_json(report, json_path, secrets)):
+        written.append(json_path)
+    junit_path = Path(settings.junit) if settings.junit else None
+    if junit_path is not None:
+        from clawspec.reports.junit import write_junit
+
+        if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets)):
+            written.append(junit_path)
+    _keep_workspace_owner(written, environ)
+    if environ.get("GITHUB_ACTIONS") == "true":
+        _publish_github(
+            report,
+            settings,
+            environ,
+            attempt=attempt,
+            stdout=stdout,
+            err=err,
+            json_path=json_path if json_path in written else None,
+            junit_path=junit_path if junit_path in written else None,
+            http=http,
+        )
+    return written
+
+
+def _publish_github(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    attempt: Callable[[str, Callable[[], object]], object],
+    stdout: TextIO | None,
+    err: TextIO,
+    json_path: Path | None,
+    junit_path: Path | None,
+    http: object | None,
+) -> None:
+    from clawspec.reports.github.annotations import write_annotations
+    from clawspec.reports.github.commands import GitHubRunner
+    from clawspec.reports.github.outputs import write_outputs
+    from clawspec.reports.github.summary import write_summary
+
+    secrets = settings.secret_values()
+    runner = GitHubRunner(environ, secrets, stdout)
+    runner.mask_secrets()  # before any other output of ours (SPEC §3)
+    attempt("job summary", lambda: write_summary(runner, report))
+    attempt("annotations", lambda: write_annotations(runner, report))
+    attempt("step outputs", lambda: write_outputs(runner, report, json_path, junit_path))
+    if settings.pr_comment:
+        attempt(
+            "PR comment",
+            lambda: _comment(report, settings, environ, secrets=secrets, err=err, http=http),
+        )
+
+
+def _comment(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    secrets: list[str],
+    err: TextIO,
+    http: object | None,
+) -> None:
+    from clawspec.reports.github.pr_comment import PrCommentError, publish_pr_comment
+
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    try:
+        result = publish_pr_comment(report, environ, token, secrets, http=http)  # type: ignore[arg-type]
+    except PrCommentError as exc:
+        # Expected failures (fork PRs, a token without rights, GitHub down): a warning only.
+        print(clean(f"warning: PR comment not written: {exc}", secrets), file=err, flush=True)
+        return
+    if result is None:
+        print("note: PR comment skipped: this run is not about a pull request", file=err)
+    else:
+        print(
+            clean(f"PR comment {result.action}: {result.url or result.comment_id}", secrets),
+            file=err,
+            flush=True,
+        )
+
+
+def _keep_workspace_owner(paths: list[Path], environ: Mapping[str, str]) -> None:
+    """Give files we wrote into the workspace to the workspace's owner when we run as root.
+
+    A container action runs as root while the runner user owns `$GITHUB_WORKSPACE`; root-owned
+    reports there break later steps (and the next checkout). Best effort: errors are ignored.
+    """
+    workspace = environ.get("GITHUB_WORKSPACE")
+    if not workspace or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    try:
+        root = Path(workspace).resolve()
+        owner = root.stat()
+    except OSError:
+        return
+    if owner.st_uid == 0:
+        return
+    for path in paths:
+        full = path.resolve()
+        if root not in full.parents:
+            continue
+        node = full
+        while node != root:
+            try:
+                if node.stat().st_uid == 0:
+                    os.chown(node, owner.st_uid, owner.st_gid)
+            except OSError:
+                pass
+            node = node.parent

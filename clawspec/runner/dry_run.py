@@ -10,7 +10,7 @@ from clawspec.contracts import templates
 from clawspec.runner.scenario import (
     RunEnv,
     ScenarioPlan,
-    invoke_message,
+    invoke_request,
     new_run_id,
     template_values,
 )
@@ -49,8 +49,8 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
         )
         for phase in ("given", "then"):
             if phase == "then":
-                message = invoke_message(plan, values, env.environ)
-                print(f"  when  invoke: {one_line(message, 200)}")
+                request = invoke_request(plan, env, values, None)
+                print(f"  when  {request.trigger_mode}: {one_line(request.message, 200)}")
             for index in range(len(getattr(plan.scenario, phase))):
                 raw = plan.contract.raw_assertion(plan.index, phase, index)
                 rendered = templates.render_data(raw, values, env.environ)

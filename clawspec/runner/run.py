@@ -104,12 +104,27 @@ def execute(
     return RunOutcome(report, unreachable)
 
 
+def unrun_report(plans: Sequence[ScenarioPlan], message: str) -> RunReport:
+    """A report in which no scenario could run (e.g. the gateway never came up)."""
+    results = [_unrun(plan, Status.ERROR, message) for plan in plans]
+    return RunReport(
+        version=__version__,
+        run_id=new_run_id(),
+        started_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+        duration_ms=0,
+        totals=Totals.of(results),
+        scenarios=results,
+    )
+
+
 def _not_completed(plan: ScenarioPlan, started: bool) -> ScenarioResult:
     """A scenario that never finished because the run was interrupted."""
-    status = Status.ERROR if started else Status.SKIP
-    message = (
-        "interrupted: abandoned while running" if started else "not run: the run was interrupted"
-    )
+    if started:
+        return _unrun(plan, Status.ERROR, "interrupted: abandoned while running")
+    return _unrun(plan, Status.SKIP, "not run: the run was interrupted")
+
+
+def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
     return ScenarioResult(
         id=plan.id,
         contract=plan.contract.display,

@@ -99,19 +99,37 @@ def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datet
     }
 
 
-def invoke_message(
-    plan: ScenarioPlan, values: Mapping[str, str], environ: Mapping[str, str]
-) -> str:
-    """The hook `message`: rendered `when.invoke`, plus `Parameters: {json}` (SPEC §9)."""
+def hook_message(invoke: str, params: Mapping[str, Any]) -> str:
+    """The hook `message`: the rendered invoke, plus `Parameters: {json}` (SPEC §9)."""
+    if not params:
+        return invoke
+    compact = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
+    return f"{invoke}\n\nParameters: {compact}"
+
+
+def invoke_request(
+    plan: ScenarioPlan, env: RunEnv, values: Mapping[str, str], session_key: str | None
+) -> InvokeRequest:
+    """Everything a gateway client needs to start this scenario's run."""
+    contract, scenario = plan.contract.contract, plan.scenario
     raw = plan.contract.raw_when(plan.index)
-    message = templates.render(str(raw["invoke"]), values, environ)
-    params: dict[str, Any] = templates.render_data(dict(raw.get("params") or {}), values, environ)
-    if plan.contract.contract.defaults.test_mode:
-        params.setdefault("test_mode", True)
-    if params:
-        compact = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
-        message += f"\n\nParameters: {compact}"
-    return message
+    invoke = templates.render(str(raw["invoke"]), values, env.environ)
+    params = templates.render_data(dict(raw.get("params") or {}), values, env.environ)
+    if contract.defaults.test_mode:
+        params.setdefault("test_mode", True)  # travels in the Parameters line (SPEC §9)
+    return InvokeRequest(
+        message=hook_message(invoke, params),
+        name=scenario.name,
+        agent_id=scenario.agent_id or contract.target.agent_id or env.settings.default_agent_id,
+        session_key=session_key,
+        timeout_s=scenario.timeout or contract.defaults.timeout,
+        invoke=invoke,
+        params=params,
+        trigger=contract.target.trigger,
+        target_type=contract.target.type,
+        target_path=contract.target.path,
+        trigger_mode=contract.target.trigger_mode or env.settings.trigger_mode,
+    )
 
 
 def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
@@ -125,6 +143,8 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
     log_path = env.log_path_for(values["today"])
     plugin = env.plugin_output_path()
     evidence = Evidence(env.http, log_path, _size(log_path), plugin, _size(plugin))
+    # The inode tells the log adapter whether the log was rotated during the run.
+    evidence.extra["log_inode"] = _inode(log_path)
     run = RunInfo(scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
         env.workspace,
@@ -147,17 +167,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
     if not message:
         invoked = True
         try:
-            outcome = env.client.invoke(
-                InvokeRequest(
-                    message=invoke_message(plan, values, env.environ),
-                    name=scenario.name,
-                    agent_id=scenario.agent_id
-                    or contract.target.agent_id
-                    or env.settings.default_agent_id,
-                    session_key=run.session_key,
-                    timeout_s=scenario.timeout or contract.defaults.timeout,
-                )
-            )
+            outcome = env.client.invoke(invoke_request(plan, env, values, run.session_key))
         except InvocationError as exc:
             unreachable = exc.unreachable
             message = f"invocation failed: {exc}"
@@ -234,6 +244,13 @@ def _size(path: Path | None) -> int:
         return path.stat().st_size if path else 0
     except OSError:
         return 0
+
+
+def _inode(path: Path | None) -> int | None:
+    try:
+        return path.stat().st_ino if path else None
+    except OSError:
+        return None
 
 
 def _jsonable(value: Any) -> Any:

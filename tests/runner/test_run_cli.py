@@ -258,7 +258,7 @@ def test_dry_run_renders_the_plan_and_invokes_nothing(
     assert "case.clawspec.yaml::writes-draft  (line 5, agent 'main', timeout 5 s, run id " in out
     run_id = out.split("run id ")[1].split(")")[0]
     assert f"given[0] file_absent: path='out/{run_id}.md'" in out
-    assert f"when  invoke: /send-newsletter Sunday [write:out/{run_id}.md] Parameters:" in out
+    assert f"when  hooks: /send-newsletter Sunday [write:out/{run_id}.md] Parameters:" in out
     assert f"then[0] artifact_exists: path='out/{run_id}.md'" in out
     assert not (workspace / "reports").exists()
 

@@ -1,0 +1,404 @@
+"""Bring-up mode: start a real OpenClaw gateway with a generated config, wait until ready, stop it.
+
+The gateway runs in its own process group (`start_new_session=True`) because it starts helper
+processes; stopping signals the whole group (SIGTERM, then SIGKILL after a grace period) so no
+process outlives ClawSpec.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from clawspec.errors import GatewayError
+from clawspec.gateway import json5
+
+PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"
+PLUGIN_ID = "clawspec"
+REPO_LAUNCHER = Path(__file__).resolve().parents[2] / ".cache" / "openclaw" / "bin" / "openclaw"
+HOOKS_PATH = "/hooks"
+# Headless: no update checks, no mDNS, no telemetry.
+_QUIET_ENV = {name: "1" for name in (
+    "CI", "OPENCLAW_NO_AUTO_UPDATE", "OPENCLAW_DISABLE_BONJOUR", "DO_NOT_TRACK")}
+
+
+@dataclass(frozen=True)
+class BringUpOptions:
+    command: list[str] | None = None  # None: <openclaw launcher> gateway run
+    user_config: Path | None = None  # the user's openclaw.json (JSON5) to merge our settings into
+    port: int | None = None  # None: a free port on 127.0.0.1
+    ready_timeout_s: float = 120.0
+    stop_grace_s: float = 10.0
+    agent_ids: list[str] | tuple[str, ...] = ("main",)
+    extra_config: dict[str, Any] | None = None  # deep-merged last
+    state_dir: Path | None = None  # None: a fresh private temp dir
+    env: dict[str, str] | None = field(default=None)
+    # agents.defaults.workspace when neither the user's config nor extra_config sets one
+    # (ClawSpec passes its own workspace root so contract paths and agent files line up).
+    default_workspace: Path | None = None
+
+
+@dataclass(frozen=True)
+class RunningGateway:
+    base_url: str
+    hooks_token: str = field(repr=False)
+    gateway_token: str = field(repr=False)
+    hooks_path: str
+    log_path: Path
+    plugin_output_path: Path
+    state_dir: Path
+    workspace: Path
+    pid: int
+
+
+def find_openclaw() -> str | None:
+    """$CLAWSPEC_OPENCLAW_BIN, else `openclaw` on PATH, else the repo-local install."""
+    from_env = os.environ.get("CLAWSPEC_OPENCLAW_BIN")
+    if from_env:
+        return from_env
+    on_path = shutil.which("openclaw")
+    if on_path:
+        return on_path
+    return str(REPO_LAUNCHER) if REPO_LAUNCHER.exists() else None
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Return base with `over` merged in: nested dicts merge, everything else is replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def build_config(
+    options: BringUpOptions,
+    *,
+    state_dir: Path,
+    port: int,
+    gateway_token: str,
+    hooks_token: str,
+    plugin_output: Path,
+) -> dict[str, Any]:
+    """The gateway config: the user's file (if any), our settings over it, extra_config last."""
+    base: dict[str, Any] = {}
+    if options.user_config is not None:
+        try:
+            loaded = json5.loads(Path(options.user_config).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise GatewayError(f"cannot read OpenClaw config {options.user_config}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise GatewayError(f"OpenClaw config {options.user_config} is not an object")
+        base = loaded
+    ours: dict[str, Any] = {
+        "gateway": {
+            "mode": "local",
+            "port": port,
+            "bind": "loopback",
+            "auth": {"mode": "token", "token": gateway_token},
+            "tailscale": {"mode": "off"},
+            "http": {"endpoints": {"chatCompletions": {"enabled": True}}},
+        },
+        "discovery": {"mdns": {"mode": "off"}},
+        "update": {"checkOnStart": False},
+        "telemetry": {"enabled": False},
+        "logging": {"level": "debug", "file": str(state_dir / "logs" / "openclaw.log")},
+        "diagnostics": {"enabled": True},
+        "hooks": {
+            "enabled": True,
+            "token": hooks_token,
+            "path": HOOKS_PATH,
+            "allowedAgentIds": list(options.agent_ids),
+            "allowRequestSessionKey": True,
+        },
+        "plugins": {
+            "entries": {
+                PLUGIN_ID: {"enabled": True, "config": {"outputPath": str(plugin_output)}}
+            },
+        },
+    }
+    config = deep_merge(base, ours)
+    # Lists are replaced by deep_merge; for plugins we add ours to the user's instead.
+    plugins = config["plugins"]
+    load = plugins.setdefault("load", {})
+    load["paths"] = _with(load.get("paths"), str(PLUGIN_DIR))
+    if "allow" in plugins or not base:
+        plugins["allow"] = _with(plugins.get("allow"), PLUGIN_ID)
+    agents = config.setdefault("agents", {})
+    entries = agents.setdefault("entries", {})
+    for agent_id in options.agent_ids:
+        entries.setdefault(agent_id, {"name": agent_id})
+    if options.extra_config:
+        config = deep_merge(config, options.extra_config)
+    defaults = config.setdefault("agents", {}).setdefault("defaults", {})
+    defaults.setdefault("workspace", str(options.default_workspace or state_dir / "workspace"))
+    return config
+
+
+def _with(items: Any, item: str) -> list[Any]:
+    out = list(items) if isinstance(items, list) else []
+    return out if item in out else [*out, item]
+
+
+def _tail(path: Path, n: int) -> list[str]:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            return [line.rstrip("\n") for line in deque(fh, maxlen=n)]
+    except OSError:
+        return []
+
+
+def _condense_log_line(line: str) -> str:
+    """tslog JSON line -> 'time LEVEL message' (the raw JSON is hard to read in an error)."""
+    try:
+        rec = json.loads(line)
+        level = rec.get("_meta", {}).get("logLevelName", "")
+        return f"{rec.get('time', '')} {level} {rec.get('message') or rec.get('1') or ''}".strip()
+    except (ValueError, AttributeError):
+        return line
+
+
+def _proc_stats() -> dict[int, tuple[int, int]]:
+    """pid -> (ppid, pgrp) for every live, non-zombie process (scan /proc: no psutil)."""
+    out: dict[int, tuple[int, int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # After the ')' that ends the command name: state, ppid, pgrp, ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != "Z":
+            out[int(entry.name)] = (int(fields[1]), int(fields[2]))
+    return out
+
+
+def _family(leader: int) -> set[int]:
+    """The leader's process group plus all its descendants (some helpers call setsid)."""
+    stats = _proc_stats()
+    members = {pid for pid, (_, pgrp) in stats.items() if pgrp == leader}
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    todo = [leader]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in members:
+                members.add(child)
+                todo.append(child)
+    members.discard(os.getpid())
+    return members
+
+
+def _signal_all(pgid: int, pids: set[int], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+class GatewayProcess:
+    """Context manager: `with GatewayProcess(opts) as gw:` yields a ready RunningGateway."""
+
+    def __init__(self, options: BringUpOptions) -> None:
+        self.options = options
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stopped = False
+        self._secrets: list[str] = []
+        self._output_path: Path | None = None
+        self._log_path: Path | None = None
+        self.running: RunningGateway | None = None
+
+    # -- start -------------------------------------------------------------------------------
+    def __enter__(self) -> RunningGateway:
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()  # also on KeyboardInterrupt while waiting: never leave it behind
+            raise
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _start(self) -> RunningGateway:
+        opts = self.options
+        command = list(opts.command) if opts.command else self._default_command()
+        if "/" in command[0] and not os.path.isabs(command[0]):
+            # The gateway starts in its state folder; keep `./bin/openclaw` meaning ours.
+            command[0] = os.path.abspath(command[0])
+        port = opts.port if opts.port is not None else _free_port()
+        if not _port_is_free(port):
+            raise GatewayError(
+                f"gateway bring-up failed: port {port} on 127.0.0.1 is already in use"
+            )
+        state_dir = self._make_state_dir()
+        gateway_token, hooks_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        self._secrets = [gateway_token, hooks_token]
+        plugin_output = state_dir / "logs" / "clawspec-plugin.jsonl"
+        config = build_config(opts, state_dir=state_dir, port=port, gateway_token=gateway_token,
+                              hooks_token=hooks_token, plugin_output=plugin_output)
+        workspace = Path(str(config["agents"]["defaults"]["workspace"])).expanduser()
+        workspace.mkdir(parents=True, exist_ok=True)
+        (state_dir / "logs").mkdir(parents=True, exist_ok=True)
+        self._log_path = Path(config["logging"]["file"])
+        config_path = state_dir / "openclaw.json"
+        fd = os.open(config_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds tokens
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(config, fh, indent=2)
+        env = {**os.environ, **_QUIET_ENV, "HOME": str(state_dir),
+               "OPENCLAW_STATE_DIR": str(state_dir), "OPENCLAW_CONFIG_PATH": str(config_path),
+               "CLAWSPEC_PLUGIN_OUTPUT": str(plugin_output), **(opts.env or {})}
+        self._output_path = state_dir / "gateway.out"
+        with self._output_path.open("wb") as out:
+            try:
+                self._proc = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    env=env, cwd=state_dir, start_new_session=True,
+                )
+            except OSError as exc:
+                raise GatewayError(
+                    f"gateway bring-up failed: cannot start {shlex.join(command)}: {exc.strerror}"
+                ) from exc
+        base_url = f"http://127.0.0.1:{port}"
+        self._wait_ready(base_url, command)
+        self.running = RunningGateway(
+            base_url=base_url, hooks_token=hooks_token, gateway_token=gateway_token,
+            hooks_path=HOOKS_PATH, log_path=self._log_path, plugin_output_path=plugin_output,
+            state_dir=state_dir, workspace=workspace, pid=self._proc.pid,
+        )
+        return self.running
+
+    def _default_command(self) -> list[str]:
+        launcher = find_openclaw()
+        if launcher is None:
+            raise GatewayError(
+                "gateway bring-up failed: openclaw not found (set CLAWSPEC_OPENCLAW_BIN, put it on "
+                "PATH, or run scripts/install-openclaw.sh)"
+            )
+        return [launcher, "gateway", "run"]
+
+    def _make_state_dir(self) -> Path:
+        if self.options.state_dir is None:
+            return Path(tempfile.mkdtemp(prefix="clawspec-gateway-"))  # mode 0700
+        path = Path(self.options.state_dir)
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return path
+
+    def _wait_ready(self, base_url: str, command: list[str]) -> None:
+        assert self._proc is not None
+        deadline = time.monotonic() + self.options.ready_timeout_s
+        last = "no answer"
+        while True:
+            code = self._proc.poll()
+            if code is not None:
+                self._fail(f"gateway exited with code {code} before it was ready", command)
+            ready, last = self._probe(base_url)
+            if ready:
+                return
+            if time.monotonic() >= deadline:
+                self._fail(f"gateway not ready after {self.options.ready_timeout_s:g}s "
+                           f"(last /readyz: {last})", command)
+            time.sleep(0.25)
+
+    @staticmethod
+    def _probe(base_url: str) -> tuple[bool, str]:
+        """GET /readyz; only a JSON body with ready:true counts (the UI answers 200 to anything)."""
+        try:
+            with urllib.request.urlopen(f"{base_url}/readyz", timeout=2) as resp:
+                body = resp.read(65536)
+                status = resp.status
+        except urllib.error.HTTPError as exc:  # 503 while starting
+            return False, f"HTTP {exc.code}"
+        except (OSError, ValueError) as exc:
+            return False, type(exc).__name__
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return False, f"HTTP {status}, not JSON"
+        return isinstance(data, dict) and data.get("ready") is True, f"HTTP {status}"
+
+    def _fail(self, what: str, command: list[str]) -> None:
+        self.stop()
+        lines = self.last_log_lines(20)
+        message = f"gateway bring-up failed: {what}; command: {shlex.join(command)}"
+        raise GatewayError("\n".join([message, *lines]) if lines else message)
+
+    # -- stop --------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """SIGTERM the process group, SIGKILL after stop_grace_s. Idempotent, lock-free."""
+        proc = self._proc
+        if proc is None or self._stopped:
+            return
+        self._stopped = True
+        pgid = proc.pid  # start_new_session: the leader's pid is the group id
+        # Collect descendants before signalling: once the leader dies they are re-parented.
+        family = _family(pgid) if proc.poll() is None else set()
+        _signal_all(pgid, family, signal.SIGTERM)
+        deadline = time.monotonic() + self.options.stop_grace_s
+        alive = family
+        while time.monotonic() < deadline:
+            proc.poll()  # reap the leader so it does not linger as a zombie
+            alive = family & set(_proc_stats())
+            if proc.returncode is not None and not alive and not _family(pgid):
+                break
+            time.sleep(0.1)
+        _signal_all(pgid, alive | _family(pgid), signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    # -- logs --------------------------------------------------------------------------------
+    def last_log_lines(self, n: int = 20) -> list[str]:
+        """Last lines of the captured stdout/stderr, then of the JSON log; secrets redacted."""
+        lines: list[str] = []
+        if self._output_path is not None:
+            lines += [f"[stdout] {line}" for line in _tail(self._output_path, n) if line.strip()]
+        if self._log_path is not None:
+            lines += [f"[log] {_condense_log_line(line)}" for line in _tail(self._log_path, n)]
+        for secret in self._secrets:
+            lines = [line.replace(secret, "***") for line in lines]
+        return lines[-n:] if len(lines) > n else lines

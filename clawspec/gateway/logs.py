@@ -1,0 +1,544 @@
+"""OpenClaw gateway log adapter: index the run's slice of the log once, scoped to the run.
+
+The gateway writes tslog JSON lines (`"0"` logger, `"1"`.. arguments, `message`, `time`,
+`traceId`/`spanId`/`parentSpanId`); older ClawSpec setups write `key=value` lines carrying
+`run_id=`. `LogIndex.build` streams the log from the offset recorded when the scenario started
+(following a rotation into `<stem>.1<ext>` / `<path>.1`), keeps only the structural lines (run
+starts, tool starts, hook completions, session keys, legacy lines) plus a small reference per
+line, then scopes them to the run (SPEC §9 "Logs"):
+
+    hook run id / session key ClawSpec sent → `gateway/hooks` line (sessionId, sessionKey,
+    traceId) → embedded runs of that session → sub-agent runs (same traceId, session key
+    `agent:<agentId>:subagent:<uuid>`, started under a span of a run in scope), recursively.
+
+A bare traceId is not enough: a heartbeat run of `agent:main:main` may inherit the trace of a
+hook request, so sub-agents also need the sub-agent session key and the parent span.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
+
+DEBUG_HINT = "run lines need logging.level: debug"
+MAX_ARCHIVES = 5  # OpenClaw keeps 5 rotated files
+
+_RUN_START = re.compile(r"embedded run start: runId=(\S+) sessionId=(\S+)")
+_RUN_DONE = re.compile(r"embedded run done: runId=(\S+)")
+_AGENT_ENDED = re.compile(r"\[agent\] run (\S+) ended")
+_TOOL_START = re.compile(r"embedded run tool start: runId=(\S+) tool=(\S+)(?: toolCallId=(\S+))?")
+_SESSION_PAIR = re.compile(r"sessionId=([\w-]+) sessionKey=(\S+)")
+_IDS = re.compile(
+    r'(?:runId|sessionId|sessionKey|logicalSessionKey|session|run_id)(?:=|\\?":\\?")([^\s"\\,}]+)'
+    r"|lane=session:(\S+)"
+)
+_SUBAGENT = re.compile(r"^agent:([^:]+):subagent:")
+_KV = re.compile(r'([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)')
+_LEGACY_TOKENS = {
+    "input_tokens": "input", "prompt_tokens": "input", "output_tokens": "output",
+    "completion_tokens": "output", "total_tokens": "total",
+}  # fmt: skip
+_TOOL_END_EVENTS = ("_end", "_result", "_done", "_error", "_completed")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool start: name (exact), the run that called it, when, and where in the log."""
+
+    name: str
+    run_id: str
+    time: str | None
+    line: int  # 1-based, counted from the start offset of the indexed slice
+    tool_call_id: str | None = None
+
+
+@dataclass
+class _Run:
+    run_id: str
+    session_id: str
+    trace_id: str | None
+    spans: set[str]
+    parent_spans: set[str | None]
+    line: int
+    done: bool = False
+
+
+@dataclass(frozen=True)
+class _Hook:
+    run_id: str | None
+    session_id: str | None
+    session_key: str | None
+    logical_key: str | None
+    trace_id: str | None
+    status: str | None
+
+
+@dataclass(frozen=True)
+class _Legacy:
+    run_id: str
+    fields: dict[str, str]
+    line: int
+
+
+@dataclass(frozen=True)
+class _Ref:  # where a line is, and what it names; the text is read back only for log_entry
+    line: int
+    segment: int
+    offset: int
+    length: int
+    trace_id: str | None
+    span_id: str | None
+    ids: tuple[str, ...]
+
+
+@dataclass
+class LogIndex:
+    """Everything the log says about one run, built once from the run's slice of the log."""
+
+    path: Path
+    seeds: tuple[str, ...]  # run ids asked for (ClawSpec's, the gateway's, or the contract's)
+    seed_keys: tuple[str, ...]  # session keys asked for
+    exists: bool = True
+    segments: list[tuple[Path, int]] = field(default_factory=list)
+    found: bool = False
+    hook_seen: bool = False
+    run_ids: set[str] = field(default_factory=set)  # embedded runs in scope
+    session_ids: set[str] = field(default_factory=set)
+    session_keys: set[str] = field(default_factory=set)
+    trace_ids: set[str] = field(default_factory=set)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    subagents: list[str] = field(default_factory=list)  # agent ids delegated to, in order
+    errors: list[str] = field(default_factory=list)  # failures reported for runs in scope
+    legacy_usage: TokenUsage | None = None
+    lines_read: int = 0
+    # raw material, kept for re-scoping while waiting for the last lines
+    _runs: dict[str, _Run] = field(default_factory=dict, repr=False)
+    _keys: dict[str, str] = field(default_factory=dict, repr=False)
+    _hooks: list[_Hook] = field(default_factory=list, repr=False)
+    _tools: list[ToolCall] = field(default_factory=list, repr=False)
+    _failures: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    _legacy: list[_Legacy] = field(default_factory=list, repr=False)
+    _refs: list[_Ref] = field(default_factory=list, repr=False)
+    _ended: set[str] = field(default_factory=set, repr=False)
+    _scoped_lines: list[tuple[int, str]] | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(
+        cls,
+        path: Path,
+        offset: int = 0,
+        *,
+        run_ids: Iterable[str | None] = (),
+        session_keys: Iterable[str | None] = (),
+        started_at: float | None = None,
+        inode: int | None = None,
+        wait_s: float = 0.0,
+        subagent_wait_s: float = 0.0,
+        poll_interval_s: float = 0.25,
+        stop: threading.Event | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> LogIndex:
+        """Index `path` from `offset` for the run named by `run_ids` / `session_keys`.
+
+        The gateway may flush its last lines just after the hook call returns, so this waits
+        up to `wait_s` (pacing `poll_interval_s`, ending early on `stop`) until the hook
+        completion line is there and every run in scope (sub-agents included) has ended.
+        `started_at` (epoch seconds) and `inode` help detect a rotation during the run.
+        A found run whose sub-agents have not all started or ended yet gets up to
+        `subagent_wait_s` instead: the hook answers when the parent ends, and a child may
+        still be queued behind the gateway's session store.
+        """
+        seeds = tuple(dict.fromkeys(r for r in run_ids if r))
+        keys = tuple(dict.fromkeys(k for k in session_keys if k))
+        index = cls(Path(path), seeds, keys)
+        stop = stop or threading.Event()
+        started = clock()
+        reader: _Reader | None = None
+        while True:
+            if reader is None and Path(path).exists():
+                index.segments = _segments(Path(path), offset, started_at, inode)
+                reader = _Reader(index.segments)
+            if reader is not None:
+                for ref_line in reader.read(final=False):
+                    index._feed(*ref_line)
+                index._resolve()
+                if index._settled():
+                    break
+            budget = subagent_wait_s if index._children_pending() else wait_s
+            remaining = started + max(budget, wait_s) - clock()
+            if remaining <= 0 or stop.is_set():
+                break
+            stop.wait(min(poll_interval_s, remaining))
+        if reader is None:
+            index.exists = False
+            return index
+        for ref_line in reader.read(final=True):
+            index._feed(*ref_line)
+        index._resolve()
+        index.lines_read = reader.lines
+        return index
+
+    # -- what assertions ask -------------------------------------------------------------
+
+    @property
+    def start_offset(self) -> int:
+        """The byte offset the indexed slice starts at (0: the file's first line)."""
+        return self.segments[0][1] if self.segments else 0
+
+    def tool_counts(self) -> dict[str, int]:
+        """Return {tool name: calls} in order of first call."""
+        counts: dict[str, int] = {}
+        for call in self.tool_calls:
+            counts[call.name] = counts.get(call.name, 0) + 1
+        return counts
+
+    def lines(self) -> list[tuple[int, str]]:
+        """Return the (line number, text) of every line in the run's scope, read once."""
+        if self._scoped_lines is None:
+            self._scoped_lines = list(self._read_scoped())
+        return self._scoped_lines
+
+    def usage_from_plugin(self, records: Iterable[PluginRecord]) -> TokenUsage | None:
+        """Sum the plugin's model-call usage of the runs in scope (None: no record of them).
+
+        `model_call` records are summed (`model_usage` is a per-turn summary of the same calls
+        and is used only when no call record exists). Records are matched by runId, else by
+        session; never by traceId alone (a heartbeat run may share the hook's trace).
+        """
+        calls: list[PluginRecord] = []
+        summaries: list[PluginRecord] = []
+        for rec in records:
+            if not self._owns(rec):
+                continue
+            if rec.kind == "model_call" and rec.phase in ("completed", "error"):
+                calls.append(rec)
+            elif rec.kind == "model_usage":
+                summaries.append(rec)
+        chosen = calls or summaries
+        if not chosen:
+            return None
+        inp = sum(r.input_tokens or 0 for r in chosen)
+        out = sum(r.output_tokens or 0 for r in chosen)
+        total = sum(
+            r.total_tokens or (r.input_tokens or 0) + (r.output_tokens or 0) for r in chosen
+        )
+        return TokenUsage(inp, out, total, len(chosen))
+
+    def plugin_settled(self, records: Iterable[PluginRecord]) -> bool:
+        """Every harness run of the runs in scope has ended in `records` (the plugin writes a
+        run's last model-call usage after `run.completed`; `harness` completion comes last)."""
+        open_runs: dict[str, int] = {}
+        for rec in records:
+            if rec.kind == "harness" and rec.run_id in self.run_ids:
+                step = 1 if rec.phase == "started" else -1
+                open_runs[rec.run_id] = open_runs.get(rec.run_id, 0) + step
+        return all(count <= 0 for count in open_runs.values())
+
+    def _owns(self, rec: PluginRecord) -> bool:
+        if rec.run_id:
+            return rec.run_id in self.run_ids
+        return bool(
+            (rec.session_key and rec.session_key in self.session_keys)
+            or (rec.session_id and rec.session_id in self.session_ids)
+        )
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _feed(self, lineno: int, segment: int, offset: int, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        stripped = text.lstrip()
+        trace = span = None
+        if stripped.startswith("{"):
+            try:
+                data = json.loads(stripped)
+            except ValueError:
+                data = None  # a damaged or truncated line: kept for log_entry only
+            if isinstance(data, dict):
+                trace, span = _str(data.get("traceId")), _str(data.get("spanId"))
+                self._json_line(lineno, data, trace, span)
+        elif "run_id=" in text:
+            self._legacy_line(lineno, text)
+        ids = tuple(dict.fromkeys(_intern(a or b) for a, b in _IDS.findall(text)))
+        if trace or ids:
+            self._refs.append(
+                _Ref(lineno, segment, offset, len(raw), _intern(trace), _intern(span), ids)
+            )
+
+    def _json_line(self, lineno: int, data: dict[str, Any], trace: str | None, span: str | None):
+        message = _str(data.get("message")) or " ".join(
+            v for k, v in data.items() if k.isdigit() and k != "0" and isinstance(v, str)
+        )
+        if message.startswith("embedded run "):
+            self._run_line(lineno, message, data, trace, span)
+        elif message.startswith("[agent] run ") and (m := _AGENT_ENDED.match(message)):
+            self._ended.add(m.group(1))
+        m = _SESSION_PAIR.search(message) if "sessionKey=" in message else None
+        if m and m.group(1) != "unknown":
+            self._keys.setdefault(m.group(1), m.group(2))
+        for key, value in data.items():
+            if key.isdigit() and key != "0" and isinstance(value, dict):
+                self._object_arg(value, data.get("0"), trace)
+
+    def _run_line(self, lineno, message, data, trace, span) -> None:
+        if m := _RUN_START.match(message):
+            run = self._runs.get(m.group(1))
+            if run is None:
+                run = _Run(m.group(1), m.group(2), trace, set(), set(), lineno)
+                self._runs[run.run_id] = run
+            if span:
+                run.spans.add(span)
+            run.parent_spans.add(_str(data.get("parentSpanId")))
+        elif m := _TOOL_START.match(message):
+            self._tools.append(ToolCall(m.group(2), m.group(1), _str(data.get("time")), lineno,
+                                        m.group(3)))  # fmt: skip
+        elif (m := _RUN_DONE.match(message)) and m.group(1) in self._runs:
+            self._runs[m.group(1)].done = True
+
+    def _object_arg(self, value: dict[str, Any], logger: Any, trace: str | None) -> None:
+        if value.get("event") == "embedded_run_agent_end" and value.get("isError"):
+            self._failures.append((str(value.get("runId")), str(value.get("error", ""))))
+        elif "gateway/hooks" in str(logger) and value.get("runId"):
+            session_id, session_key = _str(value.get("sessionId")), _str(value.get("sessionKey"))
+            if session_id and session_key:
+                self._keys.setdefault(session_id, session_key)
+            self._hooks.append(_Hook(
+                _str(value.get("runId")), session_id, session_key,
+                _str(value.get("logicalSessionKey")), trace, _str(value.get("status")),
+            ))  # fmt: skip
+
+    def _legacy_line(self, lineno: int, text: str) -> None:
+        fields = {k: v[1:-1] if v.startswith('"') else v for k, v in _KV.findall(text)}
+        first = text.split(" ", 1)[0]
+        if "=" not in first:
+            fields.setdefault("time", first)  # `2026-01-01T00:00:00Z level=info run_id=...`
+        if fields.get("run_id"):
+            self._legacy.append(_Legacy(fields["run_id"], fields, lineno))
+
+    # -- scoping -------------------------------------------------------------------------
+
+    def _resolve(self) -> None:
+        seeds, keys = set(self.seeds), set(self.seed_keys)
+        sessions: set[str] = set()
+        session_keys: set[str] = set(keys)
+        traces: set[str] = set()
+        self.hook_seen = False
+        for hook in self._hooks:
+            if hook.run_id in seeds or {hook.logical_key, hook.session_key} & keys:
+                self.hook_seen = True
+                sessions.update(s for s in (hook.session_id,) if s)
+                session_keys.update(k for k in (hook.session_key, hook.logical_key) if k)
+                traces.update(t for t in (hook.trace_id,) if t)
+        for session_id, key in self._keys.items():
+            if key in keys or any(key.endswith(f":{k}") for k in keys):
+                sessions.add(session_id)
+        runs = {
+            rid for rid, run in self._runs.items() if rid in seeds or run.session_id in sessions
+        }
+        children: list[str] = []
+        grew = True
+        while grew:  # sub-agents of runs in scope, recursively
+            spans = set().union(*(self._runs[r].spans for r in runs)) if runs else set()
+            run_traces = {self._runs[r].trace_id for r in runs}
+            grew = False
+            for rid, run in self._runs.items():
+                key = self._keys.get(run.session_id, "")
+                if rid in runs or not _SUBAGENT.match(key) or run.trace_id not in run_traces:
+                    continue
+                if run.parent_spans & spans or run.parent_spans == {None}:
+                    runs.add(rid)
+                    children.append(rid)
+                    grew = True
+        self.run_ids = runs
+        self.session_ids = sessions | {self._runs[r].session_id for r in runs}
+        self.session_keys = session_keys | {
+            self._keys[s] for s in self.session_ids if s in self._keys
+        }
+        self.trace_ids = traces | {t for r in runs if (t := self._runs[r].trace_id)}
+        legacy = [entry for entry in self._legacy if entry.run_id in seeds]
+        self.found = bool(runs or legacy)
+        self._collect(runs, children, legacy, seeds)
+
+    def _collect(self, runs, children, legacy, seeds) -> None:
+        calls = [c for c in self._tools if c.run_id in runs]
+        agents = [_SUBAGENT.match(self._keys[self._runs[c].session_id]).group(1) for c in children]
+        usage = {"input": 0, "output": 0, "total": 0}
+        has_usage = False
+        usage_lines = 0
+        for entry in legacy:
+            f = entry.fields
+            event = f.get("event", "")
+            if f.get("tool") and not event.endswith(_TOOL_END_EVENTS):
+                calls.append(ToolCall(f["tool"], entry.run_id, _legacy_time(f), entry.line))
+            target = f.get("to_agent") or f.get("delegate")
+            if not target and any(w in event for w in ("deleg", "spawn", "handoff")):
+                target = f.get("agent")
+            if target:
+                agents.append(target)
+            tokens = {slot: 0 for slot in usage}
+            for name, slot in _LEGACY_TOKENS.items():
+                if f.get(name, "").isdigit():
+                    tokens[slot] += int(f[name])
+                    has_usage = True
+            tokens["total"] = tokens["total"] or tokens["input"] + tokens["output"]
+            usage_lines += any(tokens.values())
+            for slot, value in tokens.items():
+                usage[slot] += value
+        calls.sort(key=lambda c: c.line)
+        self.tool_calls = calls
+        self.subagents = list(dict.fromkeys(agents))
+        self.errors = [err for rid, err in self._failures if rid in runs]
+        self.legacy_usage = (
+            TokenUsage(usage["input"], usage["output"], usage["total"], usage_lines)
+            if has_usage
+            else None
+        )
+
+    def _settled(self) -> bool:
+        """The run's last lines are in: hook completion seen, every sub-agent ended."""
+        if not self.found:
+            return False
+        if any(entry.run_id in self.seeds for entry in self._legacy):
+            return True  # legacy lines have no completion marker
+        if not self.hook_seen and not set(self.seeds) & set(self._runs):
+            return False
+        spawns = sum(1 for c in self.tool_calls if c.name == "sessions_spawn")
+        subagent_runs = [r for r in self.run_ids if self._is_child(r)]
+        if spawns > len(subagent_runs):
+            return False
+        return all(self._runs[r].done or r in self._ended for r in subagent_runs)
+
+    def _children_pending(self) -> bool:
+        """The run was found and called sessions_spawn, but not every child has ended."""
+        if not self.found:
+            return False
+        spawns = sum(1 for c in self.tool_calls if c.name == "sessions_spawn")
+        children = [r for r in self.run_ids if self._is_child(r)]
+        return spawns > len(children) or not all(
+            self._runs[r].done or r in self._ended for r in children
+        )
+
+    def _is_child(self, run_id: str) -> bool:
+        return bool(_SUBAGENT.match(self._keys.get(self._runs[run_id].session_id, "")))
+
+    def _read_scoped(self) -> Iterator[tuple[int, str]]:
+        scope = self.run_ids | self.session_ids | self.session_keys | set(self.seeds)
+        scope |= {h.run_id for h in self._hooks if h.session_id in self.session_ids and h.run_id}
+        spans = {r.span_id for r in self._refs if r.span_id and not scope.isdisjoint(r.ids)}
+        wanted = [r for r in self._refs if _in_scope(r, scope, self.trace_ids, spans)]
+        handles: dict[int, Any] = {}
+        try:
+            for ref in wanted:
+                if ref.segment not in handles:
+                    handles[ref.segment] = self.segments[ref.segment][0].open("rb")
+                handle = handles[ref.segment]
+                handle.seek(ref.offset)
+                raw = handle.read(ref.length)
+                yield ref.line, raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        finally:
+            for handle in handles.values():
+                handle.close()
+
+
+class _Reader:
+    """Stream lines of the segments; a last line without newline waits unless `final`."""
+
+    def __init__(self, segments: list[tuple[Path, int]]) -> None:
+        self.segments = segments
+        self.current = 0
+        self.position = segments[0][1] if segments else 0
+        self.lines = 0
+
+    def read(self, final: bool) -> Iterator[tuple[int, int, int, bytes]]:
+        while self.current < len(self.segments):
+            path = self.segments[self.current][0]
+            last = self.current == len(self.segments) - 1
+            try:
+                handle = path.open("rb")
+            except FileNotFoundError:
+                handle = None
+            if handle is not None:
+                with handle:
+                    handle.seek(self.position)
+                    for raw in handle:
+                        if not raw.endswith(b"\n") and last and not final:
+                            break  # the writer is mid-line: read it on the next poll
+                        self.lines += 1
+                        yield self.lines, self.current, self.position, raw
+                        self.position += len(raw)
+            if last:
+                return
+            self.current += 1
+            self.position = self.segments[self.current][1]
+
+
+def _segments(
+    path: Path, offset: int, started_at: float | None, inode: int | None
+) -> list[tuple[Path, int]]:
+    """Return the files (and start offsets) holding the run: a rotation moves the run's start
+    into an archive (`<stem>.1<ext>`, or `<path>.1`), which is read from `offset`, followed by
+    newer archives and the new file from 0."""
+    stat = path.stat()
+    if offset <= 0:
+        return [(path, 0)]
+    archives: list[tuple[Path, os.stat_result]] = []
+    for number in range(1, MAX_ARCHIVES + 1):
+        for candidate in (path.with_name(f"{path.stem}.{number}{path.suffix}"),
+                          path.with_name(f"{path.name}.{number}")):  # fmt: skip
+            try:
+                archives.append((candidate, candidate.stat()))
+                break
+            except OSError:
+                continue
+    if inode is not None and stat.st_ino != inode:
+        chain = [a for a in archives if a[1].st_ino == inode]
+        newer = archives[: archives.index(chain[0])] if chain else []
+        chain += list(reversed(newer))
+    else:
+        # archives written since the run started were active during it
+        recent = [a for a in archives if started_at is not None and a[1].st_mtime >= started_at]
+        if recent:
+            chain = list(reversed(recent))
+        elif stat.st_size < offset:
+            chain = archives[:1]
+        else:
+            return [(path, offset)]
+    if not chain:
+        return [(path, 0)]  # truncated in place, or the archive is gone: read what is left
+    first, first_stat = chain[0]
+    files = [(first, offset if first_stat.st_size >= offset else 0)]
+    files += [(p, 0) for p, _ in chain[1:]]
+    return [*files, (path, 0)]
+
+
+def _in_scope(ref: _Ref, scope: set[str], traces: set[str], spans: set[str | None]) -> bool:
+    """A line naming ids is in scope when it names one of the run's; a line naming none, when
+    it was written in a span of the run's trace that lines of the run also use."""
+    if ref.ids:
+        return not scope.isdisjoint(ref.ids)
+    return ref.trace_id in traces and ref.span_id in spans
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+_INTERNED: dict[str, str] = {}
+
+
+def _intern(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return _INTERNED.setdefault(value, value) if len(_INTERNED) < 200_000 else value
+
+
+def _legacy_time(fields: dict[str, str]) -> str | None:
+    return fields.get("ts") or fields.get("time")

@@ -1,0 +1,234 @@
+"""Call the judge model through the `anthropic` SDK: Anthropic API or Amazon Bedrock.
+
+The SDK's own retries are off (`max_retries=0`) so that one policy applies: retry 408/409/429,
+5xx and connection errors with exponential backoff, honouring `retry-after`, until the
+assertion's deadline (`judge.timeout`) would be passed (SPEC §6). `anthropic` and `boto3` are
+imported inside functions: `clawspec --help` must not pay for them.
+
+No `temperature`: anthropic 2.x sends API version 2026-10-21, which rejects temperature, top_p
+and top_k with HTTP 400 on every model (even at their defaults), and the SDK dropped the
+arguments. Steadiness comes from the forced tool call, the anchored 1-5 scale in the system
+prompt and, where it matters, `consistency: true`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from clawspec.judge.verdict import TOOL, TOOL_CHOICE, Usage
+from clawspec.text import fmt_number, one_line, redact
+
+if TYPE_CHECKING:
+    from clawspec.config import JudgeSettings
+
+NOT_CONFIGURED = (
+    "judge not configured: set ANTHROPIC_API_KEY (or judge.provider: bedrock with AWS credentials)"
+)
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+class JudgeNotConfiguredError(Exception):
+    """No credentials (or no region) for the judge: the assertion is skipped with this reason."""
+
+
+class JudgeCallError(Exception):
+    """The judge could not be asked: rejected request or exhausted retry budget."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of the model: its content blocks, why it stopped, and its token usage."""
+
+    content: list[Any]
+    stop_reason: str | None
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Backoff between attempts; the deadline, not a count, is the real bound."""
+
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+    max_attempts: int = 10
+
+    def backoff_s(self, attempt: int) -> float:
+        """Return the delay after failed attempt number `attempt` (1-based), with jitter."""
+        delay = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        return delay * random.uniform(0.75, 1.0)
+
+
+@dataclass
+class JudgeClient:
+    """One configured judge: a Messages API client plus the retry policy around it."""
+
+    sdk: Any  # anthropic.Anthropic or anthropic.AnthropicBedrock, built with max_retries=0
+    model: str
+    max_tokens: int
+    timeout_s: float
+    secrets: list[str] = field(default_factory=list)
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    stop: threading.Event = field(default_factory=threading.Event)
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def from_settings(
+        cls,
+        judge: JudgeSettings,
+        environ: Mapping[str, str] | None = None,
+        stop: threading.Event | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> JudgeClient:
+        """Build the client for `judge.provider` (JudgeNotConfiguredError: no credentials)."""
+        env = os.environ if environ is None else environ
+        build = _bedrock if judge.provider == "bedrock" else _anthropic
+        sdk, secrets = build(judge, env)
+        return cls(
+            sdk,
+            judge.model,
+            judge.max_tokens,
+            judge.timeout,
+            secrets,
+            stop=stop or threading.Event(),
+            clock=clock,
+        )
+
+    def close(self) -> None:
+        self.sdk.close()
+
+    def ask(self, system: str, user: str, deadline: float) -> Reply:
+        """Ask once (retrying transient failures until `deadline`) and return the reply."""
+        import anthropic
+
+        started = self.clock()
+        last = ""
+        attempt = 0
+        while attempt < self.policy.max_attempts:
+            remaining = deadline - self.clock()
+            if remaining <= 0:
+                break
+            attempt += 1
+            try:
+                message = self.sdk.messages.create(
+                    model=self.model,
+                    max_tokens=self.max_tokens,
+                    system=system,
+                    messages=[{"role": "user", "content": user}],
+                    tools=[TOOL],
+                    tool_choice=TOOL_CHOICE,
+                    timeout=remaining,
+                )
+            except anthropic.APIStatusError as exc:
+                last = self._describe_status(exc)
+                if exc.status_code not in RETRYABLE_STATUS and exc.status_code < 500:
+                    raise JudgeCallError(f"judge request rejected: {last}") from None
+                delay = _retry_after_s(exc.response.headers)
+                if delay is None:
+                    delay = self.policy.backoff_s(attempt)
+            except anthropic.APIConnectionError as exc:
+                timed_out = isinstance(exc, anthropic.APITimeoutError)
+                last = "timed out" if timed_out else f"connection error: {self._clean(exc)}"
+                delay = self.policy.backoff_s(attempt)
+            except anthropic.AnthropicError as exc:
+                raise JudgeCallError(f"judge call failed: {self._clean(exc)}") from None
+            else:
+                usage = getattr(message, "usage", None)
+                return Reply(
+                    list(message.content or []),
+                    message.stop_reason,
+                    Usage(
+                        1,
+                        int(getattr(usage, "input_tokens", 0) or 0),
+                        int(getattr(usage, "output_tokens", 0) or 0),
+                    ),
+                )
+            if self.clock() + delay >= deadline:
+                break
+            if self.stop.wait(delay):
+                raise JudgeCallError(f"judge call interrupted; last: {last}")
+        budget = f"judge.timeout {fmt_number(self.timeout_s)} s"
+        if attempt == 0:  # earlier calls of this assertion used the whole budget
+            raise JudgeCallError(f"{budget} used up before this call")
+        elapsed = self.clock() - started
+        raise JudgeCallError(
+            f"judge gave up after {attempt} attempt{'s' if attempt != 1 else ''} in "
+            f"{elapsed:.1f} s ({budget}): last {last}"
+        )
+
+    def _describe_status(self, exc: Any) -> str:
+        """Return 'HTTP 429 rate_limit_error: …' (Bedrock: x-amzn-ErrorType and body message)."""
+        body = exc.body if isinstance(exc.body, dict) else {}
+        kind = exc.type or exc.response.headers.get("x-amzn-errortype", "").split(":")[0]
+        detail = exc.api_message or body.get("message") or body.get("Message")
+        text = f"HTTP {exc.status_code}" + (f" {kind}" if kind else "")
+        return text + (f": {self._clean(detail)}" if detail else "")
+
+    def _clean(self, value: object) -> str:
+        return redact(one_line(str(value), 160), self.secrets)
+
+
+def _anthropic(judge: JudgeSettings, env: Mapping[str, str]) -> tuple[Any, list[str]]:
+    api_key = env.get("ANTHROPIC_API_KEY") or None
+    if api_key is None:
+        raise JudgeNotConfiguredError(NOT_CONFIGURED)
+    import anthropic
+
+    base_url = judge.base_url or env.get("ANTHROPIC_BASE_URL") or None
+    sdk = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0)
+    return sdk, [api_key]
+
+
+def _bedrock(judge: JudgeSettings, env: Mapping[str, str]) -> tuple[Any, list[str]]:
+    """Bedrock with the standard boto3 credential chain (or a Bedrock API key)."""
+    import anthropic
+    import boto3
+
+    region = judge.region or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
+    session = boto3.Session(region_name=region)
+    region = region or session.region_name
+    base_url = judge.base_url or env.get("ANTHROPIC_BEDROCK_BASE_URL") or None
+    bearer = env.get("AWS_BEARER_TOKEN_BEDROCK") or None
+    if bearer is None:
+        credentials = session.get_credentials()
+        if credentials is None:
+            raise JudgeNotConfiguredError(NOT_CONFIGURED)
+        frozen = credentials.get_frozen_credentials()
+    if not region:
+        raise JudgeNotConfiguredError(
+            "judge not configured: set judge.region (or AWS_REGION) for judge.provider: bedrock"
+        )
+    if bearer is not None:
+        sdk = anthropic.AnthropicBedrock(
+            api_key=bearer, aws_region=region, base_url=base_url, max_retries=0
+        )
+        return sdk, [bearer]
+    sdk = anthropic.AnthropicBedrock(
+        aws_access_key=frozen.access_key,
+        aws_secret_key=frozen.secret_key,
+        aws_session_token=frozen.token,
+        aws_region=region,
+        base_url=base_url,
+        max_retries=0,
+    )
+    return sdk, [s for s in (frozen.secret_key, frozen.token) if s]
+
+
+def _retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """Return the server's requested delay: `retry-after-ms`, else `retry-after` in seconds."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            continue  # an HTTP date: fall back to our backoff
+        if seconds >= 0:
+            return seconds
+    return None

@@ -1,0 +1,168 @@
+"""Annotations: one workflow command per failed, errored or warned assertion (SPEC §7).
+
+`select_annotations` is pure: it turns the report into annotations within GitHub's per-step
+limits (the runner keeps only the first 10 errors, 10 warnings and 10 notices of a step) and
+ends with one notice saying how many more are in the job summary. Files are given relative to
+the repository root (`$GITHUB_WORKSPACE`), which is what the runner needs to place them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from clawspec.assertions.base import Status
+from clawspec.reports.github.commands import Annotation, GitHubRunner
+from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.text import pluralize
+
+DEFAULT_LIMITS: Mapping[str, int] = {"error": 10, "warning": 10, "notice": 10}
+_LEVEL = {Status.FAIL: "error", Status.ERROR: "error", Status.WARN: "warning"}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The annotations to write and how many were left out per level."""
+
+    annotations: list[Annotation]
+    omitted: dict[str, int]
+
+    @property
+    def omitted_total(self) -> int:
+        return sum(self.omitted.values())
+
+
+def repo_relative(contract: str, repo_root: str | Path | None, cwd: Path | None = None) -> str:
+    """Return the contract path relative to the repository root, with '/' separators.
+
+    `contract` is the path as shown in the report (relative to the current folder, or absolute).
+    A path outside the repository is returned as written: GitHub then shows the annotation on the
+    run without a file, which is better than pointing at a wrong file.
+    """
+    path = Path(contract)
+    if not path.is_absolute():
+        path = (cwd or Path.cwd()) / path
+    if repo_root:
+        try:
+            return (
+                Path(os.path.normpath(path))
+                .relative_to(Path(os.path.normpath(Path(repo_root).resolve())))
+                .as_posix()
+            )
+        except ValueError:
+            try:
+                return path.resolve().relative_to(Path(repo_root).resolve()).as_posix()
+            except ValueError:
+                pass
+    return Path(contract).as_posix()
+
+
+def candidate_annotations(
+    report: RunReport, repo_root: str | Path | None = None, cwd: Path | None = None
+) -> list[Annotation]:
+    """Return every annotation the report calls for, in contract order."""
+    found: list[Annotation] = []
+    for scenario in report.scenarios:
+        file = repo_relative(scenario.contract, repo_root, cwd)
+        found.extend(_of_scenario(scenario, file))
+    return found
+
+
+def _of_scenario(scenario: ScenarioResult, file: str) -> Iterable[Annotation]:
+    where = f"scenario '{scenario.name}' ({scenario.contract}:{scenario.line})"
+    flagged = False
+    for result in scenario.assertions:
+        level = _LEVEL.get(result.status)
+        if level is None:
+            continue
+        flagged = flagged or level == "error"
+        title = f"ClawSpec {result.status.upper()}: {scenario.name} / {result.type}"
+        yield Annotation(
+            level,
+            f"{result.phase}[{result.index}] {result.type}: {result.message}\n{where}",
+            title,
+            file,
+            result.line,
+        )
+    if scenario.status in (Status.FAIL, Status.ERROR) and not flagged:
+        # No assertion says why (the invocation failed, or a precondition stopped it): point at
+        # the scenario itself so the failure is still visible on the file.
+        yield Annotation(
+            "error",
+            f"{scenario.message or scenario.status.upper()}\n{where}",
+            f"ClawSpec {scenario.status.upper()}: {scenario.name}",
+            file,
+            scenario.line,
+        )
+    elif scenario.status == Status.SKIP:
+        yield Annotation(
+            "notice",
+            f"skipped: {scenario.message or 'no assertion could be evaluated'}\n{where}",
+            f"ClawSpec SKIP: {scenario.name}",
+            file,
+            scenario.line,
+        )
+
+
+def select_annotations(
+    report: RunReport,
+    limits: Mapping[str, int] = DEFAULT_LIMITS,
+    repo_root: str | Path | None = None,
+    cwd: Path | None = None,
+) -> Selection:
+    """Keep the first annotations of each level within `limits`; add one closing notice.
+
+    The closing notice needs a notice slot of its own, so when anything is cut the notices are
+    limited to one less than their limit.
+    """
+    candidates = candidate_annotations(report, repo_root, cwd)
+    counts = {level: 0 for level in limits}
+    for item in candidates:
+        counts[item.level] = counts.get(item.level, 0) + 1
+    overflow = any(counts[level] > limits.get(level, 0) for level in counts)
+    room = dict(limits)
+    if overflow or counts.get("notice", 0) > room.get("notice", 0):
+        room["notice"] = max(0, room.get("notice", 0) - 1)
+    kept: list[Annotation] = []
+    used = {level: 0 for level in counts}
+    omitted = {level: 0 for level in counts}
+    for item in candidates:
+        if used[item.level] < room.get(item.level, 0):
+            used[item.level] += 1
+            kept.append(item)
+        else:
+            omitted[item.level] += 1
+    omitted = {level: n for level, n in omitted.items() if n}
+    if omitted:
+        parts = [
+            pluralize(omitted[level], level)
+            for level in ("error", "warning", "notice")
+            if omitted.get(level)
+        ]
+        kept.append(
+            Annotation(
+                "notice",
+                f"{pluralize(sum(omitted.values()), 'more annotation')} not shown "
+                f"({', '.join(parts)}): GitHub keeps only "
+                f"{limits.get('error', 0)} errors, {limits.get('warning', 0)} warnings and "
+                f"{limits.get('notice', 0)} notices per step. "
+                "All results are in the job summary and the JSON/JUnit reports.",
+                "ClawSpec: more results in the job summary",
+            )
+        )
+    return Selection(kept, omitted)
+
+
+def write_annotations(
+    runner: GitHubRunner,
+    report: RunReport,
+    limits: Mapping[str, int] = DEFAULT_LIMITS,
+    cwd: Path | None = None,
+) -> Selection:
+    """Select and write the annotations; return the selection."""
+    selection = select_annotations(report, limits, runner.environ.get("GITHUB_WORKSPACE"), cwd)
+    for annotation in selection.annotations:
+        runner.annotate(annotation)
+    return selection

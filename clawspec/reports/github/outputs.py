@@ -1,0 +1,90 @@
+"""Step outputs (`$GITHUB_OUTPUT`): the totals, the report paths and a one-line summary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from clawspec.reports.github.commands import GitHubRunner
+from clawspec.reports.model import RunReport
+from clawspec.text import pluralize
+
+OUTPUT_NAMES = (
+    "total",
+    "passed",
+    "failed",
+    "errored",
+    "skipped",
+    "warned",
+    "report_path",
+    "junit_path",
+    "summary",
+)
+
+
+def one_line_summary(report: RunReport) -> str:
+    """Return e.g. '12 scenarios: 9 passed, 2 failed, 1 skipped' (interrupted runs say so)."""
+    t = report.totals
+    parts = [
+        f"{n:,} {label}"
+        for label, n in (
+            ("passed", t.passed),
+            ("failed", t.failed),
+            ("errored", t.errored),
+            ("warned", t.warned),
+            ("skipped", t.skipped),
+        )
+        if n
+    ]
+    text = f"{pluralize(t.scenarios, 'scenario')}: {', '.join(parts) or 'nothing ran'}"
+    return text + (" (interrupted)" if report.interrupted else "")
+
+
+def workspace_path(path: Path | str | None, workspace: str | None) -> str:
+    """Show a written file relative to `$GITHUB_WORKSPACE` (empty when nothing was written).
+
+    In a container action the workspace is mounted at another path than on the runner, so only
+    a workspace-relative path means the same file to the steps that follow.
+    """
+    if path is None or path == "":
+        return ""
+    full = Path(os.path.abspath(path))
+    if workspace:
+        root = Path(os.path.abspath(workspace))
+        if full == root or root in full.parents:
+            return full.relative_to(root).as_posix()
+    return full.as_posix()
+
+
+def output_values(
+    report: RunReport,
+    report_path: Path | str | None,
+    junit_path: Path | str | None,
+    workspace: str | None = None,
+) -> dict[str, str]:
+    """Return every output of the action, as strings, in OUTPUT_NAMES order."""
+    t = report.totals
+    return {
+        "total": str(t.scenarios),
+        "passed": str(t.passed),
+        "failed": str(t.failed),
+        "errored": str(t.errored),
+        "skipped": str(t.skipped),
+        "warned": str(t.warned),
+        "report_path": workspace_path(report_path, workspace),
+        "junit_path": workspace_path(junit_path, workspace),
+        "summary": one_line_summary(report),
+    }
+
+
+def write_outputs(
+    runner: GitHubRunner,
+    report: RunReport,
+    report_path: Path | str | None,
+    junit_path: Path | str | None,
+    new_delimiter: Callable[[], str] | None = None,
+) -> Path | None:
+    """Append the outputs to `$GITHUB_OUTPUT`; return its path (None when not set)."""
+    values = output_values(report, report_path, junit_path, runner.environ.get("GITHUB_WORKSPACE"))
+    return runner.set_outputs(values, new_delimiter)

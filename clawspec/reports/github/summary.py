@@ -1,0 +1,240 @@
+"""The job summary: Markdown for `$GITHUB_STEP_SUMMARY` (and the PR comment), size-bounded.
+
+GitHub drops the whole summary of a step above 1 MiB, so `render_summary` reduces its *input*
+until the text fits, and says what it cut: every scenario → only the ones that did not pass →
+the first N of those → totals only. The report itself never changes (SPEC §7, style §5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from clawspec.assertions.base import Status
+from clawspec.reports.github.commands import GitHubRunner
+from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
+
+# GitHub's limit is 1 MiB per step; keep a margin for what other tools append in the same step.
+STEP_SUMMARY_LIMIT = 1024 * 1024
+DEFAULT_MAX_BYTES = 1_000_000
+
+ICON = {
+    Status.PASS: "✅",
+    Status.FAIL: "❌",
+    Status.ERROR: "💥",
+    Status.WARN: "⚠️",
+    Status.SKIP: "⏭️",
+}
+_NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN, Status.SKIP)
+_MESSAGE_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class _View:
+    """What one rendering shows: the scenarios in the table and the note about what was cut."""
+
+    scenarios: Sequence[ScenarioResult]
+    cut_note: str = ""
+    show_table: bool = True
+
+
+def cell(text: str, limit: int = _MESSAGE_LIMIT) -> str:
+    """Make text safe inside a Markdown table cell or list item (one line, no HTML, no pipes)."""
+    flat = one_line(text, limit)
+    return (
+        flat.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("|", "\\|")
+        .replace("`", "'")
+    )
+
+
+def _link(url: str) -> str:
+    """Make a URL safe as a Markdown link target inside a table."""
+    for char, code in ((" ", "%20"), ("(", "%28"), (")", "%29"), ("|", "%7C"), ("<", "%3C")):
+        url = url.replace(char, code)
+    return url
+
+
+def _headline(report: RunReport) -> str:
+    t = report.totals
+    parts = [
+        f"{label} {n:,}"
+        for label, n in (
+            ("✅ passed", t.passed),
+            ("❌ failed", t.failed),
+            ("💥 errored", t.errored),
+            ("⚠️ warned", t.warned),
+            ("⏭️ skipped", t.skipped),
+        )
+        if n
+    ]
+    return (
+        f"**{pluralize(t.scenarios, 'scenario')}** in {fmt_duration_ms(report.duration_ms)}: "
+        + (", ".join(parts) if parts else "nothing ran")
+    )
+
+
+def _totals_table(report: RunReport) -> list[str]:
+    t = report.totals
+    return [
+        "| Scenarios | Passed | Failed | Errored | Warned | Skipped | Duration |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {t.scenarios:,} | {t.passed:,} | {t.failed:,} | {t.errored:,} | {t.warned:,} "
+        f"| {t.skipped:,} | {fmt_duration_ms(report.duration_ms)} |",
+    ]
+
+
+def _scenario_table(scenarios: Iterable[ScenarioResult]) -> list[str]:
+    lines = [
+        "| Status | Scenario | Contract | Duration | Trace |",
+        "| --- | --- | --- | ---: | --- |",
+    ]
+    for s in scenarios:
+        trace = ""
+        if s.trace is not None:
+            trace = cell(s.trace.id, 60)
+            if s.trace.url:
+                trace = f"[{cell(s.trace.backend, 40)}]({_link(s.trace.url)})"
+        lines.append(
+            f"| {ICON[s.status]} {s.status.upper()} | {cell(s.name, 200)} "
+            f"| `{cell(s.contract, 200)}:{s.line}` | {fmt_duration_ms(s.duration_ms)} | {trace} |"
+        )
+    return lines
+
+
+def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
+    lines: list[str] = []
+    for s in scenarios:
+        if s.status not in _NOT_PASSING:
+            continue
+        lines.append(
+            f"- {ICON[s.status]} **{cell(s.name, 200)}** (`{cell(s.contract, 200)}:{s.line}`)"
+            + (f": {cell(s.message)}" if s.message else "")
+        )
+        for a in s.assertions:
+            if a.status == Status.PASS:
+                continue
+            lines.append(
+                f"  - **{a.status.upper()}** `{a.phase}[{a.index}]` {a.type}: {cell(a.message)} "
+                f"(`{cell(s.contract, 200)}:{a.line}`)"
+            )
+    return lines
+
+
+def usage_totals(report: RunReport) -> dict[str, dict[str, float]]:
+    """Sum the judge usage of every assertion that carries one, per model."""
+    by_model: dict[str, dict[str, float]] = {}
+    for s in report.scenarios:
+        for a in s.assertions:
+            if not a.usage:
+                continue
+            row = by_model.setdefault(
+                str(a.usage.get("model") or "unknown"),
+                {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
+            )
+            for key in row:
+                value = a.usage.get(key)
+                if isinstance(value, int | float):
+                    row[key] += value
+    return by_model
+
+
+def _usage_table(report: RunReport) -> list[str]:
+    by_model = usage_totals(report)
+    if not by_model:
+        return []
+    lines = [
+        "### LLM judge usage",
+        "",
+        "| Model | Calls | Input tokens | Output tokens | Cost (USD) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for model, row in sorted(by_model.items()):
+        lines.append(
+            f"| {cell(model, 100)} | {fmt_number(row['calls'])} | {fmt_number(row['input_tokens'])}"
+            f" | {fmt_number(row['output_tokens'])} | {row['cost_usd']:.4f} |"
+        )
+    if len(by_model) > 1:
+        total = {k: sum(r[k] for r in by_model.values()) for k in next(iter(by_model.values()))}
+        lines.append(
+            f"| **total** | {fmt_number(total['calls'])} | {fmt_number(total['input_tokens'])}"
+            f" | {fmt_number(total['output_tokens'])} | {total['cost_usd']:.4f} |"
+        )
+    return [*lines, ""]
+
+
+def _render(report: RunReport, view: _View, title: str) -> str:
+    lines = [f"## {title}", "", _headline(report), ""]
+    if report.interrupted:
+        lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
+    lines += [*_totals_table(report), ""]
+    if view.cut_note:
+        lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
+    if view.show_table and view.scenarios:
+        lines += [*_scenario_table(view.scenarios), ""]
+    details = _details(view.scenarios) if view.show_table else []
+    if details:
+        lines += ["### Not passing", "", *details, ""]
+    lines += _usage_table(report)
+    lines.append(
+        f"<sub>ClawSpec {cell(report.version, 40)} · run `{cell(report.run_id, 80)}`</sub>"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _views(report: RunReport, limit_name: str) -> Iterable[_View]:
+    """Yield ever smaller views of the report: all, not passing, first N of those, counts."""
+    everything = report.scenarios
+    yield _View(everything)
+    failing = [s for s in everything if s.status in _NOT_PASSING]
+    cut = len(everything) - len(failing)
+    reason = f"to stay within {limit_name}. All results are in the JSON and JUnit reports."
+    if cut and failing:
+        yield _View(
+            failing,
+            f"Only the scenarios that did not pass are listed ({len(failing):,}); "
+            f"{pluralize(cut, 'passing scenario')} left out {reason}",
+        )
+    shown = len(failing)
+    while shown > 1:
+        shown //= 2
+        yield _View(
+            failing[:shown],
+            f"Only the first {shown:,} of the {len(failing):,} scenarios that did not pass are "
+            f"listed; {len(everything) - shown:,} left out {reason}",
+        )
+    yield _View((), f"Only the totals are shown; every scenario was left out {reason}", False)
+
+
+def render_summary(
+    report: RunReport,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    secrets: Iterable[str] = (),
+    title: str = "ClawSpec results",
+    limit_name: str = "GitHub's 1 MiB job summary limit",
+) -> str:
+    """Render the Markdown summary, at most `max_bytes` UTF-8 bytes after cleaning.
+
+    The text is cleaned (ANSI, control characters, secrets) before it is measured, so what is
+    written is what was measured.
+    """
+    secrets = list(secrets)
+    text = ""
+    for view in _views(report, limit_name):
+        text = clean(_render(report, view, title), secrets)
+        if len(text.encode("utf-8")) <= max_bytes:
+            return text
+    # Even the totals do not fit (a tiny budget): cut hard at a line boundary.
+    data = text.encode("utf-8")[:max_bytes]
+    return data.decode("utf-8", "ignore").rsplit("\n", 1)[0] + "\n"
+
+
+def write_summary(
+    runner: GitHubRunner, report: RunReport, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Path | None:
+    """Append the summary to `$GITHUB_STEP_SUMMARY` through the runner; return the path."""
+    return runner.append_summary(render_summary(report, max_bytes, runner.secrets))

@@ -1,0 +1,172 @@
+"""Container entrypoint: the GitHub action, or the plain `clawspec` CLI (GitLab CI, Jenkins).
+
+On GitHub (`GITHUB_ACTIONS=true`, `INPUT_*` variables present, no arguments) the action inputs
+are mapped to `clawspec run …` arguments. An empty input counts as unset. Secret inputs travel
+in the environment (`CLAWSPEC_HOOKS_TOKEN`, `GITHUB_TOKEN`), never on the command line, and are
+masked with `::add-mask::` before anything else is printed. Relative paths resolve against
+`working_directory` inside `$GITHUB_WORKSPACE` (the image does not rely on WORKDIR).
+
+Anywhere else, or when arguments are given, they are passed straight to the CLI:
+`docker run IMAGE run examples --junit junit.xml` or `… clawspec run …`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """An action input has a value that cannot be used."""
+
+
+def _words(value: str) -> list[str]:
+    """Split a list input: commas, spaces or new lines."""
+    return [item for item in re.split(r"[,\s]+", value) if item]
+
+
+def _paths(value: str) -> list[str]:
+    """Split the scenarios input: one path per line, or several separated by spaces."""
+    return [item for line in value.splitlines() for item in shlex.split(line)]
+
+
+def _boolean(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "yes", "on", "1"):
+        return True
+    if lowered in ("false", "no", "off", "0"):
+        return False
+    raise InputError(f"input '{name}': expected true or false, found '{value}'")
+
+
+@dataclass(frozen=True)
+class Input:
+    """How one action input reaches ClawSpec."""
+
+    name: str
+    to_argv: Callable[[str, str], list[str]] | None = None
+    env: str | None = None  # secrets: passed as this environment variable
+    special: bool = False  # handled by the entrypoint itself (working_directory)
+
+
+def _flag(flag: str) -> Callable[[str, str], list[str]]:
+    return lambda _name, value: [flag, value]
+
+
+def _repeat(flag: str) -> Callable[[str, str], list[str]]:
+    return lambda _name, value: [arg for item in _words(value) for arg in (flag, item)]
+
+
+def _switch(flag: str) -> Callable[[str, str], list[str]]:
+    return lambda name, value: [flag] if _boolean(name, value) else []
+
+
+# Every input of action.yml, in its order (tests check action.yml, this table and the docs agree).
+INPUTS: tuple[Input, ...] = (
+    Input("scenarios", lambda _name, value: _paths(value)),
+    Input("config", _flag("--config")),
+    Input("working_directory", special=True),
+    Input("gateway_url", _flag("--gateway-base-url")),
+    Input("hooks_token", env="CLAWSPEC_HOOKS_TOKEN"),
+    Input("bring_up", _switch("--bring-up")),
+    Input("gateway_command", _flag("--gateway-command")),
+    Input("openclaw_config", _flag("--openclaw-config")),
+    Input("tags", _repeat("--tag")),
+    Input("exclude_tags", _repeat("--exclude-tag")),
+    Input("concurrency", _flag("--concurrency")),
+    Input("junit_path", _flag("--junit")),
+    Input("report_path", _flag("--report-json")),
+    Input("pr_comment", _switch("--pr-comment")),
+    Input("github_token", env="GITHUB_TOKEN"),
+    Input("max_skipped", _flag("--max-skipped")),
+    Input("observability_backend", _flag("--observability-backend")),
+    Input("fail_on", _flag("--fail-on")),
+)
+
+
+def env_name(name: str) -> str:
+    """The variable the runner sets for an input (`INPUT_` + upper-cased name)."""
+    return "INPUT_" + name.replace(" ", "_").upper()
+
+
+def is_action(environ: Mapping[str, str], argv: Sequence[str]) -> bool:
+    """True when started as the GitHub action (inputs present, no explicit arguments)."""
+    return (
+        not argv
+        and environ.get("GITHUB_ACTIONS") == "true"
+        and any(key.startswith("INPUT_") for key in environ)
+    )
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """What the inputs amount to: CLI arguments, extra environment and the folder to run in."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+
+
+def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
+    """Map the action inputs to `clawspec run` arguments, secret environment and folder."""
+    argv = ["run"]
+    env: dict[str, str] = {}
+    cwd = base
+    for item in INPUTS:
+        value = environ.get(env_name(item.name), "").strip()
+        if not value:
+            continue  # an empty input is unset: ClawSpec's own default applies
+        if item.env:
+            env[item.env] = value
+        elif item.special:
+            cwd = (base / value).resolve()
+        elif item.to_argv:
+            argv += item.to_argv(item.name, value)
+    return Invocation(argv, env, cwd)
+
+
+def _mask(environ: Mapping[str, str], values: Sequence[str]) -> None:
+    from clawspec.reports.github.commands import GitHubRunner
+
+    GitHubRunner(environ, values, sys.stdout).mask_secrets()
+
+
+def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | None = None) -> int:
+    """Run ClawSpec as the action or as the CLI; return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    environ = os.environ if environ is None else environ
+    from clawspec import cli
+
+    if not is_action(environ, argv):
+        if argv[:1] == ["clawspec"]:
+            argv = argv[1:]
+        return cli.main(argv)
+    secrets = [environ.get(env_name(i.name), "") for i in INPUTS if i.env]
+    _mask(environ, [s.strip() for s in secrets if s.strip()])
+    base = Path(environ.get("GITHUB_WORKSPACE") or Path.cwd())
+    try:
+        invocation = from_inputs(environ, base)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for item in INPUTS:
+        if item.env:
+            environ.pop(env_name(item.name), None)  # not inherited by a gateway we start
+    environ.update(invocation.env)
+    if not invocation.cwd.is_dir():
+        print(
+            f"error: input 'working_directory': no such folder '{invocation.cwd}'", file=sys.stderr
+        )
+        return 2
+    os.chdir(invocation.cwd)
+    print(f"clawspec {shlex.join(invocation.argv)}  (in {invocation.cwd})", flush=True)
+    return cli.main(invocation.argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

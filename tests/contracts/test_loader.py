@@ -1,0 +1,386 @@
+"""Contract loading through the real CLI: malformed files, discovery, error collection, templates.
+
+Every `invalid/<case>.yaml` must make `clawspec validate` exit 2 and print exactly
+`invalid/<case>.expected` on stderr (SPEC §2, §9: `file:line:column` at the offending key, at the
+assertion's start for missing fields and "one of" rules, at the second occurrence of a duplicate
+scenario name, at YAML's problem mark for syntax errors).
+
+`python tests/contracts/test_loader.py --regen` rewrites the .expected files from what the code
+prints now; read every changed position against the SPEC before committing it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import main
+from clawspec.config import DEFAULT_PATTERNS
+from clawspec.contracts.loader import discover
+
+HERE = Path(__file__).parent
+INVALID = HERE / "invalid"
+VALID = HERE / "valid"
+CASES = sorted(p.stem for p in INVALID.glob("*.yaml"))
+
+VALID_CONTRACT = """\
+version: "1.0"
+target: {type: skill, path: skills/newsletter}
+scenarios:
+  - name: smoke
+    given:
+      - type: file_present
+        path: SKILL.md
+    when: {invoke: /send-newsletter}
+    then:
+      - type: artifact_exists
+        path: out/{{today}}.md
+"""
+
+
+def _validate(capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, str, str]:
+    code = main(["validate", *paths])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _copy_case(case: str, workspace: Path) -> str:
+    shutil.copy(INVALID / f"{case}.yaml", workspace / f"{case}.yaml")
+    return f"{case}.yaml"
+
+
+def test_invalid_corpus_covers_every_required_problem() -> None:
+    assert len(CASES) >= 24
+    missing = [c for c in CASES if not (INVALID / f"{c}.expected").is_file()]
+    assert missing == []
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_validate_rejects_malformed_contract_with_exact_location(
+    case: str, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _copy_case(case, workspace)
+    code, out, err = _validate(capsys, name)
+    assert (code, out) == (2, "")
+    assert err == (INVALID / f"{case}.expected").read_text(encoding="utf-8")
+
+
+# Positions spelled out here as well, so a careless --regen cannot silently move them.
+@pytest.mark.parametrize(
+    ("case", "position", "fragment"),
+    [
+        ("yaml_tab_indent", "5:1", "invalid YAML: found character '\\t'"),
+        ("yaml_bad_indent", "5:4", "invalid YAML: expected <block end>"),
+        ("yaml_unclosed_quote", "9:1", "(while scanning a quoted scalar at 4:11)"),
+        ("yaml_duplicate_key", "9:9", "duplicate key 'path'"),
+        ("empty_file", "1:1", "found an empty file"),
+        ("top_level_list", "1:1", "found list"),
+        ("version_string_2", "1:1", "unsupported version '2.0': expected \"1.0\""),
+        ("version_int_2", "1:1", 'unsupported version 2: expected "1.0"'),
+        ("missing_version", "1:1", "missing field 'version'"),
+        ("missing_target", "1:1", "missing field 'target'"),
+        ("missing_scenarios", "1:1", "missing field 'scenarios'"),
+        ("empty_scenarios", "3:1", "'scenarios' needs at least one scenario"),
+        ("unknown_assertion_type", "7:9", "(did you mean 'file_present'?)"),
+        ("missing_field", "7:9", "then[0] (file_present): missing field 'path'"),
+        ("unknown_assertion_field", "9:9", "unknown field 'timeout' (allowed: path)"),
+        ("flow_mapping_unknown_field", "7:45", "unknown field 'timout'"),
+        ("unknown_scenario_field", "6:5", "scenario 'smoke': unknown field 'expect'"),
+        ("artifact_contains_one_of", "7:9", "one of 'sections', 'fields' is required"),
+        ("token_budget_one_of", "7:9", "one of 'max_total_tokens', 'max_input_tokens'"),
+        ("model_used_both", "7:9", "exactly one of 'expected', 'not_expected' is required"),
+        ("source_without_key", "7:9", "'source' and 'key' must be given together"),
+        ("duplicate_scenario_name", "9:5", "duplicate scenario name 'smoke'"),
+        ("duplicate_name_not_first_key", "9:5", "duplicate scenario name 'smoke'"),
+        ("unknown_template_variable", "8:15", "unknown template variable '{{tomorrow}}'"),
+        ("unset_env_variable", "5:20", "environment variable 'CLAWSPEC_TEST_UNSET' is not set"),
+        ("path_escapes_workspace", "8:15", "path '../../etc/passwd' climbs out of the workspace"),
+        ("string_for_list", "8:9", "field 'vars': input should be a valid list"),
+        ("tags_string_for_list", "5:5", "field 'tags': input should be a valid list"),
+        ("abc_for_number", "9:9", "field 'timeout': input should be a valid number"),
+        ("string_for_number_status", "9:9", "field 'expected_status': input should be a valid"),
+        ("wrong_type_defaults_timeout", "4:3", "defaults: field 'timeout'"),
+        ("mapping_for_string", "8:9", "field 'path': input should be a valid string, found dict"),
+        ("empty_then", "6:5", "'then' needs at least one assertion"),
+        ("missing_then", "4:5", "scenario 'smoke': missing field 'then'"),
+        ("missing_assertion_type", "7:9", "then[0]: missing field 'type'"),
+        ("assertion_not_mapping", "7:9", "found 'file_present'"),
+        ("bad_target_type", "2:10", "target: field 'type': input should be 'skill' or 'agent'"),
+    ],
+)
+def test_error_points_at_spec_position(
+    case: str,
+    position: str,
+    fragment: str,
+    workspace: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    name = _copy_case(case, workspace)
+    code, _, err = _validate(capsys, name)
+    first = err.splitlines()[0]
+    assert code == 2
+    assert first.startswith(f"error: {name}:{position}: ")
+    assert fragment in first
+
+
+def test_several_errors_in_one_file_are_all_reported_in_file_order(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _copy_case("several_errors_one_file", workspace)
+    code, _, err = _validate(capsys, name)
+    positions = re.findall(rf"^error: {name}:(\d+:\d+):", err, flags=re.MULTILINE)
+    assert code == 2
+    assert positions == ["8:15", "9:9", "11:5", "14:9", "16:9"]
+    assert err.endswith("5 problem(s) found; nothing was run\n")
+
+
+@pytest.mark.parametrize("case", ["yaml_tab_indent", "duplicate_scenario_name", "missing_field"])
+def test_validate_subprocess_exits_2_with_error_on_stderr(case: str, workspace: Path) -> None:
+    name = _copy_case(case, workspace)
+    done = subprocess.run(
+        [sys.executable, "-m", "clawspec", "validate", name],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (INVALID / f"{case}.expected").read_text(encoding="utf-8")
+
+
+def test_run_refuses_invalid_contract_and_runs_nothing(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _copy_case("missing_field", workspace)
+    code = main(["run", name, "--gateway-base-url", "http://127.0.0.1:9"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.endswith("2 problem(s) found; nothing was run\n")
+    assert not (workspace / "reports").exists()
+
+
+def test_errors_of_every_file_are_collected_before_exit(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = _copy_case("missing_version", workspace)
+    second = _copy_case("unknown_assertion_field", workspace)
+    (workspace / "good.yaml").write_text(VALID_CONTRACT, encoding="utf-8")
+    code, _, err = _validate(capsys, first, "good.yaml", second)
+    assert code == 2
+    assert err.splitlines() == [
+        f"error: {first}:1:1: missing field 'version'",
+        f"error: {second}:9:9: scenario 'smoke', then[0] (file_present): "
+        "unknown field 'timeout' (allowed: path)",
+        "2 problem(s) found; nothing was run",
+    ]
+
+
+def test_valid_contract_passes_validate_with_exit_0(
+    write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_contract(VALID_CONTRACT)
+    code, out, err = _validate(capsys, str(path))
+    assert (code, err) == (0, "")
+    assert out == "1 contract(s), 1 scenario(s), 2 assertion(s): valid\n"
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in VALID.glob("*.yaml")))
+def test_valid_corpus_passes_validate(
+    case: str, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(VALID / case, workspace / case)
+    code, out, err = _validate(capsys, case)
+    assert (code, err) == (0, "")
+    assert out.endswith(": valid\n")
+
+
+def test_state_file_path_escape_is_a_load_error(
+    write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_contract(
+        VALID_CONTRACT + "      - type: state_file\n        state_path: ../../etc/passwd\n"
+    )
+    code, _, err = _validate(capsys, path.name)
+    assert code == 2
+    assert "13:21: scenario 'smoke', then[1] (state_file): field 'state_path'" in err
+
+
+# --- discovery ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def project(workspace: Path) -> Path:
+    """A project tree with contracts where the default patterns find them, and decoys."""
+    files = {
+        "skills/newsletter/tests/scenarios.yaml": VALID_CONTRACT,
+        "agents/marketing/brand/tests/scenarios.yaml": VALID_CONTRACT,
+        "checks/smoke.clawspec.yaml": VALID_CONTRACT,
+        "top.clawspec.yaml": VALID_CONTRACT,
+        # Not contracts by the default patterns:
+        "skills/newsletter/scenarios.yaml": "not: [a contract",
+        "skills/newsletter/tests/other.yaml": "not: [a contract",
+        # Pruned folders, even though the names match:
+        "node_modules/pkg/x.clawspec.yaml": "not: [a contract",
+        ".venv/lib/y.clawspec.yaml": "not: [a contract",
+        "skills/z/node_modules/tests/scenarios.yaml": "not: [a contract",
+    }
+    for rel, text in files.items():
+        path = workspace / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return workspace
+
+
+def test_discover_finds_default_patterns_and_skips_pruned_folders(project: Path) -> None:
+    found = [p.relative_to(project).as_posix() for p in discover([project], DEFAULT_PATTERNS)]
+    assert sorted(found) == [
+        "agents/marketing/brand/tests/scenarios.yaml",
+        "checks/smoke.clawspec.yaml",
+        "skills/newsletter/tests/scenarios.yaml",
+        "top.clawspec.yaml",
+    ]
+
+
+def test_validate_folder_loads_only_discovered_contracts(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _validate(capsys, ".")
+    assert (code, err) == (0, "")
+    assert out == "4 contract(s), 4 scenario(s), 8 assertion(s): valid\n"
+
+
+def test_validate_subfolder_finds_its_scenarios_file(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _validate(capsys, "skills/newsletter")
+    assert (code, err) == (0, "")
+    assert out == "1 contract(s), 1 scenario(s), 2 assertion(s): valid\n"
+
+
+def test_validate_folder_without_contracts_is_usage_error(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "empty").mkdir()
+    code, _, err = _validate(capsys, "empty")
+    assert code == 2
+    assert err.startswith("error: empty: no contract files found (patterns: skills/**/")
+
+
+def test_validate_missing_path_is_usage_error(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _validate(capsys, "nope.yaml")
+    assert (code, err) == (2, "error: nope.yaml: no such file or folder\n")
+
+
+# --- templates (through `clawspec run --dry-run`) -------------------------------------------
+
+TEMPLATED = """\
+version: "1.0"
+target: {type: skill, path: skills/newsletter}
+scenarios:
+  - name: templated
+    given:
+      - type: file_absent
+        path: out/{{today}}-{{run_id}}.md
+    when: {invoke: "/send {{run_id}} for {{env.CLAWSPEC_T_AUDIENCE}}"}
+    then:
+      - type: log_entry
+        path: logs/{{run_id}}.log
+        pattern: "{{scenario}} {{target}}"
+"""
+
+
+def test_dry_run_renders_today_run_id_and_env_consistently(
+    write_contract: Callable[..., Path],
+    workspace: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (workspace / "clawspec.yaml").write_text("report_dir: reports\ntimezone: UTC\n")
+    monkeypatch.setenv("CLAWSPEC_T_AUDIENCE", "sunday-service")
+    path = write_contract(TEMPLATED)
+    code = main(["run", "--dry-run", path.name])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    run_id = re.search(r"run id (\w+)\)", out).group(1)  # type: ignore[union-attr]
+    today = datetime.now(UTC).date().isoformat()
+    assert f"  given[0] file_absent: path='out/{today}-{run_id}.md'\n" in out
+    assert re.search(rf"^  when  \w+: /send {run_id} for sunday-service$", out, re.MULTILINE)
+    assert (
+        f"  then[0] log_entry: path='logs/{run_id}.log', pattern='templated skills/newsletter'\n"
+        in out
+    )
+
+
+def test_each_scenario_gets_its_own_run_id(
+    write_contract: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CLAWSPEC_T_AUDIENCE", "all")
+    second = TEMPLATED.split("scenarios:\n", 1)[1].replace("templated", "second")
+    path = write_contract(TEMPLATED + second)
+    code = main(["run", "--dry-run", path.name])
+    out = capsys.readouterr().out
+    run_ids = re.findall(r"run id (\w+)\)", out)
+    invoked = re.findall(r"when  \w+: /send (\w+) for all", out)
+    assert code == 0
+    assert len(run_ids) == 2
+    assert run_ids[0] != run_ids[1]
+    assert invoked == run_ids
+
+
+def test_env_template_with_unset_variable_names_it(
+    write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_contract(TEMPLATED)
+    code, _, err = _validate(capsys, path.name)
+    assert code == 2
+    assert err.splitlines()[0] == (
+        f"error: {path.name}:8:20: scenario 'templated': environment variable "
+        "'CLAWSPEC_T_AUDIENCE' is not set ({{env.CLAWSPEC_T_AUDIENCE}})"
+    )
+
+
+def _regen() -> None:
+    """Rewrite every invalid/<case>.expected from the current CLI output."""
+    import os
+    import tempfile
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import StringIO
+
+    for name in list(os.environ):
+        if name.startswith("CLAWSPEC_"):
+            del os.environ[name]
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "clawspec.yaml").write_text("report_dir: reports\n", encoding="utf-8")
+            _copy_case(case, root)
+            cwd = Path.cwd()
+            os.chdir(root)
+            err = StringIO()
+            try:
+                with redirect_stdout(StringIO()), redirect_stderr(err):
+                    code = main(["validate", f"{case}.yaml"])
+            finally:
+                os.chdir(cwd)
+        if code != 2:
+            print(f"{case}: exit {code}, not 2 — fix the case")
+            continue
+        (INVALID / f"{case}.expected").write_text(err.getvalue(), encoding="utf-8")
+        print(f"{case}: {err.getvalue().splitlines()[0]}")
+
+
+if __name__ == "__main__" and "--regen" in sys.argv:
+    _regen()

@@ -1,0 +1,120 @@
+"""The bundled examples through the real `clawspec` CLI, with ClawSpec's own bring-up of a real
+OpenClaw gateway (issue 3's end-to-end proof). Runs inside the loopback-only namespace."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.scripted_provider import ScriptedProvider, load_scripts
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Run every example once (concurrency 4) and return the JSON report and the CLI output."""
+    work = tmp_path_factory.mktemp("examples") / "examples"
+    shutil.copytree(EXAMPLES, work)
+    scripts = load_scripts(work / "provider-scripts.json")
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("CLAWSPEC_", "GITHUB_"))}
+    env.update({"CLAWSPEC_OPENCLAW_BIN": openclaw_launcher, "PYTHONPATH": str(REPO)})
+    with ScriptedProvider(scripts, port=18080) as provider:  # the port openclaw.json names
+        proc = subprocess.run(
+            [sys.executable, "-m", "clawspec", "run", str(work), "--no-color",
+             "--report-dir", str(work / "reports"), "--junit", str(work / "reports/junit.xml")],
+            capture_output=True, text=True, timeout=600, env=env, cwd=work)
+        requests = provider.requests
+    report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
+    return {"proc": proc, "report": report, "work": work, "provider_requests": requests,
+            "scenarios": {s["name"]: s for s in report["scenarios"]}}
+
+
+def _assertion(scenario: dict[str, Any], type_name: str) -> dict[str, Any]:
+    return next(a for a in scenario["assertions"] if a["type"] == type_name)
+
+
+def test_exit_code_and_totals(examples_run: dict) -> None:
+    proc = examples_run["proc"]
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert examples_run["report"]["totals"] == {
+        "scenarios": 6, "passed": 2, "failed": 3, "errored": 1, "skipped": 0, "warned": 0}
+    assert "6 scenarios: 2 passed, 3 failed, 1 errored" in proc.stdout
+
+
+def test_agent_that_writes_its_artifact_passes(examples_run: dict) -> None:
+    scenario = examples_run["scenarios"]["writes-draft"]
+    assert scenario["status"] == "pass", scenario
+    assert {a["type"]: a["status"] for a in scenario["assertions"]} == {
+        "file_present": "pass", "artifact_exists": "pass", "artifact_contains": "pass",
+        "artifact_absent_words": "pass", "tool_was_called": "pass", "tool_not_called": "pass",
+        "tool_not_permitted": "pass", "token_budget": "pass"}
+    budget = _assertion(scenario, "token_budget")
+    assert budget["message"] == "total tokens 2,840 ≤ 12,000"
+    assert (examples_run["work"] / "memory/drafts/newsletter.md").is_file()
+
+
+def test_forbidden_tool_fails_naming_the_tool(examples_run: dict) -> None:
+    scenario = examples_run["scenarios"]["sends-in-test-mode"]
+    assert scenario["status"] == "fail"
+    assert _assertion(scenario, "tool_not_called")["status"] == "fail"
+    assert "'exec'" in _assertion(scenario, "tool_not_called")["message"]
+    assert _assertion(scenario, "tool_not_permitted")["status"] == "fail"
+    assert "'exec'" in _assertion(scenario, "tool_not_permitted")["message"]
+
+
+def test_concurrent_scenarios_never_see_each_others_tool_calls(examples_run: dict) -> None:
+    # sends-in-test-mode calls exec while writes-draft runs on the same gateway at the same time.
+    clean = examples_run["scenarios"]["writes-draft"]
+    dirty = examples_run["scenarios"]["sends-in-test-mode"]
+    assert clean["run_id"] != dirty["run_id"]
+    assert _assertion(clean, "tool_not_called")["status"] == "pass"
+    assert _assertion(dirty, "tool_not_called")["status"] == "fail"
+
+
+def test_token_budget_fails_with_the_measured_numbers(examples_run: dict) -> None:
+    scenario = examples_run["scenarios"]["stays-within-budget"]
+    budget = _assertion(scenario, "token_budget")
+    assert budget["status"] == "fail"
+    assert budget["message"] == "total tokens 23,000 > 12,000; output tokens 4,500 > 4,000"
+
+
+def test_delegation_to_the_right_agent_passes_and_to_the_wrong_one_fails(
+    examples_run: dict,
+) -> None:
+    right = examples_run["scenarios"]["delegates-review"]
+    assert _assertion(right, "delegation_occurred")["status"] == "pass", right
+    assert right["status"] == "pass", right
+    wrong = examples_run["scenarios"]["delegates-to-copywriter"]
+    delegation = _assertion(wrong, "delegation_occurred")
+    assert delegation["status"] == "fail"
+    assert "'brand'" in delegation["message"] and "'copywriter'" in delegation["message"]
+
+
+def test_model_provider_failure_is_an_error_within_the_timeout(examples_run: dict) -> None:
+    scenario = examples_run["scenarios"]["model-provider-down"]
+    assert scenario["status"] == "error"
+    assert scenario["message"].startswith("invocation failed: ")
+    assert scenario["assertions"] == []
+    # timeout 10 s + the client's 5 s HTTP grace: an error, never a hang
+    assert scenario["duration_ms"] < 30_000
+
+
+def test_junit_and_gateway_log_are_written(examples_run: dict) -> None:
+    reports = examples_run["work"] / "reports"
+    suites = ET.parse(reports / "junit.xml").getroot()
+    assert sum(int(s.get("tests", 0)) for s in suites.iter("testsuite")) == 6
+    log = (reports / "openclaw-gateway.log").read_text("utf-8")
+    assert "embedded run start" in log  # the gateway's own log is kept for CI artifacts

@@ -1,0 +1,64 @@
+"""Annotations: which results become which command, the per-step limits, repo-relative files."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from clawspec.reports.github.annotations import select_annotations, write_annotations
+from clawspec.reports.github.commands import GitHubRunner
+from tests.reports.factory import CONTRACT, assertion, mixed_report, report, scenario
+from tests.reports.test_github_commands import parse_command
+
+
+def test_each_failed_warned_and_skipped_result_gets_its_level_file_line_and_title() -> None:
+    selection = select_annotations(mixed_report(), repo_root=None)
+    got = [(a.level, a.file, a.line, a.title) for a in selection.annotations]
+    assert got == [
+        ("error", CONTRACT, 22, "ClawSpec FAIL: tool-check / tool_was_called"),
+        ("error", CONTRACT, 30, "ClawSpec ERROR: broken"),
+        ("notice", CONTRACT, 40, "ClawSpec SKIP: traces"),
+        ("warning", CONTRACT, 52, "ClawSpec WARN: judged / trace_cost"),
+    ]
+    assert selection.annotations[0].message == (
+        f"then[1] tool_was_called: tool 'send_email' was not called\n"
+        f"scenario 'tool-check' ({CONTRACT}:17)"
+    )
+    assert selection.omitted == {}
+
+
+def test_forty_failures_give_ten_errors_and_one_closing_notice() -> None:
+    failing = [
+        scenario(f"s{i}", "fail", assertion("fail", f"failure {i}", line=10 + i), line=9 + i)
+        for i in range(40)
+    ]
+    stream = io.StringIO()
+    runner = GitHubRunner({}, ["secret-token"], stream)
+    write_annotations(runner, report(*failing))
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "::add-mask::secret-token"
+    commands = [parse_command(line) for line in lines[1:]]
+    assert [name for name, _, _ in commands] == ["error"] * 10 + ["notice"]
+    assert [props["line"] for _, props, _ in commands[:10]] == [str(10 + i) for i in range(10)]
+    _, props, message = commands[-1]
+    assert props == {"title": "ClawSpec: more results in the job summary"}
+    assert message.startswith("30 more annotations not shown (30 errors)")
+
+
+def test_notices_leave_room_for_the_closing_notice() -> None:
+    skipped = [scenario(f"k{i}", "skip", message=f"reason {i}") for i in range(15)]
+    selection = select_annotations(report(*skipped))
+    levels = [a.level for a in selection.annotations]
+    assert levels == ["notice"] * 10
+    assert selection.annotations[-1].title == "ClawSpec: more results in the job summary"
+    assert selection.omitted == {"notice": 6}
+
+
+def test_file_is_relative_to_the_repository_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    data = report(scenario("a", "fail", assertion("fail"), contract="tests/x.yaml"))
+    selection = select_annotations(data, repo_root=repo, cwd=repo / "sub")
+    assert selection.annotations[0].file == "sub/tests/x.yaml"
+    absolute = report(scenario("a", "fail", assertion("fail"), contract=str(repo / "y.yaml")))
+    assert select_annotations(absolute, repo_root=repo).annotations[0].file == "y.yaml"

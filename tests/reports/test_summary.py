@@ -1,0 +1,102 @@
+"""The job summary: content, judge usage, and the 1 MiB budget met by reducing the input."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+from clawspec.reports.github.commands import GitHubRunner
+from clawspec.reports.github.summary import render_summary, write_summary
+from tests.reports.factory import CONTRACT, assertion, mixed_report, report, scenario
+
+MIB = 1024 * 1024
+
+
+def test_summary_shows_totals_table_failures_and_trace_links() -> None:
+    text = render_summary(mixed_report())
+    assert "**6 scenarios** in 9.0 s: ✅ passed 2, ❌ failed 1, 💥 errored 1" in text
+    assert "| 6 | 2 | 1 | 1 | 1 | 1 | 9.0 s |" in text
+    assert (
+        f"| ✅ PASS | smoke | `{CONTRACT}:5` | 1.5 s | "
+        "[phoenix](http://127.0.0.1:6006/trace/t-1) |" in text
+    )
+    assert (
+        f"  - **FAIL** `then[1]` tool_was_called: tool 'send_email' was not called "
+        f"(`{CONTRACT}:22`)" in text
+    )
+    assert "> [!NOTE]" not in text
+
+
+def test_summary_shows_judge_usage_totals() -> None:
+    text = render_summary(mixed_report())
+    assert "### LLM judge usage" in text
+    assert "| claude-sonnet-4-5 | 3 | 1,200 | 300 | 0.0081 |" in text
+    assert "LLM judge usage" not in render_summary(report(scenario("a", "pass")))
+
+
+def test_summary_escapes_markdown_and_masks_secrets() -> None:
+    data = report(scenario("a|b", "fail", assertion("fail", "x | <b>y</b> `z` tok-9999\nnext")))
+    text = render_summary(data, secrets=["tok-9999"])
+    assert "a\\|b" in text
+    assert "x \\| &lt;b&gt;y&lt;/b&gt; 'z' *** next" in text
+    assert "tok-9999" not in text
+
+
+def test_five_thousand_scenarios_fit_under_one_mib_with_totals_and_first_failures() -> None:
+    long = "the agent wrote the wrong thing " * 12
+    scenarios = [
+        scenario(
+            f"scenario-{i:04d}",
+            "fail" if i % 2 else "pass",
+            *[
+                assertion("fail" if i % 2 else "pass", f"{long} #{i}.{k}", index=k)
+                for k in range(3)
+            ],
+            line=i,
+        )
+        for i in range(5000)
+    ]
+    data = report(*scenarios)
+    started = time.monotonic()
+    text = render_summary(data)
+    assert time.monotonic() - started < 10
+    assert len(text.encode()) < MIB
+    assert "| 5,000 | 2,500 | 2,500 | 0 | 0 | 0 |" in text
+    assert "**scenario-0001**" in text  # the first failure
+    assert "scenario-0000" not in text  # passing ones were cut first
+    assert "> [!NOTE]" in text
+    assert "left out to stay within GitHub's 1 MiB job summary limit" in text
+
+
+def test_failures_only_view_comes_before_cutting_failures() -> None:
+    scenarios = [scenario(f"p{i}", "pass", assertion("pass")) for i in range(200)]
+    scenarios.append(scenario("the-failure", "fail", assertion("fail", "broken")))
+    text = render_summary(report(*scenarios), max_bytes=5_000)
+    assert (
+        "Only the scenarios that did not pass are listed (1); 200 passing scenarios left out "
+        "to stay within GitHub's 1 MiB job summary limit." in text
+    )
+    assert "**the-failure**" in text
+
+
+def test_a_tiny_budget_keeps_only_the_totals() -> None:
+    scenarios = [scenario(f"f{i}", "fail", assertion("fail", "x" * 200)) for i in range(50)]
+    text = render_summary(report(*scenarios), max_bytes=900)
+    assert len(text.encode()) <= 900
+    assert "Only the totals are shown" in text
+    assert "| 50 | 0 | 50 |" in text
+
+
+def test_interrupted_run_says_so() -> None:
+    assert "The run was interrupted" in render_summary(
+        report(scenario("a", "pass"), interrupted=True)
+    )
+
+
+def test_write_summary_appends_to_the_step_summary(tmp_path: Path) -> None:
+    path = tmp_path / "step_summary.md"
+    runner = GitHubRunner({"GITHUB_STEP_SUMMARY": str(path)}, [], io.StringIO())
+    write_summary(runner, mixed_report())
+    write_summary(runner, mixed_report())
+    assert path.read_text(encoding="utf-8").count("## ClawSpec results") == 2

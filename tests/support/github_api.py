@@ -1,0 +1,229 @@
+"""A GitHub REST API on 127.0.0.1 for the PR comment: issue comments kept in memory.
+
+Speaks the endpoints ClawSpec uses, with GitHub's shapes and paging:
+  GET   /repos/{owner}/{repo}/issues/{number}/comments?per_page=&page=   (Link: rel="next")
+  POST  /repos/{owner}/{repo}/issues/{number}/comments                   → 201
+  PATCH /repos/{owner}/{repo}/issues/comments/{id}                       → 200
+It checks the Bearer token (401 otherwise) and can be told to fail: `forbid_writes()` answers
+POST/PATCH with the fork PR's 403 "Resource not accessible by integration"; `fail_next(status)`
+queues answers such as one 502 or a secondary rate limit (403 + retry-after).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+FORK_MESSAGE = "Resource not accessible by integration"
+_LIST = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$")
+_ONE = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+
+
+@dataclass
+class _Fault:
+    status: int
+    message: str
+    headers: dict[str, str]
+    methods: tuple[str, ...]
+
+
+@dataclass
+class _State:
+    token: str
+    comments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    requests: list[Recorded] = field(default_factory=list)
+    faults: list[_Fault] = field(default_factory=list)
+    forbid_writes: bool = False
+    next_id: int = 1000
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> dict[str, Any] | None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if not length:
+            return None
+        try:
+            return json.loads(self.rfile.read(length))
+        except json.JSONDecodeError:
+            return None
+
+    def _handle(self) -> None:
+        state = self.server.state
+        body = self._body()
+        url = urlsplit(self.path)
+        with state.lock:
+            state.requests.append(
+                Recorded(self.command, self.path, dict(self.headers.items()), body)
+            )
+            fault = next((f for f in state.faults if self.command in f.methods), None)
+            if fault is not None:
+                state.faults.remove(fault)
+        if self.headers.get("Authorization") != f"Bearer {state.token}":
+            self._send(401, {"message": "Bad credentials"})
+            return
+        if fault is not None:
+            self._send(fault.status, {"message": fault.message}, fault.headers)
+            return
+        if self.command in ("POST", "PATCH") and state.forbid_writes:
+            self._send(403, {"message": FORK_MESSAGE, "documentation_url": "https://docs"})
+            return
+        listing, single = _LIST.match(url.path), _ONE.match(url.path)
+        if listing and self.command == "GET":
+            self._list(int(listing.group(3)), parse_qs(url.query), url.path)
+        elif listing and self.command == "POST":
+            self._create(int(listing.group(3)), body or {}, listing)
+        elif single and self.command == "PATCH":
+            self._update(int(single.group(3)), body or {})
+        else:
+            self._send(404, {"message": "Not Found"})
+
+    def _list(self, number: int, query: dict[str, list[str]], path: str) -> None:
+        state = self.server.state
+        per_page = int(query.get("per_page", ["30"])[0])
+        page = int(query.get("page", ["1"])[0])
+        with state.lock:
+            items = [c for c in state.comments.values() if c["_number"] == number]
+        chunk = items[(page - 1) * per_page : page * per_page]
+        headers = {}
+        if page * per_page < len(items):
+            host = f"http://{self.server.server_address[0]}:{self.server.server_address[1]}"
+            headers["Link"] = f'<{host}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
+        self._send(200, [_public(c) for c in chunk], headers)
+
+    def _create(self, number: int, body: dict[str, Any], match: re.Match[str]) -> None:
+        state = self.server.state
+        with state.lock:
+            state.next_id += 1
+            comment = {
+                "id": state.next_id,
+                "body": str(body.get("body", "")),
+                "user": {"login": "github-actions[bot]"},
+                "html_url": f"https://github.invalid/{match.group(1)}/{match.group(2)}/pull/"
+                f"{number}#issuecomment-{state.next_id}",
+                "_number": number,
+            }
+            state.comments[comment["id"]] = comment
+        self._send(201, _public(comment))
+
+    def _update(self, comment_id: int, body: dict[str, Any]) -> None:
+        state = self.server.state
+        with state.lock:
+            comment = state.comments.get(comment_id)
+            if comment is not None:
+                comment["body"] = str(body.get("body", ""))
+        if comment is None:
+            self._send(404, {"message": "Not Found"})
+        else:
+            self._send(200, _public(comment))
+
+    do_GET = do_POST = do_PATCH = _handle
+
+
+def _public(comment: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in comment.items() if not k.startswith("_")}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: _State
+
+
+class GitHubApiServer:
+    """Start with `with GitHubApiServer(token) as api:`; `api.url` is the GITHUB_API_URL."""
+
+    def __init__(self, token: str) -> None:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.state = _State(token)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def state(self) -> _State:
+        return self._server.state
+
+    def comments(self, number: int | None = None) -> list[dict[str, Any]]:
+        with self.state.lock:
+            return [
+                _public(c)
+                for c in self.state.comments.values()
+                if number is None or c["_number"] == number
+            ]
+
+    def add_comment(self, number: int, body: str) -> int:
+        """Seed a comment (someone else's, or an old one) and return its id."""
+        with self.state.lock:
+            self.state.next_id += 1
+            self.state.comments[self.state.next_id] = {
+                "id": self.state.next_id,
+                "body": body,
+                "user": {"login": "someone"},
+                "html_url": "",
+                "_number": number,
+            }
+            return self.state.next_id
+
+    @property
+    def requests(self) -> list[Recorded]:
+        with self.state.lock:
+            return list(self.state.requests)
+
+    def forbid_writes(self, forbidden: bool = True) -> None:
+        """Answer POST/PATCH like GitHub does for a fork PR's read-only token."""
+        self.state.forbid_writes = forbidden
+
+    def fail_next(
+        self,
+        status: int,
+        message: str = "Server Error",
+        headers: dict[str, str] | None = None,
+        methods: tuple[str, ...] = ("GET", "POST", "PATCH"),
+    ) -> None:
+        """Answer the next request with one of `methods` with this status (once)."""
+        with self.state.lock:
+            self.state.faults.append(_Fault(status, message, dict(headers or {}), methods))
+
+    def __enter__(self) -> GitHubApiServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()

