@@ -17,8 +17,8 @@ from clawspec.config import Settings, find_config, load_settings
 from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
 from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
 from clawspec.gateway.client import HooksClient, RoutingClient, WebhookClient
-from clawspec.reports.model import RunReport, exit_code
 from clawspec.gateway.managed import gateway_for_run
+from clawspec.reports.model import RunReport, exit_code
 from clawspec.reports.publish import publish, report_json_path
 from clawspec.runner.run import RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan

@@ -24,6 +24,18 @@ DEFAULT_PATTERNS = [
     "agents/**/tests/scenarios.yaml",
     "**/*.clawspec.yaml",
 ]
+# Credentials ClawSpec never reads into settings but must still mask in every output: the judge's
+# and the trace backends' keys, which their SDKs / clients read from the environment themselves.
+MASKED_ENV = (
+    "ANTHROPIC_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "OPIK_API_KEY",
+    "LANGFUSE_SECRET_KEY",
+    "LANGFUSE_PUBLIC_KEY",
+    "PHOENIX_API_KEY",
+)
 # Secret settings and the environment variables they are read from, in order (SPEC §3, §4).
 SECRET_ENV = {
     "hooks_token": ("CLAWSPEC_HOOKS_TOKEN", "OPENCLAW_HOOKS_TOKEN", "HOOKS_TOKEN"),
@@ -72,7 +84,7 @@ class JudgeSettings(_Section):
     """The LLM judge behind llm_judge and agent_identity_consistent."""
 
     provider: Literal["anthropic", "bedrock"] = "anthropic"
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-4-6"
     max_tokens: int = Field(1024, gt=0)
     base_url: str | None = None
     region: str | None = None
@@ -118,6 +130,7 @@ class Settings(BaseModel):
     hooks_token: SecretStr | None = None
     gateway_auth_token: SecretStr | None = None
     github_token: SecretStr | None = None
+    masked: list[SecretStr] = Field(default_factory=list, exclude=True, repr=False)
 
     @field_validator("max_skipped")
     @classmethod
@@ -135,7 +148,7 @@ class Settings(BaseModel):
 
     def secret_values(self) -> list[str]:
         """Every secret in effect, for masking in all output."""
-        found = (self.hooks_token, self.gateway_auth_token, self.github_token)
+        found = (self.hooks_token, self.gateway_auth_token, self.github_token, *self.masked)
         return [s.get_secret_value() for s in found if s]
 
 
@@ -150,7 +163,7 @@ def parse_skip_budget(value: str) -> tuple[str, float]:
         else:
             ratio = float(text)
     except ValueError:
-        raise ValueError(f"expected a count (3) or a ratio (0.2 or 20%), found '{value}'")
+        raise ValueError(f"expected a count (3) or a ratio (0.2 or 20%), found '{value}'") from None
     if not 0 <= ratio <= 1:
         raise ValueError(f"a ratio must be between 0 and 1, found '{value}'")
     return "ratio", ratio
@@ -184,6 +197,7 @@ def load_settings(
         found = next((environ[v] for v in variables if environ.get(v)), None)
         if found and name not in merged:
             merged[name] = found
+    merged["masked"] = [environ[name] for name in MASKED_ENV if environ.get(name)]
     if merged.get("workspace") is None and config_path is not None:
         merged["workspace"] = config_path.resolve().parent
     elif merged.get("workspace") is not None and config_path is not None:

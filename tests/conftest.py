@@ -14,7 +14,10 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No CLAWSPEC_*, GITHUB_* or token variable of the developer's shell leaks into a test."""
     for name in list(os.environ):
         if name.startswith(("CLAWSPEC_", "GITHUB_", "INPUT_", "OPENCLAW_")) or name in (
-            "HOOKS_TOKEN", "ANTHROPIC_API_KEY", "CI"):
+            "HOOKS_TOKEN",
+            "ANTHROPIC_API_KEY",
+            "CI",
+        ):
             monkeypatch.delenv(name, raising=False)
     yield
 

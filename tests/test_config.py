@@ -28,7 +28,10 @@ def _file(tmp_path: Path, text: str) -> Path:
     ],
 )
 def test_concurrency_precedence_is_flag_over_env_over_file_over_default(
-    tmp_path: Path, file_value: int | None, env_value: str | None, flag_value: int | None,
+    tmp_path: Path,
+    file_value: int | None,
+    env_value: str | None,
+    flag_value: int | None,
     expected: int,
 ) -> None:
     path = _file(tmp_path, f"concurrency: {file_value}\n" if file_value else "{}\n")
@@ -49,8 +52,9 @@ def test_one_name_everywhere_config_env_flag() -> None:
 
 def test_nested_settings_from_environment_and_flags(tmp_path: Path) -> None:
     path = _file(tmp_path, "gateway:\n  mode: target\n  ready_timeout: 30\n")
-    settings = load_settings(path, {"CLAWSPEC_GATEWAY__READY_TIMEOUT": "45"},
-                             {"gateway": {"mode": "bring_up"}})
+    settings = load_settings(
+        path, {"CLAWSPEC_GATEWAY__READY_TIMEOUT": "45"}, {"gateway": {"mode": "bring_up"}}
+    )
     assert settings.gateway.mode == "bring_up"
     assert settings.gateway.ready_timeout == 45
 
@@ -108,7 +112,11 @@ def test_secret_reference_in_file_reads_the_environment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("variable", "value"),
-    [("CLAWSPEC_HOOKS_TOKEN", "a1234"), ("OPENCLAW_HOOKS_TOKEN", "b1234"), ("HOOKS_TOKEN", "c1234")],
+    [
+        ("CLAWSPEC_HOOKS_TOKEN", "a1234"),
+        ("OPENCLAW_HOOKS_TOKEN", "b1234"),
+        ("HOOKS_TOKEN", "c1234"),
+    ],
 )
 def test_hooks_token_fallbacks(variable: str, value: str) -> None:
     settings = load_settings(None, {variable: value})
@@ -143,8 +151,12 @@ def test_empty_environment_values_count_as_unset(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "parsed"),
-    [("3", ("count", 3.0)), ("0", ("count", 0.0)), ("0.2", ("ratio", 0.2)),
-     ("20%", ("ratio", 0.2))],
+    [
+        ("3", ("count", 3.0)),
+        ("0", ("count", 0.0)),
+        ("0.2", ("ratio", 0.2)),
+        ("20%", ("ratio", 0.2)),
+    ],
 )
 def test_skip_budget_parsing(text: str, parsed: tuple[str, float]) -> None:
     assert parse_skip_budget(text) == parsed

@@ -13,14 +13,35 @@ from clawspec.assertions.registry import CATEGORIES
 SEED = Path(__file__).resolve().parents[2] / "shared" / "seed" / "assertion-reference.txt"
 SEED_TYPES = {
     "precondition": ["file_present", "file_absent", "gateway_healthy", "env_present"],
-    "artifact": ["artifact_exists", "artifact_contains", "artifact_absent_words",
-                 "artifact_matches_golden", "state_file"],
-    "behavioral": ["gateway_response", "log_entry", "decision_routed_to", "tool_was_called",
-                   "tool_not_called", "delegation_occurred", "tool_not_permitted",
-                   "token_budget"],
-    "trace": ["llm_call_count", "tool_sequence", "model_used", "delegation_path",
-              "per_span_budget", "trace_token_budget", "trace_duration", "trace_cost",
-              "no_span_errors", "tool_not_invoked"],
+    "artifact": [
+        "artifact_exists",
+        "artifact_contains",
+        "artifact_absent_words",
+        "artifact_matches_golden",
+        "state_file",
+    ],
+    "behavioral": [
+        "gateway_response",
+        "log_entry",
+        "decision_routed_to",
+        "tool_was_called",
+        "tool_not_called",
+        "delegation_occurred",
+        "tool_not_permitted",
+        "token_budget",
+    ],
+    "trace": [
+        "llm_call_count",
+        "tool_sequence",
+        "model_used",
+        "delegation_path",
+        "per_span_budget",
+        "trace_token_budget",
+        "trace_duration",
+        "trace_cost",
+        "no_span_errors",
+        "tool_not_invoked",
+    ],
     "semantic": ["llm_judge", "agent_identity_consistent"],
 }
 
@@ -58,8 +79,10 @@ def test_each_type_is_fully_described_and_its_example_loads(name: str) -> None:
         ("state_file", ["path", "state_path", "expected_status", "expected_fields"]),
         ("llm_judge", ["path", "rubric", "pass_threshold", "section", "consistency"]),
         ("delegation_path", ["expected", "routing_path", "routing_decisions", "state_path"]),
-        ("token_budget", ["log_path", "run_id", "max_total_tokens", "max_input_tokens",
-                          "max_output_tokens"]),
+        (
+            "token_budget",
+            ["log_path", "run_id", "max_total_tokens", "max_input_tokens", "max_output_tokens"],
+        ),
     ],
 )
 def test_fields_keep_the_seeds_names(name: str, fields: list[str]) -> None:

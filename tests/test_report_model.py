@@ -31,12 +31,28 @@ def test_scenario_status(statuses: list[Status], expected: Status) -> None:
 
 def _report(*statuses: Status, interrupted: bool = False) -> RunReport:
     scenarios = [
-        ScenarioResult(id=f"c::{i}", contract="c", line=1, name=str(i), target="t", status=s,
-                       message="", run_id="r", duration_ms=1)
+        ScenarioResult(
+            id=f"c::{i}",
+            contract="c",
+            line=1,
+            name=str(i),
+            target="t",
+            status=s,
+            message="",
+            run_id="r",
+            duration_ms=1,
+        )
         for i, s in enumerate(statuses)
     ]
-    return RunReport(version="0", run_id="r", started_at="t", duration_ms=1,
-                     interrupted=interrupted, totals=Totals.of(scenarios), scenarios=scenarios)
+    return RunReport(
+        version="0",
+        run_id="r",
+        started_at="t",
+        duration_ms=1,
+        interrupted=interrupted,
+        totals=Totals.of(scenarios),
+        scenarios=scenarios,
+    )
 
 
 @pytest.mark.parametrize(
@@ -58,8 +74,9 @@ def _report(*statuses: Status, interrupted: bool = False) -> RunReport:
         ([P, P, S, S], "50%", "fail", ExitCode.OK),
     ],
 )
-def test_exit_code(statuses: list[Status], max_skipped: str | None, fail_on: str,
-                   expected: ExitCode) -> None:
+def test_exit_code(
+    statuses: list[Status], max_skipped: str | None, fail_on: str, expected: ExitCode
+) -> None:
     assert exit_code(_report(*statuses), max_skipped, fail_on) == expected
 
 

@@ -12,15 +12,15 @@ HEAVY = ["anthropic", "boto3", "botocore", "rouge_score", "nltk"]
 
 def _modules_after(code: str, cwd: Path | None = None) -> set[str]:
     script = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True, cwd=cwd)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=cwd
+    )
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def test_help_does_not_import_heavy_sdks() -> None:
     loaded = _modules_after(
-        "from clawspec.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+        "from clawspec.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
     )
     assert "clawspec.cli" in loaded
     assert not [name for name in HEAVY if name in loaded]

@@ -165,9 +165,7 @@ class DecisionRoutedTo(Assertion):
             )
         if want in names:
             return Verdict.passed(f"{key} = '{want}'", want, want)
-        return Verdict.failed(
-            f"routed to {quote_list(names)}, expected '{want}'", names, want
-        )
+        return Verdict.failed(f"routed to {quote_list(names)}, expected '{want}'", names, want)
 
 
 def _decision(data: object) -> tuple[str | None, object]:

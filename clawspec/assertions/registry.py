@@ -39,8 +39,7 @@ class AssertionSpec:
         return [
             name
             for name, info in self.model.model_fields.items()
-            if any(isinstance(m, PathField) for m in info.metadata)
-            or _marks_path(info.annotation)
+            if any(isinstance(m, PathField) for m in info.metadata) or _marks_path(info.annotation)
         ]
 
 

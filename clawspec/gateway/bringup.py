@@ -34,8 +34,10 @@ PLUGIN_ID = "clawspec"
 REPO_LAUNCHER = Path(__file__).resolve().parents[2] / ".cache" / "openclaw" / "bin" / "openclaw"
 HOOKS_PATH = "/hooks"
 # Headless: no update checks, no mDNS, no telemetry.
-_QUIET_ENV = {name: "1" for name in (
-    "CI", "OPENCLAW_NO_AUTO_UPDATE", "OPENCLAW_DISABLE_BONJOUR", "DO_NOT_TRACK")}
+_QUIET_ENV = {
+    name: "1"
+    for name in ("CI", "OPENCLAW_NO_AUTO_UPDATE", "OPENCLAW_DISABLE_BONJOUR", "DO_NOT_TRACK")
+}
 
 
 @dataclass(frozen=True)
@@ -145,9 +147,7 @@ def build_config(
             "allowRequestSessionKey": True,
         },
         "plugins": {
-            "entries": {
-                PLUGIN_ID: {"enabled": True, "config": {"outputPath": str(plugin_output)}}
-            },
+            "entries": {PLUGIN_ID: {"enabled": True, "config": {"outputPath": str(plugin_output)}}},
         },
     }
     config = deep_merge(base, ours)
@@ -276,8 +276,14 @@ class GatewayProcess:
         gateway_token, hooks_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         self._secrets = [gateway_token, hooks_token]
         plugin_output = state_dir / "logs" / "clawspec-plugin.jsonl"
-        config = build_config(opts, state_dir=state_dir, port=port, gateway_token=gateway_token,
-                              hooks_token=hooks_token, plugin_output=plugin_output)
+        config = build_config(
+            opts,
+            state_dir=state_dir,
+            port=port,
+            gateway_token=gateway_token,
+            hooks_token=hooks_token,
+            plugin_output=plugin_output,
+        )
         workspace = Path(str(config["agents"]["defaults"]["workspace"])).expanduser()
         workspace.mkdir(parents=True, exist_ok=True)
         (state_dir / "logs").mkdir(parents=True, exist_ok=True)
@@ -286,15 +292,26 @@ class GatewayProcess:
         fd = os.open(config_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds tokens
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(config, fh, indent=2)
-        env = {**os.environ, **_QUIET_ENV, "HOME": str(state_dir),
-               "OPENCLAW_STATE_DIR": str(state_dir), "OPENCLAW_CONFIG_PATH": str(config_path),
-               "CLAWSPEC_PLUGIN_OUTPUT": str(plugin_output), **(opts.env or {})}
+        env = {
+            **os.environ,
+            **_QUIET_ENV,
+            "HOME": str(state_dir),
+            "OPENCLAW_STATE_DIR": str(state_dir),
+            "OPENCLAW_CONFIG_PATH": str(config_path),
+            "CLAWSPEC_PLUGIN_OUTPUT": str(plugin_output),
+            **(opts.env or {}),
+        }
         self._output_path = state_dir / "gateway.out"
         with self._output_path.open("wb") as out:
             try:
                 self._proc = subprocess.Popen(
-                    command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                    env=env, cwd=state_dir, start_new_session=True,
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    cwd=state_dir,
+                    start_new_session=True,
                 )
             except OSError as exc:
                 raise GatewayError(
@@ -303,9 +320,15 @@ class GatewayProcess:
         base_url = f"http://127.0.0.1:{port}"
         self._wait_ready(base_url, command)
         self.running = RunningGateway(
-            base_url=base_url, hooks_token=hooks_token, gateway_token=gateway_token,
-            hooks_path=HOOKS_PATH, log_path=self._log_path, plugin_output_path=plugin_output,
-            state_dir=state_dir, workspace=workspace, pid=self._proc.pid,
+            base_url=base_url,
+            hooks_token=hooks_token,
+            gateway_token=gateway_token,
+            hooks_path=HOOKS_PATH,
+            log_path=self._log_path,
+            plugin_output_path=plugin_output,
+            state_dir=state_dir,
+            workspace=workspace,
+            pid=self._proc.pid,
         )
         return self.running
 
@@ -337,8 +360,11 @@ class GatewayProcess:
             if ready:
                 return
             if time.monotonic() >= deadline:
-                self._fail(f"gateway not ready after {self.options.ready_timeout_s:g}s "
-                           f"(last /readyz: {last})", command)
+                self._fail(
+                    f"gateway not ready after {self.options.ready_timeout_s:g}s "
+                    f"(last /readyz: {last})",
+                    command,
+                )
             time.sleep(0.25)
 
     @staticmethod

@@ -27,8 +27,12 @@ class AssertionResult(_Frozen):
     message: str
     value: Any = None
     limit: Any = None
+    details: list[str] = Field(
+        default_factory=list, description="More lines: each judge call, each violating item."
+    )
     usage: dict[str, Any] | None = Field(
-        None, description="LLM judge usage: model, calls, input/output tokens, cost_usd.")
+        None, description="LLM judge usage: model, calls, input/output tokens, cost_usd."
+    )
 
 
 class TraceRef(_Frozen):

@@ -52,6 +52,11 @@ class TerminalReporter:
     def on_run_start(self, total: int, secrets: list[str]) -> None:
         self.total = total
         self.secrets = list(secrets)
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            # Register the secrets (bring-up tokens included) before the first scenario line.
+            from clawspec.reports.github.commands import GitHubRunner
+
+            GitHubRunner(os.environ, self.secrets, self.stream).mask_secrets()
 
     def on_scenario_done(self, result: ScenarioResult) -> None:
         with self._lock:
@@ -80,7 +85,7 @@ class TerminalReporter:
             for scenario, a in problems:
                 self._print(
                     f"  {self._label(a.status)} {scenario.contract}:{a.line} "
-                    f"{scenario.name} › {a.phase}[{a.index}] {a.type}: {a.message}"
+                    f"{scenario.name} > {a.phase}[{a.index}] {a.type}: {a.message}"
                 )
         skipped = [s for s in report.scenarios if s.status == Status.SKIP]
         for reason, count in _folded(s.message for s in skipped):

@@ -231,6 +231,7 @@ def _evaluate(
         message=one_line(verdict.message, 500),
         value=_jsonable(verdict.value),
         limit=_jsonable(verdict.limit),
+        details=[one_line(line, 300) for line in verdict.details[:50]],
         usage=verdict.usage,
     )
 

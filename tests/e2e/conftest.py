@@ -26,19 +26,27 @@ NETNS_HINT = "unshare --net sh -c 'ip link set lo up && exec .venv/bin/pytest te
 
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "write-file": [
-        {"tool": "write", "args": {"path": "out.md", "content": "hello from clawspec\n"},
-         "usage": {"prompt_tokens": 1000, "completion_tokens": 50}},
+        {
+            "tool": "write",
+            "args": {"path": "out.md", "content": "hello from clawspec\n"},
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 50},
+        },
         {"text": "Wrote out.md.", "usage": {"prompt_tokens": 1100, "completion_tokens": 7}},
     ],
     "spawn": [
-        {"tool": "sessions_spawn",
-         "args": {"task": "Write child.md [script:child]", "taskName": "child-writer"},
-         "usage": {"prompt_tokens": 500, "completion_tokens": 20}},
+        {
+            "tool": "sessions_spawn",
+            "args": {"task": "Write child.md [script:child]", "taskName": "child-writer"},
+            "usage": {"prompt_tokens": 500, "completion_tokens": 20},
+        },
         {"text": "Delegated.", "usage": {"prompt_tokens": 600, "completion_tokens": 5}},
     ],
     "child": [
-        {"tool": "write", "args": {"path": "child.md", "content": "from the child\n"},
-         "usage": {"prompt_tokens": 300, "completion_tokens": 30}},
+        {
+            "tool": "write",
+            "args": {"path": "child.md", "content": "from the child\n"},
+            "usage": {"prompt_tokens": 300, "completion_tokens": 30},
+        },
         {"text": "Child done.", "usage": {"prompt_tokens": 310, "completion_tokens": 3}},
     ],
 }
@@ -55,7 +63,9 @@ def isolated_netns() -> None:
     if not _only_loopback():
         pytest.fail(
             "e2e tests start a real OpenClaw gateway and must run in a loopback-only network "
-            f"namespace; run: {NETNS_HINT}", pytrace=False)
+            f"namespace; run: {NETNS_HINT}",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -63,13 +73,17 @@ def openclaw_launcher(isolated_netns: None) -> str:
     """The installed launcher (scripts/install-openclaw.sh is idempotent and offline when done)."""
     if OPENCLAW_BIN:
         return OPENCLAW_BIN
-    proc = subprocess.run(["bash", str(INSTALLER)], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        ["bash", str(INSTALLER)], check=False, capture_output=True, text=True, timeout=900
+    )
     lines = proc.stdout.strip().splitlines()
     if proc.returncode == 0 and lines and Path(lines[-1]).exists():
         return lines[-1]
-    reason = ("OpenClaw is not installed and cannot be installed here (no network in the "
-              "namespace?): run scripts/install-openclaw.sh first. "
-              + " | ".join(proc.stderr.strip().splitlines()[-3:]))
+    reason = (
+        "OpenClaw is not installed and cannot be installed here (no network in the "
+        "namespace?): run scripts/install-openclaw.sh first. "
+        + " | ".join(proc.stderr.strip().splitlines()[-3:])
+    )
     if IN_CI:
         pytest.fail(reason, pytrace=False)  # in CI a missing gateway is a failure, never a skip
     pytest.skip(reason)
@@ -80,13 +94,29 @@ def provider_config(base_url: str) -> dict[str, Any]:
     return {
         "tools": {"profile": "coding", "toolSearch": False},
         "agents": {"defaults": {"model": {"primary": f"fake/{MODEL_ID}"}}},
-        "models": {"catalogRefresh": {"enabled": False}, "mode": "replace", "providers": {"fake": {
-            "baseUrl": base_url, "apiKey": "fake-local-key", "api": "openai-completions",
-            "timeoutSeconds": 60,
-            "models": [{"id": MODEL_ID, "name": "Fake Model", "reasoning": False,
-                        "input": ["text"], "contextWindow": 128000, "maxTokens": 4096,
-                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
-        }}},
+        "models": {
+            "catalogRefresh": {"enabled": False},
+            "mode": "replace",
+            "providers": {
+                "fake": {
+                    "baseUrl": base_url,
+                    "apiKey": "fake-local-key",
+                    "api": "openai-completions",
+                    "timeoutSeconds": 60,
+                    "models": [
+                        {
+                            "id": MODEL_ID,
+                            "name": "Fake Model",
+                            "reasoning": False,
+                            "input": ["text"],
+                            "contextWindow": 128000,
+                            "maxTokens": 4096,
+                            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                        }
+                    ],
+                }
+            },
+        },
     }
 
 

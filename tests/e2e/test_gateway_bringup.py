@@ -24,8 +24,15 @@ def run_hook(gw: RunningGateway, message: str, token: str | None = None) -> tupl
     resp = requests.post(
         f"{gw.base_url}{gw.hooks_path}/agent",
         headers={"Authorization": f"Bearer {token or gw.hooks_token}"},
-        json={"message": message, "name": "e2e", "agentId": "main", "deliver": False,
-              "waitForCompletion": True, "timeoutSeconds": 60, "sessionKey": session_key},
+        json={
+            "message": message,
+            "name": "e2e",
+            "agentId": "main",
+            "deliver": False,
+            "waitForCompletion": True,
+            "timeoutSeconds": 60,
+            "sessionKey": session_key,
+        },
         timeout=90,
     )
     return session_key, resp
@@ -87,8 +94,11 @@ def test_hook_run_writes_file_and_records_usage(
     run_id = next(r.run_id for r in records if r.kind == "run" and r.session_key == session)
     usage = sum_usage(records, {run_id})
     assert (usage.input, usage.output, usage.total, usage.calls) == (2100, 57, 2157, 2)
-    tools = [r.tool_name for r in records
-             if r.kind == "tool" and r.phase == "completed" and r.run_id == run_id]
+    tools = [
+        r.tool_name
+        for r in records
+        if r.kind == "tool" and r.phase == "completed" and r.run_id == run_id
+    ]
     assert tools == ["write"]
     answered = [(r.step, r.answered) for r in provider.chat_requests("write-file")]
     assert answered[-2:] == [(0, "tool_calls"), (1, "text")]
@@ -116,12 +126,14 @@ def test_own_gateway_exits_cleanly(
     """A second gateway (also checks a JSON5 user config) leaves no process after exit."""
     user = tmp_path / "openclaw.json"
     user.write_text("// mine\n{ agents: { entries: { main: { name: 'Mine', }, }, }, }\n")
-    opts = BringUpOptions(command=[openclaw_launcher, "gateway", "run"], user_config=user,
-                          extra_config=provider_config(provider.base_url))
+    opts = BringUpOptions(
+        command=[openclaw_launcher, "gateway", "run"],
+        user_config=user,
+        extra_config=provider_config(provider.base_url),
+    )
     gw = GatewayProcess(opts)
     with gw as running:
-        family = [p for p, (ppid, pgrp) in _proc_stats().items()
-                  if pgrp == running.pid or ppid == running.pid]
+        family = [p for p, (ppid, pgrp) in _proc_stats().items() if running.pid in (pgrp, ppid)]
         assert running.pid in family and len(family) >= 2  # the gateway starts helpers
         assert requests.get(f"{running.base_url}/readyz", timeout=5).json()["ready"] is True
     alive = set(_proc_stats())

@@ -48,8 +48,12 @@ def test_bring_up_with_user_config(tmp_path: Path) -> None:
     user = tmp_path / "openclaw.json"
     user.write_text(USER_CONFIG, encoding="utf-8")
     opts = BringUpOptions(
-        command=[sys.executable, "-c", READY_SERVER], user_config=user, ready_timeout_s=15,
-        stop_grace_s=2, agent_ids=["main", "ops"], env={"EXTRA_VAR": "x"},
+        command=[sys.executable, "-c", READY_SERVER],
+        user_config=user,
+        ready_timeout_s=15,
+        stop_grace_s=2,
+        agent_ids=["main", "ops"],
+        env={"EXTRA_VAR": "x"},
         extra_config={"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}},
     )
     gw = GatewayProcess(opts)
@@ -92,16 +96,25 @@ def test_bring_up_with_user_config(tmp_path: Path) -> None:
     assert running.workspace == tmp_path / "ws" and running.workspace.is_dir()
 
     assert env == {
-        "HOME": str(state), "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_CONFIG_PATH":
-        str(config_path), "CI": "1", "OPENCLAW_NO_AUTO_UPDATE": "1",
-        "OPENCLAW_DISABLE_BONJOUR": "1", "DO_NOT_TRACK": "1",
-        "CLAWSPEC_PLUGIN_OUTPUT": str(running.plugin_output_path), "EXTRA_VAR": "x",
+        "HOME": str(state),
+        "OPENCLAW_STATE_DIR": str(state),
+        "OPENCLAW_CONFIG_PATH": str(config_path),
+        "CI": "1",
+        "OPENCLAW_NO_AUTO_UPDATE": "1",
+        "OPENCLAW_DISABLE_BONJOUR": "1",
+        "DO_NOT_TRACK": "1",
+        "CLAWSPEC_PLUGIN_OUTPUT": str(running.plugin_output_path),
+        "EXTRA_VAR": "x",
     }
 
 
 def test_default_workspace_and_plugin_allow(tmp_path: Path) -> None:
-    opts = BringUpOptions(command=[sys.executable, "-c", READY_SERVER], state_dir=tmp_path / "st",
-                          ready_timeout_s=15, stop_grace_s=2)
+    opts = BringUpOptions(
+        command=[sys.executable, "-c", READY_SERVER],
+        state_dir=tmp_path / "st",
+        ready_timeout_s=15,
+        stop_grace_s=2,
+    )
     with GatewayProcess(opts) as running:
         config = json.loads((running.state_dir / "openclaw.json").read_text())
     assert running.workspace == tmp_path / "st" / "workspace"
@@ -123,10 +136,14 @@ def test_bad_user_config_is_a_gateway_error(tmp_path: Path) -> None:
     [
         ("{a: 1, b: [1, 2,], }", {"a": 1, "b": [1, 2]}),
         ("// c\n{'k': 'it\\'s', \"q\": \"x\"} /* end */", {"k": "it's", "q": "x"}),
-        ("{hex: 0x1F, f: .5, g: +2, big: 1e3, neg: -3}",
-         {"hex": 31, "f": 0.5, "g": 2, "big": 1000.0, "neg": -3}),
-        ("{s: 'line\\\ncontinued', t: true, n: null}",
-         {"s": "linecontinued", "t": True, "n": None}),
+        (
+            "{hex: 0x1F, f: .5, g: +2, big: 1e3, neg: -3}",
+            {"hex": 31, "f": 0.5, "g": 2, "big": 1000.0, "neg": -3},
+        ),
+        (
+            "{s: 'line\\\ncontinued', t: true, n: null}",
+            {"s": "linecontinued", "t": True, "n": None},
+        ),
         ('{"plain": "json"}', {"plain": "json"}),
     ],
 )

@@ -37,7 +37,7 @@ def _assert_gone(pid: int | None, timeout: float = 3.0) -> None:
     assert pid is not None
     deadline = time.monotonic() + timeout
     while True:
-        left = [p for p, (_, pgrp) in _proc_stats().items() if p == pid or pgrp == pid]
+        left = [p for p, (_, pgrp) in _proc_stats().items() if pid in (p, pgrp)]
         if not left:
             return
         assert time.monotonic() < deadline, f"processes left behind: {left}"
@@ -45,8 +45,9 @@ def _assert_gone(pid: int | None, timeout: float = 3.0) -> None:
 
 
 def _options(tmp_path: Path, command: list[str], **kw: object) -> BringUpOptions:
-    return BringUpOptions(command=command, state_dir=tmp_path / "state", ready_timeout_s=2,
-                          stop_grace_s=2, **kw)  # type: ignore[arg-type]
+    return BringUpOptions(
+        command=command, state_dir=tmp_path / "state", ready_timeout_s=2, stop_grace_s=2, **kw
+    )  # type: ignore[arg-type]
 
 
 def test_missing_command(tmp_path: Path) -> None:
@@ -129,6 +130,7 @@ def test_secrets_are_redacted_from_log_lines(tmp_path: Path) -> None:
 
 def test_interrupt_while_waiting_stops_the_process(tmp_path: Path) -> None:
     gw = GatewayProcess(_options(tmp_path, ["sleep", "1000"]))
+
     def interrupted(base_url: str, command: list[str]) -> None:
         raise KeyboardInterrupt
 

@@ -64,8 +64,11 @@ def test_subagent_is_linked_to_its_parent() -> None:
     assert link.parent_tool_call_id == "call_spawn_0_0"
     assert run_family(records, parent) == {parent, link.child_run_id}
     assert sum_usage(records, run_family(records, parent)).input == 500 + 600 + 300 + 310
-    child_tools = [r.tool_name for r in records if r.kind == "tool" and r.phase == "completed"
-                   and r.run_id == link.child_run_id]
+    child_tools = [
+        r.tool_name
+        for r in records
+        if r.kind == "tool" and r.phase == "completed" and r.run_id == link.child_run_id
+    ]
     assert child_tools == ["write"]
 
 
@@ -81,8 +84,11 @@ def test_concurrent_runs_stay_apart() -> None:
 def test_model_failure_is_visible() -> None:
     records = read_plugin_records(PLUGIN)
     session = _hook_sessions()["hook:clawspec:f1"]
-    errors = [r for r in records if r.kind == "model_call" and r.phase == "error"
-              and r.session_key == session]
+    errors = [
+        r
+        for r in records
+        if r.kind == "model_call" and r.phase == "error" and r.session_key == session
+    ]
     assert len(errors) == 8  # the gateway retried 8 times
     message = next(r for r in records if r.kind == "message" and r.session_key == session)
     assert message.outcome == "error"

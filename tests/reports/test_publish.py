@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import pytest
 
 from clawspec.config import Settings
 from clawspec.reports.publish import publish
@@ -66,3 +69,15 @@ def test_one_failing_output_is_a_warning_and_the_others_are_written(tmp_path: Pa
     output = (tmp_path / "output").read_text()
     assert "junit_path=\n" in output
     assert "total=6\n" in output
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_as_root_files_in_the_workspace_get_the_workspace_owner(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.chown(workspace, 1234, 1234)
+    settings = Settings(report_dir=str(workspace / "r"), junit=str(workspace / "r" / "j.xml"))
+    environ = {"GITHUB_WORKSPACE": str(workspace)}
+    written = publish(mixed_report(), settings, environ)
+    for path in [workspace / "r", *written]:
+        assert (path.stat().st_uid, path.stat().st_gid) == (1234, 1234), path

@@ -42,7 +42,9 @@ def _report(workspace: Path) -> dict:
     return data
 
 
-WRITES_DRAFT = HEADER + """defaults: {timeout: 5, test_mode: true, poll_interval: 0.05}
+WRITES_DRAFT = (
+    HEADER
+    + """defaults: {timeout: 5, test_mode: true, poll_interval: 0.05}
 scenarios:
   - name: writes-draft
     tags: [smoke]
@@ -63,10 +65,14 @@ scenarios:
         path: out/{{run_id}}.md
         words: [guaranteed]
 """
+)
 
 
 def test_passing_scenario_end_to_end_through_the_cli(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_contract(WRITES_DRAFT)
@@ -97,7 +103,9 @@ def test_passing_scenario_end_to_end_through_the_cli(
     assert (workspace / "out" / f"{run_id}.md").is_file()
 
 
-FAULTS = HEADER + """defaults: {timeout: 1, poll_interval: 0.05}
+FAULTS = (
+    HEADER
+    + """defaults: {timeout: 1, poll_interval: 0.05}
 scenarios:
   - name: ok
     when: {invoke: "[write:ok.md]"}
@@ -118,82 +126,123 @@ scenarios:
     when: {invoke: "nothing written"}
     then: [{type: artifact_exists, path: missing.md}]
 """
+)
 
 
 def test_gateway_faults_error_only_their_scenario_and_exit_1(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
 ) -> None:
     write_contract(FAULTS)
     assert main(["run", ".", "--concurrency", "3"]) == 1
     report = _report(workspace)
     by_name = {s["name"]: s for s in report["scenarios"]}
     assert [s["name"] for s in report["scenarios"]] == [
-        "ok", "provider-500", "never-completes", "completion-error", "connection-dropped",
-        "fails-assertion"]
+        "ok",
+        "provider-500",
+        "never-completes",
+        "completion-error",
+        "connection-dropped",
+        "fails-assertion",
+    ]
     assert by_name["ok"]["status"] == "pass"
     assert by_name["fails-assertion"]["status"] == "fail"
     assert by_name["fails-assertion"]["message"] == (
-        "then[0] (artifact_exists): 'missing.md' not found")
+        "then[0] (artifact_exists): 'missing.md' not found"
+    )
     assert "→ 500: " in by_name["provider-500"]["message"]
     assert by_name["never-completes"]["message"].startswith(
-        "invocation failed: no completion within 1 s")
-    assert "completed with status 'error': agent run failed" in (
-        by_name["completion-error"]["message"])
+        "invocation failed: no completion within 1 s"
+    )
+    assert (
+        "completed with status 'error': agent run failed"
+        in (by_name["completion-error"]["message"])
+    )
     assert by_name["completion-error"]["gateway_run_id"]
     assert by_name["connection-dropped"]["status"] == "error"
     for name in ("provider-500", "never-completes", "completion-error", "connection-dropped"):
         assert by_name[name]["status"] == "error"
         assert by_name[name]["assertions"] == []  # `then` never ran: left out (SPEC §9)
-    assert report["totals"] == {"scenarios": 6, "passed": 1, "failed": 1, "errored": 4,
-                                "skipped": 0, "warned": 0}
+    assert report["totals"] == {
+        "scenarios": 6,
+        "passed": 1,
+        "failed": 1,
+        "errored": 4,
+        "skipped": 0,
+        "warned": 0,
+    }
 
 
 def test_gateway_down_for_every_scenario_exits_3(
-    workspace: Path, write_contract, monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    write_contract,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", "http://127.0.0.1:9")
-    write_contract(HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
-                   "    then: [{type: file_absent, path: n}]\n"
-                   "  - name: b\n    when: {invoke: x}\n    then: [{type: file_absent, path: n}]\n")
+    write_contract(
+        HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
+        "    then: [{type: file_absent, path: n}]\n"
+        "  - name: b\n    when: {invoke: x}\n    then: [{type: file_absent, path: n}]\n"
+    )
     assert main(["run", "."]) == 3
     report = _report(workspace)
     assert {s["status"] for s in report["scenarios"]} == {"error"}
-    assert "gateway unreachable: POST http://127.0.0.1:9/hooks/agent: connection refused" in (
-        report["scenarios"][0]["message"])
+    assert (
+        "gateway unreachable: POST http://127.0.0.1:9/hooks/agent: connection refused"
+        in (report["scenarios"][0]["message"])
+    )
 
 
 def test_failed_precondition_stops_the_scenario_without_invoking(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
 ) -> None:
-    write_contract(HEADER + """scenarios:
+    write_contract(
+        HEADER
+        + """scenarios:
   - name: needs-skill
     given:
       - {type: env_present, vars: [CLAWSPEC_TEST_UNSET_VAR]}
       - {type: file_present, path: SKILL.md}
     when: {invoke: "[write:x.md]"}
     then: [{type: artifact_exists, path: x.md}]
-""")
+"""
+    )
     assert main(["run", "."]) == 1
     scenario = _report(workspace)["scenarios"][0]
     assert server.requests == []
     assert scenario["status"] == "error"
-    assert scenario["message"] == ("precondition given[0] (env_present) failed: not set or "
-                                   "empty: 'CLAWSPEC_TEST_UNSET_VAR'")
+    assert scenario["message"] == (
+        "precondition given[0] (env_present) failed: not set or empty: 'CLAWSPEC_TEST_UNSET_VAR'"
+    )
     assert [(a["phase"], a["index"], a["status"]) for a in scenario["assertions"]] == [
-        ("given", 0, "fail")]
+        ("given", 0, "fail")
+    ]
 
 
 def test_refused_session_key_is_retried_without_it_and_warned_once(
-    workspace: Path, write_contract, monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    write_contract,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with HooksServer(TOKEN, workspace, allow_session_key=False) as server:
         monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
         monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
-        write_contract(HEADER + "scenarios:\n" + "".join(
-            f"  - name: s{i}\n    when: {{invoke: '[write:s{i}.md]'}}\n"
-            f"    then: [{{type: artifact_exists, path: s{i}.md}}]\n" for i in range(3)))
+        write_contract(
+            HEADER
+            + "scenarios:\n"
+            + "".join(
+                f"  - name: s{i}\n    when: {{invoke: '[write:s{i}.md]'}}\n"
+                f"    then: [{{type: artifact_exists, path: s{i}.md}}]\n"
+                for i in range(3)
+            )
+        )
         assert main(["run", ".", "--concurrency", "1"]) == 0
     err = capsys.readouterr().err
     assert err.count("refused the request session key") == 1
@@ -203,12 +252,17 @@ def test_refused_session_key_is_retried_without_it_and_warned_once(
 
 
 def test_wrong_token_is_an_error_naming_the_status(
-    workspace: Path, write_contract, server: HooksServer, monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", "wrong-token-1234")
     monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
-    write_contract(HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
-                   "    then: [{type: file_absent, path: n}]\n")
+    write_contract(
+        HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
+        "    then: [{type: file_absent, path: n}]\n"
+    )
     assert main(["run", "."]) == 1
     message = _report(workspace)["scenarios"][0]["message"]
     assert "→ 401:" in message
@@ -216,17 +270,23 @@ def test_wrong_token_is_an_error_naming_the_status(
 
 
 def test_results_come_out_in_contract_order_while_finishing_out_of_order(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    write_contract(HEADER + """scenarios:
+    write_contract(
+        HEADER
+        + """scenarios:
   - name: slow
     when: {invoke: "[sleep:0.8] [write:slow.md]"}
     then: [{type: artifact_exists, path: slow.md}]
   - name: fast
     when: {invoke: "[write:fast.md]"}
     then: [{type: artifact_exists, path: fast.md}]
-""")
+"""
+    )
     assert main(["run", ".", "--concurrency", "2"]) == 0
     out = capsys.readouterr().out
     assert out.index("::fast") < out.index("::slow")
@@ -234,12 +294,22 @@ def test_results_come_out_in_contract_order_while_finishing_out_of_order(
 
 
 def test_scenario_and_tag_filters(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
 ) -> None:
-    write_contract(HEADER + "".join(["scenarios:\n"] + [
-        f"  - name: {n}\n    tags: [{t}]\n    when: {{invoke: x}}\n"
-        f"    then: [{{type: file_absent, path: n}}]\n"
-        for n, t in (("a", "smoke"), ("b", "slow"), ("c", "smoke"))]))
+    write_contract(
+        HEADER
+        + "".join(
+            ["scenarios:\n"]
+            + [
+                f"  - name: {n}\n    tags: [{t}]\n    when: {{invoke: x}}\n"
+                f"    then: [{{type: file_absent, path: n}}]\n"
+                for n, t in (("a", "smoke"), ("b", "slow"), ("c", "smoke"))
+            ]
+        )
+    )
     assert main(["run", ".", "--tag", "smoke", "--exclude-tag", "slow"]) == 0
     assert [s["name"] for s in _report(workspace)["scenarios"]] == ["a", "c"]
     assert main(["run", ".", "--scenario", "b"]) == 0
@@ -248,7 +318,10 @@ def test_scenario_and_tag_filters(
 
 
 def test_dry_run_renders_the_plan_and_invokes_nothing(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_contract(WRITES_DRAFT)
@@ -264,30 +337,43 @@ def test_dry_run_renders_the_plan_and_invokes_nothing(
 
 
 def test_report_json_flag_and_contract_errors_exit_2_without_running(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    write_contract(HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
-                   "    then: [{type: tool_was_called}]\n")
+    write_contract(
+        HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
+        "    then: [{type: tool_was_called}]\n"
+    )
     assert main(["run", ".", "--report-json", "custom.json"]) == 2
     err = capsys.readouterr().err
-    assert "case.clawspec.yaml:6:12: scenario 'a', then[0] (tool_was_called): missing field " \
-           "'tool'" in err
+    assert (
+        "case.clawspec.yaml:6:12: scenario 'a', then[0] (tool_was_called): missing field "
+        "'tool'" in err
+    )
     assert server.requests == []
     assert not (workspace / "custom.json").exists()
 
 
 def test_assertion_exception_errors_only_that_assertion(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
 ) -> None:
     (workspace / "state.yaml").write_bytes(b"\xff\xfe not utf-8")
-    write_contract(HEADER + """scenarios:
+    write_contract(
+        HEADER
+        + """scenarios:
   - name: a
     when: {invoke: "[write:a.md]"}
     then:
       - {type: state_file, path: state.yaml, expected_status: ok}
       - {type: artifact_exists, path: a.md}
-""")
+"""
+    )
     assert main(["run", "."]) == 1
     first, second = _report(workspace)["scenarios"][0]["assertions"]
     assert first["status"] == "error"
@@ -296,9 +382,14 @@ def test_assertion_exception_errors_only_that_assertion(
 
 
 def test_sigint_stops_new_scenarios_abandons_running_and_still_writes_the_report(
-    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str],
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
 ) -> None:
-    write_contract(HEADER + """defaults: {timeout: 60}
+    write_contract(
+        HEADER
+        + """defaults: {timeout: 60}
 scenarios:
   - name: hangs
     when: {invoke: "[hang]"}
@@ -306,11 +397,17 @@ scenarios:
   - name: never-started
     when: {invoke: "x"}
     then: [{type: file_absent, path: n}]
-""")
+"""
+    )
     env = {**os.environ, **gateway_env, "PYTHONPATH": str(Path(__file__).parents[2])}
     process = subprocess.Popen(
         [sys.executable, "-m", "clawspec", "run", ".", "--concurrency", "1"],
-        cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while not server.requests and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -328,3 +425,22 @@ scenarios:
         ("never-started", "skip", "not run: the run was interrupted"),
     ]
     assert len(server.requests) == 1
+
+
+def test_on_github_secrets_are_masked_before_the_first_scenario_line(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(workspace))
+    write_contract(WRITES_DRAFT)
+    assert main(["run", "."]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"::add-mask::{TOKEN}"
+    assert lines.index(f"::add-mask::{TOKEN}") < next(
+        i for i, line in enumerate(lines) if "writes-draft" in line
+    )

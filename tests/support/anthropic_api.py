@@ -14,6 +14,7 @@ Steps (dicts), each optionally with ``"delay": seconds`` before answering and ``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -156,14 +157,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.send_header("request-id", "req_test")
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
+        # The client may have given up already (its timeout): then there is nothing to answer.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.send_header("request-id", "req_test")
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
 
 
 def _message(step: dict[str, Any], model: str, request_bytes: int) -> dict[str, Any]:

@@ -65,9 +65,7 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(
-            str(part.get("text", "")) for part in content if isinstance(part, dict)
-        )
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return ""
 
 
@@ -124,8 +122,12 @@ def render_stream(step: dict[str, Any], call_prefix: str) -> list[bytes]:
     for i, call in enumerate(calls):
         args = call.get("arguments", {})
         args_text = args if isinstance(args, str) else json.dumps(args)
-        head = {"index": i, "id": f"{call_prefix}_{i}", "type": "function",
-                "function": {"name": call["name"], "arguments": ""}}
+        head = {
+            "index": i,
+            "id": f"{call_prefix}_{i}",
+            "type": "function",
+            "function": {"name": call["name"], "arguments": ""},
+        }
         out.append(_chunk({"tool_calls": [head]}, None))
         more = {"index": i, "function": {"arguments": args_text}}
         out.append(_chunk({"tool_calls": [more]}, None))
@@ -169,8 +171,20 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._record(None)
         if self.path.rstrip("/").endswith("/models"):
-            self._json(200, {"object": "list", "data": [
-                {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "clawspec-tests"}]})
+            self._json(
+                200,
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": MODEL_ID,
+                            "object": "model",
+                            "created": 0,
+                            "owned_by": "clawspec-tests",
+                        }
+                    ],
+                },
+            )
         else:
             self._json(404, {"error": {"message": "not found"}})
 
@@ -200,16 +214,30 @@ class _Handler(BaseHTTPRequestHandler):
                 state.fault_counts[key] = seen + 1
             if seen >= int(step["times"]):
                 step = {k: v for k, v in step.items() if k not in ("slow", "status", "no_finish")}
-        answered = ("fallback" if index >= len(steps) else
-                    f"status:{step['status']}" if step.get("status") else
-                    "no_finish" if step.get("no_finish") else
-                    "tool_calls" if _tool_calls_of(step) else "text")
+        answered = (
+            "fallback"
+            if index >= len(steps)
+            else f"status:{step['status']}"
+            if step.get("status")
+            else "no_finish"
+            if step.get("no_finish")
+            else "tool_calls"
+            if _tool_calls_of(step)
+            else "text"
+        )
         self._record(body, script=name, step=index, answered=answered)
         if step.get("slow"):
             time.sleep(float(step["slow"]))
         if step.get("status"):
-            self._json(int(step["status"]), {"error": {
-                "message": f"scripted failure {step['status']}", "type": "server_error"}})
+            self._json(
+                int(step["status"]),
+                {
+                    "error": {
+                        "message": f"scripted failure {step['status']}",
+                        "type": "server_error",
+                    }
+                },
+            )
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -254,8 +282,11 @@ class ScriptedProvider:
             return list(self._state.requests)
 
     def chat_requests(self, script: str | None = None) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.method == "POST" and r.body is not None
-                and (script is None or r.script == script)]
+        return [
+            r
+            for r in self.requests
+            if r.method == "POST" and r.body is not None and (script is None or r.script == script)
+        ]
 
     def add_script(self, name: str, steps: list[dict[str, Any]]) -> None:
         with self._state.lock:
