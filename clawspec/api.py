@@ -163,7 +163,7 @@ def run(
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
-        publish(unrun_report(plans, f"gateway bring-up failed: {exc}"), settings, environ)
+        publish(unrun_report(plans, str(exc)), settings, environ)
         raise
     written = publish(outcome.report, settings, environ)
     code = exit_code(outcome.report, settings.max_skipped, settings.fail_on)

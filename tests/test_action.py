@@ -187,7 +187,10 @@ def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "requirements.txt").write_text("\n".join(deps) + "\n")
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / VENV_BIN / "python"), "-m", "pip", "install", "--quiet"]
+    # scripts/test.sh fills a wheelhouse before the tests enter the offline network namespace.
+    wheelhouse = ROOT / ".cache" / "wheelhouse"
+    offline = ["--no-index", "--find-links", str(wheelhouse)] if wheelhouse.is_dir() else []
+    pip = [str(venv / VENV_BIN / "python"), "-m", "pip", "install", "--quiet", *offline]
     subprocess.run([*pip, "-r", str(root / "requirements.txt")], check=True)
     subprocess.run([*pip, "--no-deps", str(src)], check=True)
     return root

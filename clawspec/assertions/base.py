@@ -92,6 +92,7 @@ class RunInfo:
     started_at: datetime
     session_key: str | None = None
     gateway_run_id: str | None = None
+    completed_at: datetime | None = None  # when the gateway reported the agent run complete
 
 
 @dataclass

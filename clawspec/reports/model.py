@@ -68,6 +68,17 @@ class Totals(_Frozen):
     skipped: int = 0
     warned: int = 0
 
+    def counts(self) -> list[tuple[str, int]]:
+        """(status word, count) in display order, for every status that occurred."""
+        pairs = (
+            ("passed", self.passed),
+            ("failed", self.failed),
+            ("errored", self.errored),
+            ("warned", self.warned),
+            ("skipped", self.skipped),
+        )
+        return [(word, n) for word, n in pairs if n]
+
     @classmethod
     def of(cls, scenarios: Iterable[ScenarioResult]) -> Totals:
         statuses = [s.status for s in scenarios]

@@ -36,6 +36,11 @@ class Evidence:
         self._lock = threading.Lock()
         self.extra: dict[str, Any] = {}  # run facts later evidence needs (session key, ids...)
 
+    def peek(self, key: str) -> Any:
+        """Return the evidence under `key` if some assertion already built it, else None."""
+        with self._lock:
+            return self._cache.get(key)
+
     def cached(self, key: str, build: Callable[[], T]) -> T:
         """Return the evidence under `key`, building it on first use."""
         with self._lock:

@@ -24,7 +24,7 @@ from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
 from clawspec.contracts.paths import PathEscapeError
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
-from clawspec.reports.model import AssertionResult, ScenarioResult, scenario_status
+from clawspec.reports.model import AssertionResult, ScenarioResult, TraceRef, scenario_status
 from clawspec.runner.evidence import Evidence
 from clawspec.text import one_line
 
@@ -173,7 +173,12 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
             message = f"invocation failed: {exc}"
             run = _with(run, gateway_run_id=exc.gateway_run_id)
         else:
-            run = _with(run, gateway_run_id=outcome.gateway_run_id, session_key=outcome.session_key)
+            run = _with(
+                run,
+                gateway_run_id=outcome.gateway_run_id,
+                session_key=outcome.session_key,
+                completed_at=datetime.now(env.tz),
+            )
         ctx.run = run
     if not message:
         for index in range(len(scenario.then)):
@@ -194,6 +199,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
         run_id=run_id,
         gateway_run_id=run.gateway_run_id,
         duration_ms=int((time.monotonic() - started_clock) * 1000),
+        trace=trace_ref(evidence),
         assertions=results,
     )
     return ScenarioOutcome(result, invoked, unreachable)
@@ -245,6 +251,14 @@ def _size(path: Path | None) -> int:
         return path.stat().st_size if path else 0
     except OSError:
         return 0
+
+
+def trace_ref(evidence: Evidence) -> TraceRef | None:
+    """The trace some assertion fetched for this run (Trace under the "trace" key), if any."""
+    trace = evidence.peek("trace")
+    if trace is None or not hasattr(trace, "spans"):
+        return None
+    return TraceRef(backend=trace.backend, id=trace.id, url=trace.url)
 
 
 def _inode(path: Path | None) -> int | None:

@@ -444,3 +444,47 @@ def test_on_github_secrets_are_masked_before_the_first_scenario_line(
     assert lines.index(f"::add-mask::{TOKEN}") < next(
         i for i, line in enumerate(lines) if "writes-draft" in line
     )
+
+
+WEBHOOK = """version: "1.0"
+target: {type: skill, path: skills/news, trigger: /send-newsletter, trigger_mode: webhook}
+defaults: {timeout: 5, test_mode: true, poll_interval: 0.05}
+scenarios:
+  - name: command
+    when: {invoke: "/send-newsletter [write:w1.md]", params: {day: Sunday}}
+    then: [{type: artifact_exists, path: w1.md, timeout: 2}]
+  - name: free-text
+    when: {invoke: "write the draft [write:w2.md]"}
+    then: [{type: artifact_exists, path: w2.md, timeout: 2}]
+  - name: skill-fails
+    when: {invoke: "/send-newsletter [status:failed]"}
+    then: [{type: file_absent, path: nothing}]
+"""
+
+
+def test_webhook_trigger_mode_keeps_the_old_skill_webhook(
+    workspace: Path, write_contract, server: HooksServer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+    monkeypatch.setenv("CLAWSPEC_GATEWAY_AUTH_TOKEN", TOKEN)  # the webhook uses the gateway token
+    write_contract(WEBHOOK)
+    assert main(["run", ".", "--concurrency", "1"]) == 1
+    statuses = {s["name"]: (s["status"], s["message"]) for s in _report(workspace)["scenarios"]}
+    assert statuses["command"] == ("pass", "")
+    assert statuses["free-text"] == ("pass", "")
+    assert statuses["skill-fails"][0] == "error"
+    assert "answered status 'failed': skill failed" in statuses["skill-fails"][1]
+    command, free_text, _ = (r for r in server.requests if r["path"].startswith("/webhook"))
+    run_id = _report(workspace)["scenarios"][0]["run_id"]
+    assert command["authorization"] == f"Bearer {TOKEN}"
+    assert command["body"] == {
+        "skill_command": "/send-newsletter [write:w1.md]",
+        "payload": '{"day": "Sunday", "test_mode": true}',
+        "test_mode": True,
+        "target_type": "skill",
+        "target_path": "skills/news",
+        "session_key": f"hook:clawspec:{run_id}",
+    }
+    assert free_text["body"]["skill_command"] == "/send-newsletter"
+    assert json.loads(free_text["body"]["payload"]) == {
+        "invoke": "write the draft [write:w2.md]", "params": {"test_mode": True}}

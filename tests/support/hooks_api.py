@@ -93,6 +93,9 @@ class HooksServer:
                 if self.headers.get("Authorization") != f"Bearer {server.token}":
                     self._json(401, {"ok": False, "error": "unauthorized"})
                     return
+                if self.path == "/webhook/mcp-skill-invoke":
+                    self._webhook(body)
+                    return
                 if self.path != "/hooks/agent":
                     self._json(404, {"ok": False, "error": "not found"})
                     return
@@ -130,6 +133,21 @@ class HooksServer:
                 if status:
                     completion["error"] = "agent run failed: model returned 500"
                 self._json(200, {"ok": True, "runId": run_id, "completion": completion})
+
+            def _webhook(self, body: dict[str, Any]) -> None:
+                """The old ClawSpec skill webhook: answers at once, like a fire-and-forget
+                trigger; the markers may sit in `skill_command` or in the `payload` text."""
+                text = f"{body.get('skill_command', '')} {body.get('payload', '')}"
+                for path in re.findall(r"\[write:([^\]]+)\]", text):
+                    target = server.workspace / path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(ARTIFACT, encoding="utf-8")
+                status = re.search(r"\[status:(\w+)\]", text)
+                answer = {"status": status.group(1) if status else "accepted",
+                          "runId": uuid.uuid4().hex}
+                if status:
+                    answer["error"] = "skill failed"
+                self._json(200, answer)
 
             def _json(self, code: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

@@ -26,17 +26,7 @@ OUTPUT_NAMES = (
 def one_line_summary(report: RunReport) -> str:
     """Return e.g. '12 scenarios: 9 passed, 2 failed, 1 skipped' (interrupted runs say so)."""
     t = report.totals
-    parts = [
-        f"{n:,} {label}"
-        for label, n in (
-            ("passed", t.passed),
-            ("failed", t.failed),
-            ("errored", t.errored),
-            ("warned", t.warned),
-            ("skipped", t.skipped),
-        )
-        if n
-    ]
+    parts = [f"{n:,} {word}" for word, n in t.counts()]
     text = f"{pluralize(t.scenarios, 'scenario')}: {', '.join(parts) or 'nothing ran'}"
     return text + (" (interrupted)" if report.interrupted else "")
 

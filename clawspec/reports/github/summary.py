@@ -59,19 +59,12 @@ def _link(url: str) -> str:
     return url
 
 
+ICONS = {"passed": "✅", "failed": "❌", "errored": "💥", "warned": "⚠️", "skipped": "⏭️"}
+
+
 def _headline(report: RunReport) -> str:
     t = report.totals
-    parts = [
-        f"{label} {n:,}"
-        for label, n in (
-            ("✅ passed", t.passed),
-            ("❌ failed", t.failed),
-            ("💥 errored", t.errored),
-            ("⚠️ warned", t.warned),
-            ("⏭️ skipped", t.skipped),
-        )
-        if n
-    ]
+    parts = [f"{ICONS[word]} {word} {n:,}" for word, n in t.counts()]
     return (
         f"**{pluralize(t.scenarios, 'scenario')}** in {fmt_duration_ms(report.duration_ms)}: "
         + (", ".join(parts) if parts else "nothing ran")

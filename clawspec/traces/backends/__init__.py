@@ -1,0 +1,1 @@
+"""Trace backends: each maps its API's answers into `clawspec.traces.model`."""

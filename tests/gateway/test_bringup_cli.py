@@ -1,0 +1,93 @@
+"""Bring-up failures through the real CLI: exit 3, a useful message, reports that say why, and
+no process left behind. Fake gateway commands only: nothing here reaches a network."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import main
+
+CONTRACT = """version: "1.0"
+target: {type: agent, path: agents/x}
+scenarios:
+  - name: a
+    when: {invoke: go}
+    then: [{type: file_absent, path: nothing}]
+  - name: b
+    when: {invoke: go}
+    then: [{type: file_absent, path: nothing}]
+"""
+
+
+def _sleepers(marker: str) -> list[int]:
+    """PIDs of processes whose command line contains `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if marker in cmdline and entry.name != str(os.getpid()):
+                found.append(int(entry.name))
+    return found
+
+
+def _run(workspace: Path, write_contract, capsys, *args: str) -> tuple[int, str, dict]:
+    write_contract(CONTRACT)
+    code = main(["run", ".", "--bring-up", *args])
+    err = capsys.readouterr().err
+    report = json.loads((workspace / "reports" / "clawspec-report.json").read_text("utf-8"))
+    return code, err, report
+
+
+def test_bad_gateway_command_exits_3_and_reports_every_scenario_as_error(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err, report = _run(workspace, write_contract, capsys,
+                             "--gateway-command", "/nonexistent/openclaw gateway run")
+    assert code == 3
+    assert "error: gateway bring-up failed: cannot start /nonexistent/openclaw" in err
+    assert [s["status"] for s in report["scenarios"]] == ["error", "error"]
+    assert report["scenarios"][0]["message"].startswith("gateway bring-up failed: cannot start")
+
+
+def test_gateway_that_never_gets_ready_exits_3_and_is_stopped(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "clawspec.yaml").write_text(
+        "report_dir: reports\ngateway: {ready_timeout: 1.5}\n", encoding="utf-8")
+    marker = "4242.1717"  # a sleep length nothing else on the machine uses
+    code, err, report = _run(workspace, write_contract, capsys,
+                             "--gateway-command", f"sleep {marker}")
+    assert code == 3
+    assert "not ready" in err or "never" in err, err
+    assert report["totals"]["errored"] == 2
+    deadline = time.monotonic() + 5
+    while _sleepers(f"sleep {marker}") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _sleepers(f"sleep {marker}") == []
+
+
+def test_port_already_taken_exits_3_naming_the_port(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        (workspace / "clawspec.yaml").write_text(
+            f"report_dir: reports\ngateway: {{port: {port}, ready_timeout: 2}}\n",
+            encoding="utf-8",
+        )
+        code, err, _ = _run(workspace, write_contract, capsys,
+                            "--gateway-command", "sleep 4243.1717")
+    assert code == 3
+    assert f"port {port} on 127.0.0.1 is already in use" in err
+    assert _sleepers("sleep 4243.1717") == []
