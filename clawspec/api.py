@@ -13,6 +13,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import requests
 
+from clawspec.assertions import REGISTRY
+from clawspec.assertions.base import Need
 from clawspec.config import Settings, find_config, load_settings
 from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
 from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
@@ -100,6 +102,15 @@ def gateway_timezone(settings: Settings) -> tzinfo:
     return datetime.now().astimezone().tzinfo  # type: ignore[return-value]
 
 
+def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
+    """True when a selected scenario has a trace assertion (the registry says which need it)."""
+    return any(
+        Need.TRACE in REGISTRY[assertion.type].needs
+        for plan in plans
+        for assertion in (*plan.scenario.given, *plan.scenario.then)
+    )
+
+
 def gateway_client(settings: Settings, http: requests.Session, listener: RunListener) -> Any:
     """The client for each trigger mode (hooks: hook token; webhook: gateway token)."""
     hooks_token = settings.hooks_token.get_secret_value() if settings.hooks_token else None
@@ -140,10 +151,7 @@ def run(
     plans = plan(loaded, scenarios, tags, exclude_tags)
     settings = loaded.settings
     listener = listener or _Quiet()
-    agent_ids = {
-        p.scenario.agent_id or p.contract.contract.target.agent_id or settings.default_agent_id
-        for p in plans
-    }
+    agent_ids = {p.agent_id(settings.default_agent_id) for p in plans}
     report_dir = report_json_path(settings).parent
     try:
         with gateway_for_run(settings, loaded.workspace, agent_ids, report_dir) as gateway:
@@ -159,6 +167,10 @@ def run(
                 stop=stop or threading.Event(),
                 gateway_log=gateway.log_path,
             )
+            if needs_trace(plans):
+                from clawspec.traces.evidence import BACKEND_KEY, run_backend
+
+                env.shared[BACKEND_KEY] = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
     except GatewayError as exc:

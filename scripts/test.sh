@@ -23,6 +23,9 @@ echo "== ruff"
 echo "== OpenClaw gateway (Node 24 + openclaw, cached in .cache/openclaw)"
 bash scripts/install-openclaw.sh >/dev/null
 
+echo "== Arize Phoenix (for the real trace-backend test, cached in .cache/phoenix-venv)"
+bash scripts/install-phoenix.sh >/dev/null
+
 echo "== tests (in a loopback-only network namespace)"
 # Everything that can start a real gateway runs without any route off this machine.
 set +e

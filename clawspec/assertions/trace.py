@@ -1,16 +1,46 @@
-"""Trace assertions: evaluate the run's spans from the observability backend."""
+"""Trace assertions: evaluate the run's spans from the observability backend.
+
+All ten read one `Trace` per scenario (`traces.evidence.scenario_trace`); when it cannot be had,
+each of them is `skip` with the same reason (SPEC §5). `warn` only where the seed says so:
+`delegation_path` without sub-agent data, `trace_cost` without cost data.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
+import yaml
 from pydantic import Field
 
-from clawspec.assertions.base import Assertion, Need, WorkspacePath
+from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
+from clawspec.text import fmt_number, one_line, pluralize, quote_list
+from clawspec.traces.evidence import (
+    by_start,
+    counted_spans,
+    delegation_spans,
+    estimate_cost,
+    routing_agents,
+    scenario_trace,
+    span_usage,
+    tool_names,
+    trace_duration_ms,
+)
+from clawspec.traces.model import SpanType, Trace, TraceUnavailable
+
+SHOWN = 10  # names shown in a one-line message before "… and N more"
 
 
-@register(category="trace", needs={Need.TRACE}, implemented=False, example="min: 1\nmax: 4")
+def _trace(ctx: EvalContext) -> Trace | Verdict:
+    """The scenario's trace, or the `skip` every trace assertion reports without it."""
+    found = scenario_trace(ctx)
+    if isinstance(found, TraceUnavailable):
+        return Verdict.skipped(found.reason)
+    return found
+
+
+@register(category="trace", needs={Need.TRACE}, example="min: 1\nmax: 4")
 class LlmCallCount(Assertion):
     """The number of LLM spans in the trace is within bounds."""
 
@@ -19,11 +49,42 @@ class LlmCallCount(Assertion):
     min: int | None = Field(None, ge=0, description="Minimum number of LLM calls.")
     max: int | None = Field(None, ge=0, description="Maximum number of LLM calls.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        count = len(trace.of_type(SpanType.LLM))
+        calls = pluralize(count, "LLM call")
+        limit = {"min": self.min, "max": self.max}
+        if self.min is not None and count < self.min:
+            return Verdict.failed(f"{calls} < min {self.min}", count, limit)
+        if self.max is not None and count > self.max:
+            return Verdict.failed(f"{calls} > max {self.max}", count, limit)
+        bounds = [f"{name} {bound}" for name, bound in limit.items() if bound is not None]
+        return Verdict.passed(f"{calls} (within {', '.join(bounds)})", count, limit)
+
+
+def subsequence_gap(expected: list[str], actual: list[str]) -> int | None:
+    """Return the index of the first expected item not found in order, or None if all are."""
+    position = 0
+    for index, name in enumerate(expected):
+        try:
+            position = actual.index(name, position) + 1
+        except ValueError:
+            return index
+    return None
+
+
+def capped(items: list[str], sep: str = ", ", *, quote: bool = False) -> str:
+    """Join at most SHOWN items, then "… and N more" (SPEC: one-line messages, capped lists)."""
+    shown = [f"'{item}'" if quote else item for item in items[:SHOWN]]
+    more = f" … and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return sep.join(shown) + more
+
 
 @register(
     category="trace",
     needs={Need.TRACE},
-    implemented=False,
     example="expected: [memory.search, resend.send]\nmode: ordered",
 )
 class ToolSequence(Assertion):
@@ -33,10 +94,45 @@ class ToolSequence(Assertion):
     expected: list[str] = Field(min_length=1, description="Tool names in order.")
     mode: Literal["ordered", "strict", "contains"] = Field("ordered", description="Match mode.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        actual = tool_names(trace)
+        shown = f"[{capped(actual, quote=True)}]" if actual else "[] (no tool calls)"
+        problem = self._problem(actual)
+        if problem:
+            return Verdict.failed(f"{problem}; actual {shown}", actual, self.expected)
+        expected = pluralize(len(self.expected), "expected tool")
+        return Verdict.passed(f"{expected} matched ({self.mode}) in {shown}", actual, self.expected)
 
-@register(
-    category="trace", needs={Need.TRACE}, implemented=False, example="expected: claude-sonnet-4-6"
-)
+    def _problem(self, actual: list[str]) -> str | None:
+        """Say how `actual` misses the expected tools in this mode, or None when it matches."""
+        if self.mode == "contains":
+            missing = [name for name in dict.fromkeys(self.expected) if name not in actual]
+            return f"not called: {capped(missing, quote=True)}" if missing else None
+        if self.mode == "strict":
+            if actual == self.expected:
+                return None
+            pairs = zip(actual, self.expected, strict=False)
+            at = next((i for i, (a, e) in enumerate(pairs) if a != e), None)
+            at = min(len(actual), len(self.expected)) if at is None else at
+            return (
+                f"tool sequence differs at position {at + 1}: expected {_at(self.expected, at)}, "
+                f"found {_at(actual, at)}"
+            )
+        gap = subsequence_gap(self.expected, actual)
+        if gap is None:
+            return None
+        after = f" after '{self.expected[gap - 1]}'" if gap else ""
+        return f"tool '{self.expected[gap]}'{after} not called in order"
+
+
+def _at(names: list[str], index: int) -> str:
+    return f"'{names[index]}'" if index < len(names) else "nothing"
+
+
+@register(category="trace", needs={Need.TRACE}, example="expected: claude-sonnet-4-6")
 class ModelUsed(Assertion):
     """A model (by substring) was, or was not, used in the LLM spans."""
 
@@ -45,11 +141,36 @@ class ModelUsed(Assertion):
     expected: str | None = Field(None, description="Substring that must appear in a model name.")
     not_expected: str | None = Field(None, description="Substring no model name may contain.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        llm = trace.of_type(SpanType.LLM)
+        models = list(dict.fromkeys(span.model for span in llm if span.model))
+        calls = pluralize(len(llm), "LLM span")
+        if llm and not models:
+            # No evidence either way: a negative check must not pass vacuously (SPEC §5).
+            return Verdict.skipped(f"no model recorded on the trace's {calls}")
+        used = f"models used: {quote_list(models, SHOWN)}" if models else "no LLM spans"
+        needle = (self.expected or self.not_expected or "").lower()
+        matching = [model for model in models if needle in model.lower()]
+        if self.expected is not None:
+            if not matching:
+                return Verdict.failed(f"no model matching '{self.expected}'; {used}", models)
+            return Verdict.passed(f"model '{matching[0]}' used ({calls}); {used}", models)
+        if matching:
+            count = sum(1 for span in llm if span.model in matching)
+            return Verdict.failed(
+                f"model '{matching[0]}' matching '{self.not_expected}' used in "
+                f"{pluralize(count, 'LLM span')}; {used}",
+                models,
+            )
+        return Verdict.passed(f"no model matching '{self.not_expected}' in {calls}; {used}", models)
+
 
 @register(
     category="trace",
     needs={Need.TRACE},
-    implemented=False,
     example="expected: [orchestrator, copywriter, brand-guardian]",
 )
 class DelegationPath(Assertion):
@@ -61,13 +182,59 @@ class DelegationPath(Assertion):
     routing_decisions: WorkspacePath | None = Field(None, description="Fallback routing file.")
     state_path: WorkspacePath | None = Field(None, description="Fallback router state file.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        roots, subagents = delegation_spans(trace)
+        if subagents:
+            return self._match([*roots, *subagents], "sub-agent spans")
+        notes: list[str] = []
+        for raw in (self.routing_path, self.routing_decisions, self.state_path):
+            if raw is None:
+                continue
+            path = ctx.path(raw)
+            if not path.is_file():
+                notes.append(f"'{raw}' not found")
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+                data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+            except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                return Verdict.errored(f"cannot read routing data '{raw}': {first}")
+            agents = routing_agents(data)
+            if agents:
+                return self._match(agents, f"routing data '{raw}'")
+            notes.append(f"no agents listed in '{raw}'")
+        fallback = "; ".join(notes) if notes else "no routing fallback configured"
+        return Verdict.warned(
+            f"no sub-agent spans in trace '{trace.id}' and no routing data ({fallback}); "
+            "delegation path not checked",
+            None,
+            self.expected,
+        )
 
-@register(
-    category="trace",
-    needs={Need.TRACE},
-    implemented=False,
-    example="max_tokens: 8000\nspan_type: llm",
-)
+    def _match(self, actual: list[str], source: str) -> Verdict:
+        folded = [name.lower() for name in actual]
+        gap = subsequence_gap([name.lower() for name in self.expected], folded)
+        shown = capped(actual, " → ")
+        if gap is not None:
+            after = f" after '{self.expected[gap - 1]}'" if gap else ""
+            return Verdict.failed(
+                f"delegation to '{self.expected[gap]}'{after} not found; "
+                f"actual path {shown} (from {source})",
+                actual,
+                self.expected,
+            )
+        return Verdict.passed(
+            f"delegation path {' → '.join(self.expected)} found in {shown} (from {source})",
+            actual,
+            self.expected,
+        )
+
+
+@register(category="trace", needs={Need.TRACE}, example="max_tokens: 8000\nspan_type: llm")
 class PerSpanBudget(Assertion):
     """No single span exceeds a token budget."""
 
@@ -76,11 +243,50 @@ class PerSpanBudget(Assertion):
     span_type: Literal["llm", "tool", "agent", "general"] = Field("llm", description="Span type.")
     span_name: str | None = Field(None, description="Only spans whose name contains this.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        spans = [
+            span
+            for span in trace.of_type(SpanType(self.span_type))
+            if self.span_name is None or self.span_name in span.name
+        ]
+        named = f" named like '{self.span_name}'" if self.span_name else ""
+
+        def kind(count: int) -> str:
+            return pluralize(count, f"{self.span_type} span") + named
+
+        if not spans:
+            return Verdict.skipped(f"no {self.span_type} span{named} in trace '{trace.id}'")
+        counted = [(span, span.tokens) for span in spans if span.tokens is not None]
+        if not counted:
+            return Verdict.skipped(f"no token counts on the trace's {kind(len(spans))}")
+        limit = fmt_number(self.max_tokens)
+        over = [(span, tokens) for span, tokens in counted if tokens > self.max_tokens]
+        largest = max(tokens for _, tokens in counted)
+        if over:
+            listed = [f"'{span.name}' {fmt_number(tokens)}" for span, tokens in over]
+            return Verdict.failed(
+                f"{pluralize(len(over), 'span')} over {limit} tokens: {capped(listed)}",
+                largest,
+                self.max_tokens,
+                tuple(
+                    f"{span.type} span '{span.name}' (id {span.id}): {fmt_number(tokens)} tokens "
+                    f"> {limit}"
+                    for span, tokens in over
+                ),
+            )
+        return Verdict.passed(
+            f"largest of {kind(len(counted))}: {fmt_number(largest)} tokens ≤ {limit}",
+            largest,
+            self.max_tokens,
+        )
+
 
 @register(
     category="trace",
     needs={Need.TRACE},
-    implemented=False,
     example="max_input_tokens: 20000\nmax_output_tokens: 8000",
 )
 class TraceTokenBudget(Assertion):
@@ -91,33 +297,166 @@ class TraceTokenBudget(Assertion):
     max_input_tokens: int | None = Field(None, ge=0, description="Maximum total input tokens.")
     max_output_tokens: int | None = Field(None, ge=0, description="Maximum total output tokens.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        spans, source = counted_spans(trace, span_usage)
+        if not spans:
+            return Verdict.skipped(f"no input/output token counts in trace '{trace.id}'")
+        totals = {
+            "input": (self.max_input_tokens, sum(s.input_tokens or 0 for s in spans)),
+            "output": (self.max_output_tokens, sum(s.output_tokens or 0 for s in spans)),
+        }
+        checked = [(label, m, total) for label, (m, total) in totals.items() if m is not None]
+        checked.sort(key=lambda item: item[2] <= item[1])  # the exceeded limits first
+        parts = [
+            f"{label} tokens {fmt_number(total)} {'>' if total > m else '≤'} {fmt_number(m)}"
+            for label, m, total in checked
+        ]
+        status = Status.FAIL if any(total > m for _, m, total in checked) else Status.PASS
+        message = f"{', '.join(parts)} (summed over {source})"
+        value = {label: total for label, _, total in checked}
+        limit = {label: m for label, m, _ in checked}
+        return Verdict(status, message, value, limit)
 
-@register(category="trace", needs={Need.TRACE}, implemented=False, example="max_ms: 30000")
+
+@register(category="trace", needs={Need.TRACE}, example="max_ms: 30000")
 class TraceDuration(Assertion):
     """The trace's wall-clock duration does not exceed a maximum."""
 
     type: Literal["trace_duration"]
     max_ms: float = Field(ge=0, description="Maximum duration in milliseconds.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        measured = trace_duration_ms(trace)
+        if measured is None:
+            return Verdict.skipped(f"no timing data in trace '{trace.id}'")
+        duration, source = measured
+        over = duration > self.max_ms
+        message = (
+            f"trace duration {fmt_ms(duration)} {'>' if over else '≤'} {fmt_ms(self.max_ms)} "
+            f"(from {source})"
+        )
+        value = round(duration, 3)
+        status = Status.FAIL if over else Status.PASS
+        return Verdict(status, message, value, self.max_ms)
 
-@register(category="trace", needs={Need.TRACE}, implemented=False, example="max_usd: 0.05")
+
+def fmt_ms(ms: float) -> str:
+    """Return '850 ms', '41.2 s', '30 s' (seconds to one decimal, no useless '.0')."""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:,.1f}".removesuffix(".0") + " s"
+
+
+def fmt_usd(value: float) -> str:
+    """Return '$0.0712', '$1.25', '$0'."""
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    return f"${text}"
+
+
+@register(category="trace", needs={Need.TRACE}, example="max_usd: 0.05")
 class TraceCost(Assertion):
     """The trace's total cost does not exceed a maximum (native cost, else model_pricing)."""
 
     type: Literal["trace_cost"]
     max_usd: float = Field(ge=0, description="Maximum cost in USD.")
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        if trace.cost_usd is not None:
+            return self._compare(trace.cost_usd, f"native cost of trace '{trace.id}'")
+        spans, source = counted_spans(trace, lambda s: s.cost_usd)
+        if spans:
+            return self._compare(sum(s.cost_usd or 0.0 for s in spans), f"native cost of {source}")
+        cost, priced, unpriced = estimate_cost(trace, ctx.settings.model_pricing)
+        estimated = f"estimated from model_pricing for {pluralize(priced, 'span')}"
+        if not unpriced and priced:
+            return self._compare(cost, estimated)
+        if priced and cost > self.max_usd:  # a lower bound already over the limit
+            return self._compare(cost, f"{estimated}; not priced: {quote_list(unpriced)}")
+        if not priced and not unpriced:
+            return Verdict.warned(
+                f"no cost data and no token counts in trace '{trace.id}'; cost not checked",
+                None,
+                self.max_usd,
+            )
+        return Verdict.warned(
+            f"no cost data and no model_pricing for {quote_list(unpriced)}; cost not checked",
+            None,
+            self.max_usd,
+        )
 
-@register(category="trace", needs={Need.TRACE}, implemented=False, example="{}")
+    def _compare(self, cost: float, source: str) -> Verdict:
+        value = round(cost, 8)
+        if cost > self.max_usd:
+            return Verdict.failed(
+                f"trace cost {fmt_usd(cost)} > {fmt_usd(self.max_usd)} ({source})",
+                value,
+                self.max_usd,
+            )
+        return Verdict.passed(
+            f"trace cost {fmt_usd(cost)} ≤ {fmt_usd(self.max_usd)} ({source})", value, self.max_usd
+        )
+
+
+@register(category="trace", needs={Need.TRACE}, example="{}")
 class NoSpanErrors(Assertion):
     """No span in the trace has an error."""
 
     type: Literal["no_span_errors"]
 
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        errored = [span for span in by_start(trace.spans) if span.error and str(span.error).strip()]
+        if not errored:
+            return Verdict.passed(f"no errors in {pluralize(len(trace.spans), 'span')}", 0, 0)
+        listed = [
+            f"{span.type} '{span.name}': {one_line(str(span.error), 200)}" for span in errored
+        ]
+        first = listed[0]
+        more = f" … and {len(listed) - 1} more" if len(listed) > 1 else ""
+        return Verdict.failed(
+            f"{pluralize(len(errored), 'span')} with errors: {first}{more}",
+            len(errored),
+            0,
+            tuple(listed),
+        )
 
-@register(category="trace", needs={Need.TRACE}, implemented=False, example="tool: resend.send")
+
+@register(category="trace", needs={Need.TRACE}, example="tool: resend.send")
 class ToolNotInvoked(Assertion):
     """A tool was not called in the trace; needs the trace found."""
 
     type: Literal["tool_not_invoked"]
     tool: str = Field(description="Tool name that must not appear in any tool span.")
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        # Positive evidence (SPEC §5): only a found trace can show the tool was not called;
+        # without one `_trace` skips.
+        trace = _trace(ctx)
+        if isinstance(trace, Verdict):
+            return trace
+        names = tool_names(trace)
+        count = names.count(self.tool)
+        if count:
+            return Verdict.failed(
+                f"tool '{self.tool}' invoked {pluralize(count, 'time')} "
+                f"(in {pluralize(len(trace.spans), 'span')} of trace '{trace.id}')",
+                count,
+                0,
+            )
+        others = f": {quote_list(dict.fromkeys(names), SHOWN)}" if names else ""
+        return Verdict.passed(
+            f"tool '{self.tool}' not invoked among {pluralize(len(names), 'tool call')}{others}",
+            0,
+            0,
+        )

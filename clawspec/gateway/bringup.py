@@ -54,6 +54,8 @@ class BringUpOptions:
     # agents.defaults.workspace when neither the user's config nor extra_config sets one
     # (ClawSpec passes its own workspace root so contract paths and agent files line up).
     default_workspace: Path | None = None
+    # OTLP/HTTP endpoint ClawSpec's plugin exports spans to (its `otlpEndpoint`); None: no export.
+    otlp_endpoint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,9 @@ def build_config(
         if not isinstance(loaded, dict):
             raise GatewayError(f"OpenClaw config {options.user_config} is not an object")
         base = loaded
+    plugin_config: dict[str, Any] = {"outputPath": str(plugin_output)}
+    if options.otlp_endpoint:
+        plugin_config["otlpEndpoint"] = options.otlp_endpoint
     ours: dict[str, Any] = {
         "gateway": {
             "mode": "local",
@@ -147,7 +152,7 @@ def build_config(
             "allowRequestSessionKey": True,
         },
         "plugins": {
-            "entries": {PLUGIN_ID: {"enabled": True, "config": {"outputPath": str(plugin_output)}}},
+            "entries": {PLUGIN_ID: {"enabled": True, "config": plugin_config}},
         },
     }
     config = deep_merge(base, ours)

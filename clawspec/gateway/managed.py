@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import shutil
+import socket
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
 from clawspec.config import Settings
 from clawspec.text import redact
+from clawspec.traces.receiver import DEFAULT_PORT, OtlpReceiver, normalize_endpoint
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
 
 @dataclass(frozen=True)
@@ -28,21 +33,93 @@ def gateway_for_run(
 ) -> Iterator[RunGateway]:
     """Yield the gateway to run against; in bring-up mode start it and always stop it.
 
+    With the `local` trace backend (explicit, or the default in bring-up mode) an OTLP receiver
+    runs for the run (see `trace_receiver`); in bring-up mode ClawSpec's plugin exports to it.
+
     Raises GatewayError (exit 3) when bring-up fails. After the run the gateway's log is copied
     into the report folder (secrets masked) and its private state folder is removed.
     """
-    if settings.gateway.mode != "bring_up":
-        yield RunGateway(settings)
+    with ExitStack() as stack:
+        if uses_local_backend(settings):
+            endpoint = stack.enter_context(trace_receiver(settings))
+            settings = settings.model_copy(
+                update={
+                    "observability": settings.observability.model_copy(
+                        update={"backend": "local", "url": endpoint}
+                    )
+                }
+            )
+        if settings.gateway.mode != "bring_up":
+            yield RunGateway(settings)
+            return
+        # The receiver (entered first) stops after the gateway: the plugin's last spans land.
+        yield stack.enter_context(_brought_up(settings, workspace, agent_ids, report_dir))
+
+
+def uses_local_backend(settings: Settings) -> bool:
+    """`observability.backend: local`, or no backend configured in bring-up mode."""
+    backend = settings.observability.backend
+    return backend == "local" or (backend is None and settings.gateway.mode == "bring_up")
+
+
+@contextmanager
+def trace_receiver(settings: Settings) -> Iterator[str]:
+    """Yield the endpoint (base URL) of the OTLP receiver the run's spans go to.
+
+    - `observability.url` set and something already listening there: use it (a receiver the user
+      keeps running, `python -m clawspec.traces.receiver`); LocalBackend asks it over HTTP.
+    - `observability.url` set to a free loopback port: start an in-process receiver there.
+    - no url: an in-process receiver on a free port (bring-up: ClawSpec configures the plugin),
+      or on 127.0.0.1:4318 (target mode: point your gateway's exporter there); if 4318 is taken,
+      use whatever listens there, as above.
+    """
+    url = settings.observability.url
+    if url:
+        endpoint = normalize_endpoint(url)
+        parts = urlsplit(endpoint)
+        host, port = parts.hostname or "", parts.port
+        if host not in LOOPBACK_HOSTS or port is None or _listening(host, port):
+            yield endpoint
+            return
+    else:
+        host = "127.0.0.1"
+        port = 0 if settings.gateway.mode == "bring_up" else DEFAULT_PORT
+    receiver = OtlpReceiver(port, host)
+    try:
+        receiver.start()
+    except OSError:
+        yield f"http://{host}:{port}"  # taken meanwhile: read whatever answers there
         return
+    try:
+        yield receiver.endpoint
+    finally:
+        receiver.stop()
+
+
+def _listening(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@contextmanager
+def _brought_up(
+    settings: Settings, workspace: Path, agent_ids: Iterable[str], report_dir: Path
+) -> Iterator[RunGateway]:
     from clawspec.gateway.bringup import BringUpOptions, GatewayProcess
 
+    local = settings.observability.backend == "local" and settings.observability.url
     options = BringUpOptions(
         command=settings.gateway.command,
         # A relative openclaw.json is relative to the workspace (the clawspec.yaml folder).
         user_config=workspace / settings.gateway.config if settings.gateway.config else None,
         ready_timeout_s=settings.gateway.ready_timeout,
+        port=settings.gateway.port,
         agent_ids=sorted(set(agent_ids)),
         default_workspace=workspace,
+        otlp_endpoint=settings.observability.url if local else None,
     )
     process = GatewayProcess(options)
     with process as gateway:

@@ -41,7 +41,7 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
         run_id = new_run_id()
         values = template_values(plan, env, run_id, datetime.now(env.tz))
         contract = plan.contract.contract
-        agent = plan.scenario.agent_id or contract.target.agent_id or settings.default_agent_id
+        agent = plan.agent_id(settings.default_agent_id)
         timeout = plan.scenario.timeout or contract.defaults.timeout
         print(
             f"\n{plan.id}  (line {plan.contract.scenario_line(plan.index)}, agent '{agent}', "

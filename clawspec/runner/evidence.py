@@ -41,6 +41,11 @@ class Evidence:
         with self._lock:
             return self._cache.get(key)
 
+    def values(self) -> list[Any]:
+        """Everything built so far (e.g. the log index another assertion already read)."""
+        with self._lock:
+            return list(self._cache.values())
+
     def cached(self, key: str, build: Callable[[], T]) -> T:
         """Return the evidence under `key`, building it on first use."""
         with self._lock:

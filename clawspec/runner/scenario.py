@@ -43,6 +43,10 @@ class ScenarioPlan:
     def id(self) -> str:
         return f"{self.contract.display}::{self.scenario.name}"
 
+    def agent_id(self, default: str) -> str:
+        """The agent that runs it: the scenario's, else the target's, else `default`."""
+        return self.scenario.agent_id or self.contract.contract.target.agent_id or default
+
 
 @dataclass
 class RunEnv:
@@ -56,6 +60,9 @@ class RunEnv:
     tz: tzinfo
     stop: threading.Event = field(default_factory=threading.Event)
     gateway_log: Path | None = None  # fixed in bring-up mode; else from gateway_log_pattern
+    # Shared evidence sources set up once per run (e.g. the trace backend), copied into every
+    # scenario's Evidence.extra.
+    shared: dict[str, Any] = field(default_factory=dict)
 
     def plugin_output_path(self) -> Path | None:
         raw = self.settings.plugin_output
@@ -120,7 +127,7 @@ def invoke_request(
     return InvokeRequest(
         message=hook_message(invoke, params),
         name=scenario.name,
-        agent_id=scenario.agent_id or contract.target.agent_id or env.settings.default_agent_id,
+        agent_id=plan.agent_id(env.settings.default_agent_id),
         session_key=session_key,
         timeout_s=scenario.timeout or contract.defaults.timeout,
         invoke=invoke,
@@ -145,6 +152,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
     evidence = Evidence(env.http, log_path, _size(log_path), plugin, _size(plugin))
     # The inode tells the log adapter whether the log was rotated during the run.
     evidence.extra["log_inode"] = _inode(log_path)
+    evidence.extra.update(env.shared)
     run = RunInfo(scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
         env.workspace,

@@ -1,4 +1,4 @@
-"""Find the scenario's trace: poll the backend with backoff until a deadline (traces arrive late)."""
+"""Find the scenario's trace: poll the backend with backoff until a deadline."""
 
 from __future__ import annotations
 

@@ -96,6 +96,10 @@ def test_agent_that_writes_its_artifact_passes(examples_run: dict) -> None:
         "tool_not_called": "pass",
         "tool_not_permitted": "pass",
         "token_budget": "pass",
+        "llm_call_count": "pass",
+        "tool_sequence": "pass",
+        "model_used": "pass",
+        "no_span_errors": "pass",
     }
     budget = _assertion(scenario, "token_budget")
     assert budget["message"] == "total tokens 2,840 ≤ 12,000 (2 model calls)"
@@ -132,6 +136,8 @@ def test_delegation_to_the_right_agent_passes_and_to_the_wrong_one_fails(
 ) -> None:
     right = examples_run["scenarios"]["delegates-review"]
     assert _assertion(right, "delegation_occurred")["status"] == "pass", right
+    assert _assertion(right, "delegation_path")["status"] == "pass", right
+    assert right["trace"] and right["trace"]["backend"] == "local"
     assert right["status"] == "pass", right
     wrong = examples_run["scenarios"]["delegates-to-copywriter"]
     delegation = _assertion(wrong, "delegation_occurred")

@@ -50,8 +50,9 @@ def _run(workspace: Path, write_contract, capsys, *args: str) -> tuple[int, str,
 def test_bad_gateway_command_exits_3_and_reports_every_scenario_as_error(
     workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, err, report = _run(workspace, write_contract, capsys,
-                             "--gateway-command", "/nonexistent/openclaw gateway run")
+    code, err, report = _run(
+        workspace, write_contract, capsys, "--gateway-command", "/nonexistent/openclaw gateway run"
+    )
     assert code == 3
     assert "error: gateway bring-up failed: cannot start /nonexistent/openclaw" in err
     assert [s["status"] for s in report["scenarios"]] == ["error", "error"]
@@ -62,10 +63,12 @@ def test_gateway_that_never_gets_ready_exits_3_and_is_stopped(
     workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (workspace / "clawspec.yaml").write_text(
-        "report_dir: reports\ngateway: {ready_timeout: 1.5}\n", encoding="utf-8")
+        "report_dir: reports\ngateway: {ready_timeout: 1.5}\n", encoding="utf-8"
+    )
     marker = "4242.1717"  # a sleep length nothing else on the machine uses
-    code, err, report = _run(workspace, write_contract, capsys,
-                             "--gateway-command", f"sleep {marker}")
+    code, err, report = _run(
+        workspace, write_contract, capsys, "--gateway-command", f"sleep {marker}"
+    )
     assert code == 3
     assert "not ready" in err or "never" in err, err
     assert report["totals"]["errored"] == 2
@@ -86,8 +89,9 @@ def test_port_already_taken_exits_3_naming_the_port(
             f"report_dir: reports\ngateway: {{port: {port}, ready_timeout: 2}}\n",
             encoding="utf-8",
         )
-        code, err, _ = _run(workspace, write_contract, capsys,
-                            "--gateway-command", "sleep 4243.1717")
+        code, err, _ = _run(
+            workspace, write_contract, capsys, "--gateway-command", "sleep 4243.1717"
+        )
     assert code == 3
     assert f"port {port} on 127.0.0.1 is already in use" in err
     assert _sleepers("sleep 4243.1717") == []

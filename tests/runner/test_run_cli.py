@@ -463,7 +463,10 @@ scenarios:
 
 
 def test_webhook_trigger_mode_keeps_the_old_skill_webhook(
-    workspace: Path, write_contract, server: HooksServer, monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
     monkeypatch.setenv("CLAWSPEC_GATEWAY_AUTH_TOKEN", TOKEN)  # the webhook uses the gateway token
@@ -487,4 +490,35 @@ def test_webhook_trigger_mode_keeps_the_old_skill_webhook(
     }
     assert free_text["body"]["skill_command"] == "/send-newsletter"
     assert json.loads(free_text["body"]["payload"]) == {
-        "invoke": "write the draft [write:w2.md]", "params": {"test_mode": True}}
+        "invoke": "write the draft [write:w2.md]",
+        "params": {"test_mode": True},
+    }
+
+
+def test_trace_backend_set_up_failure_skips_every_trace_assertion_with_one_reason(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+) -> None:
+    (workspace / "clawspec.yaml").write_text(
+        "report_dir: reports\nobservability: {backend: langfuse}\n", encoding="utf-8"
+    )
+    write_contract(
+        HEADER
+        + "".join(
+            ["scenarios:\n"]
+            + [
+                f"  - name: s{i}\n    when: {{invoke: x}}\n"
+                "    then: [{type: llm_call_count, max: 3}, {type: no_span_errors}]\n"
+                for i in range(2)
+            ]
+        )
+    )
+    assert main(["run", "."]) == 0
+    assert main(["run", ".", "--max-skipped", "0"]) == 1
+    scenarios = _report(workspace)["scenarios"]
+    reasons = {a["message"] for s in scenarios for a in s["assertions"]}
+    assert [s["status"] for s in scenarios] == ["skip", "skip"]
+    assert len(reasons) == 1
+    assert "LANGFUSE_PUBLIC_KEY" in reasons.pop()

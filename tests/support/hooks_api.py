@@ -143,8 +143,10 @@ class HooksServer:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_text(ARTIFACT, encoding="utf-8")
                 status = re.search(r"\[status:(\w+)\]", text)
-                answer = {"status": status.group(1) if status else "accepted",
-                          "runId": uuid.uuid4().hex}
+                answer = {
+                    "status": status.group(1) if status else "accepted",
+                    "runId": uuid.uuid4().hex,
+                }
                 if status:
                     answer["error"] = "skill failed"
                 self._json(200, answer)

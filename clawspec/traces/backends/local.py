@@ -1,0 +1,197 @@
+"""`observability.backend: local`: read the run's spans from ClawSpec's own OTLP receiver.
+
+The receiver (`clawspec.traces.receiver`) is found by `observability.url`: the receiver running
+in this process at that endpoint (bring-up mode starts one and sets the url), else the same url
+over HTTP (a receiver started with `python -m clawspec.traces.receiver`). With no url: the one
+receiver running in this process, else `http://127.0.0.1:4318`.
+
+Correlation (SPEC §6): exact keys first — the session key ClawSpec sent (= OpenClaw's
+`logicalSessionKey`, on the plugin's `openclaw.hook` span), the gateway's hook run id, ClawSpec's
+run id, and the ids the gateway log tied to the run (embedded run ids, session keys and ids,
+trace ids); a time window only when exactly one trace overlaps it. The trace is every span with
+the matched trace id(s) — sub-agent runs share their parent's trace id on OpenClaw; spans of
+another trace whose parent span is in the matched one are merged in as well.
+
+Spans arrive in batches while and just after the run, so a trace is only returned once it has
+been quiet for `settle_ms` and every `sessions_spawn` has its sub-agent run — or once it has been
+visible for `max_settle_ms` (then as it is).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Protocol
+
+import requests
+
+from clawspec.config import Settings
+from clawspec.traces.backends.base import TraceQuery
+from clawspec.traces.model import Span, Trace, TraceUnavailable
+from clawspec.traces.normalize import make_span
+from clawspec.traces.receiver import (
+    DEFAULT_PORT,
+    FIND_PATH,
+    ReceivedSpan,
+    TraceMatch,
+    normalize_endpoint,
+    running_receiver,
+)
+
+DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
+WINDOW_SLACK_NS = 1_000_000_000  # clocks of the gateway and ClawSpec differ a little
+SPAWN_TOOL = "sessions_spawn"
+
+
+class _Source(Protocol):
+    def find(self, keys: Iterable[str], window: tuple[int, int] | None = None) -> TraceMatch: ...
+
+
+class _HttpSource:
+    """A receiver in another process, asked over its read endpoint."""
+
+    def __init__(self, url: str, timeout_s: float = 5.0) -> None:
+        self.url = url
+        self.timeout_s = timeout_s
+        self._session = requests.Session()
+
+    def find(self, keys: Iterable[str], window: tuple[int, int] | None = None) -> TraceMatch:
+        params: list[tuple[str, str | int]] = [("key", key) for key in keys]
+        if window is not None:
+            params += [("start_ns", window[0]), ("end_ns", window[1])]
+        where = f"local trace receiver at {self.url}"
+        try:
+            resp = self._session.get(self.url + FIND_PATH, params=params, timeout=self.timeout_s)
+        except requests.RequestException as exc:
+            raise TraceUnavailable(f"{where} unreachable ({type(exc).__name__})") from exc
+        if resp.status_code == 404:
+            raise TraceUnavailable(f"{where} is not a ClawSpec receiver (HTTP 404)")
+        if resp.status_code != 200:
+            raise TraceUnavailable(f"{where} answered HTTP {resp.status_code}")
+        try:
+            return TraceMatch.from_json(resp.json())
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TraceUnavailable(f"{where} sent a malformed answer") from exc
+
+
+class LocalBackend:
+    """TraceBackend over ClawSpec's embedded OTLP receiver."""
+
+    name = "local"
+
+    def __init__(
+        self,
+        settings: Settings,
+        environ: Mapping[str, str] | None = None,
+        *,
+        settle_ms: float = 1500.0,
+        max_settle_ms: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        del environ  # the local backend needs no credentials
+        obs = settings.observability
+        self.url = normalize_endpoint(obs.url) if obs.url else None
+        self.settle_ms = settle_ms
+        self.max_settle_ms = (
+            max_settle_ms if max_settle_ms is not None else min(obs.trace_timeout_ms / 2, 15_000)
+        )
+        self._clock = clock
+        self._first_seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._http: _HttpSource | None = None
+
+    def _source(self) -> _Source:
+        receiver = running_receiver(self.url)
+        if receiver is not None:
+            return receiver.store
+        url = self.url or DEFAULT_URL
+        if self._http is None or self._http.url != url:
+            self._http = _HttpSource(url)
+        return self._http
+
+    def find_trace(self, query: TraceQuery) -> Trace | None:
+        keys = [query.session_key, query.gateway_run_id, query.run_id, *sorted(query.related_ids)]
+        window = (
+            _ns(query.started_at) - WINDOW_SLACK_NS,
+            _ns(query.ended_at) + WINDOW_SLACK_NS,
+        )
+        match = self._source().find(list(dict.fromkeys(k for k in keys if k)), window)
+        if match.by not in ("key", "window") or not match.spans:
+            return None
+        if not self._settled(query.run_id, match):
+            return None
+        return build_trace(match)
+
+    def _settled(self, run_id: str, match: TraceMatch) -> bool:
+        now = self._clock()
+        with self._lock:
+            first = self._first_seen.setdefault(run_id, now)
+        if (now - first) * 1000 >= self.max_settle_ms:
+            return True
+        return match.idle_ms >= self.settle_ms and spawns_done(match.spans)
+
+
+def spawns_done(spans: Iterable[ReceivedSpan]) -> bool:
+    """Every successful `sessions_spawn` tool span has a sub-agent run span in the trace."""
+    spans = list(spans)
+    spawns = sum(
+        1
+        for s in spans
+        if s.name == "openclaw.tool.execution"
+        and s.attributes.get("gen_ai.tool.name") == SPAWN_TOOL
+        and s.status_code != 2
+    )
+    runs = [s for s in spans if s.name == "openclaw.run"]
+    keys = (str(s.attributes.get("openclaw.session_key")) for s in runs)
+    children = {key for key in keys if ":subagent:" in key}
+    return len(children) >= spawns
+
+
+def build_trace(match: TraceMatch) -> Trace:
+    """The normalized Trace of a match: spans in start order, envelope times."""
+    spans = tuple(to_span(s) for s in match.spans)
+    starts = [s.start_ms for s in spans if s.start_ms is not None]
+    ends = [s.end_ms for s in spans if s.end_ms is not None]
+    ids = {s.span_id for s in match.spans}
+    roots = [s for s in match.spans if not s.parent_span_id or s.parent_span_id not in ids]
+    trace_id = roots[0].trace_id if roots else match.trace_ids[0]
+    return Trace(
+        id=trace_id,
+        backend=LocalBackend.name,
+        spans=spans,
+        start_ms=min(starts) if starts else None,
+        end_ms=max(ends) if ends else None,
+    )
+
+
+def to_span(span: ReceivedSpan) -> Span:
+    attrs = {**span.resource, **span.attributes}
+    error = None
+    if span.status_code == 2:
+        error = span.status_message or _exception_message(span) or "error"
+    return make_span(
+        id=span.span_id,
+        trace_id=span.trace_id,
+        name=span.name,
+        attributes=attrs,
+        parent_id=span.parent_span_id,
+        start_ms=span.start_ns / 1e6 if span.start_ns else None,
+        end_ms=span.end_ns / 1e6 if span.end_ns else None,
+        error=error,
+    )
+
+
+def _exception_message(span: ReceivedSpan) -> str | None:
+    for event in span.events:
+        if event.get("name") == "exception":
+            attrs = event.get("attributes") or {}
+            message = attrs.get("exception.message") or attrs.get("exception.type")
+            if message:
+                return str(message)
+    return None
+
+
+def _ns(moment: datetime) -> int:
+    return int(moment.timestamp() * 1e9)

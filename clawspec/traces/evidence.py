@@ -1,0 +1,335 @@
+"""The scenario's trace as shared evidence: pick the backend, look the trace up once per scenario.
+
+Every trace assertion of a scenario reads the same `Trace` — or the same `TraceUnavailable`, so
+they all `skip` with one reason (SPEC §5: an unavailable backend or a missing trace is never a
+`fail`). Both are cached under the evidence key "trace"; `runner.scenario.trace_ref` reports the
+trace found there.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from clawspec.gateway.logs import LogIndex
+from clawspec.text import one_line, pluralize
+from clawspec.traces.backends.base import TraceBackend, TraceQuery
+from clawspec.traces.lookup import poll_trace
+from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
+
+if TYPE_CHECKING:
+    from clawspec.assertions.base import EvalContext
+    from clawspec.config import Settings
+    from clawspec.runner.evidence import Evidence
+
+# Backend name → (module, class); imported only when chosen, so an unused backend costs nothing.
+BACKENDS: dict[str, tuple[str, str]] = {
+    "local": ("clawspec.traces.backends.local", "LocalBackend"),
+    "opik": ("clawspec.traces.backends.opik", "OpikBackend"),
+    "phoenix": ("clawspec.traces.backends.phoenix", "PhoenixBackend"),
+    "langfuse": ("clawspec.traces.backends.langfuse", "LangfuseBackend"),
+}
+TRACE_KEY = "trace"  # the evidence key; `trace_ref` reads the Trace cached here
+BACKEND_KEY = "trace_backend"  # evidence.extra: the run's backend (or None), set by the runner
+NO_BACKEND = "no observability backend configured"
+
+
+def backend_name(settings: Settings) -> str:
+    """Return the configured backend name: unset means `local` in bring-up mode, else `none`."""
+    name = settings.observability.backend
+    if name is None:
+        return "local" if settings.gateway.mode == "bring_up" else "none"
+    return name
+
+
+def make_backend(settings: Settings, environ: Mapping[str, str]) -> TraceBackend | None:
+    """Return the configured trace backend, or None for `none`.
+
+    Raises ImportError when the backend's module is missing, and whatever its constructor
+    raises for bad configuration; `scenario_trace` turns both into a skip reason.
+    """
+    name = backend_name(settings)
+    if name == "none":
+        return None
+    module_name, class_name = BACKENDS[name]
+    backend_class = getattr(importlib.import_module(module_name), class_name)
+    return backend_class(settings, environ)
+
+
+def run_backend(settings: Settings, environ: Mapping[str, str]) -> object:
+    """The run's backend for `evidence.extra[BACKEND_KEY]`: built once per run; a set-up
+    failure is kept (and raised per scenario, where it becomes every trace assertion's skip)."""
+    try:
+        return make_backend(settings, environ)
+    except Exception as exc:
+        return exc
+
+
+def scenario_trace(ctx: EvalContext) -> Trace | TraceUnavailable:
+    """Return the scenario's trace, or why it cannot be had; the backend is asked once.
+
+    The TraceUnavailable is returned (and cached), not raised, so every trace assertion of the
+    scenario reports the same reason without asking the backend again.
+    """
+    related = related_ids(ctx.evidence)  # read before `cached`: its lock is not reentrant
+    return ctx.evidence.cached(TRACE_KEY, lambda: _lookup(ctx, related))
+
+
+def related_ids(evidence: Evidence) -> frozenset[str]:
+    """Return the ids a log index already built for this run ties to it (never builds one)."""
+    # Log indexes are cached under keys that depend on the assertion's log path, so look at
+    # the values (issue 5: do not force reading the log).
+    ids: set[str] = set()
+    for value in evidence.values():
+        if isinstance(value, LogIndex) and value.found:
+            ids |= value.run_ids | value.session_ids | value.session_keys | value.trace_ids
+    return frozenset(i for i in ids if i)
+
+
+def build_query(ctx: EvalContext, related: frozenset[str] = frozenset()) -> TraceQuery:
+    """Return the query naming this scenario's run."""
+    run = ctx.run
+    return TraceQuery(
+        run_id=run.run_id,
+        session_key=run.session_key,
+        gateway_run_id=run.gateway_run_id,
+        started_at=run.started_at,
+        ended_at=run.completed_at or datetime.now(run.started_at.tzinfo),
+        scenario=run.scenario,
+        related_ids=related,
+    )
+
+
+def _backend(ctx: EvalContext) -> TraceBackend | None:
+    """The run's backend: the one the runner set up once per run, else one made from settings."""
+    if BACKEND_KEY in ctx.evidence.extra:
+        backend = ctx.evidence.extra[BACKEND_KEY]
+        if isinstance(backend, Exception):  # the run's set-up failed: same reason everywhere
+            raise backend
+        return backend
+    return make_backend(ctx.settings, os.environ)
+
+
+def _lookup(ctx: EvalContext, related: frozenset[str]) -> Trace | TraceUnavailable:
+    name = backend_name(ctx.settings)
+    try:
+        backend = _backend(ctx)
+    except TraceUnavailable as exc:
+        return exc
+    except Exception as exc:  # a missing module or bad configuration must not crash the run
+        return TraceUnavailable(f"trace backend '{name}' could not be set up: {_cause(exc)}")
+    if backend is None:
+        return TraceUnavailable(NO_BACKEND)
+    name = getattr(backend, "name", name)
+    observability = ctx.settings.observability
+    try:
+        return poll_trace(
+            backend,
+            build_query(ctx, related),
+            delay_ms=observability.trace_poll_delay_ms,
+            timeout_ms=observability.trace_timeout_ms,
+            stop=ctx.stop,
+        )
+    except TraceUnavailable as exc:
+        return exc
+    except Exception as exc:  # requests errors, malformed data: skip with the cause, never fail
+        return TraceUnavailable(f"trace backend '{name}' failed to return the trace: {_cause(exc)}")
+
+
+def _cause(exc: Exception) -> str:
+    text = one_line(str(exc), 200)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- What the trace says: derived facts the trace assertions judge -------------------------------
+
+
+def tool_names(trace: Trace) -> list[str]:
+    """Return the tool calls' names in start order (tool_name, else the span name)."""
+    return [span.tool_name or span.name for span in by_start(trace.of_type(SpanType.TOOL))]
+
+
+def by_start(spans: Iterable[Span]) -> list[Span]:
+    """Sort by start time, keeping the backend's order for ties and spans without one."""
+    spans = list(spans)
+    return sorted(spans, key=lambda s: (s.start_ms is None, s.start_ms or 0.0))
+
+
+def _ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
+    """Return the span's ancestors, nearest first (a parent cycle in bad data ends the walk)."""
+    found: list[Span] = []
+    seen = {span.id}
+    parent = by_id.get(span.parent_id or "")
+    while parent is not None and parent.id not in seen:
+        seen.add(parent.id)
+        found.append(parent)
+        parent = by_id.get(parent.parent_id or "")
+    return found
+
+
+# Routing files: where a list of agents may live, and what an item's agent is called.
+ROUTING_LIST_KEYS = ("path", "delegations", "decisions", "routing", "agents", "history")
+ROUTING_AGENT_KEYS = ("agent", "to", "routed_to", "agent_id", "agentId", "target")
+SESSION_KEY_ATTRIBUTES = ("session_key", "sessionkey", "session.key", "session.id", "thread_id")
+
+
+def _session_agent(span: Span) -> str | None:
+    """The agent id of a sub-agent session key (`agent:<id>:subagent:<uuid>`) on the span."""
+    for key, value in span.attributes.items():
+        if not isinstance(value, str) or ":subagent:" not in value:
+            continue
+        if key.lower().endswith(SESSION_KEY_ATTRIBUTES):
+            parts = value.split(":")
+            index = parts.index("subagent")
+            return parts[index - 1] if index >= 1 and parts[index - 1] != "agent" else None
+    return None
+
+
+def _subagent_name(span: Span, is_nested_agent: bool) -> str | None:
+    """The sub-agent this span stands for, or None when it is not a sub-agent span."""
+    if span.type == SpanType.GENERAL and span.name.startswith("subagent:"):  # Opik plugin
+        return span.name.split(":", 1)[1] or None
+    session_agent = _session_agent(span)
+    if session_agent or (span.type == SpanType.AGENT and is_nested_agent):
+        return span.agent_name or session_agent or span.name
+    return None
+
+
+def delegation_spans(trace: Trace) -> tuple[list[str], list[str]]:
+    """Return (root agent names, sub-agent names), each in start order.
+
+    A sub-agent is an agent span below another agent span, a span carrying a sub-agent session
+    key, or an Opik `subagent:<id>` span; spans nested in a sub-agent span of the same agent are
+    that agent's own work, not a new delegation.
+    """
+    by_id = {span.id: span for span in trace.spans}
+
+    def ancestors(span: Span) -> list[Span]:
+        return _ancestors(span, by_id)
+
+    names: dict[str, str] = {}
+    for span in trace.spans:
+        nested = any(a.type == SpanType.AGENT for a in ancestors(span))
+        name = _subagent_name(span, nested)
+        if name:
+            names[span.id] = name
+    subagents = [
+        span
+        for span in by_start(trace.spans)
+        if span.id in names and not any(names.get(a.id) == names[span.id] for a in ancestors(span))
+    ]
+    roots = [
+        span.agent_name
+        for span in by_start(trace.of_type(SpanType.AGENT))
+        if span.agent_name
+        and span.id not in names
+        and not any(a.type == SpanType.AGENT for a in ancestors(span))
+    ]
+    return list(dict.fromkeys(roots)), [names[span.id] for span in subagents]
+
+
+def routing_agents(data: Any) -> list[str]:
+    """Return the agents a routing/state file lists, in order (see the README for the shapes)."""
+    if isinstance(data, dict):
+        for key in ROUTING_LIST_KEYS:
+            if isinstance(data.get(key), list):
+                return routing_agents(data[key])
+        for key in ROUTING_LIST_KEYS:  # e.g. {routing: {path: [...]}}
+            if isinstance(data.get(key), dict):
+                found = routing_agents(data[key])
+                if found:
+                    return found
+        single = _item_agent(data)
+        return [single] if single else []
+    if isinstance(data, list):
+        return [agent for item in data if (agent := _item_agent(item))]
+    return []
+
+
+def _item_agent(item: Any) -> str | None:
+    if isinstance(item, str | int) and not isinstance(item, bool):
+        return str(item)
+    if isinstance(item, dict):
+        for key in ROUTING_AGENT_KEYS:
+            if isinstance(item.get(key), str | int) and item[key] != "":
+                return str(item[key])
+    return None
+
+
+def counted_spans(trace: Trace, value: Callable[[Span], Any]) -> tuple[list[Span], str]:
+    """Return the spans whose `value` (tokens or cost) is summed, and how they were chosen.
+
+    Never count the same usage twice: if LLM spans carry it, only LLM spans are summed
+    (OpenClaw's `openclaw.model.usage` summary and agent spans repeat their children's usage);
+    otherwise every span carrying it that has no descendant carrying it (the innermost ones).
+    """
+    llm = [span for span in trace.of_type(SpanType.LLM) if value(span) is not None]
+    if llm:
+        return llm, pluralize(len(llm), "LLM span")
+    carrying = [span for span in trace.spans if value(span) is not None]
+    by_id = {span.id: span for span in trace.spans}
+    covering = {a.id for span in carrying for a in _ancestors(span, by_id)}
+    innermost = [span for span in carrying if span.id not in covering]
+    return innermost, pluralize(len(innermost), "span")
+
+
+def span_usage(span: Span) -> int | None:
+    if span.input_tokens is None and span.output_tokens is None:
+        return None
+    return (span.input_tokens or 0) + (span.output_tokens or 0)
+
+
+def trace_duration_ms(trace: Trace) -> tuple[float, str] | None:
+    """Return the trace's duration and its source: envelope, span times, or span durations."""
+    if trace.start_ms is not None and trace.end_ms is not None:
+        return max(0.0, trace.end_ms - trace.start_ms), "trace envelope"
+    starts = [s.start_ms for s in trace.spans if s.start_ms is not None]
+    ends = [
+        s.end_ms if s.end_ms is not None else s.start_ms + s.duration_ms
+        for s in trace.spans
+        if s.end_ms is not None or (s.start_ms is not None and s.duration_ms is not None)
+    ]
+    if starts and ends:
+        return max(0.0, max(ends) - min(starts)), "span times"
+    # No timestamps: add up the top-level spans' durations (a nested span runs inside its
+    # parent's time); a span without one counts as the sum of its children.
+    children: dict[str | None, list[Span]] = {}
+    ids = {span.id for span in trace.spans}
+    for span in trace.spans:
+        children.setdefault(span.parent_id if span.parent_id in ids else None, []).append(span)
+
+    def covered(span: Span, depth: int = 0) -> float | None:
+        if span.elapsed_ms is not None or depth > 100:
+            return span.elapsed_ms
+        parts = [c for c in (covered(k, depth + 1) for k in children.get(span.id, [])) if c]
+        return sum(parts) if parts else None
+
+    durations = [d for d in (covered(span) for span in children.get(None, [])) if d is not None]
+    if durations:
+        return sum(durations), "sum of span durations"
+    return None
+
+
+def _price_key(model: str, pricing: dict[str, Any]) -> str | None:
+    """The longest model_pricing key contained in `model` (case-insensitive)."""
+    matches = [key for key in pricing if key.lower() in model.lower()]
+    return max(matches, key=len) if matches else None
+
+
+def estimate_cost(trace: Trace, pricing: dict[str, Any]) -> tuple[float, int, list[str]]:
+    """Return (estimated USD, priced spans, models without a price) from token counts."""
+    spans, _ = counted_spans(trace, span_usage)
+    total, priced, unpriced = 0.0, 0, []
+    for span in spans:
+        key = _price_key(span.model, pricing) if span.model else None
+        if key is None:
+            unpriced.append(span.model or "unknown model")
+            continue
+        price = pricing[key]
+        total += (span.input_tokens or 0) * price.input_per_mtok / 1_000_000
+        total += (span.output_tokens or 0) * price.output_per_mtok / 1_000_000
+        priced += 1
+    return total, priced, list(dict.fromkeys(unpriced))
