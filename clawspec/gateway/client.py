@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -14,6 +15,9 @@ from clawspec.text import one_line
 CONNECT_TIMEOUT_S = 10
 # The gateway holds the request until the run ends; give it a little beyond the run's own bound.
 HTTP_GRACE_S = 5
+# OpenClaw's answer when a hook run failed before it started (safe to retry).
+NOT_STARTED = "before entering the agent runner"
+NOT_STARTED_RETRY_PAUSES_S = (1.0, 3.0)
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ class HooksClient:
 
     def invoke(self, request: InvokeRequest) -> InvokeResult:
         session_key = None if self._session_keys_refused else request.session_key
-        response = self._post(request, session_key)
+        response = self._post_started(request, session_key)
         if response.status_code == 400 and session_key and _mentions_session_key(response):
             # The gateway does not allow request session keys: retry once without, warn once
             # per run, and correlate by the returned runId instead (SPEC §9).
@@ -94,8 +98,22 @@ class HooksClient:
                     "(hooks.allowRequestSessionKey is off); correlating by run id"
                 )
             session_key = None
-            response = self._post(request, None)
+            response = self._post_started(request, None)
         return self._result(response, session_key)
+
+    def _post_started(self, request: InvokeRequest, session_key: str | None) -> requests.Response:
+        """POST, retrying a run the gateway says never started.
+
+        Right after start-up OpenClaw may refuse the first runs with 502 "failed before entering
+        the agent runner" (its session store is not ready yet). Nothing ran, so a retry after a
+        short pause is safe and keeps CI from flaking; any other answer is returned as it is.
+        """
+        for pause_s in NOT_STARTED_RETRY_PAUSES_S:
+            response = self._post(request, session_key)
+            if not _never_started(response):
+                return response
+            time.sleep(pause_s)
+        return self._post(request, session_key)
 
     def _post(self, request: InvokeRequest, session_key: str | None) -> requests.Response:
         body: dict[str, Any] = {
@@ -108,30 +126,17 @@ class HooksClient:
         }
         if session_key:
             body["sessionKey"] = session_key
-        headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
-        try:
-            return self._http.post(
-                self.url,
-                json=body,
-                headers=headers,
-                timeout=(CONNECT_TIMEOUT_S, request.timeout_s + HTTP_GRACE_S),
-            )
-        except requests.ConnectionError as exc:
-            raise InvocationError(
-                f"gateway unreachable: POST {self.url}: {_reason(exc)}", unreachable=True
-            ) from None
-        except requests.Timeout:
-            raise InvocationError(
-                f"no completion within {request.timeout_s:g} s (POST {self.url})"
-            ) from None
-        except requests.RequestException as exc:
-            raise InvocationError(f"POST {self.url} failed: {_reason(exc)}") from None
+        return post_json(
+            self._http,
+            self.url,
+            body,
+            self._token,
+            request.timeout_s + HTTP_GRACE_S,
+            f"completion within {request.timeout_s:g} s",
+        )
 
     def _result(self, response: requests.Response, session_key: str | None) -> InvokeResult:
-        if not 200 <= response.status_code < 300:
-            raise InvocationError(
-                f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)}"
-            )
+        require_2xx(response, self.url)
         try:
             body = response.json()
         except ValueError:
@@ -196,25 +201,15 @@ class WebhookClient:
         }
         if request.session_key:
             body["session_key"] = request.session_key
-        headers = {"Authorization": f"Bearer {self._token}"} if self._token else {}
-        try:
-            response = self._http.post(
-                self.url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, request.timeout_s)
-            )
-        except requests.ConnectionError as exc:
-            raise InvocationError(
-                f"gateway unreachable: POST {self.url}: {_reason(exc)}", unreachable=True
-            ) from None
-        except requests.Timeout:
-            raise InvocationError(
-                f"no answer within {request.timeout_s:g} s (POST {self.url})"
-            ) from None
-        except requests.RequestException as exc:
-            raise InvocationError(f"POST {self.url} failed: {_reason(exc)}") from None
-        if not 200 <= response.status_code < 300:
-            raise InvocationError(
-                f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)}"
-            )
+        response = post_json(
+            self._http,
+            self.url,
+            body,
+            self._token,
+            request.timeout_s,
+            f"answer within {request.timeout_s:g} s",
+        )
+        require_2xx(response, self.url)
         try:
             answer = response.json() if response.content else {}
         except ValueError:
@@ -232,6 +227,38 @@ class WebhookClient:
         return InvokeResult(run_id, request.session_key, status, answer)
 
 
+def post_json(
+    http: requests.Session,
+    url: str,
+    body: dict[str, Any],
+    token: str | None,
+    read_timeout_s: float,
+    waiting_for: str,
+) -> requests.Response:
+    """POST `body` with the Bearer token; map transport failures to InvocationError."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        return http.post(
+            url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, read_timeout_s)
+        )
+    except requests.ConnectionError as exc:
+        raise InvocationError(
+            f"gateway unreachable: POST {url}: {_reason(exc)}", unreachable=True
+        ) from None
+    except requests.Timeout:
+        raise InvocationError(f"no {waiting_for} (POST {url})") from None
+    except requests.RequestException as exc:
+        raise InvocationError(f"POST {url} failed: {_reason(exc)}") from None
+
+
+def require_2xx(response: requests.Response, url: str) -> None:
+    """A non-2xx answer is an invocation error carrying the status and a body excerpt."""
+    if not 200 <= response.status_code < 300:
+        raise InvocationError(
+            f"POST {url} → {response.status_code}: {one_line(response.text, 200)}"
+        )
+
+
 class RoutingClient:
     """Sends each request through the client of its trigger mode."""
 
@@ -240,6 +267,10 @@ class RoutingClient:
 
     def invoke(self, request: InvokeRequest) -> InvokeResult:
         return self._clients[request.trigger_mode].invoke(request)
+
+
+def _never_started(response: requests.Response) -> bool:
+    return response.status_code in (502, 503) and NOT_STARTED in response.text
 
 
 def _mentions_session_key(response: requests.Response) -> bool:

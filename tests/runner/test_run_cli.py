@@ -522,3 +522,29 @@ def test_trace_backend_set_up_failure_skips_every_trace_assertion_with_one_reaso
     assert [s["status"] for s in scenarios] == ["skip", "skip"]
     assert len(reasons) == 1
     assert "LANGFUSE_PUBLIC_KEY" in reasons.pop()
+
+
+def test_a_run_the_gateway_never_started_is_retried_then_reported(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+) -> None:
+    write_contract(
+        HEADER
+        + """scenarios:
+  - name: store-warming-up
+    when: {invoke: "[notready:1] [write:ok.md]"}
+    then: [{type: artifact_exists, path: ok.md}]
+  - name: never-ready
+    when: {invoke: "[notready:9]"}
+    then: [{type: file_absent, path: nothing}]
+"""
+    )
+    assert main(["run", ".", "--concurrency", "2"]) == 1
+    by_name = {s["name"]: s for s in _report(workspace)["scenarios"]}
+    assert by_name["store-warming-up"]["status"] == "pass"
+    assert by_name["never-ready"]["status"] == "error"
+    assert "→ 502: " in by_name["never-ready"]["message"]
+    attempts = [r for r in server.requests if "[notready:9]" in r["body"]["message"]]
+    assert len(attempts) == 3  # the first try and two retries

@@ -46,6 +46,7 @@ class HooksServer:
         self.workspace = workspace
         self.allow_session_key = allow_session_key
         self.requests: list[dict[str, Any]] = []
+        self.not_ready_seen: dict[str, int] = {}
         self.released = threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -121,6 +122,21 @@ class HooksServer:
                     return
                 if sleep := re.search(r"\[sleep:([\d.]+)\]", message):
                     time.sleep(float(sleep.group(1)))
+                if not_ready := re.search(r"\[notready:(\d+)\]", message):
+                    # The first N requests with this message: OpenClaw's start-up refusal.
+                    with server._lock:
+                        seen = server.not_ready_seen.get(message, 0)
+                        server.not_ready_seen[message] = seen + 1
+                    if seen < int(not_ready.group(1)):
+                        self._json(
+                            502,
+                            {
+                                "ok": False,
+                                "error": "hook agent run failed before entering the agent runner",
+                                "runId": run_id,
+                            },
+                        )
+                        return
                 if fail := re.search(r"\[fail:(\d+)\]", message):
                     self._json(int(fail.group(1)), {"ok": False, "error": "model provider failed"})
                     return
