@@ -58,8 +58,13 @@ def fmt_duration_ms(ms: float) -> str:
     return f"{minutes} min {rest} s"
 
 
+def capped(items: Iterable[str], limit: int = 5, sep: str = ", ", *, quote: bool = False) -> str:
+    """Join at most `limit` items, then "… and N more" (one-line messages, capped lists)."""
+    items = list(items)
+    shown = sep.join(f"'{i}'" if quote else i for i in items[:limit])
+    return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")
+
+
 def quote_list(items: Iterable[str], limit: int = 5) -> str:
     """Return "'a', 'b' … and 3 more" with at most `limit` items shown."""
-    items = list(items)
-    shown = ", ".join(f"'{i}'" for i in items[:limit])
-    return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")
+    return capped(items, limit, quote=True)

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
+from clawspec.text import capped as capped_text
 from clawspec.text import fmt_number, one_line, pluralize, quote_list
 from clawspec.traces.evidence import (
     by_start,
@@ -76,10 +77,8 @@ def subsequence_gap(expected: list[str], actual: list[str]) -> int | None:
 
 
 def capped(items: list[str], sep: str = ", ", *, quote: bool = False) -> str:
-    """Join at most SHOWN items, then "… and N more" (SPEC: one-line messages, capped lists)."""
-    shown = [f"'{item}'" if quote else item for item in items[:SHOWN]]
-    more = f" … and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
-    return sep.join(shown) + more
+    """Join at most SHOWN items, then "… and N more"."""
+    return capped_text(items, SHOWN, sep, quote=quote)
 
 
 @register(

@@ -149,9 +149,10 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
     scenario = plan.scenario
     log_path = env.log_path_for(values["today"])
     plugin = env.plugin_output_path()
-    evidence = Evidence(env.http, log_path, _size(log_path), plugin, _size(plugin))
+    log_size, log_inode = _stat(log_path)
+    evidence = Evidence(env.http, log_path, log_size, plugin, _stat(plugin)[0])
     # The inode tells the log adapter whether the log was rotated during the run.
-    evidence.extra["log_inode"] = _inode(log_path)
+    evidence.extra["log_inode"] = log_inode
     evidence.extra.update(env.shared)
     run = RunInfo(scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
@@ -254,11 +255,13 @@ def _with(run: RunInfo, **changes: Any) -> RunInfo:
     return replace(run, **changes)
 
 
-def _size(path: Path | None) -> int:
+def _stat(path: Path | None) -> tuple[int, int | None]:
+    """(size, inode) of a log at the run's start: where its lines begin, and its identity."""
     try:
-        return path.stat().st_size if path else 0
+        info = path.stat() if path else None
     except OSError:
-        return 0
+        info = None
+    return (info.st_size, info.st_ino) if info else (0, None)
 
 
 def trace_ref(evidence: Evidence) -> TraceRef | None:
@@ -267,13 +270,6 @@ def trace_ref(evidence: Evidence) -> TraceRef | None:
     if trace is None or not hasattr(trace, "spans"):
         return None
     return TraceRef(backend=trace.backend, id=trace.id, url=trace.url)
-
-
-def _inode(path: Path | None) -> int | None:
-    try:
-        return path.stat().st_ino if path else None
-    except OSError:
-        return None
 
 
 def _jsonable(value: Any) -> Any:

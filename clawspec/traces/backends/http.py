@@ -16,7 +16,7 @@ import requests
 
 from clawspec.text import one_line
 from clawspec.traces.backends.base import TraceQuery
-from clawspec.traces.model import TraceUnavailable
+from clawspec.traces.model import Span, Trace, TraceUnavailable
 
 TIMEOUT_S = (5.0, 10.0)  # (connect, read)
 MAX_PAGES = 50  # a bound on paging, so a server that never ends its pages cannot hang a run
@@ -178,3 +178,30 @@ def is_foreign_session(value: Any, query: TraceQuery) -> bool:
 def setting(*values: str | None, default: str) -> str:
     """Return the first non-empty value (empty counts as unset), else `default`."""
     return next((v for v in values if v), default)
+
+
+def merged_trace(
+    backend: str,
+    trace_id: str,
+    spans: list[Span],
+    *,
+    starts: list[float | None],
+    ends: list[float | None],
+    costs: list[float | None],
+    url: str | None,
+) -> Trace:
+    """One Trace from the spans of the run's trace(s): spans in start order, the envelope from
+    the earliest start and latest end, the native costs summed (None when none is known)."""
+    spans = sorted(spans, key=lambda s: (s.start_ms is None, s.start_ms or 0))
+    known_starts = [t for t in starts if t is not None]
+    known_ends = [t for t in ends if t is not None]
+    known_costs = [c for c in costs if c]
+    return Trace(
+        id=trace_id,
+        backend=backend,
+        spans=tuple(spans),
+        start_ms=min(known_starts) if known_starts else None,
+        end_ms=max(known_ends) if known_ends else None,
+        url=url,
+        cost_usd=sum(known_costs) if known_costs else None,
+    )

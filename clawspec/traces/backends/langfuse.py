@@ -23,6 +23,7 @@ from clawspec.traces.backends.http import (
     is_foreign_session,
     iso,
     iso_ms,
+    merged_trace,
     setting,
 )
 from clawspec.traces.model import Span, SpanType, Trace
@@ -67,19 +68,15 @@ class LangfuseBackend:
         spans: list[Span] = []
         for trace in traces:
             spans.extend(self._observations(str(trace["id"])))
-        spans.sort(key=lambda s: (s.start_ms is None, s.start_ms or 0))
         first = min(traces, key=lambda t: iso_ms(t.get("timestamp")) or 0)
-        starts = [t for t in (iso_ms(t.get("timestamp")) for t in traces) if t is not None]
-        ends = [s.end_ms for s in spans if s.end_ms is not None]
-        costs = [c for c in (as_float(t.get("totalCost")) for t in traces) if c]
-        return Trace(
-            id=str(first["id"]),
-            backend=self.name,
-            spans=tuple(spans),
-            start_ms=min(starts) if starts else None,
-            end_ms=max(ends) if ends else None,
+        return merged_trace(
+            self.name,
+            str(first["id"]),
+            spans,
+            starts=[iso_ms(t.get("timestamp")) for t in traces],
+            ends=[s.end_ms for s in spans],
+            costs=[as_float(t.get("totalCost")) for t in traces],
             url=self._ui_url(first),
-            cost_usd=sum(costs) if costs else None,
         )
 
     def _correlated(self, query: TraceQuery) -> list[dict[str, Any]]:

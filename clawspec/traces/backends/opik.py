@@ -19,6 +19,7 @@ from clawspec.traces.backends.http import (
     is_foreign_session,
     iso,
     iso_ms,
+    merged_trace,
     setting,
 )
 from clawspec.traces.model import Span, SpanType, Trace
@@ -61,19 +62,15 @@ class OpikBackend:
         spans: list[Span] = []
         for item in traces:
             spans.extend(self._spans(str(item["id"])))
-        spans.sort(key=lambda s: (s.start_ms is None, s.start_ms or 0))
-        starts = [t for t in (iso_ms(i.get("start_time")) for i in traces) if t is not None]
-        ends = [t for t in (iso_ms(i.get("end_time")) for i in traces) if t is not None]
-        costs = [c for c in (as_float(i.get("total_estimated_cost")) for i in traces) if c]
         first = min(traces, key=lambda i: iso_ms(i.get("start_time")) or 0)
-        return Trace(
-            id=str(first["id"]),
-            backend=self.name,
-            spans=tuple(spans),
-            start_ms=min(starts) if starts else None,
-            end_ms=max(ends) if ends else None,
+        return merged_trace(
+            self.name,
+            str(first["id"]),
+            spans,
+            starts=[iso_ms(i.get("start_time")) for i in traces],
+            ends=[iso_ms(i.get("end_time")) for i in traces],
+            costs=[as_float(i.get("total_estimated_cost")) for i in traces],
             url=self._ui_url(first),
-            cost_usd=sum(costs) if costs else None,
         )
 
     def _correlated(self, query: TraceQuery) -> list[dict[str, Any]]:
