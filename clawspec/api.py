@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -177,8 +177,19 @@ def run(
         # Nothing could run; CI still gets reports that say why, then exit 3.
         publish(unrun_report(plans, str(exc)), settings, environ)
         raise
-    written = publish(outcome.report, settings, environ)
-    code = exit_code(outcome.report, settings.max_skipped, settings.fail_on)
+    result = finish(outcome.report, settings, environ)
     if outcome.gateway_unreachable and not outcome.report.interrupted:
-        code = ExitCode.GATEWAY
-    return RunResult(outcome.report, code, written)
+        result = replace(result, exit_code=ExitCode.GATEWAY)
+    return result
+
+
+def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) -> RunResult:
+    """Turn a finished report into outputs and an exit code.
+
+    The one step after the scenarios: `run` calls it, and so does anything else that produces
+    a whole report (e.g. merging shard reports), so every output and the exit policy stay the
+    same whichever way the report came to be.
+    """
+    written = publish(report, settings, environ)
+    code = exit_code(report, settings.max_skipped, settings.fail_on)
+    return RunResult(report, code, written)

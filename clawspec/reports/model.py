@@ -33,6 +33,9 @@ class AssertionResult(_Frozen):
     usage: dict[str, Any] | None = Field(
         None, description="LLM judge usage: model, calls, input/output tokens, cost_usd."
     )
+    attempts: PassRate | None = Field(
+        None, description="Repeated runs: how often this assertion passed (issue 12)."
+    )
 
 
 class TraceRef(_Frozen):
@@ -41,6 +44,86 @@ class TraceRef(_Frozen):
     backend: str
     id: str
     url: str | None = None
+
+
+class PassRate(_Frozen):
+    """How often something passed over repeated attempts, with a Wilson 95 % interval."""
+
+    attempts: int
+    passes: int
+    pass_rate: float
+    ci_low: float
+    ci_high: float
+
+
+class AttemptRun(_Frozen):
+    """One attempt of a repeated scenario."""
+
+    run_id: str | None
+    gateway_run_id: str | None = None
+    status: Status
+    duration_ms: int
+    tokens: int | None = None
+    message: str = ""
+
+
+class AttemptStats(PassRate):
+    """A repeated scenario: its attempts and their spread."""
+
+    duration_ms_median: float | None = None
+    duration_ms_p90: float | None = None
+    tokens_median: float | None = None
+    tokens_p90: float | None = None
+    runs: list[AttemptRun] = Field(default_factory=list)
+
+
+class ToolCallRecord(_Frozen):
+    """One tool call of the run, in start order (from the gateway log, else the trace)."""
+
+    name: str
+    agent: str | None = Field(None, description="Agent lane: the agent id, sub-agents included.")
+    run_id: str | None = Field(None, description="The embedded run that made the call.")
+    started_at: str | None = Field(None, description="ISO-8601, when known.")
+    ended_at: str | None = Field(None, description="ISO-8601, when known.")
+    error: bool = False
+
+
+class SpanRecord(_Frozen):
+    """One span of the scenario's trace, as the normalized span model has it."""
+
+    id: str
+    parent_id: str | None = None
+    name: str
+    type: str = Field(description="llm, tool, agent or general.")
+    start_ms: float | None = Field(None, description="Epoch milliseconds.")
+    end_ms: float | None = None
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    error: str | None = None
+
+
+class TokenTotals(_Frozen):
+    """The run's summed model usage (run and sub-agents), and its cost when known."""
+
+    input: int | None = None
+    output: int | None = None
+    total: int | None = None
+    cost_usd: float | None = None
+    source: str = Field(description="Where the figures come from: plugin, log or trace.")
+
+
+class ScenarioEvidence(_Frozen):
+    """What the agent did in this run, kept for reports and comparisons (issues 11, 12)."""
+
+    tools: list[ToolCallRecord] = Field(default_factory=list)
+    delegations: list[str] = Field(
+        default_factory=list, description="Agent ids delegated to, in order."
+    )
+    tokens: TokenTotals | None = None
+    spans: list[SpanRecord] = Field(default_factory=list)
+    spans_omitted: int = Field(0, description="Spans left out to keep the report small.")
 
 
 class ScenarioResult(_Frozen):
@@ -58,6 +141,16 @@ class ScenarioResult(_Frozen):
     duration_ms: int
     trace: TraceRef | None = None
     assertions: list[AssertionResult] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, description="The scenario's tags.")
+    flaky: bool = Field(
+        False, description="Repeated runs: some attempts passed and some did not (issue 12)."
+    )
+    attempts: AttemptStats | None = Field(
+        None, description="Repeated runs: attempts, pass rate and spread (issue 12)."
+    )
+    evidence: ScenarioEvidence | None = Field(
+        None, description="What the run did: tool calls, delegations, tokens, trace spans."
+    )
 
 
 class Totals(_Frozen):
@@ -92,6 +185,74 @@ class Totals(_Frozen):
         )
 
 
+class RunSource(_Frozen):
+    """The commit, branch and CI job a run belongs to, and the gateway it ran against."""
+
+    commit: str | None = None
+    branch: str | None = None
+    base_branch: str | None = Field(None, description="Pull requests: the branch merged into.")
+    pull_request: int | None = None
+    event: str | None = Field(None, description="push, pull_request, schedule, ...")
+    ci: str | None = Field(None, description="github, gitlab, jenkins or local.")
+    repository: str | None = None
+    job_url: str | None = None
+    gateway_url: str | None = None
+    gateway_mode: str | None = Field(None, description="target or bring_up.")
+
+
+class ShardInfo(_Frozen):
+    """One part of a run split over several machines (issue 9)."""
+
+    index: int = Field(description="1-based, as CI systems count.")
+    total: int
+    fingerprint: str = Field(description="Hash of the whole sorted selection.")
+    selected: int = Field(description="Scenarios in the whole selection.")
+
+
+class BaselineRef(_Frozen):
+    """Which stored run a comparison used."""
+
+    source: str = Field(description="Store or file it came from (no credentials).")
+    branch: str | None = None
+    commit: str | None = None
+    created_at: str | None = None
+    run_id: str | None = None
+    location: str | None = Field(None, description="Path, key or URL of the stored report.")
+
+
+ChangeKind = Literal["regressed", "fixed", "still_failing", "new", "removed", "flaky", "unchanged"]
+
+
+class ScenarioChange(_Frozen):
+    """One scenario against the baseline (issue 12)."""
+
+    id: str
+    change: ChangeKind
+    status: Status | None = None
+    baseline_status: Status | None = None
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Pass rates and p-value, token/cost/duration deltas, behaviour diff.",
+    )
+
+
+class Comparison(_Frozen):
+    """The run against its baseline, scenario by scenario, in report order (issue 12)."""
+
+    scenarios: list[ScenarioChange] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict, description="Scenarios per change.")
+    details: dict[str, Any] = Field(default_factory=dict, description="Totals and their deltas.")
+
+
+class ScenarioTrend(_Frozen):
+    """One scenario over the last stored runs, oldest first (issue 12)."""
+
+    id: str
+    runs: list[str] = Field(default_factory=list, description="Run labels (date and commit).")
+    pass_rates: list[float | None] = Field(default_factory=list)
+    tokens: list[int | None] = Field(default_factory=list)
+
+
 class RunReport(_Frozen):
     """A whole run: serialised, this is the JSON report."""
 
@@ -102,6 +263,17 @@ class RunReport(_Frozen):
     interrupted: bool = False
     totals: Totals
     scenarios: list[ScenarioResult]
+    source: RunSource | None = Field(
+        None, description="Where the run came from: commit, branch, CI, gateway."
+    )
+    shard: ShardInfo | None = Field(None, description="This report is one shard (issue 9).")
+    baseline: BaselineRef | None = Field(
+        None, description="The earlier run this one was compared with (issue 12)."
+    )
+    comparison: Comparison | None = Field(None, description="Change against the baseline.")
+    trends: list[ScenarioTrend] = Field(
+        default_factory=list, description="Per scenario, its last stored runs (issue 12)."
+    )
 
 
 def scenario_status(statuses: Iterable[Status]) -> Status:

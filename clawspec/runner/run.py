@@ -135,4 +135,5 @@ def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
         message=message,
         run_id=None,
         duration_ms=0,
+        tags=list(plan.scenario.tags),
     )

@@ -210,6 +210,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
         duration_ms=int((time.monotonic() - started_clock) * 1000),
         trace=trace_ref(evidence),
         assertions=results,
+        tags=list(scenario.tags),
     )
     return ScenarioOutcome(result, invoked, unreachable)
 
