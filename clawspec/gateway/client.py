@@ -15,8 +15,11 @@ from clawspec.text import one_line
 CONNECT_TIMEOUT_S = 10
 # The gateway holds the request until the run ends; give it a little beyond the run's own bound.
 HTTP_GRACE_S = 5
-# OpenClaw's answer when a hook run failed before it started (safe to retry).
-NOT_STARTED = "before entering the agent runner"
+# OpenClaw's answers when it refused a hook run before the run started, so nothing ran and a
+# retry is safe: 502 right after start-up (its session store is not ready yet), and 503 when the
+# run waited in the gateway's dispatch queue past its 15 s admission timeout (a busy gateway or
+# machine; OpenClaw aborts the run's start-up when it answers this).
+NOT_STARTED = ("before entering the agent runner", "did not start before admission timeout")
 NOT_STARTED_RETRY_PAUSES_S = (1.0, 3.0)
 
 
@@ -105,8 +108,9 @@ class HooksClient:
         """POST, retrying a run the gateway says never started.
 
         Right after start-up OpenClaw may refuse the first runs with 502 "failed before entering
-        the agent runner" (its session store is not ready yet). Nothing ran, so a retry after a
-        short pause is safe and keeps CI from flaking; any other answer is returned as it is.
+        the agent runner" (its session store is not ready yet); under load it answers 503 "did not
+        start before admission timeout". Nothing ran, so a retry after a short pause is safe and
+        keeps CI from flaking; any other answer is returned as it is.
         """
         for pause_s in NOT_STARTED_RETRY_PAUSES_S:
             response = self._post(request, session_key)
@@ -270,7 +274,7 @@ class RoutingClient:
 
 
 def _never_started(response: requests.Response) -> bool:
-    return response.status_code in (502, 503) and NOT_STARTED in response.text
+    return response.status_code in (502, 503) and any(m in response.text for m in NOT_STARTED)
 
 
 def _mentions_session_key(response: requests.Response) -> bool:

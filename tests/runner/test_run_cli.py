@@ -524,27 +524,30 @@ def test_trace_backend_set_up_failure_skips_every_trace_assertion_with_one_reaso
     assert "LANGFUSE_PUBLIC_KEY" in reasons.pop()
 
 
+@pytest.mark.parametrize(("refusal", "status"), [("notready", 502), ("admission", 503)])
 def test_a_run_the_gateway_never_started_is_retried_then_reported(
     workspace: Path,
     write_contract,
     server: HooksServer,
     gateway_env: dict[str, str],
+    refusal: str,
+    status: int,
 ) -> None:
     write_contract(
         HEADER
-        + """scenarios:
+        + f"""scenarios:
   - name: store-warming-up
-    when: {invoke: "[notready:1] [write:ok.md]"}
-    then: [{type: artifact_exists, path: ok.md}]
+    when: {{invoke: "[{refusal}:1] [write:ok.md]"}}
+    then: [{{type: artifact_exists, path: ok.md}}]
   - name: never-ready
-    when: {invoke: "[notready:9]"}
-    then: [{type: file_absent, path: nothing}]
+    when: {{invoke: "[{refusal}:9]"}}
+    then: [{{type: file_absent, path: nothing}}]
 """
     )
     assert main(["run", ".", "--concurrency", "2"]) == 1
     by_name = {s["name"]: s for s in _report(workspace)["scenarios"]}
     assert by_name["store-warming-up"]["status"] == "pass"
     assert by_name["never-ready"]["status"] == "error"
-    assert "→ 502: " in by_name["never-ready"]["message"]
-    attempts = [r for r in server.requests if "[notready:9]" in r["body"]["message"]]
+    assert f"→ {status}: " in by_name["never-ready"]["message"]
+    attempts = [r for r in server.requests if f"[{refusal}:9]" in r["body"]["message"]]
     assert len(attempts) == 3  # the first try and two retries

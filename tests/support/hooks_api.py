@@ -19,6 +19,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+# The gateway's exact answers for a run it refused before starting it (OpenClaw 2026.9.6).
+NEVER_STARTED = {
+    "notready": (502, "hook agent run failed before entering the agent runner"),
+    "admission": (503, "hook agent run did not start before admission timeout"),
+}
+
 ARTIFACT = """---
 title: Sunday Service
 status: ready
@@ -122,20 +128,15 @@ class HooksServer:
                     return
                 if sleep := re.search(r"\[sleep:([\d.]+)\]", message):
                     time.sleep(float(sleep.group(1)))
-                if not_ready := re.search(r"\[notready:(\d+)\]", message):
-                    # The first N requests with this message: OpenClaw's start-up refusal.
+                if not_ready := re.search(r"\[(notready|admission):(\d+)\]", message):
+                    # The first N requests with this message: OpenClaw's refusals of a run that
+                    # never started (502 at start-up, 503 past the admission timeout when busy).
                     with server._lock:
                         seen = server.not_ready_seen.get(message, 0)
                         server.not_ready_seen[message] = seen + 1
-                    if seen < int(not_ready.group(1)):
-                        self._json(
-                            502,
-                            {
-                                "ok": False,
-                                "error": "hook agent run failed before entering the agent runner",
-                                "runId": run_id,
-                            },
-                        )
+                    if seen < int(not_ready.group(2)):
+                        status, error = NEVER_STARTED[not_ready.group(1)]
+                        self._json(status, {"ok": False, "error": error, "runId": run_id})
                         return
                 if fail := re.search(r"\[fail:(\d+)\]", message):
                     self._json(int(fail.group(1)), {"ok": False, "error": "model provider failed"})
