@@ -36,6 +36,8 @@ _RUN_START = re.compile(r"embedded run start: runId=(\S+) sessionId=(\S+)")
 _RUN_DONE = re.compile(r"embedded run done: runId=(\S+)")
 _AGENT_ENDED = re.compile(r"\[agent\] run (\S+) ended")
 _TOOL_START = re.compile(r"embedded run tool start: runId=(\S+) tool=(\S+)(?: toolCallId=(\S+))?")
+_TOOL_END = re.compile(r"embedded run tool end: runId=(\S+) tool=\S+ toolCallId=(\S+)")
+_AGENT_KEY = re.compile(r"^agent:([^:]+):")
 _SESSION_PAIR = re.compile(r"sessionId=([\w-]+) sessionKey=(\S+)")
 _IDS = re.compile(
     r'(?:runId|sessionId|sessionKey|logicalSessionKey|session|run_id)(?:=|\\?":\\?")([^\s"\\,}]+)'
@@ -129,6 +131,7 @@ class LogIndex:
     _legacy: list[_Legacy] = field(default_factory=list, repr=False)
     _refs: list[_Ref] = field(default_factory=list, repr=False)
     _ended: set[str] = field(default_factory=set, repr=False)
+    _tool_ends: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
     _scoped_lines: list[tuple[int, str]] | None = field(default=None, repr=False)
 
     @classmethod
@@ -201,6 +204,16 @@ class LogIndex:
             counts[call.name] = counts.get(call.name, 0) + 1
         return counts
 
+    def tool_ended_at(self, call: ToolCall) -> str | None:
+        """When the call's `tool end` line was written (None: not logged, or no call id)."""
+        return self._tool_ends.get((call.run_id, call.tool_call_id or ""))
+
+    def agent_of(self, run_id: str) -> str | None:
+        """The agent id of an embedded run, from its session key (`agent:<id>:...`)."""
+        run = self._runs.get(run_id)
+        match = _AGENT_KEY.match(self._keys.get(run.session_id, "")) if run else None
+        return match.group(1) if match else None
+
     def lines(self) -> list[tuple[int, str]]:
         """Return the (line number, text) of every line in the run's scope, read once."""
         if self._scoped_lines is None:
@@ -217,7 +230,7 @@ class LogIndex:
         calls: list[PluginRecord] = []
         summaries: list[PluginRecord] = []
         for rec in records:
-            if not self._owns(rec):
+            if not self.owns(rec):
                 continue
             if rec.kind == "model_call" and rec.phase in ("completed", "error"):
                 calls.append(rec)
@@ -243,7 +256,8 @@ class LogIndex:
                 open_runs[rec.run_id] = open_runs.get(rec.run_id, 0) + step
         return all(count <= 0 for count in open_runs.values())
 
-    def _owns(self, rec: PluginRecord) -> bool:
+    def owns(self, rec: PluginRecord) -> bool:
+        """The record is about a run in scope: by runId, else by session (never traceId)."""
         if rec.run_id:
             return rec.run_id in self.run_ids
         return bool(
@@ -300,6 +314,8 @@ class LogIndex:
         elif m := _TOOL_START.match(message):
             self._tools.append(ToolCall(m.group(2), m.group(1), _str(data.get("time")), lineno,
                                         m.group(3)))  # fmt: skip
+        elif m := _TOOL_END.match(message):
+            self._tool_ends[(m.group(1), m.group(2))] = _str(data.get("time"))
         elif (m := _RUN_DONE.match(message)) and m.group(1) in self._runs:
             self._runs[m.group(1)].done = True
 

@@ -46,6 +46,11 @@ class Evidence:
         with self._lock:
             return list(self._cache.values())
 
+    def under(self, prefix: str) -> list[Any]:
+        """Everything built so far under keys starting with `prefix` (e.g. "plugin_records|")."""
+        with self._lock:
+            return [value for key, value in self._cache.items() if key.startswith(prefix)]
+
     def cached(self, key: str, build: Callable[[], T]) -> T:
         """Return the evidence under `key`, building it on first use."""
         with self._lock:

@@ -24,8 +24,15 @@ from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
 from clawspec.contracts.paths import PathEscapeError
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
-from clawspec.reports.model import AssertionResult, ScenarioResult, TraceRef, scenario_status
+from clawspec.reports.model import (
+    AssertionResult,
+    ScenarioEvidence,
+    ScenarioResult,
+    TraceRef,
+    scenario_status,
+)
 from clawspec.runner.evidence import Evidence
+from clawspec.runner.report_evidence import scenario_evidence
 from clawspec.text import one_line
 
 log = logging.getLogger("clawspec.runner")
@@ -211,6 +218,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
         trace=trace_ref(evidence),
         assertions=results,
         tags=list(scenario.tags),
+        evidence=_report_evidence(evidence, run, env.stop, plan.id) if invoked else None,
     )
     return ScenarioOutcome(result, invoked, unreachable)
 
@@ -250,6 +258,17 @@ def _evaluate(
         details=[one_line(line, 300) for line in verdict.details[:50]],
         usage=verdict.usage,
     )
+
+
+def _report_evidence(
+    evidence: Evidence, run: RunInfo, stop: threading.Event, scenario_id: str
+) -> ScenarioEvidence | None:
+    """What the run did, for the reports; a problem here must never cost the verdicts."""
+    try:
+        return scenario_evidence(evidence, run, stop)
+    except Exception:
+        log.debug("evidence of %s not collected", scenario_id, exc_info=True)
+        return None
 
 
 def _with(run: RunInfo, **changes: Any) -> RunInfo:

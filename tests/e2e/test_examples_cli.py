@@ -160,3 +160,24 @@ def test_junit_and_gateway_log_are_written(examples_run: dict) -> None:
     assert sum(int(s.get("tests", 0)) for s in suites.iter("testsuite")) == 6
     log = (reports / "openclaw-gateway.log").read_text("utf-8")
     assert "embedded run start" in log  # the gateway's own log is kept for CI artifacts
+
+
+def _tools(scenario: dict[str, Any]) -> list[tuple[str, str | None]]:
+    return [(tool["name"], tool["agent"]) for tool in scenario["evidence"]["tools"]]
+
+
+def test_report_evidence_has_the_tools_in_order_and_the_delegations(examples_run: dict) -> None:
+    scenarios = examples_run["scenarios"]
+    draft = scenarios["writes-draft"]["evidence"]
+    assert _tools(scenarios["writes-draft"]) == [("write", "main")]
+    assert draft["tokens"]["total"] == 2840 and draft["tokens"]["source"] == "plugin"
+    assert all(t["started_at"] <= t["ended_at"] for t in draft["tools"])
+    assert _tools(scenarios["sends-in-test-mode"]) == [("exec", "main"), ("write", "main")]
+    review = scenarios["delegates-review"]["evidence"]
+    # the orchestrator (agent main) spawns; the brand sub-agent writes, in its own lane
+    assert _tools(scenarios["delegates-review"]) == [("sessions_spawn", "main"), ("write", "brand")]
+    assert review["delegations"] == ["brand"]
+    assert review["spans"], "the local trace the delegation assertions fetched"
+    names = {span["name"] for span in review["spans"]}
+    assert "openclaw.tool.execution" in names and review["spans_omitted"] == 0
+    assert any(span["type"] == "llm" and span["model"] for span in review["spans"])

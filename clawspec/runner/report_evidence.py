@@ -1,0 +1,231 @@
+"""What a scenario's run did, condensed for the reports (`ScenarioResult.evidence`).
+
+Built after the assertions from the evidence they already gathered: the run-scoped log index,
+the plugin records and the fetched trace. When no assertion read the log, the run's slice of
+the active gateway log is indexed once without waiting for late lines (a report must not slow
+every scenario down); when there is no log (target mode without log access) the tools come from
+the trace, if one was fetched, else stay empty.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime
+
+from clawspec.assertions.base import RunInfo
+from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
+from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
+from clawspec.runner.evidence import Evidence
+from clawspec.text import one_line
+from clawspec.traces.evidence import TRACE_KEY, by_start, delegation_spans
+from clawspec.traces.model import Span, SpanType, Trace
+
+MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
+MAX_TOOLS = 500  # a runaway tool loop must not blow up the report
+# A found run whose sub-agents are still running gets this long before the report indexes it;
+# plugin records get as long to settle (their last usage line follows the run's end).
+LATE_LINES_S = 1.0
+_PLUGIN_POLL_S = 0.1
+
+
+def scenario_evidence(
+    evidence: Evidence, run: RunInfo, stop: threading.Event | None = None
+) -> ScenarioEvidence | None:
+    """Condense the run's evidence; None when there is none at all (no log, no trace)."""
+    index = _log_index(evidence, run, stop)
+    trace = evidence.peek(TRACE_KEY)
+    trace = trace if isinstance(trace, Trace) else None
+    if index is None and trace is None:
+        return None
+    records = _plugin_records(evidence, index, stop) if index is not None else []
+    tools = _log_tools(index, records) if index is not None else []
+    if not tools and trace is not None:
+        tools = _trace_tools(trace)
+    if index is not None:
+        delegations = list(index.subagents)
+    else:
+        delegations = list(dict.fromkeys(delegation_spans(trace)[1])) if trace else []
+    spans, omitted = _spans(trace) if trace is not None else ([], 0)
+    return ScenarioEvidence(
+        tools=tools[:MAX_TOOLS],
+        delegations=delegations,
+        tokens=_tokens(index, records, trace),
+        spans=spans,
+        spans_omitted=omitted,
+    )
+
+
+# -- the log -----------------------------------------------------------------------------
+
+
+def _log_index(evidence: Evidence, run: RunInfo, stop: threading.Event | None) -> LogIndex | None:
+    """The index an assertion built for this run, else a quick one of the active log's slice."""
+    built = [v for v in evidence.values() if isinstance(v, LogIndex) and v.found]
+    active = evidence.gateway_log
+    for index in built:
+        if active is not None and index.path == active:
+            return index
+    if built:
+        return built[0]
+    if active is None or not active.is_file():
+        return None
+    index = LogIndex.build(
+        active,
+        evidence.log_offset,
+        run_ids=(run.run_id, run.gateway_run_id),
+        session_keys=(run.session_key,),
+        started_at=run.started_at.timestamp(),
+        inode=evidence.extra.get("log_inode"),
+        subagent_wait_s=LATE_LINES_S,
+        poll_interval_s=_PLUGIN_POLL_S,
+        stop=stop,
+    )
+    return index if index.found else None
+
+
+def _log_tools(index: LogIndex, records: list[PluginRecord]) -> list[ToolCallRecord]:
+    """The log's tool starts in order; ends from the log, errors and agents from the plugin."""
+    ends: dict[tuple[str | None, str | None], PluginRecord] = {}
+    for rec in records:
+        if rec.kind == "tool" and rec.phase in ("completed", "error", "blocked"):
+            ends[(rec.run_id, rec.tool_call_id)] = rec
+    tools: list[ToolCallRecord] = []
+    for call in index.tool_calls:
+        end = ends.get((call.run_id, call.tool_call_id)) if call.tool_call_id else None
+        tools.append(
+            ToolCallRecord(
+                name=call.name,
+                agent=index.agent_of(call.run_id) or (end.agent_id if end else None),
+                run_id=call.run_id,
+                started_at=call.time,
+                ended_at=index.tool_ended_at(call) or (_iso(end.ts) if end else None),
+                error=bool(end and end.phase in ("error", "blocked")),
+            )
+        )
+    return tools
+
+
+def _plugin_records(
+    evidence: Evidence, index: LogIndex, stop: threading.Event | None
+) -> list[PluginRecord]:
+    """The plugin records an assertion read, else the run's slice read now (briefly settled)."""
+    for records in evidence.under("plugin_records|"):
+        if records:
+            return list(records)
+    path = evidence.plugin_output
+    if path is None or not path.is_file():
+        return []
+    records = read_plugin_records(path, evidence.plugin_offset)
+    deadline = time.monotonic() + LATE_LINES_S
+    stop = stop or threading.Event()
+    while not index.plugin_settled(records) and time.monotonic() < deadline:
+        if stop.wait(_PLUGIN_POLL_S):
+            break
+        records = read_plugin_records(path, evidence.plugin_offset)
+    return records
+
+
+def _tokens(
+    index: LogIndex | None, records: list[PluginRecord], trace: Trace | None
+) -> TokenTotals | None:
+    """Plugin model calls first, then the log's usage lines, then the trace's LLM spans."""
+    if index is not None and (usage := index.usage_from_plugin(records)) is not None:
+        costs = [
+            r.cost_usd
+            for r in records
+            if r.kind == "model_usage" and r.cost_usd is not None and index.owns(r)
+        ]
+        cost = sum(costs) if costs else None
+        return TokenTotals(
+            input=usage.input, output=usage.output, total=usage.total, cost_usd=cost,
+            source="plugin",
+        )  # fmt: skip
+    if index is not None and (legacy := index.legacy_usage) is not None:
+        return TokenTotals(
+            input=legacy.input, output=legacy.output, total=legacy.total, source="log"
+        )
+    if trace is None:
+        return None
+    llm = trace.of_type(SpanType.LLM)
+    if not llm:
+        return None
+    inputs = [s.input_tokens for s in llm if s.input_tokens is not None]
+    outputs = [s.output_tokens for s in llm if s.output_tokens is not None]
+    totals = [s.tokens for s in llm if s.tokens is not None]
+    costs = [s.cost_usd for s in llm if s.cost_usd is not None]
+    return TokenTotals(
+        input=sum(inputs) if inputs else None,
+        output=sum(outputs) if outputs else None,
+        total=sum(totals) if totals else None,
+        cost_usd=trace.cost_usd if trace.cost_usd is not None else sum(costs) if costs else None,
+        source="trace",
+    )
+
+
+# -- the trace ---------------------------------------------------------------------------
+
+
+def _trace_tools(trace: Trace) -> list[ToolCallRecord]:
+    """Tool spans in start order, each in the lane of its nearest agent span."""
+    by_id = {span.id: span for span in trace.spans}
+    return [
+        ToolCallRecord(
+            name=span.tool_name or span.name,
+            agent=_agent_above(span, by_id),
+            run_id=_str_attribute(span, "openclaw.run_id"),
+            started_at=_iso(span.start_ms),
+            ended_at=_iso(span.end_ms),
+            error=span.error is not None,
+        )
+        for span in by_start(trace.of_type(SpanType.TOOL))
+    ]
+
+
+def _agent_above(span: Span, by_id: dict[str, Span]) -> str | None:
+    seen: set[str] = set()
+    node: Span | None = span
+    while node is not None and node.id not in seen:
+        seen.add(node.id)
+        if node.agent_name:
+            return node.agent_name
+        if agent := _str_attribute(node, "openclaw.agent_id"):
+            return agent
+        node = by_id.get(node.parent_id or "")
+    return None
+
+
+def _spans(trace: Trace) -> tuple[list[SpanRecord], int]:
+    """The first MAX_SPANS spans in start order (parents start before their children)."""
+    ordered = by_start(trace.spans)
+    kept = [
+        SpanRecord(
+            id=span.id,
+            parent_id=span.parent_id,
+            name=one_line(span.name, 200),
+            type=span.type.value,
+            start_ms=span.start_ms,
+            end_ms=span.end_ms
+            if span.end_ms is not None or span.start_ms is None or span.duration_ms is None
+            else span.start_ms + span.duration_ms,
+            model=span.model,
+            input_tokens=span.input_tokens,
+            output_tokens=span.output_tokens,
+            cost_usd=span.cost_usd,
+            error=one_line(span.error, 300) if span.error is not None else None,
+        )
+        for span in ordered[:MAX_SPANS]
+    ]
+    return kept, max(0, len(ordered) - MAX_SPANS)
+
+
+def _str_attribute(span: Span, key: str) -> str | None:
+    value = span.attributes.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _iso(epoch_ms: float | None) -> str | None:
+    if epoch_ms is None:
+        return None
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="milliseconds")
