@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from clawspec.api import run, validate
-
 __all__ = ["__version__", "run", "validate"]
+
+if TYPE_CHECKING:
+    from clawspec.api import run, validate
+
+# `run` and `validate` live in clawspec.api, which pulls in pydantic, the assertion registry and
+# (for runs) requests: `clawspec --version` and `--help` must not pay for that, so the package
+# resolves these names on first use (PEP 562) instead of importing the API here.
+_LAZY = {"run": "clawspec.api", "validate": "clawspec.api"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'clawspec' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

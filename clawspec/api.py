@@ -8,22 +8,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import TYPE_CHECKING, Any
 
-import requests
-
-from clawspec.assertions import REGISTRY
-from clawspec.assertions.base import Need
 from clawspec.config import Settings, find_config, load_settings
 from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
 from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
-from clawspec.gateway.client import HooksClient, RoutingClient, WebhookClient
-from clawspec.gateway.managed import gateway_for_run
-from clawspec.reports.model import RunReport, exit_code
-from clawspec.reports.publish import publish, report_json_path
-from clawspec.runner.run import RunListener, execute, unrun_report
-from clawspec.runner.scenario import RunEnv, ScenarioPlan
+
+# Only what loading and validating need is imported at module level: `clawspec validate` must
+# not import HTTP clients, the runner or the report writers; `run` imports them when called.
+if TYPE_CHECKING:
+    import requests
+
+    from clawspec.reports.model import RunReport
+    from clawspec.runner.run import RunListener
+    from clawspec.runner.scenario import ScenarioPlan
 
 
 @dataclass(frozen=True)
@@ -86,6 +84,8 @@ def plan(
     exclude_tags: Sequence[str] = (),
 ) -> list[ScenarioPlan]:
     """Select the scenarios to run, in contract order."""
+    from clawspec.runner.scenario import ScenarioPlan
+
     chosen = select_scenarios(loaded.contracts, scenarios, tags, exclude_tags)
     if not chosen:
         raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
@@ -95,6 +95,8 @@ def plan(
 def gateway_timezone(settings: Settings) -> tzinfo:
     """The zone `{{today}}` and log file names use (config `timezone`, else local)."""
     if settings.timezone:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
         try:
             return ZoneInfo(settings.timezone)
         except (ZoneInfoNotFoundError, ValueError):
@@ -104,6 +106,9 @@ def gateway_timezone(settings: Settings) -> tzinfo:
 
 def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
     """True when a selected scenario has a trace assertion (the registry says which need it)."""
+    from clawspec.assertions import REGISTRY
+    from clawspec.assertions.base import Need
+
     return any(
         Need.TRACE in REGISTRY[assertion.type].needs
         for plan in plans
@@ -113,6 +118,8 @@ def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
 
 def gateway_client(settings: Settings, http: requests.Session, listener: RunListener) -> Any:
     """The client for each trigger mode (hooks: hook token; webhook: gateway token)."""
+    from clawspec.gateway.client import HooksClient, RoutingClient, WebhookClient
+
     hooks_token = settings.hooks_token.get_secret_value() if settings.hooks_token else None
     auth = settings.gateway_auth_token
     webhook_token = auth.get_secret_value() if auth else hooks_token
@@ -146,6 +153,13 @@ def run(
     abandon: threading.Event | None = None,
 ) -> RunResult:
     """Run the selected scenarios and write the reports (also when interrupted)."""
+    import requests
+
+    from clawspec.gateway.managed import gateway_for_run
+    from clawspec.reports.publish import publish, report_json_path
+    from clawspec.runner.run import execute, unrun_report
+    from clawspec.runner.scenario import RunEnv
+
     environ = dict(os.environ if environ is None else environ)
     loaded = load(paths, config=config, environ=environ, flags=flags)
     plans = plan(loaded, scenarios, tags, exclude_tags)
@@ -190,6 +204,9 @@ def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) ->
     a whole report (e.g. merging shard reports), so every output and the exit policy stay the
     same whichever way the report came to be.
     """
+    from clawspec.reports.model import exit_code
+    from clawspec.reports.publish import publish
+
     written = publish(report, settings, environ)
     code = exit_code(report, settings.max_skipped, settings.fail_on)
     return RunResult(report, code, written)

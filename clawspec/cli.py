@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import signal
 import sys
-import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawspec import __version__
 from clawspec.errors import ClawSpecError, ContractError, ExitCode
+
+# Start-up cost is paid on every call (CI steps, hooks, editors): this module imports only what
+# parsing needs. Each command's handler imports its own modules (the API, pydantic, requests,
+# SDKs) when it runs; tests/test_startup.py checks that `--version` and every `--help` stay light.
+if TYPE_CHECKING:
+    import threading
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -168,6 +171,8 @@ def cmd_validate(args: argparse.Namespace) -> ExitCode:
 
 
 def cmd_run(args: argparse.Namespace) -> ExitCode:
+    import threading
+
     from clawspec import api
     from clawspec.reports.terminal import TerminalReporter
 
@@ -203,6 +208,7 @@ def cmd_run(args: argparse.Namespace) -> ExitCode:
 
 def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
     """First SIGINT/SIGTERM: start no more scenarios; second: abandon the running ones."""
+    import signal
 
     def handle(signum: int, _frame: Any) -> None:
         if stop.is_set():
@@ -232,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return ExitCode.USAGE
+    import logging
+
     logging.basicConfig(
         level=logging.DEBUG if args.debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

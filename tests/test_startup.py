@@ -1,13 +1,27 @@
-"""`clawspec --help` and validation stay light: heavy SDKs load only where used (SPEC §8)."""
+"""Start-up stays light: each command imports only what it needs (SPEC §8, issue 14).
+
+`clawspec --version` and every `--help` must not import pydantic, HTTP clients or SDKs;
+`clawspec validate` needs pydantic but no HTTP client or SDK. Each check runs the real CLI in a
+fresh interpreter and reads `sys.modules` afterwards, so a new top-level import anywhere on
+those paths (a new subcommand included: the list of commands is read from the parser) fails here.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ["anthropic", "boto3", "botocore", "rouge_score", "nltk"]
+import pytest
+
+from clawspec.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+SDKS = ["anthropic", "boto3", "botocore", "rouge_score", "nltk"]
+NOT_FOR_VALIDATE = ["requests", "urllib3", *SDKS]
+NOT_FOR_HELP = ["pydantic", "pydantic_core", "yaml", "clawspec.api", *NOT_FOR_VALIDATE]
 
 
 def _modules_after(code: str, cwd: Path | None = None) -> set[str]:
@@ -18,12 +32,66 @@ def _modules_after(code: str, cwd: Path | None = None) -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def test_help_does_not_import_heavy_sdks() -> None:
-    loaded = _modules_after(
-        "from clawspec.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+def _cli_modules(argv: list[str], cwd: Path | None = None) -> set[str]:
+    """Modules loaded after `clawspec <argv>` ran (argparse exits on --help/--version)."""
+    return _modules_after(
+        "from clawspec.cli import main\n"
+        f"try:\n    code = main({argv!r})\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "assert code in (0, None), code",
+        cwd,
     )
+
+
+def _loaded(names: list[str], modules: set[str]) -> list[str]:
+    return [name for name in names if name in modules]
+
+
+def _subcommands() -> list[str]:
+    parser = build_parser()
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return sorted(actions[0].choices) if actions else []
+
+
+def test_version_imports_nothing_heavy() -> None:
+    loaded = _cli_modules(["--version"])
     assert "clawspec.cli" in loaded
-    assert not [name for name in HEAVY if name in loaded]
+    assert _loaded(NOT_FOR_HELP, loaded) == []
+
+
+def test_commands_are_read_from_the_parser() -> None:
+    assert {"run", "validate"} <= set(_subcommands())
+
+
+@pytest.mark.parametrize("command", [None, *_subcommands()])
+def test_help_imports_nothing_heavy(command: str | None) -> None:
+    loaded = _cli_modules([command, "--help"] if command else ["--help"])
+    assert "argparse" in loaded
+    assert _loaded(NOT_FOR_HELP, loaded) == []
+
+
+def test_package_import_is_light_and_the_api_resolves_on_use() -> None:
+    loaded = _modules_after(
+        "import clawspec\nassert 'clawspec.api' not in sys.modules\n"
+        "assert clawspec.__version__\n"
+        "from clawspec import run, validate\n"
+        "import clawspec.api\nassert run is clawspec.api.run and validate is clawspec.api.validate"
+    )
+    assert "clawspec.api" in loaded
+    assert _loaded(NOT_FOR_VALIDATE, loaded) == []
+
+
+def test_unknown_package_attribute_is_an_attribute_error() -> None:
+    import clawspec
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        clawspec.nope  # noqa: B018
+    assert {"run", "validate", "__version__"} <= set(dir(clawspec))
+
+
+def test_validate_of_the_examples_imports_no_http_client_or_sdk() -> None:
+    loaded = _cli_modules(["validate", "examples"], cwd=ROOT)
+    assert "clawspec.contracts.loader" in loaded
+    assert _loaded(NOT_FOR_VALIDATE, loaded) == []
 
 
 def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
@@ -31,11 +99,11 @@ def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
         'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n'
         "  - name: x\n    when: {invoke: go}\n    then:\n"
         "      - {type: artifact_matches_golden, path: a.md, golden: b.md}\n"
-        "      - {type: llm_judge, path: a.md, rubric: r}\n",
+        "      - {type: llm_judge, path: a.md, rubric: r}\n"
+        "      - {type: gateway_healthy}\n"
+        "      - {type: trace_duration, max_ms: 3000}\n",
         encoding="utf-8",
     )
-    loaded = _modules_after(
-        "from clawspec.cli import main\nassert main(['validate', '.']) == 0", cwd=tmp_path
-    )
+    loaded = _cli_modules(["validate", "."], cwd=tmp_path)
     assert "clawspec.contracts.loader" in loaded
-    assert not [name for name in HEAVY if name in loaded]
+    assert _loaded(NOT_FOR_VALIDATE, loaded) == []

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 from typing import Literal
 
-import requests
 from pydantic import Field
 
 from clawspec.assertions import documents
@@ -38,6 +37,8 @@ class GatewayResponse(Assertion):
         url = self.endpoint
         if url.startswith("/"):
             url = ctx.settings.gateway_base_url.rstrip("/") + url
+        import requests  # only runs that use it pay for importing it
+
         try:
             status = ctx.evidence.http.get(url, timeout=10, allow_redirects=False).status_code
         except requests.RequestException as exc:

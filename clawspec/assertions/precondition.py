@@ -6,7 +6,6 @@ import json
 import os
 from typing import Literal
 
-import requests
 from pydantic import Field
 
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
@@ -49,6 +48,8 @@ class GatewayHealthy(Assertion):
     type: Literal["gateway_healthy"]
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
+        import requests  # only runs that use it pay for importing it
+
         url = ctx.settings.gateway_base_url.rstrip("/") + ctx.settings.gateway_health_path
         try:
             response = ctx.evidence.http.get(url, timeout=10)

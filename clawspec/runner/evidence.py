@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import requests
+if TYPE_CHECKING:
+    import requests
 
 T = TypeVar("T")
 

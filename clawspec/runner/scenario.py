@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import requests
 from pydantic import ValidationError
 
 from clawspec.assertions import REGISTRY
@@ -34,6 +33,9 @@ from clawspec.reports.model import (
 from clawspec.runner.evidence import Evidence
 from clawspec.runner.report_evidence import scenario_evidence
 from clawspec.text import one_line
+
+if TYPE_CHECKING:
+    import requests
 
 log = logging.getLogger("clawspec.runner")
 
