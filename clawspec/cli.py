@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from clawspec import __version__
+from clawspec.authoring import commands as authoring
 from clawspec.errors import ClawSpecError, ContractError, ExitCode
 
 # Start-up cost is paid on every call (CI steps, hooks, editors): this module imports only what
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="where trace assertions read spans from",
     )
     run.add_argument("--no-color", action="store_true", help="plain terminal output")
+    authoring.add_commands(commands)
     return parser
 
 
@@ -229,6 +231,7 @@ def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) ->
 COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "validate": cmd_validate,
     "run": cmd_run,
+    **authoring.COMMANDS,
 }
 
 

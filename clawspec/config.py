@@ -94,6 +94,19 @@ class JudgeSettings(_Section):
     timeout: float = Field(120, gt=0)
 
 
+class LintSettings(_Section):
+    """`clawspec lint`: rules switched off or re-graded, and the sections every SOUL.md needs."""
+
+    rules: dict[str, Literal["off", "error", "warning"] | bool] = Field(
+        default_factory=dict,
+        description="Rule id → off/false (disabled), error or warning (severity override).",
+    )
+    soul_sections: list[str] = Field(
+        default_factory=lambda: ["Core Truths", "Boundaries", "Vibe"],
+        description="Headings every SOUL.md must have (rule soul-section-missing).",
+    )
+
+
 class Settings(BaseModel):
     """Every ClawSpec option, validated once."""
 
@@ -127,6 +140,7 @@ class Settings(BaseModel):
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
     model_pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    lint: LintSettings = Field(default_factory=LintSettings)
     # Secrets: filled only from the environment (or action inputs, which arrive as environment).
     hooks_token: SecretStr | None = None
     gateway_auth_token: SecretStr | None = None
@@ -189,6 +203,10 @@ def load_settings(
     """Merge the layers and validate once; raise ConfigError naming where a bad value came from."""
     doc = _read_file(config_path) if config_path else None
     file_data = dict(doc.data) if doc else {}
+    if doc is not None:
+        from clawspec.migration.config_options import adopt_legacy_options
+
+        file_data = adopt_legacy_options(doc, file_data)
     for name in SECRET_ENV:
         if name in file_data:
             file_data[name] = _secret_reference(name, file_data[name], environ, config_path)

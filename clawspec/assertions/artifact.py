@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from clawspec.assertions import documents
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
@@ -133,6 +133,16 @@ class ArtifactContains(_FileAssertion):
 )
 class ArtifactAbsentWords(_FileAssertion):
     """Words or phrases do not appear in the file (brand safety, tone)."""
+
+    # The JSON Schema states `_words_or_source` too (clawspec/authoring/schema.py).
+    model_config = ConfigDict(
+        json_schema_extra={
+            "x-rules": [
+                {"dependentRequired": {"source": ["key"], "key": ["source"]}},
+                {"anyOf": [{"required": ["words"]}, {"required": ["source"]}]},
+            ]
+        }
+    )
 
     type: Literal["artifact_absent_words"]
     words: list[str] | None = Field(None, description="Words/phrases that must not appear.")

@@ -62,9 +62,14 @@ def render_tables() -> str:
 
 def update_readme(readme: Path) -> bool:
     """Rewrite the generated block in `readme`; return True if it changed."""
+    return update_block(readme, START, END, render_tables())
+
+
+def update_block(readme: Path, start_marker: str, end_marker: str, block: str) -> bool:
+    """Replace the text from `start_marker` to `end_marker` (both kept in `block`)."""
     text = readme.read_text(encoding="utf-8")
-    start, end = text.index(START), text.index(END) + len(END)
-    updated = text[:start] + render_tables() + text[end:]
+    start, end = text.index(start_marker), text.index(end_marker) + len(end_marker)
+    updated = text[:start] + block + text[end:]
     if updated != text:
         readme.write_text(updated, encoding="utf-8")
     return updated != text

@@ -117,7 +117,16 @@ def select_annotations(
     The closing notice needs a notice slot of its own, so when anything is cut the notices are
     limited to one less than their limit.
     """
-    candidates = candidate_annotations(report, repo_root, cwd)
+    return cap_annotations(candidate_annotations(report, repo_root, cwd), limits)
+
+
+def cap_annotations(
+    candidates: list[Annotation],
+    limits: Mapping[str, int] = DEFAULT_LIMITS,
+    where: str = "All results are in the job summary and the JSON/JUnit reports.",
+) -> Selection:
+    """Keep the first `candidates` of each level within `limits`, plus one closing notice
+    saying how many were cut and `where` the rest can be read (also used by `clawspec lint`)."""
     counts = {level: 0 for level in limits}
     for item in candidates:
         counts[item.level] = counts.get(item.level, 0) + 1
@@ -147,8 +156,7 @@ def select_annotations(
                 f"{pluralize(sum(omitted.values()), 'more annotation')} not shown "
                 f"({', '.join(parts)}): GitHub keeps only "
                 f"{limits.get('error', 0)} errors, {limits.get('warning', 0)} warnings and "
-                f"{limits.get('notice', 0)} notices per step. "
-                "All results are in the job summary and the JSON/JUnit reports.",
+                f"{limits.get('notice', 0)} notices per step. {where}",
                 "ClawSpec: more results in the job summary",
             )
         )

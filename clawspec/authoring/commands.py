@@ -1,0 +1,75 @@
+"""Adoption and authoring subcommands: `schema`, `lint`, `init`, `coverage`, `migrate` (issue 13).
+
+Only argparse is imported here (this module loads with `clawspec --help`); each handler imports
+its own modules when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from clawspec.errors import ExitCode
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add the authoring subcommands to the `clawspec` parser."""
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of contracts or of clawspec.yaml (for editors)"
+    )
+    schema.add_argument("kind", nargs="?", default="contract", choices=["contract", "config"])
+
+    lint = commands.add_parser("lint", help="check SKILL.md and SOUL.md files")
+    lint.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (default: the workspace)"
+    )
+    lint.add_argument("--config", metavar="FILE", help="clawspec.yaml with `lint` settings")
+    lint.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    lint.add_argument("--format", choices=["text", "json"], default="text", help="output form")
+
+
+def _settings(config: str | None, start: Path):  # -> Settings (lazy import keeps start-up fast)
+    from clawspec.config import find_config, load_settings
+    from clawspec.errors import ConfigError
+
+    if config and not Path(config).is_file():
+        raise ConfigError(f"--config: no such file '{config}'")
+    path = Path(config) if config else find_config(start)
+    return load_settings(path, os.environ), path
+
+
+def cmd_schema(args: argparse.Namespace) -> ExitCode:
+    from clawspec.authoring.schema import schema_path
+
+    sys.stdout.write(schema_path(args.kind).read_text(encoding="utf-8"))
+    return ExitCode.OK
+
+
+def cmd_lint(args: argparse.Namespace) -> ExitCode:
+    from clawspec.lint.engine import find_documents, lint_files
+    from clawspec.lint.output import publish_github, render_json, render_terminal
+    from clawspec.lint.rules import LintOptions
+
+    paths = args.paths or ["."]
+    settings, _ = _settings(args.config, Path(paths[0]))
+    files = find_documents(paths)
+    if not files:
+        print(f"no SKILL.md or SOUL.md found in {', '.join(map(str, paths))}", file=sys.stderr)
+        return ExitCode.USAGE
+    options = LintOptions(soul_sections=tuple(settings.lint.soul_sections))
+    report = lint_files(files, settings.lint.rules, options)
+    print(render_json(report) if args.format == "json" else render_terminal(report), end="")
+    if args.format == "text":
+        print()
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        publish_github(report, args.strict, os.environ)
+    return report.exit_code(args.strict)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
+    "schema": cmd_schema,
+    "lint": cmd_lint,
+}

@@ -1,0 +1,417 @@
+"""The lint rules: one function each, registered with an id, a default severity and a summary.
+
+The registry is the single source of the rule list: the engine runs it, `clawspec.yaml`
+(`lint.rules`) switches rules off or re-grades them by id, and the README table is generated
+from it (`python -m clawspec.lint.docs`). Frontmatter facts follow OpenClaw's documented
+SKILL.md format (name, description, metadata.openclaw.requires.{bins,anyBins,env}, primaryEnv,
+user-invocable, command-dispatch/command-tool …); SOUL.md sections follow its SOUL template.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from clawspec.lint.document import Document
+
+Hit = tuple[int, int, str]  # line, column, message
+Check = Callable[[Document, "LintOptions"], Iterable[Hit]]
+SEVERITIES = ("error", "warning")
+# AgentSkills keys, OpenClaw's own, and the ClawSpec 0.1 ones (`triggers`, `version`, ...).
+KNOWN_SKILL_KEYS = {
+    "name",
+    "description",
+    "homepage",
+    "metadata",
+    "license",
+    "compatibility",
+    "allowed-tools",
+    "user-invocable",
+    "disable-model-invocation",
+    "command-dispatch",
+    "command-tool",
+    "command-arg-mode",
+    "triggers",
+    "command",
+    "version",
+    "permissions",
+}
+KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+DESCRIPTION_MAX = 160  # OpenClaw's "creating skills": one line, under 160 characters
+SOUL_MAX_CHARS = 20_000  # agents.defaults.bootstrapMaxChars: longer files are truncated
+SECRETS = (
+    ("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
+    ("an OpenAI-style API key (sk-…)", re.compile(r"\bsk-(?!ant-)(?:proj-)?[A-Za-z0-9_\-]{20,}")),
+    ("a PEM private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")),
+    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{22,})")),
+    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
+    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
+)
+_ENV_USE = re.compile(
+    r"\$\{?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|process\.env\.([A-Z][A-Z0-9_]+)"
+    r"|os\.(?:environ\[|getenv\(|environ\.get\()['\"]([A-Z][A-Z0-9_]+)"
+)
+# Variables every shell has: using them needs no declaration.
+SHELL_ENV = {"HOME", "PATH", "PWD", "USER", "SHELL", "TMPDIR", "LANG", "TERM", "EDITOR"}
+SHELL_LANGUAGES = {"bash", "sh", "shell", "zsh", "console", "shell-session"}
+_COMMAND_START = re.compile(r"(?:^|\|\||&&|[|;]|\$\()\s*(?:sudo\s+)?([A-Za-z][\w.+-]*)")
+_ASSIGN = re.compile(r"(?:^|\s|export\s+)([A-Z][A-Z0-9_]*)=")
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+_QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
+# Shell builtins and POSIX utilities any host has; a skill need not gate on them.
+COMMON_BINS = {
+    "alias",
+    "openclaw",
+    "awk",
+    "basename",
+    "bash",
+    "break",
+    "case",
+    "cat",
+    "cd",
+    "chmod",
+    "command",
+    "cp",
+    "curl",
+    "cut",
+    "date",
+    "declare",
+    "dirname",
+    "do",
+    "done",
+    "echo",
+    "elif",
+    "else",
+    "env",
+    "esac",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fi",
+    "find",
+    "for",
+    "function",
+    "grep",
+    "head",
+    "if",
+    "in",
+    "jq",
+    "kill",
+    "less",
+    "ln",
+    "local",
+    "ls",
+    "mkdir",
+    "mktemp",
+    "mv",
+    "printf",
+    "pwd",
+    "read",
+    "return",
+    "rm",
+    "sed",
+    "set",
+    "sh",
+    "shift",
+    "sleep",
+    "sort",
+    "source",
+    "tail",
+    "tar",
+    "tee",
+    "test",
+    "then",
+    "touch",
+    "tr",
+    "true",
+    "type",
+    "uniq",
+    "unset",
+    "until",
+    "wc",
+    "which",
+    "while",
+    "xargs",
+    "zsh",
+}
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    """Settings the rules read (from `clawspec.yaml` `lint`)."""
+
+    soul_sections: tuple[str, ...] = ("Core Truths", "Boundaries", "Vibe")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule."""
+
+    id: str
+    severity: str
+    kinds: frozenset[str]
+    summary: str
+    check: Check
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(rule_id: str, severity: str, kinds: str, summary: str) -> Callable[[Check], Check]:
+    """Register a rule; `kinds` is 'skill', 'soul' or 'skill soul'."""
+
+    def decorate(check: Check) -> Check:
+        RULES[rule_id] = Rule(rule_id, severity, frozenset(kinds.split()), summary, check)
+        return check
+
+    return decorate
+
+
+def _requires(doc: Document) -> dict[str, Any]:
+    meta = (doc.frontmatter or {}).get("metadata")
+    block = meta.get("openclaw") or meta.get("clawdbot") if isinstance(meta, dict) else None
+    return block if isinstance(block, dict) else {}
+
+
+def _string_list(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+@rule("file-unreadable", "error", "skill soul", "The file is binary or not UTF-8 text.")
+def _unreadable(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.unreadable:
+        yield 1, 1, doc.unreadable
+
+
+@rule("file-empty", "error", "skill soul", "The file is empty or only whitespace.")
+def _empty(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.unreadable is None and not doc.text.strip():
+        yield 1, 1, "the file is empty"
+
+
+@rule("secret-in-file", "error", "skill soul", "An API key, token or private key in the text.")
+def _secrets(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    for number, line in enumerate(doc.lines, start=1):
+        for what, pattern in SECRETS:
+            match = pattern.search(line)
+            if match:
+                # Never echo the secret: four characters are enough to find it.
+                shown = match.group(0)[:4] + "…"
+                yield (
+                    number,
+                    match.start() + 1,
+                    f"looks like {what} ('{shown}'); use the environment",
+                )
+
+
+@rule("frontmatter-missing", "error", "skill", "SKILL.md starts with a `---` frontmatter block.")
+def _frontmatter_missing(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.text.strip() and doc.frontmatter is None and doc.frontmatter_problem is None:
+        yield 1, 1, "no frontmatter: SKILL.md must start with '---', name and description, '---'"
+
+
+@rule(
+    "frontmatter-invalid", "error", "skill", "The frontmatter is not valid YAML or not a mapping."
+)
+def _frontmatter_invalid(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter_problem:
+        message, mark = doc.frontmatter_problem
+        yield mark.line, mark.column, message
+
+
+@rule("name-missing", "error", "skill", "The frontmatter has a `name`.")
+def _name_missing(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter is not None and not str(doc.frontmatter.get("name") or "").strip():
+        yield 2, 1, "frontmatter has no 'name'"
+
+
+@rule("description-missing", "error", "skill", "The frontmatter has a `description`.")
+def _description_missing(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter is not None and not str(doc.frontmatter.get("description") or "").strip():
+        yield 2, 1, "frontmatter has no 'description' (the agent picks skills by it)"
+
+
+@rule("name-not-kebab-case", "error", "skill", "`name` uses lowercase letters, digits, hyphens.")
+def _kebab(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    name = (doc.frontmatter or {}).get("name")
+    if name is not None and str(name).strip() and not KEBAB.fullmatch(str(name)):
+        mark = doc.key_mark(("name",))
+        yield mark.line, mark.column, f"name '{name}' is not kebab-case (e.g. 'send-newsletter')"
+
+
+@rule("name-folder-mismatch", "warning", "skill", "`name` equals the skill's folder name.")
+def _folder(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    name = (doc.frontmatter or {}).get("name")
+    folder = doc.path.resolve().parent.name
+    if isinstance(name, str) and name.strip() and name != folder:
+        mark = doc.key_mark(("name",))
+        yield mark.line, mark.column, f"name '{name}' differs from the folder name '{folder}'"
+
+
+@rule("description-too-long", "warning", "skill", "`description` is one line of ≤ 160 characters.")
+def _description_long(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    text = str((doc.frontmatter or {}).get("description") or "")
+    if len(text) > DESCRIPTION_MAX or "\n" in text.strip():
+        mark = doc.key_mark(("description",))
+        yield (
+            mark.line,
+            mark.column,
+            (
+                f"description has {len(text)} characters"
+                f"{' on several lines' if chr(10) in text.strip() else ''}; keep one line under 160"
+            ),
+        )
+
+
+@rule("unknown-frontmatter-key", "warning", "skill", "Frontmatter keys are ones OpenClaw reads.")
+def _unknown_keys(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    for key in doc.frontmatter or {}:
+        if key not in KNOWN_SKILL_KEYS:
+            mark = doc.key_mark((key,))
+            yield mark.line, mark.column, f"unknown frontmatter key '{key}' (OpenClaw ignores it)"
+
+
+@rule("metadata-invalid", "error", "skill", "`metadata.openclaw.requires` lists are string lists.")
+def _metadata(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    meta = (doc.frontmatter or {}).get("metadata")
+    if meta is None:
+        return
+    mark = doc.key_mark(("metadata",))
+    block = meta.get("openclaw") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict) or (block is not None and not isinstance(block, dict)):
+        yield mark.line, mark.column, "metadata must be a mapping with an 'openclaw' mapping"
+        return
+    requires = (block or {}).get("requires", {})
+    if not isinstance(requires, dict):
+        yield mark.line, mark.column, "metadata.openclaw.requires must be a mapping"
+        return
+    for key in ("bins", "anyBins", "env", "config"):
+        value = requires.get(key)
+        if value is not None and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            yield (
+                mark.line,
+                mark.column,
+                f"metadata.openclaw.requires.{key} must be a list of strings",
+            )
+
+
+@rule(
+    "command-tool-missing", "error", "skill", "`command-dispatch: tool` names its `command-tool`."
+)
+def _command_tool(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    front = doc.frontmatter or {}
+    if front.get("command-dispatch") == "tool" and not front.get("command-tool"):
+        mark = doc.key_mark(("command-dispatch",))
+        yield mark.line, mark.column, "command-dispatch: tool needs 'command-tool' (the tool name)"
+
+
+@rule("env-undeclared", "warning", "skill", "Environment variables the body uses are declared.")
+def _env(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter is None:
+        return
+    requires = _requires(doc).get("requires")
+    declared = set(_string_list(requires.get("env") if isinstance(requires, dict) else None))
+    declared.add(str(_requires(doc).get("primaryEnv") or ""))
+    # Variables the body's own snippets assign (`PAGE_ID=…`) are not the environment's.
+    assigned = {m.group(1) for _, line in doc.body_lines for m in _ASSIGN.finditer(line)}
+    reported: set[str] = set(assigned)
+    for number, line in doc.body_lines:
+        for match in _ENV_USE.finditer(line):
+            name = next(g for g in match.groups() if g)
+            if name not in declared | SHELL_ENV | reported and not name.startswith("OPENCLAW_"):
+                reported.add(name)
+                yield (
+                    number,
+                    match.start() + 1,
+                    (f"'{name}' is used but not declared in metadata.openclaw.requires.env"),
+                )
+
+
+@rule("bin-undeclared", "warning", "skill", "Commands the body's shell blocks run are declared.")
+def _bins(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter is None:
+        return
+    block = _requires(doc)
+    requires = block.get("requires") if isinstance(block.get("requires"), dict) else {}
+    declared = set(_string_list(requires.get("bins")) + _string_list(requires.get("anyBins")))
+    for spec in block.get("install") or [] if isinstance(block.get("install"), list) else []:
+        declared |= set(_string_list(spec.get("bins") if isinstance(spec, dict) else None))
+    reported: set[str] = set()
+    heredoc: str | None = None
+    for number, line in doc.code_lines(SHELL_LANGUAGES):
+        text = line.strip().removeprefix("$ ")
+        if heredoc is not None:  # a heredoc's lines are data, not commands
+            heredoc = None if text == heredoc else heredoc
+            continue
+        if text.startswith("#"):
+            continue
+        opened = _HEREDOC.search(text)
+        heredoc = opened.group(1) if opened else None
+        for match in _COMMAND_START.finditer(_QUOTED.sub("''", text)):
+            binary = match.group(1)
+            after = match.string[match.end() : match.end() + 1]
+            if after == "=" or binary[0].isupper() or binary in COMMON_BINS | declared | reported:
+                continue
+            reported.add(binary)
+            column = line.find(binary) + 1
+            yield (
+                number,
+                column,
+                (f"'{binary}' is run but not declared in metadata.openclaw.requires.bins/anyBins"),
+            )
+
+
+@rule("body-empty", "warning", "skill", "The skill has instructions after its frontmatter.")
+def _body_empty(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter is not None and not any(line.strip() for _, line in doc.body_lines):
+        yield doc.body_start - 1, 1, "no instructions after the frontmatter"
+
+
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+
+
+def headings(doc: Document) -> list[str]:
+    """ATX heading texts, normalised for comparison (case, spaces, emphasis)."""
+    found = []
+    for _, line in doc.body_lines:
+        match = _HEADING.match(line)
+        if match:
+            found.append(re.sub(r"[\s*_`]+", " ", match.group(1)).strip().casefold())
+    return found
+
+
+@rule(
+    "soul-section-missing",
+    "warning",
+    "soul",
+    "SOUL.md has the sections `lint.soul_sections` names.",
+)
+def _soul_sections(doc: Document, options: LintOptions) -> Iterable[Hit]:
+    if doc.unreadable or not doc.text.strip():
+        return
+    present = headings(doc)
+    for section in options.soul_sections:
+        wanted = re.sub(r"\s+", " ", section).strip().casefold()
+        if not any(h == wanted or h.endswith(f" {wanted}") for h in present):
+            yield 1, 1, f"no '## {section}' section"
+
+
+@rule("soul-too-long", "warning", "soul", "SOUL.md fits OpenClaw's 20,000-character bootstrap cap.")
+def _soul_long(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    if len(doc.text) > SOUL_MAX_CHARS:
+        line = doc.text[:SOUL_MAX_CHARS].count("\n") + 1
+        yield (
+            line,
+            1,
+            (
+                f"{len(doc.text):,} characters; OpenClaw truncates bootstrap files after "
+                f"{SOUL_MAX_CHARS:,} (agents.defaults.bootstrapMaxChars)"
+            ),
+        )

@@ -1,0 +1,132 @@
+"""The shipped JSON Schemas: current, accepted by a standard validator on every good contract and
+config, and rejecting every malformed contract the loader rejects for a schema reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from clawspec.authoring.schema import KINDS, render, schema_path
+from clawspec.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+INVALID = REPO / "tests" / "contracts" / "invalid"
+CONTRACTS = sorted(
+    [
+        *(REPO / "examples").rglob("scenarios.yaml"),
+        *(REPO / "tests" / "contracts" / "valid").glob("*.yaml"),
+        *(REPO / "tests" / "e2e" / "contracts").rglob("*.clawspec.yaml"),
+    ]
+)
+CONFIGS = sorted(p for p in REPO.glob("**/clawspec.yaml") if ".cache" not in p.parts)
+
+# Malformed contracts only the loader can reject: what a JSON Schema cannot express or never
+# sees (README "Editor set-up" lists the same).
+LOADER_ONLY = {
+    "duplicate_name_not_first_key": "duplicate scenario names",
+    "duplicate_scenario_name": "duplicate scenario names",
+    "path_escapes_workspace": "paths climbing out of the workspace",
+    "unknown_template_variable": "template variables",
+    "unset_env_variable": "unset {{env.NAME}} variables",
+    "yaml_duplicate_key": "duplicate YAML keys (a YAML parser keeps the last one)",
+    "yaml_bad_indent": "YAML syntax errors (no document to validate)",
+    "yaml_tab_indent": "YAML syntax errors (no document to validate)",
+    "yaml_unclosed_quote": "YAML syntax errors (no document to validate)",
+}
+
+
+def validator(kind: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(schema_path(kind).read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _errors(kind: str, data: Any) -> list[str]:
+    return [error.message for error in validator(kind).iter_errors(data)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_shipped_schema_is_current(kind: str) -> None:
+    assert schema_path(kind).read_text(encoding="utf-8") == render(kind), (
+        "stale schema: run `python -m clawspec.authoring.schema`"
+    )
+
+
+@pytest.mark.parametrize("path", CONTRACTS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_bundled_contract_validates(path: Path) -> None:
+    assert _errors("contract", yaml.safe_load(path.read_text(encoding="utf-8"))) == []
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_bundled_config_validates(path: Path) -> None:
+    assert _errors("config", yaml.safe_load(path.read_text(encoding="utf-8")) or {}) == []
+
+
+@pytest.mark.parametrize("path", sorted(INVALID.glob("*.yaml")), ids=lambda p: p.stem)
+def test_malformed_contract_is_rejected_by_the_schema_too(path: Path) -> None:
+    if path.stem in LOADER_ONLY:
+        pytest.skip(f"only the loader sees {LOADER_ONLY[path.stem]}")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert _errors("contract", data), f"{path.name}: the schema accepts what the loader rejects"
+
+
+@pytest.mark.parametrize("stem", sorted(LOADER_ONLY))
+def test_loader_only_exceptions_are_really_invisible_to_the_schema(stem: str) -> None:
+    """The exception list stays honest: each listed case does pass the schema (or is not YAML)."""
+    text = (INVALID / f"{stem}.yaml").read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return
+    assert _errors("contract", data) == []
+
+
+def test_unknown_assertion_type_lists_the_known_ones() -> None:
+    errors = _errors(
+        "contract",
+        {
+            "version": "1.0",
+            "target": {"type": "skill", "path": "skills/x"},
+            "scenarios": [{"name": "a", "when": {"invoke": "go"}, "then": [{"type": "nope"}]}],
+        },
+    )
+    assert any("'nope' is not one of" in e and "artifact_exists" in e for e in errors)
+
+
+def test_config_schema_rejects_unknown_options_and_literal_secrets() -> None:
+    assert _errors("config", {"concurency": 2})
+    assert _errors("config", {"hooks_token": "abc123"})
+    assert _errors("config", {"hooks_token": "${MY_TOKEN}"}) == []
+
+
+def test_config_schema_accepts_clawspec_0_1_options_as_deprecated() -> None:
+    legacy = {
+        "ledger_path": "coverage-ledger.yaml",
+        "observability_backend": "none",
+        "observability": {"time_window_padding_ms": 100, "opik": {"project_name": "p"}},
+        "model_pricing": {"m": {"input_per_1k": 0.003, "output_per_1k": 0.015}},
+    }
+    assert _errors("config", legacy) == []
+    schema = json.loads(schema_path("config").read_text(encoding="utf-8"))
+    assert schema["properties"]["ledger_path"]["deprecated"] is True
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_schema_command_prints_the_shipped_schema(
+    kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["schema", kind]) == 0
+    assert capsys.readouterr().out == schema_path(kind).read_text(encoding="utf-8")
+
+
+def test_schema_command_rejects_an_unknown_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["schema", "report"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'report'" in capsys.readouterr().err

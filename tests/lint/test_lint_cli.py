@@ -1,0 +1,160 @@
+"""`clawspec lint` end to end: discovery, configuration, exit codes and every output form."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import main
+from tests.lint.test_rules import GOOD_SKILL, GOOD_SOUL
+
+BAD_NAME = GOOD_SKILL.replace("name: send-newsletter", "name: Send_Newsletter")
+LONG_DESCRIPTION = GOOD_SKILL.replace("Draft the weekly newsletter into memory/drafts.", "x" * 170)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "skills" / "send-newsletter").mkdir(parents=True)
+    (tmp_path / "agents" / "brand").mkdir(parents=True)
+    (tmp_path / "skills" / "send-newsletter" / "SKILL.md").write_text(GOOD_SKILL, "utf-8")
+    (tmp_path / "agents" / "brand" / "SOUL.md").write_text(GOOD_SOUL, "utf-8")
+    (tmp_path / "clawspec.yaml").write_text("report_dir: reports\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _skill(project: Path, text: str) -> None:
+    (project / "skills" / "send-newsletter" / "SKILL.md").write_text(text, "utf-8")
+
+
+def test_clean_workspace_passes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint"]) == 0
+    assert capsys.readouterr().out == "0 errors, 0 warnings in 2 files\n"
+
+
+def test_error_fails_with_file_line_column(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _skill(project, BAD_NAME)
+    assert main(["lint"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "skills/send-newsletter/SKILL.md:2:1: error [name-not-kebab-case] name "
+        "'Send_Newsletter' is not kebab-case (e.g. 'send-newsletter')\n"
+    ) in out
+    assert out.endswith("1 error, 1 warning in 2 files\n")
+
+
+def test_warnings_fail_only_with_strict(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _skill(project, LONG_DESCRIPTION)
+    assert main(["lint"]) == 0
+    assert "warning [description-too-long]" in capsys.readouterr().out
+    assert main(["lint", "--strict"]) == 1
+
+
+def test_rules_are_switched_off_and_regraded_in_clawspec_yaml(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _skill(project, BAD_NAME)
+    (project / "clawspec.yaml").write_text(
+        "lint:\n  rules:\n    name-not-kebab-case: warning\n    name-folder-mismatch: off\n",
+        "utf-8",
+    )
+    assert main(["lint"]) == 0
+    out = capsys.readouterr().out
+    assert "warning [name-not-kebab-case]" in out
+    assert "name-folder-mismatch" not in out
+    (project / "clawspec.yaml").write_text(
+        "lint:\n  rules:\n    name-not-kebab-case: false\n    name-folder-mismatch: false\n",
+        "utf-8",
+    )
+    assert main(["lint", "--strict"]) == 0
+
+
+def test_soul_sections_come_from_clawspec_yaml(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "clawspec.yaml").write_text("lint:\n  soul_sections: [Security Rules]\n", "utf-8")
+    assert main(["lint", "agents", "--strict"]) == 1
+    assert (
+        "agents/brand/SOUL.md:1:1: warning [soul-section-missing] no '## Security Rules' section"
+        in capsys.readouterr().out
+    )
+
+
+def test_unknown_rule_in_config_is_a_config_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "clawspec.yaml").write_text("lint:\n  rules:\n    no-such-rule: off\n", "utf-8")
+    assert main(["lint"]) == 2
+    assert "lint.rules: unknown rule 'no-such-rule' (known: file-unreadable" in (
+        capsys.readouterr().err
+    )
+
+
+def test_json_output(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _skill(project, BAD_NAME)
+    assert main(["lint", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["errors"] == 1
+    assert data["warnings"] == 1
+    assert data["files"] == ["agents/brand/SOUL.md", "skills/send-newsletter/SKILL.md"]
+    assert data["findings"][0] == {
+        "rule": "name-not-kebab-case",
+        "severity": "error",
+        "file": "skills/send-newsletter/SKILL.md",
+        "line": 2,
+        "column": 1,
+        "message": "name 'Send_Newsletter' is not kebab-case (e.g. 'send-newsletter')",
+    }
+
+
+def test_github_annotations_and_summary(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _skill(project, BAD_NAME)
+    summary = project / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
+    assert main(["lint"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "::error file=skills/send-newsletter/SKILL.md,line=2,title=ClawSpec lint%3A "
+        "name-not-kebab-case::name 'Send_Newsletter' is not kebab-case (e.g. 'send-newsletter')"
+    ) in out
+    assert "::warning file=skills/send-newsletter/SKILL.md,line=2," in out
+    text = summary.read_text("utf-8")
+    assert text.startswith("## ClawSpec lint: failed\n\n1 error, 1 warning in 2 files\n")
+    assert "| error | `name-not-kebab-case` | `skills/send-newsletter/SKILL.md:2:1` | name " in text
+
+
+def test_binary_and_empty_files_never_crash_the_command(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "skills" / "send-newsletter" / "SKILL.md").write_bytes(b"\x00\xff\xfe")
+    (project / "agents" / "brand" / "SOUL.md").write_text("", "utf-8")
+    assert main(["lint"]) == 1
+    out = capsys.readouterr().out
+    assert "agents/brand/SOUL.md:1:1: error [file-empty] the file is empty" in out
+    assert "skills/send-newsletter/SKILL.md:1:1: error [file-unreadable] binary file" in out
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["lint", "README.md"], "README.md: lint reads SKILL.md and SOUL.md files only"),
+        (["lint", "missing"], "missing: no such file or folder"),
+        (["lint", "reports"], "no SKILL.md or SOUL.md found in reports"),
+    ],
+)
+def test_usage_errors(
+    project: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    (project / "README.md").write_text("# x\n", "utf-8")
+    (project / "reports").mkdir()
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
