@@ -29,6 +29,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     lint.add_argument("--config", metavar="FILE", help="clawspec.yaml with `lint` settings")
     lint.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     lint.add_argument("--format", choices=["text", "json"], default="text", help="output form")
+    _add_init(commands)
+
+
+def _add_init(commands: argparse._SubParsersAction) -> None:
+    init = commands.add_parser(
+        "init", help="write clawspec.yaml, starter contracts and a CI workflow for a workspace"
+    )
+    init.add_argument("workspace", nargs="?", default=".", metavar="WORKSPACE")
+    init.add_argument(
+        "--openclaw-config", metavar="FILE", help="openclaw.json (default: WORKSPACE/openclaw.json)"
+    )
+    init.add_argument("--force", action="store_true", help="replace files that already exist")
+    init.add_argument(
+        "--skip-existing", action="store_true", help="write only the files that do not exist"
+    )
+    init.add_argument("--dry-run", action="store_true", help="list what would be written")
 
 
 def _settings(config: str | None, start: Path):  # -> Settings (lazy import keeps start-up fast)
@@ -69,7 +85,23 @@ def cmd_lint(args: argparse.Namespace) -> ExitCode:
     return report.exit_code(args.strict)
 
 
+def cmd_init(args: argparse.Namespace) -> ExitCode:
+    from clawspec.authoring.initialize import describe, initialize
+
+    config = Path(args.openclaw_config) if args.openclaw_config else None
+    result = initialize(
+        Path(args.workspace),
+        openclaw_config=config,
+        force=args.force,
+        skip_existing=args.skip_existing,
+        dry_run=args.dry_run,
+    )
+    print(describe(result))
+    return ExitCode.OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "schema": cmd_schema,
     "lint": cmd_lint,
+    "init": cmd_init,
 }

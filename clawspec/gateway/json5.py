@@ -61,7 +61,7 @@ class _Parser:
             return self.obj()
         if ch == "[":
             return self.array()
-        if ch in "\"'":
+        if ch and ch in "\"'":  # '' is in every string: end of input is not a quote
             return self.string()
         for word, val in (("true", True), ("false", False), ("null", None)):
             if self.text.startswith(word, self.pos):
@@ -81,7 +81,7 @@ class _Parser:
             if ch == "}":
                 self.pos += 1
                 return out
-            if ch in "\"'":
+            if ch and ch in "\"'":  # '' is in every string: end of input is not a quote
                 key = self.string()
             else:
                 match = _IDENT.match(self.text, self.pos)

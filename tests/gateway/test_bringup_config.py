@@ -151,7 +151,9 @@ def test_json5_subset(text: str, expected: object) -> None:
     assert json5.loads(text) == expected
 
 
-@pytest.mark.parametrize("text", ["{a: }", "{a: 1", "{'a': 'b}", "{a: 1} x", "/* open"])
+@pytest.mark.parametrize(
+    "text", ["{a: }", "{a: 1", "{'a': 'b}", "{a: 1} x", "/* open", "{a: ", "{a: 1,", "["]
+)
 def test_json5_errors(text: str) -> None:
     with pytest.raises(json5.JSON5Error, match="line 1"):
         json5.loads(text)

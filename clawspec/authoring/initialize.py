@@ -1,0 +1,103 @@
+"""`clawspec init`: write the starter files, never overwriting anything without `--force`.
+
+When none of the files exist they are written. When some exist, init only lists what it would
+do (a dry run) unless `--force` (replace them) or `--skip-existing` (write only the missing
+ones) says otherwise, so running it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from clawspec.authoring.scaffold import PlannedFile, plan_files
+from clawspec.authoring.workspace import discover_workspace
+from clawspec.errors import UsageError
+
+
+@dataclass(frozen=True)
+class InitAction:
+    """What happens to one planned file."""
+
+    path: str
+    action: str  # create | replace | keep (exists, unchanged) | skip (exists, differs)
+
+
+@dataclass(frozen=True)
+class InitResult:
+    actions: list[InitAction]
+    written: bool
+    notes: list[str]
+
+
+def initialize(
+    root: Path,
+    *,
+    openclaw_config: Path | None = None,
+    force: bool = False,
+    skip_existing: bool = False,
+    dry_run: bool = False,
+) -> InitResult:
+    """Plan the files for the workspace at `root` and write them as the flags allow."""
+    if not root.is_dir():
+        raise UsageError(f"{root}: no such folder")
+    if openclaw_config is not None and not openclaw_config.is_file():
+        raise UsageError(f"--openclaw-config: no such file '{openclaw_config}'")
+    if force and skip_existing:
+        raise UsageError("--force and --skip-existing exclude each other")
+    workspace = discover_workspace(root, openclaw_config)
+    notes = list(workspace.problems)
+    if not workspace.targets:
+        notes.append(
+            f"no skills (skills/*/SKILL.md) or agents (agents/*/SOUL.md, openclaw.json) in {root}"
+        )
+    planned = plan_files(workspace)
+    actions = [_action(root, item, force) for item in planned]
+    conflicts = [a for a in actions if a.action in ("replace", "skip")]
+    write = not dry_run and (force or skip_existing or not conflicts)
+    if write:
+        for item, action in zip(planned, actions, strict=True):
+            if action.action in ("create", "replace"):
+                target = root / item.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(item.text, encoding="utf-8")
+    elif conflicts and not dry_run:
+        notes.append(
+            f"{len(conflicts)} file(s) already exist and differ; nothing was written. "
+            "Run with --force to replace them or --skip-existing to write only the missing ones."
+        )
+    return InitResult(actions, write, notes)
+
+
+def _action(root: Path, item: PlannedFile, force: bool) -> InitAction:
+    path = root / item.path
+    if not path.exists():
+        return InitAction(item.path, "create")
+    try:
+        same = path.read_text(encoding="utf-8") == item.text
+    except (OSError, UnicodeDecodeError):
+        same = False
+    if same:
+        return InitAction(item.path, "keep")
+    return InitAction(item.path, "replace" if force else "skip")
+
+
+VERBS = {
+    (True, "create"): "created",
+    (True, "replace"): "replaced",
+    (True, "keep"): "unchanged",
+    (True, "skip"): "kept (exists)",
+    (False, "create"): "would create",
+    (False, "replace"): "would replace",
+    (False, "keep"): "unchanged",
+    (False, "skip"): "exists (kept)",
+}
+
+
+def describe(result: InitResult) -> str:
+    """One line per file, then the notes and what to do next."""
+    lines = [f"{VERBS[(result.written, a.action)]:>14}  {a.path}" for a in result.actions]
+    lines += [f"note: {note}" for note in result.notes]
+    if result.written and any(a.action in ("create", "replace") for a in result.actions):
+        lines.append("next: clawspec validate && clawspec run --bring-up (README: Getting started)")
+    return "\n".join(lines)

@@ -1,0 +1,241 @@
+"""`clawspec init` on a workspace with two skills and two agents (no gateway; the e2e test runs
+the generated contracts on a real one)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from clawspec.api import validate
+from clawspec.authoring.workspace import discover_workspace, skill_trigger
+from clawspec.cli import main
+from tests.support.openclaw_workspace import make_workspace
+
+EXPECTED = [
+    "clawspec.yaml",
+    ".clawspec/contract.schema.json",
+    ".clawspec/config.schema.json",
+    "skills/send-newsletter/tests/scenarios.yaml",
+    "skills/weekly_report/tests/scenarios.yaml",
+    "agents/brand/tests/scenarios.yaml",
+    "agents/support/tests/scenarios.yaml",
+    ".github/workflows/clawspec.yml",
+]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path / "deep" / "nested" / "ws")
+
+
+def _contract(root: Path, key: str) -> dict:
+    return yaml.safe_load((root / key / "tests" / "scenarios.yaml").read_text("utf-8"))
+
+
+def test_init_writes_every_file(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(root)]) == 0
+    out = capsys.readouterr().out
+    for relative in EXPECTED:
+        assert (root / relative).is_file()
+        assert f"created  {relative}" in out
+    assert "next: clawspec validate && clawspec run --bring-up" in out
+
+
+def test_every_yaml_file_starts_with_a_schema_modeline_that_resolves(root: Path) -> None:
+    main(["init", str(root)])
+    for relative in (p for p in EXPECTED if p.endswith((".yaml", ".yml"))):
+        first = (root / relative).read_text("utf-8").splitlines()[0]
+        assert first.startswith("# yaml-language-server: $schema="), relative
+        target = first.split("$schema=", 1)[1]
+        if not target.startswith("https://"):
+            assert (root / relative).parent.joinpath(target).resolve().is_file(), relative
+
+
+def test_generated_contracts_load_and_match_the_schema(root: Path) -> None:
+    main(["init", str(root)])
+    loaded = validate([root], environ={})
+    assert len(loaded) == 4
+    schema = json.loads((root / ".clawspec/contract.schema.json").read_text("utf-8"))
+    for contract in loaded:
+        jsonschema.Draft202012Validator(schema).validate(contract.doc.data)
+        folder = contract.contract.target.path.split("/")[-1]
+        assert [s.name for s in contract.contract.scenarios] == [
+            f"{folder}-smoke",
+            f"{folder}-negative",
+        ]
+        assert [s.tags for s in contract.contract.scenarios] == [["smoke"], ["negative"]]
+    config = json.loads((root / ".clawspec/config.schema.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(config).validate(
+        yaml.safe_load((root / "clawspec.yaml").read_text("utf-8"))
+    )
+
+
+def test_agent_id_is_the_folder_name_and_no_absolute_path_is_written(root: Path) -> None:
+    main(["init", str(root)])
+    assert _contract(root, "agents/brand")["target"] == {
+        "type": "agent",
+        "path": "agents/brand",
+        "agent_id": "brand",
+    }
+    for relative in EXPECTED:
+        assert str(root) not in (root / relative).read_text("utf-8"), relative
+
+
+def test_negative_scenario_log_assertions_name_the_log_and_the_run(root: Path) -> None:
+    main(["init", str(root)])
+    for key in ("skills/send-newsletter", "skills/weekly_report", "agents/brand", "agents/support"):
+        contract = _contract(root, key)
+        for scenario in contract["scenarios"]:
+            for item in scenario["then"]:
+                if item["type"] in ("tool_not_called", "tool_not_permitted"):
+                    assert item["log_path"] == "{{gateway_log}}"
+                    assert item["run_id"] == "{{run_id}}"
+                if item["type"] == "log_entry":
+                    assert (item["path"], item["run_id"]) == ("{{gateway_log}}", "{{run_id}}")
+        negative = contract["scenarios"][1]["then"]
+        assert [a["type"] for a in negative] == ["tool_not_called"]
+
+
+def test_declared_tools_become_tool_not_permitted(root: Path) -> None:
+    main(["init", str(root)])
+    skill = _contract(root, "skills/send-newsletter")["scenarios"][0]["then"]
+    assert {"type": "tool_not_permitted", "allowed_tools": ["read", "write"]}.items() <= (
+        next(a for a in skill if a["type"] == "tool_not_permitted").items()
+    )
+    agent = _contract(root, "agents/brand")["scenarios"][0]["then"]
+    assert next(a for a in agent if a["type"] == "tool_not_permitted")["allowed_tools"] == ["read"]
+    undeclared = _contract(root, "agents/support")["scenarios"][0]["then"]
+    assert "tool_not_permitted" not in [a["type"] for a in undeclared]
+
+
+def test_skill_trigger_comes_from_frontmatter_or_folder(root: Path) -> None:
+    main(["init", str(root)])
+    assert _contract(root, "skills/send-newsletter")["target"]["trigger"] == "/send-newsletter"
+    report = _contract(root, "skills/weekly_report")
+    assert report["target"]["trigger"] == "/weekly_report"
+    assert report["scenarios"][0]["when"]["invoke"].startswith("/weekly_report ")
+
+
+@pytest.mark.parametrize(
+    ("front", "expected"),
+    [
+        ({"command": "/draft"}, "/draft"),
+        ({"command": "draft"}, "/draft"),
+        ({"triggers": ["/one", "/two"]}, "/one"),
+        ({"triggers": [{"command": "/from-list"}]}, "/from-list"),
+        ({"triggers": "/single"}, "/single"),
+        ({"name": "named-skill"}, "/named-skill"),
+        ({}, "/folder"),
+        ({"triggers": [{"description": "no command"}], "name": ""}, "/folder"),
+    ],
+)
+def test_trigger_rules(front: dict, expected: str) -> None:
+    assert skill_trigger(front, "folder") == expected
+
+
+def test_openclaw_json_agents_without_a_folder_are_found(root: Path) -> None:
+    (root / "openclaw.json").write_text(
+        '// JSON5\n{agents: {entries: {main: {tools: {allow: ["message"]}}}, '
+        'list: [{id: "legacy"}]}}',
+        "utf-8",
+    )
+    found = {t.name: t for t in discover_workspace(root).agents}
+    assert sorted(found) == ["brand", "legacy", "main", "support"]
+    assert found["main"].source is None
+    assert found["main"].tools == ("message",)
+    main(["init", str(root)])
+    contract = _contract(root, "agents/main")
+    assert [a["type"] for a in contract["scenarios"][0]["given"]] == ["gateway_healthy"]
+    # `message` is allowed for this agent, so the negative check uses another sending tool.
+    assert contract["scenarios"][1]["then"][0]["tool"] == "sessions_send"
+
+
+def test_init_twice_changes_nothing(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["init", str(root)])
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    stamps = {p: p.stat().st_mtime_ns for p in before}
+    capsys.readouterr()
+    assert main(["init", str(root)]) == 0
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert {p: p.stat().st_mtime_ns for p in before} == stamps
+    out = capsys.readouterr().out
+    assert out.count("unchanged  ") == len(EXPECTED)
+    assert "created" not in out
+
+
+def test_existing_files_give_a_dry_run_listing(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = "# my own config\nreport_dir: out\n"
+    (root / "clawspec.yaml").write_text(mine, "utf-8")
+    assert main(["init", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "exists (kept)  clawspec.yaml" in out
+    assert "would create  agents/brand/tests/scenarios.yaml" in out
+    assert "1 file(s) already exist and differ; nothing was written" in out
+    assert (root / "clawspec.yaml").read_text("utf-8") == mine
+    assert not (root / "agents/brand/tests").exists()
+
+    assert main(["init", str(root), "--skip-existing"]) == 0
+    assert "kept (exists)  clawspec.yaml" in capsys.readouterr().out
+    assert (root / "clawspec.yaml").read_text("utf-8") == mine
+    assert (root / "agents/brand/tests/scenarios.yaml").is_file()
+
+    assert main(["init", str(root), "--force"]) == 0
+    assert "replaced  clawspec.yaml" in capsys.readouterr().out
+    assert (root / "clawspec.yaml").read_text("utf-8") != mine
+
+
+def test_dry_run_writes_nothing(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(root), "--dry-run"]) == 0
+    assert "would create  clawspec.yaml" in capsys.readouterr().out
+    assert not (root / "clawspec.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["init", "nowhere"], "nowhere: no such folder"),
+        (["init", ".", "--force", "--skip-existing"], "--force and --skip-existing exclude"),
+        (["init", ".", "--openclaw-config", "x.json"], "--openclaw-config: no such file 'x.json'"),
+    ],
+)
+def test_usage_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_broken_openclaw_json_is_a_note_not_a_crash(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (root / "openclaw.json").write_text("{agents: ", "utf-8")
+    assert main(["init", str(root)]) == 0
+    assert "openclaw.json: cannot read OpenClaw config" in capsys.readouterr().out
+
+
+def test_generated_workflow_passes_actionlint(root: Path) -> None:
+    linter = shutil.which("actionlint") or str(Path(sys.executable).parent / "actionlint")
+    if not Path(linter).exists():
+        pytest.skip("actionlint is not installed (scripts/test.sh installs it)")
+    main(["init", str(root)])
+    proc = subprocess.run(
+        [linter, str(root / ".github/workflows/clawspec.yml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
