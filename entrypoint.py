@@ -86,6 +86,7 @@ INPUTS: tuple[Input, ...] = (
     Input("max_skipped", _flag("--max-skipped")),
     Input("observability_backend", _flag("--observability-backend")),
     Input("fail_on", _flag("--fail-on")),
+    Input("repeat", _flag("--repeat")),
 )
 
 

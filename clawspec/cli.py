@@ -98,8 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--fail-on",
-        choices=["fail", "error", "never"],
-        help="what makes the exit code 1 (default: fail = failed or errored)",
+        choices=["fail", "error", "never", "regression"],
+        help="what makes the exit code 1 (default: fail = failed or errored; regression = "
+        "only regressions against the baseline)",
+    )
+    run.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="run each scenario N times; the pass rate decides (see min_pass_rate)",
     )
     run.add_argument(
         "--bring-up",
@@ -142,6 +149,7 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
         "junit",
         "pr_comment",
         "fail_on",
+        "repeat",
     ]
     flags = _flags(args, names)
     gateway = {

@@ -107,6 +107,33 @@ class LintSettings(_Section):
     )
 
 
+class RegressionSettings(_Section):
+    """How a run is judged against its baseline (issue 12).
+
+    Tolerances are increases over the baseline, as a ratio (`0.15`) or a percentage (`15%`);
+    `null` turns a check off. `significance` is the level of the one-sided Fisher exact test that
+    decides whether a pass-rate drop is a regression.
+    """
+
+    tokens: float | None = Field(0.15, ge=0, description="Allowed increase of tokens.")
+    duration: float | None = Field(0.5, ge=0, description="Allowed increase of duration.")
+    cost: float | None = Field(0.2, ge=0, description="Allowed increase of cost.")
+    significance: float = Field(0.05, gt=0, lt=1, description="Fisher test level.")
+    trend_runs: int = Field(14, ge=0, le=200, description="Stored runs the trend table shows.")
+
+    @field_validator("tokens", "duration", "cost", mode="before")
+    @classmethod
+    def _percent(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().endswith("%"):
+            try:
+                return float(value.strip()[:-1]) / 100
+            except ValueError:
+                raise ValueError(
+                    f"expected a ratio (0.15) or a percentage (15%), found '{value}'"
+                ) from None
+        return value
+
+
 class Settings(BaseModel):
     """Every ClawSpec option, validated once."""
 
@@ -130,11 +157,17 @@ class Settings(BaseModel):
     default_agent_id: str = "main"
     concurrency: int = Field(4, ge=1, le=64)
     max_skipped: str | None = None
-    fail_on: Literal["fail", "error", "never"] = Field(
+    fail_on: Literal["fail", "error", "never", "regression"] = Field(
         "fail",
         description="fail: exit 1 on failed or errored scenarios; error: only on "
-        "errored ones; never: report only (exit 0 unless nothing could run)",
+        "errored ones; never: report only (exit 0 unless nothing could run); regression: only "
+        "on regressions against the baseline (else as fail when there is no baseline)",
     )
+    repeat: int = Field(1, ge=1, le=100, description="Attempts per scenario (issue 12).")
+    min_pass_rate: float = Field(
+        1.0, ge=0, le=1, description="Share of a scenario's attempts that must pass."
+    )
+    regression: RegressionSettings = Field(default_factory=RegressionSettings)
     pr_comment: bool = False
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)

@@ -79,6 +79,7 @@ def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
     assert args.pr_comment is True
     assert args.bring_up is True
     assert args.fail_on == "error"
+    assert args.repeat == 3
     assert args.tag == ["smoke", "fast"]
     assert args.exclude_tag == ["slow"]
     assert args.paths == ["skills/a", "agents/b c"]
@@ -96,6 +97,7 @@ def _sample(name: str) -> str:
         "max_skipped": "20%",
         "observability_backend": "local",
         "fail_on": "error",
+        "repeat": "3",
         "junit_path": "j.xml",
         "gateway_url": "http://127.0.0.1:1",
     }.get(name, f"value-of-{name}")

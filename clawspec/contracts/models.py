@@ -55,6 +55,13 @@ class Scenario(_Strict):
     then: list[AnyAssertion] = Field(min_length=1)  # type: ignore[valid-type]
     timeout: float | None = Field(None, gt=0, description="Overrides defaults.timeout.")
     agent_id: str | None = None
+    # Repeats (issue 12): each overrides the run's setting (config / --repeat) for this scenario.
+    repeat: int | None = Field(
+        None, ge=1, le=100, description="Attempts of this scenario (default: config `repeat`)."
+    )
+    min_pass_rate: float | None = Field(
+        None, ge=0, le=1, description="Share of attempts that must pass (default: config)."
+    )
 
 
 class Contract(_Strict):

@@ -55,6 +55,13 @@ class PassRate(_Frozen):
     ci_low: float
     ci_high: float
 
+    def describe(self) -> str:
+        """Return e.g. '2/3 attempts passed (0.67, 95% CI 0.21-0.94)'."""
+        return (
+            f"{self.passes}/{self.attempts} attempts passed ({self.pass_rate:.2f}, "
+            f"95% CI {self.ci_low:.2f}-{self.ci_high:.2f})"
+        )
+
 
 class AttemptRun(_Frozen):
     """One attempt of a repeated scenario."""

@@ -66,6 +66,8 @@ class TerminalReporter:
                 f"{progress}{self._label(result.status)} {result.id} "
                 f"({fmt_duration_ms(result.duration_ms)})"
             )
+            if result.attempts is not None:
+                line += (" FLAKY " if result.flaky else " ") + result.attempts.describe()
             if result.status != Status.PASS and result.message:
                 line += f"\n      {result.message}"
             self._print(line)
@@ -79,6 +81,7 @@ class TerminalReporter:
             for scenario in report.scenarios
             for a in scenario.assertions
             if a.status in (Status.FAIL, Status.ERROR, Status.WARN)
+            and scenario.status != Status.PASS  # a flaky pass is listed as flaky, below
         ]
         if problems:
             self._print("\nFailures:")

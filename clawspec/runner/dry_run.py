@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from clawspec.contracts import templates
+from clawspec.runner.run import attempts_of
 from clawspec.runner.scenario import (
     RunEnv,
     ScenarioPlan,
@@ -43,9 +44,11 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
         contract = plan.contract.contract
         agent = plan.agent_id(settings.default_agent_id)
         timeout = plan.scenario.timeout or contract.defaults.timeout
+        attempts = attempts_of(plan, settings.repeat)
+        repeat = f", {attempts} attempts (a fresh run id each)" if attempts > 1 else ""
         print(
             f"\n{plan.id}  (line {plan.contract.scenario_line(plan.index)}, agent '{agent}', "
-            f"timeout {timeout:g} s, run id {run_id})"
+            f"timeout {timeout:g} s, run id {run_id}{repeat})"
         )
         for phase in ("given", "then"):
             if phase == "then":

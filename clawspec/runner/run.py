@@ -35,6 +35,11 @@ class RunOutcome:
     gateway_unreachable: bool  # scenarios were invoked and none could reach the gateway
 
 
+def attempts_of(plan: ScenarioPlan, repeat: int) -> int:
+    """How often a scenario runs: its own `repeat:`, else the run's (config / --repeat)."""
+    return plan.scenario.repeat or repeat
+
+
 def execute(
     plans: Sequence[ScenarioPlan],
     env: RunEnv,
@@ -42,37 +47,45 @@ def execute(
     concurrency: int,
     abandon: threading.Event | None = None,
 ) -> RunOutcome:
-    """Run every plan; on `env.stop` start no more, give running ones a grace period."""
+    """Run every plan; on `env.stop` start no more, give running ones a grace period.
+
+    A repeated scenario (issue 12) is queued as several attempts, which may run at the same time
+    as each other; they are folded into one result, in contract order, once all have finished.
+    """
     started_at = datetime.now(UTC)
     clock = time.monotonic()
     abandon = abandon or threading.Event()
-    outcomes: list[ScenarioOutcome | None] = [None] * len(plans)
-    work: queue.Queue[int] = queue.Queue()
-    for index in range(len(plans)):
-        work.put(index)
+    counts = [attempts_of(plan, env.settings.repeat) for plan in plans]
+    outcomes: list[list[ScenarioOutcome | None]] = [[None] * n for n in counts]
+    work: queue.Queue[tuple[int, int]] = queue.Queue()
+    for index, count in enumerate(counts):
+        for attempt in range(count):
+            work.put((index, attempt))
     done = threading.Condition()
-    running: set[int] = set()
+    running: set[tuple[int, int]] = set()
 
     def worker() -> None:
         while not env.stop.is_set():
             try:
-                index = work.get_nowait()
+                item = work.get_nowait()
             except queue.Empty:
                 return
             with done:
-                running.add(index)
-            outcome = run_scenario(plans[index], env)
+                running.add(item)
+            outcome = run_scenario(plans[item[0]], env)
             with done:
-                outcomes[index] = outcome
-                running.discard(index)
+                outcomes[item[0]][item[1]] = outcome
+                running.discard(item)
                 done.notify_all()
-            listener.on_scenario_done(outcome.result)
+                finished = all(outcomes[item[0]])
+            if finished:
+                listener.on_scenario_done(_result(plans[item[0]], outcomes[item[0]], env, running))
 
     # Daemon threads: an abandoned scenario blocked in a long HTTP wait must not keep the
     # process alive after the reports are written.
     threads = [
         threading.Thread(target=worker, daemon=True, name=f"clawspec-{i}")
-        for i in range(max(1, min(concurrency, len(plans))))
+        for i in range(max(1, min(concurrency, sum(counts))))
     ]
     for thread in threads:
         thread.start()
@@ -86,11 +99,12 @@ def execute(
             done.wait(0.1)
 
     interrupted = env.stop.is_set()
-    results = [
-        outcome.result if outcome else _not_completed(plan, started=index in running)
-        for index, (plan, outcome) in enumerate(zip(plans, outcomes, strict=True))
-    ]
-    invoked = [o for o in outcomes if o and o.invoked]
+    with done:
+        results = [
+            _result(plan, attempt_outcomes, env, set(running), index)
+            for index, (plan, attempt_outcomes) in enumerate(zip(plans, outcomes, strict=True))
+        ]
+    invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
     unreachable = bool(invoked) and all(o.unreachable for o in invoked)
     report = RunReport(
         version=__version__,
@@ -102,6 +116,28 @@ def execute(
         scenarios=results,
     )
     return RunOutcome(report, unreachable)
+
+
+def _result(
+    plan: ScenarioPlan,
+    attempt_outcomes: Sequence[ScenarioOutcome | None],
+    env: RunEnv,
+    running: set[tuple[int, int]],
+    index: int | None = None,
+) -> ScenarioResult:
+    """One scenario's result: its only attempt, or all its attempts folded together."""
+    results = [
+        outcome.result
+        if outcome
+        else _not_completed(plan, started=index is not None and (index, attempt) in running)
+        for attempt, outcome in enumerate(attempt_outcomes)
+    ]
+    if len(results) == 1:
+        return results[0]
+    from clawspec.regression.attempts import combine_attempts
+
+    minimum = plan.scenario.min_pass_rate
+    return combine_attempts(results, env.settings.min_pass_rate if minimum is None else minimum)
 
 
 def unrun_report(plans: Sequence[ScenarioPlan], message: str) -> RunReport:

@@ -4,7 +4,10 @@ Behaviour is chosen per request by markers in the hook message, so one server se
 scenarios: `[write:<path>]` writes a Markdown artifact into the workspace, `[fail:<code>]`
 answers that HTTP status, `[hang]` never completes (until the server stops), `[status:<s>]`
 completes with that completion status, `[drop]` closes the connection without an answer,
-`[sleep:<seconds>]` delays the answer.
+`[sleep:<seconds>]` delays the answer. `[nth:<key>:<outcome>,<outcome>,…]` scripts repeated
+runs (issue 12): the n-th request carrying that key gets the n-th outcome (cycling): `ok` runs
+normally, `quiet` completes without any side effect (no `[write:…]`), `error` completes with an
+error status. Counting is per key, so concurrent attempts still get each outcome exactly once.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class HooksServer:
         self.allow_session_key = allow_session_key
         self.requests: list[dict[str, Any]] = []
         self.not_ready_seen: dict[str, int] = {}
+        self.nth_seen: dict[str, int] = {}
         self.released = threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -138,10 +142,20 @@ class HooksServer:
                         status, error = NEVER_STARTED[not_ready.group(1)]
                         self._json(status, {"ok": False, "error": error, "runId": run_id})
                         return
+                outcome = "ok"
+                if nth := re.search(r"\[nth:([\w-]+):([\w,]+)\]", message):
+                    with server._lock:
+                        seen = server.nth_seen.get(nth.group(1), 0)
+                        server.nth_seen[nth.group(1)] = seen + 1
+                    outcomes = nth.group(2).split(",")
+                    outcome = outcomes[seen % len(outcomes)]
+                if outcome == "error":
+                    message += "[status:error]"
                 if fail := re.search(r"\[fail:(\d+)\]", message):
                     self._json(int(fail.group(1)), {"ok": False, "error": "model provider failed"})
                     return
-                for path in re.findall(r"\[write:([^\]]+)\]", message):
+                writes = [] if outcome == "quiet" else re.findall(r"\[write:([^\]]+)\]", message)
+                for path in writes:
                     target = server.workspace / path
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_text(ARTIFACT, encoding="utf-8")
