@@ -336,6 +336,9 @@ def test_container_runs_as_the_github_action(
         "report_path": "project/clawspec-reports/clawspec-report.json",
         "junit_path": "project/clawspec-reports/junit.xml",
         "summary": "3 scenarios: 1 passed, 1 failed, 1 errored",
+        "regressed": "",
+        "fixed": "",
+        "flaky": "0",
     }
     summary = (tmp_path / "step_summary").read_text()
     assert "**3 scenarios**" in summary

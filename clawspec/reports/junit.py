@@ -86,6 +86,19 @@ def _properties(pairs: Iterable[tuple[str, str | None]]) -> ET.Element | None:
     return element
 
 
+def _regression_properties(
+    scenario: ScenarioResult, change: str | None
+) -> list[tuple[str, str | None]]:
+    """Repeats and comparison (issue 12): pass rate, attempts, flaky, change since the baseline."""
+    stats = scenario.attempts
+    return [
+        ("pass_rate", f"{stats.pass_rate:.4f}" if stats else None),
+        ("attempts", f"{stats.passes}/{stats.attempts}" if stats else None),
+        ("flaky", "true" if scenario.flaky else ("false" if stats else None)),
+        ("change", change),
+    ]
+
+
 def _clean_tree(element: ET.Element, secrets: list[str]) -> None:
     """Clean every attribute and text node (after junit-xml, which copies what it is given)."""
     for node in element.iter():
@@ -110,6 +123,7 @@ def render_junit(report: RunReport, secrets: Iterable[str] = ()) -> bytes:
     root = ET.Element("testsuites", {"name": "clawspec"})
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     duration = 0.0
+    changes = {c.id: c.change for c in report.comparison.scenarios} if report.comparison else {}
     for contract, scenarios in _suites(report):
         suite = TestSuite(
             name=contract,
@@ -127,6 +141,7 @@ def render_junit(report: RunReport, secrets: Iterable[str] = ()) -> bytes:
                     ("gateway_run_id", scenario.gateway_run_id),
                     ("trace_url", scenario.trace.url if scenario.trace else None),
                     ("trace_id", scenario.trace.id if scenario.trace else None),
+                    *_regression_properties(scenario, changes.get(scenario.id)),
                 ]
             )
             if props is not None:

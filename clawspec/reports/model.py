@@ -226,6 +226,15 @@ class BaselineRef(_Frozen):
     run_id: str | None = None
     location: str | None = Field(None, description="Path, key or URL of the stored report.")
 
+    def describe(self) -> str:
+        """Return e.g. "main @ 3f2c1ab (2026-11-22 10:00 UTC)", from what is known."""
+        parts = [self.branch or self.source]
+        if self.commit:
+            parts.append(f"@ {self.commit[:7]}")
+        if self.created_at:
+            parts.append(f"({self.created_at[:16].replace('T', ' ')} UTC)")
+        return " ".join(parts)
+
 
 ChangeKind = Literal["regressed", "fixed", "still_failing", "new", "removed", "flaky", "unchanged"]
 
@@ -249,6 +258,14 @@ class Comparison(_Frozen):
     scenarios: list[ScenarioChange] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict, description="Scenarios per change.")
     details: dict[str, Any] = Field(default_factory=dict, description="Totals and their deltas.")
+    regressions: list[str] = Field(
+        default_factory=list,
+        description="What `--fail-on regression` fails on, one line each: regressed and new "
+        "failing scenarios, budgets over tolerance.",
+    )
+    baseline_missing: str | None = Field(
+        None, description="A baseline was asked for and none was found: why (normal policy then)."
+    )
 
 
 class ScenarioTrend(_Frozen):
@@ -306,12 +323,24 @@ def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail")
     """Map a finished report to the process exit code (SPEC §5).
 
     `fail_on` relaxes it for report-only jobs: `error` ignores plain failures, `never` ignores
-    both. The skip budget applies in every mode: it exists to stop silent outages.
+    both, `regression` counts only regressions against the baseline (the normal `fail` policy
+    when no baseline was found). The skip budget applies in every mode: it exists to stop
+    silent outages.
     """
     if report.interrupted:
         return ExitCode.INTERRUPTED
     totals = report.totals
-    counted = {"fail": totals.failed + totals.errored, "error": totals.errored, "never": 0}
+    comparison = report.comparison
+    if fail_on == "regression":
+        # Only change against the baseline counts; without one, the normal policy (issue 12).
+        found = comparison is not None and comparison.baseline_missing is None
+        fail_on = "regression" if found else "fail"
+    counted = {
+        "fail": totals.failed + totals.errored,
+        "error": totals.errored,
+        "never": 0,
+        "regression": len(comparison.regressions) if comparison else 0,
+    }
     if counted[fail_on] or skip_budget_exceeded(totals, max_skipped):
         return ExitCode.FAILED
     return ExitCode.OK

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from clawspec.assertions.base import Status
+from clawspec.reports.changes import change_headline, change_sections
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.text import clean, fmt_duration_ms, pluralize, redact
 
@@ -76,6 +77,7 @@ class TerminalReporter:
         self._print(f"warning: {message}", sys.stderr)
 
     def summary(self, report: RunReport) -> None:
+        self._changes(report)
         problems = [
             (scenario, a)
             for scenario in report.scenarios
@@ -100,6 +102,17 @@ class TerminalReporter:
             f"in {fmt_duration_ms(report.duration_ms)}"
             + (" (interrupted)" if report.interrupted else "")
         )
+
+    def _changes(self, report: RunReport) -> None:
+        """Lead with change (issue 12): regressions since the baseline, fixed, flaky, behaviour."""
+        headline = change_headline(report)
+        if headline:
+            self._print(f"\n{headline}")
+        for section in change_sections(report):
+            if section.key != "regressed":
+                self._print(f"{section.title}:")
+            for item in section.items:
+                self._print(f"  {section.key.upper():<9} {item.id}: {item.text}".rstrip())
 
 
 def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:

@@ -154,4 +154,7 @@ def test_write_outputs_gives_every_output_with_workspace_relative_paths(tmp_path
         "report_path": "r/report.json",
         "junit_path": "",
         "summary": "6 scenarios: 2 passed, 1 failed, 1 errored, 1 warned, 1 skipped",
+        "regressed": "",
+        "fixed": "",
+        "flaky": "0",
     }

@@ -64,21 +64,39 @@ def candidate_annotations(
 ) -> list[Annotation]:
     """Return every annotation the report calls for, in contract order."""
     found: list[Annotation] = []
+    comparison = report.comparison
+    compared = comparison is not None and comparison.baseline_missing is None
+    changes = {c.id: c.change for c in comparison.scenarios} if comparison else {}
     for scenario in report.scenarios:
         file = repo_relative(scenario.contract, repo_root, cwd)
-        found.extend(_of_scenario(scenario, file))
+        regressed = changes.get(scenario.id) == "regressed"
+        # Issue 12: a flaky scenario's failures are warnings (the next attempt may pass) unless
+        # they fail the run: it regressed, or its pass rate is below min_pass_rate uncompared.
+        flaky = (
+            scenario.flaky
+            and not regressed
+            and (compared or scenario.status in (Status.PASS, Status.WARN))
+        )
+        found.extend(_of_scenario(scenario, file, regressed, flaky))
     return found
 
 
-def _of_scenario(scenario: ScenarioResult, file: str) -> Iterable[Annotation]:
+def _of_scenario(
+    scenario: ScenarioResult, file: str, regressed: bool, flaky: bool
+) -> Iterable[Annotation]:
     where = f"scenario '{scenario.name}' ({scenario.contract}:{scenario.line})"
+    label = "REGRESSED" if regressed else "FLAKY" if flaky else None
+    if scenario.flaky and scenario.attempts is not None:
+        where += f"; flaky: {scenario.attempts.describe()}"
     flagged = False
     for result in scenario.assertions:
         level = _LEVEL.get(result.status)
         if level is None:
             continue
-        flagged = flagged or level == "error"
-        title = f"ClawSpec {result.status.upper()}: {scenario.name} / {result.type}"
+        if flaky and level == "error":
+            level = "warning"
+        flagged = flagged or level == "error" or flaky
+        title = f"ClawSpec {label or result.status.upper()}: {scenario.name} / {result.type}"
         yield Annotation(
             level,
             f"{result.phase}[{result.index}] {result.type}: {result.message}\n{where}",
@@ -86,13 +104,22 @@ def _of_scenario(scenario: ScenarioResult, file: str) -> Iterable[Annotation]:
             file,
             result.line,
         )
+    if flaky and not flagged:
+        yield Annotation(
+            "warning",
+            f"{scenario.message or 'some attempts failed'}\n{where}",
+            f"ClawSpec FLAKY: {scenario.name}",
+            file,
+            scenario.line,
+        )
+        return
     if scenario.status in (Status.FAIL, Status.ERROR) and not flagged:
         # No assertion says why (the invocation failed, or a precondition stopped it): point at
         # the scenario itself so the failure is still visible on the file.
         yield Annotation(
             "error",
             f"{scenario.message or scenario.status.upper()}\n{where}",
-            f"ClawSpec {scenario.status.upper()}: {scenario.name}",
+            f"ClawSpec {label or scenario.status.upper()}: {scenario.name}",
             file,
             scenario.line,
         )

@@ -20,6 +20,9 @@ OUTPUT_NAMES = (
     "report_path",
     "junit_path",
     "summary",
+    "regressed",
+    "fixed",
+    "flaky",
 )
 
 
@@ -65,7 +68,18 @@ def output_values(
         "report_path": workspace_path(report_path, workspace),
         "junit_path": workspace_path(junit_path, workspace),
         "summary": one_line_summary(report),
+        # Issue 12: empty regressed/fixed when the run was not compared with a baseline.
+        "regressed": _change_count(report, "regressed"),
+        "fixed": _change_count(report, "fixed"),
+        "flaky": str(sum(1 for s in report.scenarios if s.flaky)),
     }
+
+
+def _change_count(report: RunReport, change: str) -> str:
+    comparison = report.comparison
+    if comparison is None or comparison.baseline_missing is not None:
+        return ""
+    return str(comparison.counts.get(change, 0))
 
 
 def write_outputs(

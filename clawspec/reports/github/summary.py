@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clawspec.assertions.base import Status
+from clawspec.reports.changes import change_headline, change_sections
 from clawspec.reports.github.commands import GitHubRunner
+from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
 
@@ -38,6 +40,7 @@ class _View:
     scenarios: Sequence[ScenarioResult]
     cut_note: str = ""
     show_table: bool = True
+    change_limit: int | None = None  # items per change section (None: all)
 
 
 def cell(text: str, limit: int = _MESSAGE_LIMIT) -> str:
@@ -81,10 +84,12 @@ def _totals_table(report: RunReport) -> list[str]:
     ]
 
 
-def _scenario_table(scenarios: Iterable[ScenarioResult]) -> list[str]:
+def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
+    repeated = any(s.attempts is not None for s in scenarios)
     lines = [
-        "| Status | Scenario | Contract | Duration | Trace |",
-        "| --- | --- | --- | ---: | --- |",
+        "| Status | Scenario | Contract | Duration | Trace |"
+        + (" Pass rate |" if repeated else ""),
+        "| --- | --- | --- | ---: | --- |" + (" ---: |" if repeated else ""),
     ]
     for s in scenarios:
         trace = ""
@@ -92,10 +97,71 @@ def _scenario_table(scenarios: Iterable[ScenarioResult]) -> list[str]:
             trace = cell(s.trace.id, 60)
             if s.trace.url:
                 trace = f"[{cell(s.trace.backend, 40)}]({_link(s.trace.url)})"
+        rate = ""
+        if repeated and s.attempts is not None:
+            rate = f" {s.attempts.passes}/{s.attempts.attempts}{' 🎲 flaky' if s.flaky else ''} |"
+        elif repeated:
+            rate = " |"
         lines.append(
             f"| {ICON[s.status]} {s.status.upper()} | {cell(s.name, 200)} "
             f"| `{cell(s.contract, 200)}:{s.line}` | {fmt_duration_ms(s.duration_ms)} | {trace} |"
+            + rate
         )
+    return lines
+
+
+SECTION_ICON = {"regressed": "🔻", "fixed": "✅", "flaky": "🎲", "behaviour": "🔀"}
+
+
+def _change_block(report: RunReport, limit: int | None) -> list[str]:
+    """The change since the baseline, first: regressions, fixed, flaky, behaviour (issue 12)."""
+    lines: list[str] = []
+    headline = change_headline(report)
+    comparison = report.comparison
+    if headline and comparison is not None and comparison.baseline_missing is not None:
+        lines += ["> [!NOTE]", f"> {cell(headline)}; judged by the normal exit policy.", ""]
+    elif headline:
+        lines += [f"### {cell(headline)}", ""]
+    for section in change_sections(report):
+        if section.key != "regressed":
+            lines += [f"### {section.title} ({len(section.items):,})", ""]
+        shown = section.items if limit is None else section.items[:limit]
+        for item in shown:
+            where = ""
+            if item.scenario is not None:
+                s = item.scenario
+                where = f"**{cell(s.name, 200)}** (`{cell(s.contract, 200)}:{s.line}`): "
+            elif item.id:
+                where = f"**{cell(item.id, 200)}**: "
+            lines.append(f"- {SECTION_ICON[section.key]} {where}{cell(item.text)}")
+        if len(shown) < len(section.items):
+            lines.append(f"- … and {len(section.items) - len(shown):,} more (JSON report)")
+        lines.append("")
+    if comparison is not None and comparison.baseline_missing is None:
+        lines += _comparison_totals(report)
+    return lines
+
+
+def _comparison_totals(report: RunReport) -> list[str]:
+    comparison = report.comparison
+    assert comparison is not None
+    counts = ", ".join(
+        f"{n:,} {kind.replace('_', ' ')}" for kind, n in comparison.counts.items() if n
+    )
+    lines = [f"Compared with the baseline: {counts or 'no scenarios'}.", ""]
+    labels = {"tokens": "Tokens", "cost_usd": "Cost (USD)", "duration_ms": "Duration (ms)"}
+    totals = comparison.details
+    rows = [(label, totals[key]) for key, label in labels.items() if key in totals]
+    if rows:
+        lines += ["| Total | Baseline | Now | Change |", "| --- | ---: | ---: | ---: |"]
+        for label, d in rows:
+            ratio = "" if d["ratio"] is None else f" ({d['ratio']:+.0%})"
+            flag = f" ⚠️ over {d['tolerance']:.0%}" if d["over"] else ""
+            lines.append(
+                f"| {label} | {fmt_number(d['baseline'])} | {fmt_number(d['current'])} "
+                f"| {fmt_number(d['delta'])}{ratio}{flag} |"
+            )
+        lines.append("")
     return lines
 
 
@@ -164,6 +230,7 @@ def _render(report: RunReport, view: _View, title: str) -> str:
     lines = [f"## {title}", "", _headline(report), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
+    lines += _change_block(report, view.change_limit)
     lines += [*_totals_table(report), ""]
     if view.cut_note:
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
@@ -173,6 +240,7 @@ def _render(report: RunReport, view: _View, title: str) -> str:
     if details:
         lines += ["### Not passing", "", *details, ""]
     lines += _usage_table(report)
+    lines += trend_table(report, view.change_limit)
     lines.append(
         f"<sub>ClawSpec {cell(report.version, 40)} · run `{cell(report.run_id, 80)}`</sub>"
     )
@@ -199,8 +267,9 @@ def _views(report: RunReport, limit_name: str) -> Iterable[_View]:
             failing[:shown],
             f"Only the first {shown:,} of the {len(failing):,} scenarios that did not pass are "
             f"listed; {len(everything) - shown:,} left out {reason}",
+            change_limit=shown,
         )
-    yield _View((), f"Only the totals are shown; every scenario was left out {reason}", False)
+    yield _View((), f"Only the totals are shown; every scenario was left out {reason}", False, 10)
 
 
 def render_summary(

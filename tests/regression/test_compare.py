@@ -1,0 +1,201 @@
+"""The comparison as a pure function over two built reports (tests/reports/factory.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clawspec.config import RegressionSettings
+from clawspec.errors import ExitCode
+from clawspec.regression.attempts import pass_rate
+from clawspec.regression.compare import compare
+from clawspec.reports.model import (
+    AttemptStats,
+    Comparison,
+    ScenarioEvidence,
+    TokenTotals,
+    ToolCallRecord,
+    exit_code,
+)
+from tests.reports.factory import report, scenario
+
+
+def repeated(name: str, passes: int, attempts: int, min_pass_rate: float = 1.0, **kw):
+    rate = passes / attempts
+    status = "pass" if rate >= min_pass_rate else "fail"
+    stats = AttemptStats(**pass_rate(passes, attempts).model_dump())
+    return scenario(name, status, attempts=stats, flaky=0 < passes < attempts, **kw)
+
+
+def evidence(*tools: str, tokens: int | None = None, cost: float | None = None, delegations=()):
+    totals = TokenTotals(total=tokens, cost_usd=cost, source="plugin") if tokens else None
+    return ScenarioEvidence(
+        tools=[ToolCallRecord(name=t) for t in tools], delegations=list(delegations), tokens=totals
+    )
+
+
+def _changes(comparison: Comparison) -> dict[str, str]:
+    return {c.id.split("::")[1]: c.change for c in comparison.scenarios}
+
+
+def test_each_kind_of_change_is_named() -> None:
+    baseline = report(
+        scenario("breaks", "pass"),
+        scenario("heals", "fail"),
+        scenario("known-bad", "fail"),
+        scenario("steady", "pass"),
+        scenario("dropped", "pass"),
+    )
+    current = report(
+        scenario("breaks", "fail"),
+        scenario("heals", "pass"),
+        scenario("known-bad", "error"),
+        scenario("steady", "pass"),
+        scenario("added", "pass"),
+    )
+    comparison = compare(current, baseline)
+    assert _changes(comparison) == {
+        "breaks": "regressed",
+        "heals": "fixed",
+        "known-bad": "still_failing",
+        "steady": "unchanged",
+        "added": "new",
+        "dropped": "removed",
+    }
+    assert comparison.counts == {
+        "regressed": 1,
+        "fixed": 1,
+        "still_failing": 1,
+        "new": 1,
+        "removed": 1,
+        "flaky": 0,
+        "unchanged": 1,
+    }
+    assert comparison.regressions == ["skills/newsletter/tests/scenarios.yaml::breaks: pass → fail"]
+    removed = comparison.scenarios[-1]
+    assert (removed.status, removed.baseline_status) == (None, "pass")
+
+
+@pytest.mark.parametrize(
+    ("before", "now", "change", "p_value"),
+    [
+        ((10, 10), (9, 10), "flaky", 0.5),
+        ((10, 10), (3, 10), "regressed", 0.001548),
+        ((10, 10), (6, 10), "regressed", 0.043344),
+        ((10, 10), (7, 10), "flaky", 0.105263),
+        ((3, 3), (0, 3), "regressed", 0.05),
+        ((1, 1), (0, 3), "regressed", 0.25),  # not significant, but no attempt passes any more
+        ((5, 10), (10, 10), "fixed", 1.0),
+        ((0, 3), (0, 3), "still_failing", 1.0),
+    ],
+)
+def test_pass_rate_drops_are_regressions_only_when_significant(
+    before: tuple[int, int], now: tuple[int, int], change: str, p_value: float
+) -> None:
+    comparison = compare(report(repeated("s", *now)), report(repeated("s", *before)))
+    (item,) = comparison.scenarios
+    assert item.change == change
+    assert item.details["p_value"] == pytest.approx(p_value, abs=1e-6)
+    assert bool(comparison.regressions) == (change == "regressed")
+
+
+def test_significance_level_is_configurable() -> None:
+    baseline, current = report(repeated("s", 10, 10)), report(repeated("s", 7, 10))
+    assert compare(current, baseline).scenarios[0].change == "flaky"  # p = 0.105 > 0.05
+    loose = RegressionSettings(significance=0.2)
+    assert compare(current, baseline, loose).scenarios[0].change == "regressed"
+    assert compare(current, baseline, loose).regressions == [
+        "skills/newsletter/tests/scenarios.yaml::s: pass rate 1.00 (10 attempts) → 0.70 "
+        "(10 attempts), Fisher p = 0.1053"
+    ]
+
+
+def test_token_cost_and_duration_deltas_are_flagged_over_tolerance() -> None:
+    baseline = report(
+        scenario("chatty", "pass", evidence=evidence(tokens=1000, cost=0.01), duration_ms=4000),
+        scenario("calm", "pass", evidence=evidence(tokens=1000, cost=0.01), duration_ms=4000),
+    )
+    current = report(
+        scenario("chatty", "pass", evidence=evidence(tokens=1500, cost=0.011), duration_ms=7000),
+        scenario("calm", "pass", evidence=evidence(tokens=1100, cost=0.0125), duration_ms=4500),
+    )
+    comparison = compare(current, baseline)
+    chatty, calm = comparison.scenarios
+    assert chatty.change == calm.change == "unchanged"
+    assert chatty.details["tokens"] == {
+        "baseline": 1000,
+        "current": 1500,
+        "delta": 500,
+        "ratio": 0.5,
+        "tolerance": 0.15,
+        "over": True,
+    }
+    assert chatty.details["over_tolerance"] == ["tokens", "duration_ms"]
+    assert calm.details["over_tolerance"] == ["cost_usd"]
+    assert comparison.details["tokens"]["ratio"] == 0.3
+    assert comparison.regressions == [
+        "skills/newsletter/tests/scenarios.yaml::chatty: tokens 1,000 → 1,500 (+50%, "
+        "tolerance 15%)",
+        "skills/newsletter/tests/scenarios.yaml::chatty: duration 4,000 ms → 7,000 ms (+75%, "
+        "tolerance 50%)",
+        "skills/newsletter/tests/scenarios.yaml::calm: cost 0.0100 USD → 0.0125 USD (+25%, "
+        "tolerance 20%)",
+        "total tokens 2,000 → 2,600 (+30%, tolerance 15%)",
+    ]
+
+
+def test_small_duration_changes_are_timer_noise_not_regressions() -> None:
+    comparison = compare(
+        report(scenario("s", "pass", duration_ms=90)), report(scenario("s", "pass", duration_ms=30))
+    )
+    assert comparison.scenarios[0].details["duration_ms"]["over"] is False
+    assert comparison.regressions == []
+
+
+def test_behaviour_diff_names_a_tool_that_disappeared_from_a_passing_scenario() -> None:
+    baseline = report(
+        scenario("recall", "pass", evidence=evidence("memory_search", "read", "write", "read"))
+    )
+    current = report(
+        scenario(
+            "recall",
+            "pass",
+            evidence=evidence("write", "read", "web_fetch", delegations=["researcher"]),
+        )
+    )
+    (item,) = compare(current, baseline).scenarios
+    assert item.change == "unchanged"
+    assert item.details["behaviour"] == {
+        "tools_added": ["web_fetch"],
+        "tools_removed": ["memory_search"],
+        "tools_reordered": {"baseline": ["read", "write"], "current": ["write", "read"]},
+        "tools_calls": {"read": [2, 1]},
+        "delegations_added": ["researcher"],
+    }
+
+
+def test_skipped_scenarios_and_new_failures() -> None:
+    comparison = compare(
+        report(scenario("quiet", "skip"), scenario("fresh", "fail"), scenario("fresh-ok", "pass")),
+        report(scenario("quiet", "pass")),
+    )
+    assert _changes(comparison) == {"quiet": "unchanged", "fresh": "new", "fresh-ok": "new"}
+    assert comparison.scenarios[0].details == {"note": "skipped now: nothing to compare"}
+    assert comparison.regressions == [
+        "skills/newsletter/tests/scenarios.yaml::fresh: new scenario fails"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("comparison", "statuses", "expected"),
+    [
+        (None, ["fail"], ExitCode.FAILED),  # no baseline: the normal policy
+        (Comparison(baseline_missing="none stored"), ["fail"], ExitCode.FAILED),
+        (Comparison(baseline_missing="none stored"), ["pass"], ExitCode.OK),
+        (Comparison(), ["fail"], ExitCode.OK),  # a known failure only
+        (Comparison(regressions=["x: pass → fail"]), ["pass", "fail"], ExitCode.FAILED),
+    ],
+)
+def test_fail_on_regression_exit_policy(comparison, statuses, expected) -> None:
+    run = report(*(scenario(f"s{i}", s) for i, s in enumerate(statuses)))
+    run = run.model_copy(update={"comparison": comparison})
+    assert exit_code(run, None, "regression") == expected
