@@ -1,0 +1,39 @@
+"""Put the regression view into a finished report: baseline, comparison, trends (issue 12).
+
+Pure: the baseline and the history come from the store (`clawspec.history`), resolved by the
+one post-run step (`clawspec.api.finish`), so `run` and `merge` get the same comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from clawspec.config import RegressionSettings
+from clawspec.regression.compare import compare
+from clawspec.regression.trends import compute_trends
+from clawspec.reports.model import BaselineRef, Comparison, RunReport
+
+
+def with_regression(
+    report: RunReport,
+    settings: RegressionSettings,
+    *,
+    baseline: RunReport | None = None,
+    ref: BaselineRef | None = None,
+    missing: str | None = None,
+    history: Sequence[RunReport] = (),
+) -> RunReport:
+    """Return `report` with `baseline`, `comparison` and `trends` filled in.
+
+    `missing` says why a baseline that was asked for was not found: the report then carries a
+    comparison with only that note, so every output says so and the exit policy falls back.
+    """
+    update: dict[str, object] = {}
+    if baseline is not None:
+        update["baseline"] = ref
+        update["comparison"] = compare(report, baseline, settings)
+    elif missing is not None:
+        update["comparison"] = Comparison(baseline_missing=missing)
+    if history:
+        update["trends"] = compute_trends(history, report, settings.trend_runs)
+    return report.model_copy(update=update) if update else report
