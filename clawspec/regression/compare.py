@@ -89,9 +89,9 @@ def delta(
     if name == "duration_ms" and change < MIN_DURATION_DELTA_MS:
         over = False
     return {
-        "baseline": round(baseline, 6),
-        "current": round(current, 6),
-        "delta": round(change, 6),
+        "baseline": baseline,
+        "current": current,
+        "delta": change,
         "ratio": None if ratio is None else round(ratio, 4),
         "tolerance": tolerance,
         "over": over,
