@@ -10,9 +10,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+)
 
 from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import ConfigError
@@ -107,6 +115,21 @@ class LintSettings(_Section):
     )
 
 
+# A ratio (0.15) or a percentage ("15%"); the JSON Schema for editors accepts both spellings.
+Tolerance = Annotated[
+    float | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": 0},
+                {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?%$"},
+                {"type": "null"},
+            ]
+        }
+    ),
+]
+
+
 class RegressionSettings(_Section):
     """How a run is judged against its baseline (issue 12).
 
@@ -115,9 +138,9 @@ class RegressionSettings(_Section):
     decides whether a pass-rate drop is a regression.
     """
 
-    tokens: float | None = Field(0.15, ge=0, description="Allowed increase of tokens.")
-    duration: float | None = Field(0.5, ge=0, description="Allowed increase of duration.")
-    cost: float | None = Field(0.2, ge=0, description="Allowed increase of cost.")
+    tokens: Tolerance = Field(0.15, ge=0, description="Allowed increase of tokens.")
+    duration: Tolerance = Field(0.5, ge=0, description="Allowed increase of duration.")
+    cost: Tolerance = Field(0.2, ge=0, description="Allowed increase of cost.")
     significance: float = Field(0.05, gt=0, lt=1, description="Fisher test level.")
     trend_runs: int = Field(14, ge=0, le=200, description="Stored runs the trend table shows.")
 

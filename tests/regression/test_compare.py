@@ -199,3 +199,22 @@ def test_fail_on_regression_exit_policy(comparison, statuses, expected) -> None:
     run = report(*(scenario(f"s{i}", s) for i, s in enumerate(statuses)))
     run = run.model_copy(update={"comparison": comparison})
     assert exit_code(run, None, "regression") == expected
+
+
+def test_tolerances_take_ratios_or_percentages_and_bad_values_name_their_source(
+    tmp_path,
+) -> None:
+    from clawspec.config import load_settings
+    from clawspec.errors import ConfigError
+
+    config = tmp_path / "clawspec.yaml"
+    config.write_text("regression: {tokens: 15%, duration: 0.5, cost: null}\n", encoding="utf-8")
+    settings = load_settings(config, {}).regression
+    assert (settings.tokens, settings.duration, settings.cost) == (0.15, 0.5, None)
+    config.write_text("regression: {tokens: lots%}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, {})
+    assert str(caught.value) == (
+        f"{config}:1:14: regression.tokens: expected a ratio (0.15) or a percentage (15%), "
+        "found 'lots%'"
+    )
