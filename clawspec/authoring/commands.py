@@ -31,6 +31,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     lint.add_argument("--format", choices=["text", "json"], default="text", help="output form")
     _add_init(commands)
 
+    coverage = commands.add_parser(
+        "coverage", help="show which skills and agents have contracts, scenarios and negatives"
+    )
+    coverage.add_argument(
+        "workspace", nargs="?", metavar="WORKSPACE", help="default: the workspace"
+    )
+    coverage.add_argument("--config", metavar="FILE", help="clawspec.yaml to use")
+    coverage.add_argument("--openclaw-config", metavar="FILE", help="openclaw.json with agents")
+    coverage.add_argument("--format", choices=["text", "json"], default="text", help="output form")
+    coverage.add_argument(
+        "--min-coverage",
+        metavar="RATIO",
+        help="exit 1 when fewer targets have scenarios (0.8 or 80%%)",
+    )
+
 
 def _add_init(commands: argparse._SubParsersAction) -> None:
     init = commands.add_parser(
@@ -100,8 +115,64 @@ def cmd_init(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+class _AnyEnvironment(dict):
+    """Coverage reads contracts without running them: every `{{env.NAME}}` counts as set."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+def cmd_coverage(args: argparse.Namespace) -> ExitCode:
+    from clawspec.authoring.coverage import HISTORY_RUNS, history_reports, measure, parse_ratio
+    from clawspec.authoring.coverage_output import render_json, render_summary, render_terminal
+    from clawspec.authoring.workspace import discover_workspace
+    from clawspec.contracts.loader import discover, display_path, load_contract
+    from clawspec.errors import UsageError
+
+    try:
+        minimum = parse_ratio(args.min_coverage) if args.min_coverage is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--min-coverage: {exc}") from None
+    settings, config_path = _settings(args.config, Path(args.workspace or "."))
+    if args.workspace:
+        root = Path(args.workspace)
+    elif config_path is not None:
+        root = config_path.parent
+    else:
+        root = Path(".")
+    if not root.is_dir():
+        raise UsageError(f"{root}: no such folder")
+    openclaw = Path(args.openclaw_config) if args.openclaw_config else None
+    workspace = discover_workspace(root, openclaw)
+    try:
+        files = discover([root], settings.scenario_patterns)
+    except UsageError:
+        files = []  # no contracts yet: every target is uncovered
+    loaded, invalid = [], []
+    for path in files:
+        result = load_contract(path, workspace.root, _AnyEnvironment())
+        if isinstance(result, list):
+            invalid.append(display_path(path))
+        else:
+            loaded.append(result)
+    history = history_reports(settings, os.environ, HISTORY_RUNS)
+    report = measure(workspace, loaded, invalid, history)
+    print(render_json(report) if args.format == "json" else render_terminal(report), end="")
+    for problem in workspace.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        from clawspec.reports.github.commands import GitHubRunner
+
+        GitHubRunner(os.environ).append_summary(render_summary(report))
+    if minimum is not None and report.ratio < minimum:
+        print(f"coverage {report.ratio:.0%} is below --min-coverage {minimum:.0%}", file=sys.stderr)
+        return ExitCode.FAILED
+    return ExitCode.OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "schema": cmd_schema,
     "lint": cmd_lint,
     "init": cmd_init,
+    "coverage": cmd_coverage,
 }

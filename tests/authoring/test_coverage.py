@@ -1,0 +1,224 @@
+"""`clawspec coverage` on a workspace with known gaps: exact numbers, nothing counted twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clawspec.authoring.coverage import measure, parse_ratio
+from clawspec.authoring.workspace import discover_workspace
+from clawspec.cli import main
+from clawspec.contracts.loader import load_contract
+from tests.reports.factory import report, scenario
+from tests.support.openclaw_workspace import make_workspace
+
+NEWSLETTER = """version: "1.0"
+target: {type: skill, path: skills/send-newsletter, trigger: /send-newsletter}
+scenarios:
+  - name: smoke
+    when: {invoke: /send-newsletter}
+    then:
+      - {type: artifact_exists, path: out.md}
+  - name: refuses
+    tags: [negative]
+    when: {invoke: /send-newsletter to everyone}
+    then:
+      - {type: llm_judge, path: out.md, rubric: polite refusal}
+"""
+BRAND = """version: "1.0"
+target: {type: agent, path: agents/marketing/brand, agent_id: brand}
+scenarios:
+  - name: no-web
+    when: {invoke: review}
+    then:
+      - {type: tool_not_invoked, tool: web_fetch}
+"""
+BRAND_EXTRA = """version: "1.0"
+target: {type: agent, path: agents/brand}
+scenarios:
+  - name: writes-review
+    given: [{type: gateway_healthy}]
+    when: {invoke: review}
+    then:
+      - {type: state_file, path: s.yaml, expected_status: ok}
+"""
+SUPPORT = """version: "1.0"
+target: {type: agent, path: agents/support, agent_id: support}
+scenarios:
+  - name: answers
+    when: {invoke: "{{env.SUPPORT_QUESTION}}"}
+    then:
+      - {type: log_entry, path: "{{gateway_log}}", pattern: done}
+"""
+GHOST = NEWSLETTER.replace("skills/send-newsletter", "skills/ghost")
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = make_workspace(tmp_path / "ws")
+    files = {
+        "skills/send-newsletter/tests/scenarios.yaml": NEWSLETTER,
+        "agents/brand/tests/scenarios.yaml": BRAND,
+        "agents/brand/tests/extra.clawspec.yaml": BRAND_EXTRA,
+        "agents/support/tests/scenarios.yaml": SUPPORT,
+        "skills/ghost/tests/scenarios.yaml": GHOST,
+        "skills/broken/tests/scenarios.yaml": "version: '1.0'\ntarget: [\n",
+        "clawspec.yaml": "report_dir: reports\n",
+    }
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, "utf-8")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_coverage_numbers_on_a_workspace_with_known_gaps(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["coverage", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = {row["target"]: row for row in data["targets"]}
+    assert rows == {
+        "skills/send-newsletter": {
+            "target": "skills/send-newsletter",
+            "kind": "skill",
+            "name": "send-newsletter",
+            "contracts": ["skills/send-newsletter/tests/scenarios.yaml"],
+            "scenarios": 2,
+            "categories": ["artifact", "semantic"],
+            "negative": True,
+            "never_passed": None,
+        },
+        "skills/weekly_report": {
+            "target": "skills/weekly_report",
+            "kind": "skill",
+            "name": "weekly_report",
+            "contracts": [],
+            "scenarios": 0,
+            "categories": [],
+            "negative": False,
+            "never_passed": None,
+        },
+        "agents/brand": {
+            "target": "agents/brand",
+            "kind": "agent",
+            "name": "brand",
+            "contracts": [
+                "agents/brand/tests/extra.clawspec.yaml",
+                "agents/brand/tests/scenarios.yaml",
+            ],
+            "scenarios": 2,
+            "categories": ["precondition", "artifact", "trace"],
+            "negative": True,
+            "never_passed": None,
+        },
+        "agents/support": {
+            "target": "agents/support",
+            "kind": "agent",
+            "name": "support",
+            "contracts": ["agents/support/tests/scenarios.yaml"],
+            "scenarios": 1,
+            "categories": ["behavioral"],
+            "negative": False,
+            "never_passed": None,
+        },
+    }
+    assert data["totals"] == {
+        "targets": 4,
+        "covered": 3,
+        "with_negative": 2,
+        "never_passed": None,
+        "scenarios": 5,
+        "ratio": 0.75,
+    }
+    assert data["unknown_target_contracts"] == ["skills/ghost/tests/scenarios.yaml"]
+    assert data["invalid_contracts"] == ["skills/broken/tests/scenarios.yaml"]
+
+
+def test_terminal_table(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["coverage"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == [
+        "target",
+        "kind",
+        "contracts",
+        "scenarios",
+        "negative",
+        "categories",
+        "never",
+        "passed",
+    ]
+    assert "skills/weekly_report    skill  0          0          no        -" in out
+    assert "coverage: 3/4 targets have scenarios (75%); 2/4 have a negative scenario" in out
+    assert "history: no baseline store configured (`baseline`), not checked" in out
+    assert "contract for no target of this workspace: skills/ghost/tests/scenarios.yaml" in out
+
+
+@pytest.mark.parametrize(("minimum", "code"), [("0.75", 0), ("75%", 0), ("0.8", 1), ("100%", 1)])
+def test_min_coverage(
+    root: Path, capsys: pytest.CaptureFixture[str], minimum: str, code: int
+) -> None:
+    assert main(["coverage", "--min-coverage", minimum]) == code
+    if code:
+        assert "coverage 75% is below --min-coverage" in capsys.readouterr().err
+
+
+def test_bad_min_coverage_is_a_usage_error(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["coverage", "--min-coverage", "most"]) == 2
+    assert "--min-coverage: expected a ratio (0.8) or a percentage (80%), found 'most'" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        parse_ratio("1.5")
+
+
+def test_the_same_contract_twice_is_counted_once(root: Path) -> None:
+    workspace = discover_workspace(root)
+    path = root / "agents/support/tests/scenarios.yaml"
+    loaded = load_contract(path, root, {"SUPPORT_QUESTION": "x"})
+    twice = measure(
+        workspace,
+        [
+            loaded,
+            load_contract(
+                Path("agents/support/tests/scenarios.yaml"), root, {"SUPPORT_QUESTION": "x"}
+            ),
+        ],
+    )
+    row = next(r for r in twice.targets if r.target.name == "support")
+    assert (len(row.contracts), row.scenarios) == (1, 1)
+
+
+def test_never_passed_from_stored_history(root: Path) -> None:
+    workspace = discover_workspace(root)
+    runs = [
+        report(
+            scenario("smoke", "fail", target="skills/send-newsletter"),
+            scenario("no-web", "pass", target="agents/marketing/brand"),
+        ),
+        report(scenario("answers", "error", target="agents/support")),
+    ]
+    result = measure(workspace, [], history=("dir:.clawspec-history", iter(runs)))
+    assert {r.target.key: r.never_passed for r in result.targets} == {
+        "skills/send-newsletter": True,
+        "skills/weekly_report": True,
+        "agents/brand": False,
+        "agents/support": True,
+    }
+    assert result.history == "dir:.clawspec-history (2 runs)"
+    assert result.to_json()["totals"]["never_passed"] == 3
+
+
+def test_github_summary_section(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = root / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["coverage"]) == 0
+    text = summary.read_text("utf-8")
+    assert text.startswith("## ClawSpec coverage\n\n| target | kind | contracts |")
+    assert "| `agents/brand` | agent | 2 | 2 | yes | precondition, artifact, trace | - |" in text
+    assert "- coverage: 3/4 targets have scenarios (75%)" in text
