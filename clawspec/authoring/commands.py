@@ -31,6 +31,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     lint.add_argument("--format", choices=["text", "json"], default="text", help="output form")
     _add_init(commands)
 
+    migrate = commands.add_parser(
+        "migrate", help="rewrite ClawSpec 0.1 contracts, handoffs, pipelines and clawspec.yaml"
+    )
+    migrate.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    migrate.add_argument("--dry-run", action="store_true", help="say what would change")
+    migrate.add_argument(
+        "--drop-unsupported",
+        action="store_true",
+        help="remove constructs with no equivalent (listed) instead of refusing the file",
+    )
+    migrate.add_argument(
+        "--invoke", metavar="TEXT", help="the message that starts a migrated handoff's run"
+    )
+
     coverage = commands.add_parser(
         "coverage", help="show which skills and agents have contracts, scenarios and negatives"
     )
@@ -170,9 +184,30 @@ def cmd_coverage(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def cmd_migrate(args: argparse.Namespace) -> ExitCode:
+    from clawspec.config import find_config
+    from clawspec.migration.run import describe, migrate_paths
+
+    config = find_config(Path(args.paths[0]))
+    root = config.parent if config else Path.cwd()
+    results = migrate_paths(
+        args.paths,
+        root,
+        invoke=args.invoke,
+        drop=args.drop_unsupported,
+        dry_run=args.dry_run,
+    )
+    out, err = describe(results, args.dry_run)
+    print(out)
+    if err:
+        print(err, file=sys.stderr)
+    return ExitCode.USAGE if any(r.errors for r in results) else ExitCode.OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "schema": cmd_schema,
     "lint": cmd_lint,
     "init": cmd_init,
     "coverage": cmd_coverage,
+    "migrate": cmd_migrate,
 }

@@ -1,0 +1,208 @@
+"""`clawspec migrate` on ClawSpec 0.1 files written in its documented format (tests/migration/v0_1):
+contracts, a handoff, a pipeline, its clawspec.yaml and its baselines.yaml."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clawspec.api import validate
+from clawspec.cli import main
+
+V01 = Path(__file__).resolve().parent / "v0_1"
+NEWSLETTER = "skills/newsletter/tests/scenarios.yaml"
+HANDOFF = "skills/webinar-orchestrator/tests/handoffs/orchestrator-to-brand"
+PIPELINE = "skills/webinar-orchestrator/tests/pipeline"
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(V01, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def _load(root: Path, relative: str) -> dict:
+    return yaml.safe_load((root / relative).read_text("utf-8"))
+
+
+def test_0_1_contracts_load_as_they_are_where_the_formats_agree(ws: Path) -> None:
+    loaded = validate([ws / "agents"], environ={})
+    assert [c.contract.target.path for c in loaded] == ["agents/marketing/brand"]
+
+
+def test_constructs_without_equivalent_are_refused_by_name(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / "reports" / "baselines.yaml").unlink()
+    before = (ws / NEWSLETTER).read_text("utf-8")
+    assert main(["migrate", "."]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"error: {NEWSLETTER}: no equivalent: scenario 'sunday-service-smoke': 'regression' "
+        "(drift limits relative to 0.1's baselines.yaml) needs that scenario's baseline to "
+        "become absolute limits; none was found"
+    ) in err
+    assert (
+        f"error: {PIPELINE}.yaml: no equivalent: pipeline_health[0]: expression "
+        "'count(produced_artifacts) == count(stages_with_produces)' has no equivalent"
+    ) in err
+    assert "nothing written; --drop-unsupported removes these and migrates" in err
+    assert (ws / NEWSLETTER).read_text("utf-8") == before
+    assert (ws / f"{PIPELINE}.yaml").is_file()
+
+
+def test_migration_rewrites_everything_and_the_result_validates(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["migrate", ".", "--drop-unsupported"]) == 0
+    out = capsys.readouterr().out
+    assert f"{NEWSLETTER}: migrated → {NEWSLETTER}" in out
+    assert (
+        "  - scenario 'sunday-service-smoke': 'regression' → absolute limits from its 0.1 "
+        "baseline (token_budget, trace_duration)"
+    ) in out
+    assert "  - dropped: pipeline_health[0]" in out
+    loaded = validate(["."], environ={})
+    assert sorted(c.display for c in loaded) == sorted(
+        [
+            "agents/marketing/brand/tests/scenarios.yaml",
+            NEWSLETTER,
+            f"{HANDOFF}.clawspec.yaml",
+            f"{PIPELINE}.clawspec.yaml",
+        ]
+    )
+    assert not (ws / f"{HANDOFF}.yaml").exists()
+
+
+def test_regression_block_becomes_absolute_limits(ws: Path) -> None:
+    main(["migrate", NEWSLETTER])
+    smoke = _load(ws, NEWSLETTER)["scenarios"][0]
+    assert "regression" not in smoke
+    # p50 × drift: 4,218 × 1.5 = 6,327 tokens; 1,823.4 ms × 2.0 = 3,646.8 → 3,647 ms.
+    assert smoke["then"][-2:] == [
+        {"type": "token_budget", "max_total_tokens": 6327},
+        {"type": "trace_duration", "max_ms": 3647},
+    ]
+
+
+def test_log_assertions_get_the_log_and_the_run(ws: Path) -> None:
+    main(["migrate", NEWSLETTER])
+    negative = _load(ws, NEWSLETTER)["scenarios"][1]["then"][0]
+    assert negative == {
+        "type": "tool_not_called",
+        "tool": "resend.send",
+        "log_path": "{{gateway_log}}",
+        "run_id": "{{run_id}}",
+    }
+
+
+def test_agent_trigger_made_from_a_path_becomes_the_folder_id(ws: Path) -> None:
+    main(["migrate", "agents"])
+    assert _load(ws, "agents/marketing/brand/tests/scenarios.yaml")["target"] == {
+        "type": "agent",
+        "path": "agents/marketing/brand",
+        "agent_id": "brand",
+    }
+
+
+def test_handoff_becomes_a_contract_on_the_calling_skill(ws: Path) -> None:
+    main(["migrate", f"{HANDOFF}.yaml"])
+    contract = _load(ws, f"{HANDOFF}.clawspec.yaml")
+    assert contract["target"] == {
+        "type": "skill",
+        "path": "skills/webinar-orchestrator",
+        "trigger": "/webinar-orchestrator",
+    }
+    (scenario,) = contract["scenarios"]
+    assert scenario["when"] == {"invoke": "/webinar-orchestrator"}
+    assert scenario["tags"] == ["handoff"]
+    assert "The caller provides: topic." in scenario["description"]
+    log = {"log_path": "{{gateway_log}}", "run_id": "{{run_id}}"}
+    assert scenario["then"] == [
+        {"type": "delegation_occurred", "to_agent": "brand", **log},
+        {"type": "artifact_exists", "path": "memory/drafts/{{today}}-copy.md"},
+        {
+            "type": "artifact_contains",
+            "path": "memory/drafts/{{today}}-copy.md",
+            "sections": ["hook", "cta"],
+        },
+        {"type": "tool_not_called", "tool": "resend.send", **log},
+    ]
+
+
+def test_handoff_without_a_caller_needs_invoke(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lone = ws / "handoff.yaml"
+    shutil.copy(ws / f"{HANDOFF}.yaml", lone)
+    (ws / "skills").rename(ws / "elsewhere")
+    assert main(["migrate", "handoff.yaml"]) == 2
+    assert "pass --invoke TEXT" in capsys.readouterr().err
+    assert main(["migrate", "handoff.yaml", "--invoke", "/campaign"]) == 0
+    assert _load(ws, "handoff.clawspec.yaml")["scenarios"][0]["when"] == {"invoke": "/campaign"}
+
+
+def test_pipeline_becomes_an_end_to_end_scenario(ws: Path) -> None:
+    main(["migrate", f"{PIPELINE}.yaml", "--drop-unsupported"])
+    contract = _load(ws, f"{PIPELINE}.clawspec.yaml")
+    assert contract["defaults"] == {"timeout": 1800}
+    (scenario,) = contract["scenarios"]
+    assert [(a["type"], a.get("to_agent") or a.get("path")) for a in scenario["then"]] == [
+        ("delegation_occurred", "agents-marketing-webinar"),
+        ("artifact_exists", "memory/drafts/webinars/{{today}}-brief.md"),
+        ("delegation_occurred", "brand"),
+        ("artifact_exists", "memory/drafts/webinars/{{today}}-copy.md"),
+        ("llm_judge", "memory/drafts/webinars/{{today}}-copy.md"),
+    ]
+
+
+def test_config_is_rewritten_and_then_loads_without_warnings(
+    ws: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    assert main(["migrate", "clawspec.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "  - 'ledger_path' (ClawSpec 0.1) is ignored" in out
+    assert "  - scenario_patterns: added '**/*.clawspec.yaml'" in out
+    data = _load(ws, "clawspec.yaml")
+    assert "ledger_path" not in data
+    assert data["observability"] == {
+        "backend": "none",
+        "trace_poll_delay_ms": 3000,
+        "project": "my-openclaw-project",
+    }
+    assert data["model_pricing"] == {
+        "claude-sonnet-4-6": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}
+    }
+    caplog.clear()
+    validate([ws / "agents"], environ={})
+    assert [r for r in caplog.records if "deprecated" in r.getMessage()] == []
+
+
+def test_migrating_twice_changes_nothing(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["migrate", ".", "--drop-unsupported"])
+    files = {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert main(["migrate", "."]) == 0
+    assert {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()} == files
+    out = capsys.readouterr().out
+    assert out.count("already in the current format") == 5
+
+
+def test_dry_run_writes_nothing(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()}
+    assert main(["migrate", ".", "--dry-run", "--drop-unsupported"]) == 0
+    assert f"{NEWSLETTER}: would change" in capsys.readouterr().out
+    assert {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()} == files
+
+
+def test_unreadable_file_is_an_error_not_a_traceback(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / "broken.clawspec.yaml").write_text("target: [\n", "utf-8")
+    assert main(["migrate", "broken.clawspec.yaml"]) == 2
+    assert "error: broken.clawspec.yaml: cannot read:" in capsys.readouterr().err
