@@ -83,7 +83,7 @@ def test_regression_block_becomes_absolute_limits(ws: Path) -> None:
     main(["migrate", NEWSLETTER])
     smoke = _load(ws, NEWSLETTER)["scenarios"][0]
     assert "regression" not in smoke
-    # p50 × drift: 4,218 × 1.5 = 6,327 tokens; 1,823.4 ms × 2.0 = 3,646.8 → 3,647 ms.
+    # p50 * drift: 4,218 * 1.5 = 6,327 tokens; 1,823.4 ms * 2.0 = 3,646.8 -> 3,647 ms.
     assert smoke["then"][-2:] == [
         {"type": "token_budget", "max_total_tokens": 6327},
         {"type": "trace_duration", "max_ms": 3647},
