@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -19,7 +19,7 @@ from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
 if TYPE_CHECKING:
     import requests
 
-    from clawspec.reports.model import RunReport
+    from clawspec.reports.model import RunReport, ShardInfo
     from clawspec.runner.run import RunListener
     from clawspec.runner.scenario import ScenarioPlan
 
@@ -63,13 +63,23 @@ def load(
     """Read the configuration and load and validate every contract named by `paths`."""
     environ = dict(os.environ if environ is None else environ)
     paths = list(paths) or ["."]
-    config_path = Path(config) if config else find_config(Path(paths[0]))
-    if config and not Path(config).is_file():
-        raise ConfigError(f"--config: no such file '{config}'")
-    settings = load_settings(config_path, environ, flags)
+    settings = settings_for(config, Path(paths[0]), environ, flags)
     workspace = (settings.workspace or Path.cwd()).resolve()
     files = discover(paths, settings.scenario_patterns)
     return Loaded(settings, workspace, load_contracts(files, workspace, environ))
+
+
+def settings_for(
+    config: str | Path | None,
+    start: Path,
+    environ: Mapping[str, str],
+    flags: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Settings from `config`, else the clawspec.yaml found walking up from `start`."""
+    if config and not Path(config).is_file():
+        raise ConfigError(f"--config: no such file '{config}'")
+    config_path = Path(config) if config else find_config(start)
+    return load_settings(config_path, environ, flags)
 
 
 def validate(paths: Sequence[str | Path], **options: Any) -> list[LoadedContract]:
@@ -90,6 +100,31 @@ def plan(
     if not chosen:
         raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
     return [ScenarioPlan(contract, index, scenario) for contract, index, scenario in chosen]
+
+
+def shard_plans(
+    plans: Sequence[ScenarioPlan],
+    settings: Settings,
+    environ: Mapping[str, str],
+    warn: Callable[[str], None],
+) -> tuple[list[ScenarioPlan], ShardInfo | None]:
+    """This machine's part of the selection (`shard`), in contract order, and its report block.
+
+    Contracts are all loaded and validated before this, so a broken contract fails every
+    shard, not only the one that would have run it.
+    """
+    if not settings.shard:
+        return list(plans), None
+    from clawspec.sharding.report_files import load_durations
+    from clawspec.sharding.split import resolve_shard, split_selection
+
+    shard = resolve_shard(settings.shard, environ)
+    if shard is None:
+        warn("--shard auto: CI_NODE_INDEX/CI_NODE_TOTAL are not set; running the whole selection")
+        return list(plans), None
+    durations = load_durations(settings.durations, warn) if settings.durations else {}
+    part = split_selection([p.id for p in plans], shard, durations)
+    return [plans[i] for i in part.positions], part.info
 
 
 def gateway_timezone(settings: Settings) -> tzinfo:
@@ -162,9 +197,16 @@ def run(
 
     environ = dict(os.environ if environ is None else environ)
     loaded = load(paths, config=config, environ=environ, flags=flags)
-    plans = plan(loaded, scenarios, tags, exclude_tags)
     settings = loaded.settings
     listener = listener or _Quiet()
+    selection = plan(loaded, scenarios, tags, exclude_tags)
+    plans, shard = shard_plans(selection, settings, environ, listener.on_warning)
+
+    def as_shard(report: RunReport) -> RunReport:
+        return report.model_copy(update={"shard": shard}) if shard else report
+
+    if not plans:  # more shards than scenarios: this one has nothing to run, and says so
+        return finish(as_shard(unrun_report([], "")), settings, environ)
     agent_ids = {p.agent_id(settings.default_agent_id) for p in plans}
     report_dir = report_json_path(settings).parent
     try:
@@ -189,9 +231,9 @@ def run(
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
-        publish(unrun_report(plans, str(exc)), settings, environ)
+        publish(as_shard(unrun_report(plans, str(exc))), settings, environ)
         raise
-    result = finish(outcome.report, settings, environ)
+    result = finish(as_shard(outcome.report), settings, environ)
     if outcome.gateway_unreachable and not outcome.report.interrupted:
         result = replace(result, exit_code=ExitCode.GATEWAY)
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,34 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workspace", metavar="DIR", help="root that relative contract paths resolve against"
+    )
+
+
+def _outputs(parser: argparse.ArgumentParser) -> None:
+    """The report and exit-policy options `run` and `merge` share."""
+    parser.add_argument(
+        "--report-json",
+        metavar="FILE",
+        help="JSON report path (default: <report_dir>/clawspec-report.json)",
+    )
+    parser.add_argument("--report-dir", metavar="DIR", help="folder for reports")
+    parser.add_argument(
+        "--max-skipped",
+        metavar="N|RATIO",
+        help="exit 1 when more scenarios than this are skipped (3, 0.2 or 20%%)",
+    )
+    parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
+    parser.add_argument(
+        "--pr-comment",
+        action="store_true",
+        default=None,
+        help="create/update a pull-request comment (GitHub)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=["fail", "error", "never", "regression"],
+        help="what makes the exit code 1 (default: fail = failed or errored; regression = "
+        "only regressions against the baseline)",
     )
 
 
@@ -75,32 +104,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="load and render the plan and print it; invoke nothing",
     )
-    run.add_argument(
-        "--report-json",
-        metavar="FILE",
-        help="JSON report path (default: <report_dir>/clawspec-report.json)",
-    )
-    run.add_argument("--report-dir", metavar="DIR", help="folder for reports")
-    run.add_argument("--concurrency", type=int, metavar="N", help="scenarios run at once")
-    run.add_argument(
-        "--max-skipped",
-        metavar="N|RATIO",
-        help="exit 1 when more scenarios than this are skipped (3, 0.2 or 20%%)",
-    )
     run.add_argument("--gateway-base-url", metavar="URL", help="gateway to target")
     run.add_argument("--timezone", metavar="ZONE", help="gateway time zone for {{today}}")
-    run.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
+    _outputs(run)
+    run.add_argument("--concurrency", type=int, metavar="N", help="scenarios run at once")
     run.add_argument(
-        "--pr-comment",
-        action="store_true",
-        default=None,
-        help="create/update a pull-request comment (GitHub)",
+        "--shard",
+        metavar="I/N|auto",
+        help="run only part I of N of the selection (1-based), balanced; 'auto' reads GitLab's "
+        "CI_NODE_INDEX/CI_NODE_TOTAL",
     )
     run.add_argument(
-        "--fail-on",
-        choices=["fail", "error", "never", "regression"],
-        help="what makes the exit code 1 (default: fail = failed or errored; regression = "
-        "only regressions against the baseline)",
+        "--durations",
+        metavar="REPORT",
+        help="earlier JSON report(s) (file, glob or folder) whose durations balance the shards",
+    )
+    run.add_argument(
+        "--shard-publish",
+        action="store_true",
+        default=None,
+        help="a shard writes its own job summary, annotations and PR comment too",
     )
     run.add_argument(
         "--repeat",
@@ -128,6 +151,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="where trace assertions read spans from",
     )
     run.add_argument("--no-color", action="store_true", help="plain terminal output")
+
+    merge = commands.add_parser(
+        "merge",
+        help="join the shard reports of one matrix into one report and write every output",
+    )
+    merge.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="shard JSON reports: files, globs or folders (every *.json below)",
+    )
+    merge.add_argument(
+        "--config",
+        metavar="FILE",
+        help="clawspec.yaml to use (default: found by walking up from the current folder)",
+    )
+    _outputs(merge)
+    merge.add_argument("--no-color", action="store_true", help="plain terminal output")
     authoring.add_commands(commands)
     return parser
 
@@ -136,20 +177,22 @@ def _flags(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
+# The report and exit-policy flags `run` and `merge` share, as setting names.
+OUTPUT_FLAGS = ("report_json", "report_dir", "max_skipped", "junit", "pr_comment", "fail_on")
+
+
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """Map `run` flags onto settings (flags win over environment and file)."""
     names = [
         "workspace",
-        "report_json",
-        "report_dir",
+        *OUTPUT_FLAGS,
         "concurrency",
-        "max_skipped",
         "gateway_base_url",
         "timezone",
-        "junit",
-        "pr_comment",
-        "fail_on",
         "repeat",
+        "shard",
+        "durations",
+        "shard_publish",
     ]
     flags = _flags(args, names)
     gateway = {
@@ -191,7 +234,11 @@ def cmd_run(args: argparse.Namespace) -> ExitCode:
         from clawspec.runner.dry_run import print_plan
 
         loaded = api.load(args.paths, config=args.config, flags=flags)
-        print_plan(loaded, api.plan(loaded, args.scenario, args.tag, args.exclude_tag))
+        selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
+        plans, shard = api.shard_plans(selection, loaded.settings, os.environ, _warn)
+        if shard:
+            print(_shard_line(shard))
+        print_plan(loaded, plans)
         return ExitCode.OK
     stop, abandon = threading.Event(), threading.Event()
     reporter = TerminalReporter(colour=False if args.no_color else None)
@@ -211,6 +258,34 @@ def cmd_run(args: argparse.Namespace) -> ExitCode:
     finally:
         restore()
     reporter.summary(result.report)
+    if result.report.shard:
+        print(_shard_line(result.report.shard))
+    for path in result.written:
+        print(f"report: {path}")
+    return result.exit_code
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def _shard_line(shard: Any) -> str:
+    return (
+        f"shard {shard.index}/{shard.total}: {len(shard.positions)} of the {shard.selected} "
+        f"selected scenarios (balanced by {shard.balanced_by}); join the shards with "
+        "`clawspec merge`"
+    )
+
+
+def cmd_merge(args: argparse.Namespace) -> ExitCode:
+    from clawspec.reports.terminal import TerminalReporter
+    from clawspec.sharding.merge import run_merge
+
+    result = run_merge(args.reports, config=args.config, flags=_flags(args, OUTPUT_FLAGS))
+    TerminalReporter(colour=False if args.no_color else None).summary(result.report)
+    merged = result.report.merged
+    if merged:
+        print(f"merged {len(merged.present)} of {merged.total} shard report(s)")
     for path in result.written:
         print(f"report: {path}")
     return result.exit_code
@@ -239,6 +314,7 @@ def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) ->
 COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "validate": cmd_validate,
     "run": cmd_run,
+    "merge": cmd_merge,
     **authoring.COMMANDS,
 }
 

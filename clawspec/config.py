@@ -192,6 +192,15 @@ class Settings(BaseModel):
     )
     regression: RegressionSettings = Field(default_factory=RegressionSettings)
     pr_comment: bool = False
+    shard: str | None = Field(
+        None, description="Run one part of the selection: 'i/n' (1-based) or 'auto' (GitLab)."
+    )
+    durations: str | None = Field(
+        None, description="Earlier JSON report(s) whose scenario durations balance the shards."
+    )
+    shard_publish: bool = Field(
+        False, description="A shard writes its own job summary, annotations and PR comment."
+    )
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
     model_pricing: dict[str, ModelPrice] = Field(default_factory=dict)
@@ -208,6 +217,13 @@ class Settings(BaseModel):
     def _skip_budget(cls, value: str | None) -> str | None:
         if value is not None:
             parse_skip_budget(value)
+        return value
+
+    @field_validator("shard")
+    @classmethod
+    def _shard(cls, value: str | None) -> str | None:
+        if value is not None and value.strip() != "auto":
+            parse_shard(value)
         return value
 
     @field_validator("gateway_base_url")
@@ -238,6 +254,17 @@ def parse_skip_budget(value: str) -> tuple[str, float]:
     if not 0 <= ratio <= 1:
         raise ValueError(f"a ratio must be between 0 and 1, found '{value}'")
     return "ratio", ratio
+
+
+def parse_shard(value: str) -> tuple[int, int]:
+    """Parse `--shard i/n` (1-based, as CI systems count) into (index, total)."""
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(value))
+    if not match:
+        raise ValueError(f"expected 'i/n' such as '2/4', or 'auto', found '{value}'")
+    index, total = int(match.group(1)), int(match.group(2))
+    if total < 1 or not 1 <= index <= total:
+        raise ValueError(f"index must be between 1 and {max(total, 1)}, found '{value}'")
+    return index, total
 
 
 def find_config(start: Path) -> Path | None:

@@ -214,6 +214,30 @@ class ShardInfo(_Frozen):
     total: int
     fingerprint: str = Field(description="Hash of the whole sorted selection.")
     selected: int = Field(description="Scenarios in the whole selection.")
+    split: str = Field(
+        "",
+        description="Hash of how the selection was split (the shard of every scenario): the "
+        "same on every shard of one matrix, so shards split differently cannot be merged.",
+    )
+    balanced_by: Literal["duration", "count"] = "count"
+    positions: list[int] = Field(
+        default_factory=list,
+        description="0-based place of each of this report's scenarios in the whole selection, "
+        "in report order: merge restores the contract order from it.",
+    )
+
+
+class MergeInfo(_Frozen):
+    """A report merged from shard reports by `clawspec merge` (issue 9)."""
+
+    total: int = Field(description="Shards the selection was split into.")
+    present: list[int] = Field(description="Indexes of the shard reports merged.")
+    missing: list[int] = Field(
+        default_factory=list, description="Indexes of the shards without a report."
+    )
+    unreported: int = Field(0, description="Scenarios of the selection in no merged report.")
+    fingerprint: str
+    selected: int
 
 
 class BaselineRef(_Frozen):
@@ -291,6 +315,9 @@ class RunReport(_Frozen):
         None, description="Where the run came from: commit, branch, CI, gateway."
     )
     shard: ShardInfo | None = Field(None, description="This report is one shard (issue 9).")
+    merged: MergeInfo | None = Field(
+        None, description="This report joins the reports of every shard (issue 9)."
+    )
     baseline: BaselineRef | None = Field(
         None, description="The earlier run this one was compared with (issue 12)."
     )

@@ -97,10 +97,19 @@ def _publish_github(
     secrets = settings.secret_values()
     runner = GitHubRunner(environ, secrets, stdout)
     runner.mask_secrets()  # before any other output of ours (SPEC §3)
-    attempt("job summary", lambda: write_summary(runner, report))
-    attempt("annotations", lambda: write_annotations(runner, report))
+    # A shard is a part: the summary, annotations and PR comment of the whole come from the
+    # merge job, once. Its step outputs stay (per job; the report path feeds upload-artifact).
+    whole = report.shard is None or settings.shard_publish
+    if whole:
+        attempt("job summary", lambda: write_summary(runner, report))
+        attempt("annotations", lambda: write_annotations(runner, report))
     attempt("step outputs", lambda: write_outputs(runner, report, json_path, junit_path))
-    if settings.pr_comment:
+    if settings.pr_comment and whole:
+        if report.shard is not None:
+            # Matrix jobs share one GITHUB_JOB: give each shard's comment its own marker so
+            # the shards neither overwrite each other nor the merged comment.
+            job = environ.get("GITHUB_JOB") or "job"
+            environ = {**environ, "GITHUB_JOB": f"{job}-shard-{report.shard.index}"}
         attempt(
             "PR comment",
             lambda: _comment(report, settings, environ, secrets=secrets, err=err, http=http),

@@ -64,6 +64,16 @@ def candidate_annotations(
 ) -> list[Annotation]:
     """Return every annotation the report calls for, in contract order."""
     found: list[Annotation] = []
+    if report.merged is not None and report.merged.missing:
+        from clawspec.sharding.merge import missing_message
+
+        found.append(
+            Annotation(
+                "error",
+                f"{missing_message(report.merged)}: the merged report is incomplete",
+                "ClawSpec: shard report missing",
+            )
+        )
     comparison = report.comparison
     compared = comparison is not None and comparison.baseline_missing is None
     changes = {c.id: c.change for c in comparison.scenarios} if comparison else {}

@@ -31,6 +31,11 @@ def one_line_summary(report: RunReport) -> str:
     t = report.totals
     parts = [f"{n:,} {word}" for word, n in t.counts()]
     text = f"{pluralize(t.scenarios, 'scenario')}: {', '.join(parts) or 'nothing ran'}"
+    if report.shard is not None:
+        text += f" (shard {report.shard.index}/{report.shard.total})"
+    if report.merged is not None and report.merged.missing:
+        missing = ", ".join(f"{i}/{report.merged.total}" for i in report.merged.missing)
+        text += f" (incomplete: shard {missing} missing)"
     return text + (" (interrupted)" if report.interrupted else "")
 
 

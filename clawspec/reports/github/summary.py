@@ -230,6 +230,7 @@ def _render(report: RunReport, view: _View, title: str) -> str:
     lines = [f"## {title}", "", _headline(report), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
+    lines += _parts_note(report)
     lines += _change_block(report, view.change_limit)
     lines += [*_totals_table(report), ""]
     if view.cut_note:
@@ -245,6 +246,30 @@ def _render(report: RunReport, view: _View, title: str) -> str:
         f"<sub>ClawSpec {cell(report.version, 40)} · run `{cell(report.run_id, 80)}`</sub>"
     )
     return "\n".join(lines) + "\n"
+
+
+def _parts_note(report: RunReport) -> list[str]:
+    """Say when the report is one shard, or a merge of shards (and which are missing)."""
+    if report.shard is not None:
+        shard = report.shard
+        return [
+            "> [!NOTE]",
+            f"> Shard {shard.index}/{shard.total}: {len(report.scenarios):,} of the "
+            f"{shard.selected:,} selected scenarios. `clawspec merge` joins the shards.",
+            "",
+        ]
+    merged = report.merged
+    if merged is None:
+        return []
+    if merged.missing:
+        from clawspec.sharding.merge import missing_message
+
+        return [
+            "> [!CAUTION]",
+            f"> Incomplete: {missing_message(merged)}. The run fails until every shard reports.",
+            "",
+        ]
+    return [f"Merged from {pluralize(merged.total, 'shard')}.", ""]
 
 
 def _views(report: RunReport, limit_name: str) -> Iterable[_View]:

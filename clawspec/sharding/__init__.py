@@ -1,0 +1,1 @@
+"""Split one selection over several CI machines (`--shard i/n`) and join it back (`merge`)."""

@@ -1,0 +1,223 @@
+"""`clawspec merge REPORT…`: join the shard reports of one matrix into the report of one run.
+
+The merge refuses what would make a wrong report (reports of another selection, of another
+split, the same shard twice: exit 2) and never passes silently with a shard missing: the
+merged report names the missing shards and the exit code is 1. The merged report then goes
+through `api.finish`, the same step a run ends with, so it gets every output a run writes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from clawspec import __version__
+from clawspec.errors import ExitCode, UsageError
+from clawspec.reports.model import MergeInfo, RunReport, ScenarioResult, ShardInfo, Totals
+from clawspec.sharding.report_files import expand, looks_like_report, read_json
+
+if TYPE_CHECKING:
+    from clawspec.api import RunResult
+
+
+@dataclass(frozen=True)
+class ShardReport:
+    """One shard's report and the file it came from."""
+
+    path: Path
+    report: RunReport
+
+    @property
+    def shard(self) -> ShardInfo:
+        assert self.report.shard is not None  # collect() keeps only shard reports
+        return self.report.shard
+
+    def label(self) -> str:
+        return f"{self.path} (shard {self.shard.index}/{self.shard.total})"
+
+
+def collect(patterns: Sequence[str], note: Callable[[str], None]) -> list[ShardReport]:
+    """Read every shard report the patterns name; skip other JSON found inside folders."""
+    shards: list[ShardReport] = []
+    skipped = 0
+    for item in expand(patterns):
+        data = read_json(item.path)
+        if not looks_like_report(data) or not data.get("shard"):
+            if item.named:
+                what = "a ClawSpec report" if not looks_like_report(data) else "a shard report"
+                raise UsageError(
+                    f"{item.path}: not {what} (no 'shard' block): shard reports are written "
+                    "by `clawspec run --shard i/n`"
+                )
+            skipped += 1
+            continue
+        try:
+            report = RunReport.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(map(str, first["loc"]))
+            raise UsageError(
+                f"{item.path}: not a report this ClawSpec {__version__} can read: "
+                f"{where}: {first['msg']}"
+            ) from None
+        shards.append(ShardReport(item.path, report))
+    if skipped:
+        note(f"note: {skipped} JSON file(s) in the folders given are not shard reports; ignored")
+    if not shards:
+        raise UsageError(
+            f"no shard reports found in {', '.join(patterns)}: run the shards with "
+            "`clawspec run --shard i/n` and pass their JSON reports"
+        )
+    return shards
+
+
+def check(shards: Sequence[ShardReport]) -> list[ShardReport]:
+    """Refuse reports that cannot belong together; return one report per shard, by index."""
+    counts: dict[str, int] = {}
+    for item in shards:
+        counts[item.shard.fingerprint] = counts.get(item.shard.fingerprint, 0) + 1
+    # The selection most reports agree on is the reference; name the odd one out.
+    common = max(counts, key=lambda f: (counts[f], -_first(shards, f)))
+    reference = shards[_first(shards, common)]
+    for item in shards:
+        if item.shard.fingerprint != common:
+            raise UsageError(
+                f"{item.label()} is a shard of another selection than {reference.label()}: "
+                f"selection fingerprint {item.shard.fingerprint[:19]}… vs {common[:19]}… "
+                "(different contracts, filters or commit); merge only the shards of one run"
+            )
+        if item.shard.total != reference.shard.total:
+            raise UsageError(
+                f"{item.label()} and {reference.label()} split the selection into different "
+                "numbers of shards"
+            )
+        if item.shard.split != reference.shard.split:
+            raise UsageError(
+                f"{item.label()} and {reference.label()} split the selection differently "
+                "(were they given different --durations reports?); run every shard with the "
+                "same inputs"
+            )
+    by_index: dict[int, ShardReport] = {}
+    for item in shards:
+        earlier = by_index.get(item.shard.index)
+        if earlier is None:
+            by_index[item.shard.index] = item
+        elif earlier.report.run_id != item.report.run_id:
+            raise UsageError(
+                f"shard {item.shard.index}/{item.shard.total} appears twice: {earlier.path} "
+                f"(run {earlier.report.run_id}) and {item.path} (run {item.report.run_id}); "
+                "keep one report per shard"
+            )
+    for item in by_index.values():
+        _check_positions(item)
+    return [by_index[i] for i in sorted(by_index)]
+
+
+def _first(shards: Sequence[ShardReport], fingerprint: str) -> int:
+    return next(i for i, s in enumerate(shards) if s.shard.fingerprint == fingerprint)
+
+
+def _check_positions(item: ShardReport) -> None:
+    positions = item.shard.positions
+    if len(positions) != len(item.report.scenarios) or any(
+        not 0 <= p < item.shard.selected for p in positions
+    ):
+        raise UsageError(
+            f"{item.label()}: its shard block does not match its scenarios (edited or cut "
+            "short?); re-run the shard"
+        )
+
+
+def merge(shards: Sequence[ShardReport]) -> RunReport:
+    """One report from checked shard reports: scenarios in contract order, totals recomputed."""
+    first = shards[0].shard
+    placed: dict[int, ScenarioResult] = {}
+    for item in shards:
+        for position, scenario in zip(item.shard.positions, item.report.scenarios, strict=True):
+            if position in placed:
+                raise UsageError(
+                    f"{item.label()}: scenario '{scenario.id}' is also in another shard; "
+                    "the reports do not come from one split"
+                )
+            placed[position] = scenario
+    scenarios = [placed[p] for p in sorted(placed)]
+    present = [item.shard.index for item in shards]
+    missing = [i for i in range(1, first.total + 1) if i not in present]
+    started, duration_ms = _span([item.report for item in shards])
+    return RunReport(
+        version=__version__,
+        run_id=uuid.uuid4().hex[:16],
+        started_at=started,
+        duration_ms=duration_ms,
+        interrupted=any(item.report.interrupted for item in shards),
+        totals=Totals.of(scenarios),
+        scenarios=scenarios,
+        source=shards[0].report.source,
+        merged=MergeInfo(
+            total=first.total,
+            present=present,
+            missing=missing,
+            unreported=first.selected - len(scenarios),
+            fingerprint=first.fingerprint,
+            selected=first.selected,
+        ),
+    )
+
+
+def _span(reports: Sequence[RunReport]) -> tuple[str, int]:
+    """The whole matrix's start and wall-clock duration (first start to last end)."""
+    try:
+        starts = [datetime.fromisoformat(r.started_at) for r in reports]
+        pairs = zip(starts, reports, strict=True)
+        ends = [start + timedelta(milliseconds=r.duration_ms) for start, r in pairs]
+    except (ValueError, TypeError):  # a hand-made timestamp: the longest shard, roughly
+        return reports[0].started_at, max(r.duration_ms for r in reports)
+    begin = min(starts)
+    return reports[starts.index(begin)].started_at, (max(ends) - begin) // timedelta(milliseconds=1)
+
+
+def missing_message(info: MergeInfo) -> str:
+    """e.g. 'shards 2/4 and 4/4 missing: 51 of 200 scenarios have no result'."""
+    names = [f"{i}/{info.total}" for i in info.missing]
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    word = "shard" if len(names) == 1 else "shards"
+    return (
+        f"{word} {joined} missing: {info.unreported:,} of {info.selected:,} scenarios have "
+        "no result"
+    )
+
+
+def run_merge(
+    patterns: Sequence[str],
+    *,
+    config: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+    note: Callable[[str], None] | None = None,
+) -> RunResult:
+    """Merge the shard reports and write every output a run writes; return the result.
+
+    Settings come from the config file (`--config`, else found from the current folder), the
+    environment and the flags, as for `run`, so the report paths and the exit policy match.
+    """
+    from clawspec.api import finish, settings_for  # requests & co.: only when merging
+
+    environ = dict(os.environ if environ is None else environ)
+    note = note or (lambda text: print(text, file=sys.stderr, flush=True))
+    settings = settings_for(config, Path.cwd(), environ, flags)
+    report = merge(check(collect(patterns, note)))
+    result = finish(report, settings, environ)
+    assert report.merged is not None
+    if report.merged.missing:
+        note(f"error: {missing_message(report.merged)}; the merged report is incomplete")
+        if result.exit_code == ExitCode.OK:  # never a silent partial pass, whatever fail_on says
+            result = replace(result, exit_code=ExitCode.FAILED)
+    return result
