@@ -1,10 +1,11 @@
 """Container entrypoint: the GitHub action, or the plain `clawspec` CLI (GitLab CI, Jenkins).
 
 On GitHub (`GITHUB_ACTIONS=true`, `INPUT_*` variables present, no arguments) the action inputs
-are mapped to `clawspec run …` arguments. An empty input counts as unset. Secret inputs travel
-in the environment (`CLAWSPEC_HOOKS_TOKEN`, `GITHUB_TOKEN`), never on the command line, and are
-masked with `::add-mask::` before anything else is printed. Relative paths resolve against
-`working_directory` inside `$GITHUB_WORKSPACE` (the image does not rely on WORKDIR).
+are mapped to `clawspec run …` arguments (`clawspec merge …` with `command: merge`). An empty
+input counts as unset. Secret inputs travel in the environment (`CLAWSPEC_HOOKS_TOKEN`,
+`GITHUB_TOKEN`), never on the command line, and are masked with `::add-mask::` before anything
+else is printed. Relative paths resolve against `working_directory` inside `$GITHUB_WORKSPACE`
+(the image does not rely on WORKDIR).
 
 Anywhere else, or when arguments are given, they are passed straight to the CLI:
 `docker run IMAGE run examples --junit junit.xml` or `… clawspec run …`.
@@ -44,6 +45,10 @@ def _boolean(name: str, value: str) -> bool:
     raise InputError(f"input '{name}': expected true or false, found '{value}'")
 
 
+RUN, MERGE = "run", "merge"
+BOTH = frozenset({RUN, MERGE})
+
+
 @dataclass(frozen=True)
 class Input:
     """How one action input reaches ClawSpec."""
@@ -51,7 +56,9 @@ class Input:
     name: str
     to_argv: Callable[[str, str], list[str]] | None = None
     env: str | None = None  # secrets: passed as this environment variable
-    special: bool = False  # handled by the entrypoint itself (working_directory)
+    special: bool = False  # handled by the entrypoint itself (working_directory, command)
+    commands: frozenset[str] = frozenset({RUN})  # the `command`s it applies to
+    positional: bool = False  # paths: placed right after the command
 
 
 def _flag(flag: str) -> Callable[[str, str], list[str]]:
@@ -68,9 +75,9 @@ def _switch(flag: str) -> Callable[[str, str], list[str]]:
 
 # Every input of action.yml, in its order (tests check action.yml, this table and the docs agree).
 INPUTS: tuple[Input, ...] = (
-    Input("scenarios", lambda _name, value: _paths(value)),
-    Input("config", _flag("--config")),
-    Input("working_directory", special=True),
+    Input("scenarios", lambda _name, value: _paths(value), positional=True),
+    Input("config", _flag("--config"), commands=BOTH),
+    Input("working_directory", special=True, commands=BOTH),
     Input("gateway_url", _flag("--gateway-base-url")),
     Input("hooks_token", env="CLAWSPEC_HOOKS_TOKEN"),
     Input("bring_up", _switch("--bring-up")),
@@ -79,14 +86,24 @@ INPUTS: tuple[Input, ...] = (
     Input("tags", _repeat("--tag")),
     Input("exclude_tags", _repeat("--exclude-tag")),
     Input("concurrency", _flag("--concurrency")),
-    Input("junit_path", _flag("--junit")),
-    Input("report_path", _flag("--report-json")),
-    Input("pr_comment", _switch("--pr-comment")),
-    Input("github_token", env="GITHUB_TOKEN"),
-    Input("max_skipped", _flag("--max-skipped")),
+    Input("junit_path", _flag("--junit"), commands=BOTH),
+    Input("report_path", _flag("--report-json"), commands=BOTH),
+    Input("pr_comment", _switch("--pr-comment"), commands=BOTH),
+    Input("github_token", env="GITHUB_TOKEN", commands=BOTH),
+    Input("max_skipped", _flag("--max-skipped"), commands=BOTH),
     Input("observability_backend", _flag("--observability-backend")),
-    Input("fail_on", _flag("--fail-on")),
+    Input("fail_on", _flag("--fail-on"), commands=BOTH),
     Input("repeat", _flag("--repeat")),
+    Input("shard", _flag("--shard")),
+    Input("durations", _flag("--durations")),
+    Input("shard_publish", _switch("--shard-publish")),
+    Input("command", special=True, commands=BOTH),
+    Input(
+        "merge_reports",
+        lambda _name, value: _paths(value),
+        commands=frozenset({MERGE}),
+        positional=True,
+    ),
 )
 
 
@@ -114,21 +131,34 @@ class Invocation:
 
 
 def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
-    """Map the action inputs to `clawspec run` arguments, secret environment and folder."""
-    argv = ["run"]
+    """Map the action inputs to `clawspec run|merge` arguments, secret environment and folder.
+
+    Inputs that do not apply to the chosen `command` are ignored (the merge job runs nothing,
+    so the gateway inputs and their defaults mean nothing there).
+    """
+    command = environ.get(env_name("command"), "").strip() or RUN
+    if command not in (RUN, MERGE):
+        raise InputError(f"input 'command': expected run or merge, found '{command}'")
+    paths: list[str] = []
+    flags: list[str] = []
     env: dict[str, str] = {}
     cwd = base
     for item in INPUTS:
         value = environ.get(env_name(item.name), "").strip()
-        if not value:
+        if not value or command not in item.commands:
             continue  # an empty input is unset: ClawSpec's own default applies
         if item.env:
             env[item.env] = value
-        elif item.special:
+        elif item.name == "working_directory":
             cwd = (base / value).resolve()
         elif item.to_argv:
-            argv += item.to_argv(item.name, value)
-    return Invocation(argv, env, cwd)
+            (paths if item.positional else flags).extend(item.to_argv(item.name, value))
+    if command == MERGE and not paths:
+        raise InputError(
+            "input 'merge_reports': the shard reports to merge (files, globs or folders) are "
+            "required with 'command: merge'"
+        )
+    return Invocation([command, *paths, *flags], env, cwd)
 
 
 def _mask(environ: Mapping[str, str], values: Sequence[str]) -> None:

@@ -83,6 +83,7 @@ def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
     assert args.tag == ["smoke", "fast"]
     assert args.exclude_tag == ["slow"]
     assert args.paths == ["skills/a", "agents/b c"]
+    assert (args.shard, args.durations, args.shard_publish) == ("2/4", "value-of-durations", True)
 
 
 def _sample(name: str) -> str:
@@ -100,7 +101,36 @@ def _sample(name: str) -> str:
         "repeat": "3",
         "junit_path": "j.xml",
         "gateway_url": "http://127.0.0.1:1",
+        "shard": "2/4",
+        "shard_publish": "true",
+        "command": "run",
+        "merge_reports": "shards/",
     }.get(name, f"value-of-{name}")
+
+
+def test_command_merge_maps_its_inputs_and_ignores_the_run_only_ones() -> None:
+    environ = {entrypoint.env_name(n): _sample(n) for n in ACTION["inputs"]}
+    environ |= {"INPUT_COMMAND": "merge", "INPUT_MERGE_REPORTS": "shards/\n'more reports/*.json'"}
+    invocation = entrypoint.from_inputs(environ, ROOT)
+    args = build_parser().parse_args(invocation.argv)
+    assert args.command == "merge"
+    assert args.reports == ["shards/", "more reports/*.json"]
+    assert (args.junit, args.pr_comment, args.fail_on, args.max_skipped) == (
+        "j.xml",
+        True,
+        "error",
+        "20%",
+    )
+    assert args.config == "value-of-config"
+    assert invocation.cwd == ROOT / "sub"
+    assert invocation.env["GITHUB_TOKEN"] == "value-of-github_token"
+    assert "CLAWSPEC_HOOKS_TOKEN" not in invocation.env  # the merge job talks to no gateway
+    for run_only in ("--shard", "--bring-up", "--tag", "--gateway-base-url", "--concurrency"):
+        assert run_only not in invocation.argv
+    with pytest.raises(entrypoint.InputError, match=r"input 'merge_reports'.* required"):
+        entrypoint.from_inputs({"INPUT_COMMAND": "merge"}, ROOT)
+    with pytest.raises(entrypoint.InputError, match="input 'command': expected run or merge"):
+        entrypoint.from_inputs({"INPUT_COMMAND": "publish"}, ROOT)
 
 
 def test_empty_inputs_are_unset_and_secrets_travel_in_the_environment() -> None:
@@ -403,6 +433,49 @@ def test_container_runs_the_cli_as_gitlab_and_jenkins_do(
     same = _run(image_venv, ["clawspec", *args], env, folder)  # `IMAGE clawspec run …` works too
     assert same.returncode == 1, same.stderr
     _assert_no_secret_anywhere([project], [], [done.stdout, done.stderr, same.stdout], [])
+
+
+def test_container_runs_gitlab_parallel_shards_and_the_action_merges_them(
+    image_venv: Path,
+    project: Path,
+    tmp_path: Path,
+    hooks: HooksServer,
+    github_api: GitHubApiServer,
+) -> None:
+    """The shards as GitLab's `parallel: 2` runs them, then the same image as the merge job."""
+    folder = project / "project"
+    for index in (1, 2):
+        env = _base_env(tmp_path) | {"CI": "true", "CLAWSPEC_HOOKS_TOKEN": HOOKS_TOKEN}
+        env |= {"GITLAB_CI": "true", "GITHUB_TOKEN": GITHUB_TOKEN}
+        env |= {"CI_NODE_INDEX": str(index), "CI_NODE_TOTAL": "2"}
+        args = ["run", "demo.clawspec.yaml", "--gateway-base-url", hooks.base_url]
+        args += ["--shard", "auto", "--report-json", f"shards/shard-{index}/report.json"]
+        done = _run(image_venv, args, env, folder)
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        assert f"shard {index}/2: " in done.stdout
+    assert len(hooks.requests) == 3
+    (tmp_path / "home").mkdir()
+    env = _runner_env(project, tmp_path, hooks, github_api)
+    env |= {"INPUT_COMMAND": "merge", "INPUT_MERGE_REPORTS": "shards", "GITHUB_JOB": "merge"}
+    done = _run(image_venv, [], env, project)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "clawspec merge shards " in done.stdout
+    outputs = parse_outputs((tmp_path / "output").read_text())
+    assert outputs["summary"] == "3 scenarios: 1 passed, 1 failed, 1 errored"
+    assert outputs["report_path"] == "project/clawspec-reports/clawspec-report.json"
+    report = json.loads((project / outputs["report_path"]).read_text())
+    assert [s["name"] for s in report["scenarios"]] == [
+        "writes-report",
+        "leaks-nothing",
+        "agent-crashes",
+    ]
+    assert report["merged"]["present"] == [1, 2]
+    assert "Merged from 2 shards." in (tmp_path / "step_summary").read_text()
+    (comment,) = github_api.comments(5)
+    assert "<!-- clawspec:ClawSpec example:merge -->" in comment["body"]
+    _assert_no_secret_anywhere(
+        [project], [tmp_path / "step_summary"], [done.stdout, done.stderr], [comment["body"]]
+    )
 
 
 def _assert_no_secret_anywhere(

@@ -31,7 +31,7 @@ def scenario_yaml(contract: int, index: int, failing: bool) -> str:
     elif failing and number % 5 == 4:
         path = "out/never-written.md"
     return (
-        f"  - name: {name}\n    tags: {tags}\n    when: {{invoke: \"{invoke}\"}}\n"
+        f'  - name: {name}\n    tags: {tags}\n    when: {{invoke: "{invoke}"}}\n'
         f"    then:\n      - type: artifact_exists\n        path: {path}\n"
     )
 
@@ -93,8 +93,10 @@ def run_shards(workspace: Path, hooks: HooksServer) -> RunShards:
         for index in only or range(1, total + 1):
             path = workspace / folder / f"shard-{index}.json"
             code = main(
-                ["run", ".", "--exclude-tag", "manual", "--concurrency", "8"]
-                + ["--shard", f"{index}/{total}", "--report-json", str(path), *extra]
+                [
+                    *("run", ".", "--exclude-tag", "manual", "--concurrency", "8"),
+                    *("--shard", f"{index}/{total}", "--report-json", str(path), *extra),
+                ]
             )
             assert code in (0, 1), f"shard {index}/{total} exited {code}"
             paths.append(path)

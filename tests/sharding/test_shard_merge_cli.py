@@ -52,8 +52,9 @@ def test_three_shards_cover_the_selection_once_and_merge_into_the_unsharded_verd
 
     merged_json = workspace / "reports" / "merged.json"
     merged_xml = workspace / "reports" / "merged.xml"
-    code = main(["merge", "reports/shards", "--report-json", str(merged_json)] +
-                ["--junit", str(merged_xml)])
+    code = main(
+        ["merge", "reports/shards", "--report-json", str(merged_json), "--junit", str(merged_xml)]
+    )
     assert code == 1  # the suite has failures: the same exit policy as the unsharded run
     merged = read_report(merged_json)
     assert verdicts(merged) == verdicts(unsharded)
