@@ -40,7 +40,12 @@ def modeline(path: str, kind: str) -> str:
     folder = PurePosixPath(path).parent
     schema = PurePosixPath(SCHEMA_DIR) / f"{kind}.schema.json"
     relative = os.path.relpath(schema.as_posix(), folder.as_posix() or ".")
-    return f"# yaml-language-server: $schema={PurePosixPath(relative).as_posix()}\n"
+    return schema_lines(PurePosixPath(relative).as_posix())
+
+
+def schema_lines(target: str) -> str:
+    """The modeline of yaml-language-server (VS Code, Neovim…) and JetBrains' `$schema` comment."""
+    return f"# yaml-language-server: $schema={target}\n# $schema: {target}\n"
 
 
 def contract_path(target: Target) -> str:
@@ -162,7 +167,7 @@ def render_workflow(workspace: Workspace) -> str:
     """A GitHub Actions workflow running every contract with the ClawSpec action."""
     folders = sorted({t.key.split("/")[0] for t in workspace.targets}) or ["."]
     lines = [
-        f"# yaml-language-server: $schema={WORKFLOW_SCHEMA}",
+        schema_lines(WORKFLOW_SCHEMA).rstrip("\n"),
         "# Written by `clawspec init`: runs the ClawSpec contracts on pull requests and on main.",
         "name: ClawSpec",
         "on:",

@@ -21,7 +21,8 @@ from typing import Any
 from clawspec.assertions.registry import REGISTRY
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
-DRAFT = "https://json-schema.org/draft/2020-12/schema"
+# Draft-07: what the editors' YAML language server (VS Code, Neovim, JetBrains) fully supports.
+DRAFT = "http://json-schema.org/draft-07/schema#"
 KINDS = ("contract", "config")
 
 
@@ -40,6 +41,25 @@ def _accept_numbers_as_text(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _accept_numbers_as_text(value)
+
+
+def _as_draft_07(node: Any) -> Any:
+    """Pydantic writes 2020-12 (`$defs`, `dependentRequired`); editors read draft-07
+    (`definitions`, `dependencies`), and VS Code shows `deprecationMessage`."""
+    if isinstance(node, list):
+        return [_as_draft_07(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    renamed = {"$defs": "definitions", "dependentRequired": "dependencies"}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$ref" and isinstance(value, str):
+            out[key] = value.replace("#/$defs/", "#/definitions/")
+        else:
+            out[renamed.get(key, key)] = _as_draft_07(value)
+    if out.get("deprecated") is True and "description" in out:
+        out["deprecationMessage"] = out["description"]
+    return out
 
 
 def _drop_titles(node: Any) -> None:
@@ -78,7 +98,7 @@ def _assertion_schema(defs: dict[str, Any]) -> dict[str, Any]:
         branches.append(
             {
                 "if": {"properties": {"type": {"const": name}}, "required": ["type"]},
-                "then": {"$ref": f"#/$defs/{spec.model.__name__}"},
+                "then": {"$ref": f"#/definitions/{spec.model.__name__}"},
             }
         )
     return {
@@ -106,7 +126,7 @@ def contract_schema() -> dict[str, Any]:
     defs["Assertion"] = _assertion_schema(defs)
     scenario = defs["Scenario"]["properties"]
     for phase in ("given", "then"):
-        scenario[phase]["items"] = {"$ref": "#/$defs/Assertion"}
+        scenario[phase]["items"] = {"$ref": "#/definitions/Assertion"}
     # `version: 1.0` unquoted is a YAML float; the loader accepts it (Contract._unquoted_version).
     schema["properties"]["version"] = {
         "enum": ["1.0", 1.0],
@@ -182,7 +202,7 @@ def render(kind: str) -> str:
     """The schema of `kind` as the JSON text shipped in the package."""
     if kind not in KINDS:
         raise ValueError(f"unknown schema '{kind}' (expected one of {', '.join(KINDS)})")
-    schema = contract_schema() if kind == "contract" else config_schema()
+    schema = _as_draft_07(contract_schema() if kind == "contract" else config_schema())
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 

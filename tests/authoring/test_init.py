@@ -51,9 +51,10 @@ def test_init_writes_every_file(root: Path, capsys: pytest.CaptureFixture[str]) 
 def test_every_yaml_file_starts_with_a_schema_modeline_that_resolves(root: Path) -> None:
     main(["init", str(root)])
     for relative in (p for p in EXPECTED if p.endswith((".yaml", ".yml"))):
-        first = (root / relative).read_text("utf-8").splitlines()[0]
+        first, second = (root / relative).read_text("utf-8").splitlines()[:2]
         assert first.startswith("# yaml-language-server: $schema="), relative
         target = first.split("$schema=", 1)[1]
+        assert second == f"# $schema: {target}", relative  # JetBrains' form
         if not target.startswith("https://"):
             assert (root / relative).parent.joinpath(target).resolve().is_file(), relative
 
