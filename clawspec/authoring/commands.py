@@ -11,8 +11,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawspec.errors import ExitCode
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -76,7 +80,8 @@ def _add_init(commands: argparse._SubParsersAction) -> None:
     init.add_argument("--dry-run", action="store_true", help="list what would be written")
 
 
-def _settings(config: str | None, start: Path):  # -> Settings (lazy import keeps start-up fast)
+def _settings(config: str | None, start: Path) -> tuple[Settings, Path | None]:
+    """The settings (and the clawspec.yaml read) for a command that runs nothing."""
     from clawspec.config import find_config, load_settings
     from clawspec.errors import ConfigError
 
