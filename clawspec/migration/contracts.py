@@ -131,12 +131,14 @@ def _scenario(
 
 
 def _agent_target(target: dict[str, Any], rewrite: Rewrite) -> None:
-    """0.1's `init` made an agent's trigger from its absolute path; the id is the folder name."""
+    """0.1 put an agent's id, made from its path, in `trigger` (`examples-ceremonia-brand`, or
+    from the absolute path); the agent runs by `agent_id`, its folder name (without one the
+    scenarios would run on `default_agent_id`)."""
     folder = str(target.get("path", "")).rstrip("/").split("/")[-1]
     trigger = target.get("trigger")
-    if isinstance(trigger, str) and ("/" in trigger or trigger.startswith("-")):
+    if isinstance(trigger, str) and not trigger.startswith("/"):
         del target["trigger"]
-        rewrite.changes.append(f"target: removed trigger '{trigger}' (made from a path)")
+        rewrite.changes.append(f"target: removed trigger '{trigger}' (0.1's agent id from a path)")
     if "agent_id" not in target and folder:
         target["agent_id"] = folder
         rewrite.changes.append(f"target: agent_id '{folder}' (the agent's folder name)")

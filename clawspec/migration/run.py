@@ -35,6 +35,7 @@ class FileResult:
     written: str | None = None  # the file written (may differ from `path`)
     changes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def _files(paths: list[str]) -> list[Path]:
@@ -131,6 +132,12 @@ def migrate_file(
         target = path.with_name(f"{path.stem}.clawspec.yaml")
     elif isinstance(data, dict) and {"target", "scenarios"} <= set(data):
         rewrite = m.migrate_contract(data, legacy_baselines(root))
+    elif isinstance(data, dict) and "waves" in data:
+        result.notes.append(
+            "ClawSpec 0.1 coverage ledger: not used any more (`clawspec coverage` reads the "
+            "workspace); the file can be deleted"
+        )
+        return result
     else:
         return None
     if rewrite.unsupported and not drop:
@@ -182,6 +189,9 @@ def describe(results: list[FileResult], dry_run: bool) -> tuple[str, str]:
     for result in results:
         if result.errors:
             err += [f"error: {result.path}: {e}" for e in result.errors]
+            continue
+        if result.notes:
+            out += [f"{result.path}: {note}" for note in result.notes]
             continue
         if not result.changes:
             out.append(f"{result.path}: already in the current format")

@@ -191,6 +191,7 @@ def test_migrating_twice_changes_nothing(ws: Path, capsys: pytest.CaptureFixture
     assert {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()} == files
     out = capsys.readouterr().out
     assert out.count("already in the current format") == 5
+    assert "coverage-ledger.yaml: ClawSpec 0.1 coverage ledger: not used any more" in out
 
 
 def test_dry_run_writes_nothing(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
