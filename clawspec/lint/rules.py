@@ -368,6 +368,23 @@ def _bins(doc: Document, _: LintOptions) -> Iterable[Hit]:
             )
 
 
+@rule("requirement-unused", "warning", "skill", "Declared bins and env are mentioned in the body.")
+def _unused(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    """A gate the body never mentions hides the skill for nothing (a stale requirement)."""
+    block = _requires(doc)
+    requires = block.get("requires") if isinstance(block.get("requires"), dict) else {}
+    body = "\n".join(line for _, line in doc.body_lines)
+    for key in ("bins", "env"):
+        for name in _string_list(requires.get(key)):
+            if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", body):
+                mark = doc.key_mark(("metadata",))
+                yield (
+                    mark.line,
+                    mark.column,
+                    (f"requires.{key} declares '{name}' but the body never mentions it"),
+                )
+
+
 @rule("body-empty", "warning", "skill", "The skill has instructions after its frontmatter.")
 def _body_empty(doc: Document, _: LintOptions) -> Iterable[Hit]:
     if doc.frontmatter is not None and not any(line.strip() for _, line in doc.body_lines):

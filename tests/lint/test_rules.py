@@ -132,6 +132,13 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         15,
         "'gh' is run but not declared in metadata.openclaw.requires.bins/anyBins",
     ),
+    "requirement-unused": (
+        "SKILL.md",
+        GOOD_SKILL.replace("{bins: [resend],", "{bins: [resend, gh],"),
+        4,
+        1,
+        "requires.bins declares 'gh' but the body never mentions it",
+    ),
     "body-empty": (
         "SKILL.md",
         "---\nname: send-newsletter\ndescription: Drafts.\n---\n\n",
