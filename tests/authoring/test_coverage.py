@@ -222,3 +222,37 @@ def test_github_summary_section(
     assert text.startswith("## ClawSpec coverage\n\n| target | kind | contracts |")
     assert "| `agents/brand` | agent | 2 | 2 | yes | precondition, artifact, trace | - |" in text
     assert "- coverage: 3/4 targets have scenarios (75%)" in text
+
+
+def test_never_passed_reads_the_configured_baseline_store(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12's store (`baseline: dir:…`), filled the way `--save-baseline` fills it."""
+    stores = pytest.importorskip("clawspec.history.stores", reason="issue 12's store not on main")
+    from clawspec.config import load_settings
+    from clawspec.reports.model import RunSource
+
+    (root / "clawspec.yaml").write_text("baseline: dir:.clawspec-history\n", "utf-8")
+    settings = load_settings(root / "clawspec.yaml", {})
+    store = stores.open_store(settings.baseline, settings, {}, base=root)
+    for day, runs in (
+        ("2026-11-20", [scenario("smoke", "fail", target="skills/send-newsletter")]),
+        ("2026-11-21", [scenario("no-web", "pass", target="agents/brand")]),
+    ):
+        run = report(*runs).model_copy(
+            update={
+                "started_at": f"{day}T10:00:00+00:00",
+                "source": RunSource(branch="main", commit="0123456789abcdef"),
+            }
+        )
+        store.save(run)
+    assert main(["coverage", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {r["target"]: r["never_passed"] for r in data["targets"]} == {
+        "skills/send-newsletter": True,
+        "skills/weekly_report": True,
+        "agents/brand": False,
+        "agents/support": True,
+    }
+    assert data["totals"]["never_passed"] == 3
+    assert data["history"].endswith("(2 runs)")
