@@ -38,7 +38,7 @@ def change_headline(report: RunReport) -> str | None:
         return f"No baseline found: {comparison.baseline_missing}"
     since = report.baseline.describe() if report.baseline else "the baseline"
     count = len(comparison.regressions)
-    return f"Regressions since {since}: {count}" if count else f"No regressions since {since}"
+    return f"Regressions since {since}: {count:,}" if count else f"No regressions since {since}"
 
 
 def change_sections(report: RunReport) -> list[ChangeSection]:

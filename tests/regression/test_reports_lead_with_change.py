@@ -138,3 +138,20 @@ def test_trend_table_shows_pass_rate_and_tokens_over_runs() -> None:
     assert "### Trends over the last 3 runs" in text
     assert "| wobbly | `██▆` | 0.67 | `···` | — |" in text
     assert "| recall | `███` | 1.00 | `▄▄█` | 2,010 |" in text
+
+
+def test_pr_comment_leads_with_change_too() -> None:
+    from clawspec.reports.github.pr_comment import render_pr_comment
+
+    body = render_pr_comment(_compared(), "<!-- clawspec:w:j -->")
+    assert body.index("### Regressions since main @ 3f2c1ab") < body.index("| Scenarios |")
+
+
+def test_change_sections_are_capped_when_the_summary_must_shrink() -> None:
+    current = report(*(scenario(f"s{i:04d}", "fail") for i in range(3000)))
+    baseline = report(*(scenario(f"s{i:04d}", "pass") for i in range(3000)))
+    done = with_regression(current, RegressionSettings(), baseline=baseline, ref=REF)
+    text = render_summary(done, max_bytes=60_000)
+    assert len(text.encode()) <= 60_000
+    assert "### Regressions since main @ 3f2c1ab (2026-11-22 10:00 UTC): 3,000" in text
+    assert "more (JSON report)" in text

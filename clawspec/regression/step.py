@@ -1,0 +1,64 @@
+"""The regression part of the one post-run step (`clawspec.api.finish`, issue 12).
+
+Resolves the baseline and the recent runs through the history store (`clawspec.history`), then
+fills `baseline`, `comparison` and `trends` (`with_regression`). Runs for `run` and `merge`
+alike, before any output is written, so every output shows the same comparison. A missing or
+unreachable baseline is a note, never an error: the normal exit policy then applies.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import TextIO
+
+from clawspec.config import Settings
+from clawspec.regression.apply import with_regression
+from clawspec.reports.model import RunReport
+from clawspec.text import clean
+
+
+def judge_against_history(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    err: TextIO | None = None,
+) -> RunReport:
+    """Return the report compared with its baseline (unchanged when none is configured).
+
+    Without `baseline`, only `fail_on: regression` asks for one: the report then says that
+    no baseline was found, so the fallback to the normal policy is visible everywhere.
+    """
+    if not settings.baseline and settings.fail_on != "regression":
+        return report
+    from clawspec.history.baseline import NoBaseline, find_baseline, recent_runs
+    from clawspec.history.source import is_pull_request
+
+    err = err or sys.stderr
+    secrets = settings.secret_values()
+
+    def note(text: str) -> None:
+        print(clean(f"note: {text}", secrets), file=err, flush=True)
+
+    found = find_baseline(settings.baseline, report.source, settings, environ)
+    for line in found.notes:
+        note(line)
+    if isinstance(found, NoBaseline):
+        policy = "; judged by the normal exit policy" if settings.fail_on == "regression" else ""
+        note(f"no baseline found: {found.reason}{policy}")
+        return with_regression(report, settings.regression, missing=found.reason)
+    history: list[RunReport] = []
+    if settings.regression.trend_runs > 1:
+        source = report.source
+        branch = None
+        if source is not None:
+            branch = source.base_branch if is_pull_request(source) else source.branch
+        recent = recent_runs(
+            settings.baseline, branch, settings.regression.trend_runs - 1, settings, environ
+        )
+        for line in recent.notes:
+            note(line)
+        history = [stored for _, stored in recent.runs if stored.run_id != report.run_id]
+    return with_regression(
+        report, settings.regression, baseline=found.report, ref=found.ref, history=history
+    )
