@@ -29,6 +29,12 @@ def with_regression(
     comparison with only that note, so every output says so and the exit policy falls back.
     """
     update: dict[str, object] = {}
+    if baseline is not None and report.shard is not None:
+        # One shard of a run (issue 9) holds only its part: the baseline's other scenarios are
+        # not "removed", they ran elsewhere. The merged report compares the whole run.
+        present = {s.id for s in report.scenarios}
+        kept = [s for s in baseline.scenarios if s.id in present]
+        baseline = baseline.model_copy(update={"scenarios": kept})
     if baseline is not None:
         update["baseline"] = ref
         update["comparison"] = compare(report, baseline, settings)

@@ -218,3 +218,17 @@ def test_tolerances_take_ratios_or_percentages_and_bad_values_name_their_source(
         f"{config}:1:14: regression.tokens: expected a ratio (0.15) or a percentage (15%), "
         "found 'lots%'"
     )
+
+
+def test_a_shard_is_compared_only_on_its_own_scenarios() -> None:
+    from clawspec.regression.apply import with_regression
+    from clawspec.reports.model import ShardInfo
+
+    baseline = report(scenario("mine", "pass"), scenario("elsewhere", "pass"))
+    shard = ShardInfo(index=1, total=2, fingerprint="f", selected=2)
+    current = report(scenario("mine", "fail")).model_copy(update={"shard": shard})
+    comparison = with_regression(current, RegressionSettings(), baseline=baseline).comparison
+    assert comparison is not None
+    assert [(c.id.split("::")[1], c.change) for c in comparison.scenarios] == [
+        ("mine", "regressed")
+    ]
