@@ -57,6 +57,8 @@ class HooksServer:
         self.requests: list[dict[str, Any]] = []
         self.not_ready_seen: dict[str, int] = {}
         self.nth_seen: dict[str, int] = {}
+        self.active = 0  # agent runs being answered right now, and the most seen at once
+        self.max_active = 0
         self.released = threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -110,6 +112,16 @@ class HooksServer:
                 if self.path != "/hooks/agent":
                     self._json(404, {"ok": False, "error": "not found"})
                     return
+                with server._lock:
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                try:
+                    self._agent(body)
+                finally:
+                    with server._lock:
+                        server.active -= 1
+
+            def _agent(self, body: dict[str, Any]) -> None:
                 if "sessionKey" in body and not server.allow_session_key:
                     self._json(
                         400,
