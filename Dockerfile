@@ -33,6 +33,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PATH="/opt/openclaw/bin:${PATH}"
 
+# git: the baseline choice checks commit ancestry in the checkout (README "Regression runs").
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first (a layer that changes only with pyproject.toml), then the code.
 COPY pyproject.toml /app/pyproject.toml
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/app/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \

@@ -104,6 +104,8 @@ INPUTS: tuple[Input, ...] = (
         commands=frozenset({MERGE}),
         positional=True,
     ),
+    Input("baseline", _flag("--baseline"), commands=BOTH),
+    Input("save_baseline", _switch("--save-baseline"), commands=BOTH),
 )
 
 

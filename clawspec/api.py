@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from clawspec.config import Settings, find_config, load_settings
 from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
@@ -249,6 +250,46 @@ def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) ->
     from clawspec.reports.model import exit_code
     from clawspec.reports.publish import publish
 
+    if report.source is None:
+        from clawspec.history.source import run_source
+
+        report = report.model_copy(update={"source": run_source(environ, settings)})
     written = publish(report, settings, environ)
     code = exit_code(report, settings.max_skipped, settings.fail_on)
+    if settings.save_baseline:
+        save_baseline(report, settings, environ)
     return RunResult(report, code, written)
+
+
+def save_baseline(
+    report: RunReport, settings: Settings, environ: Mapping[str, str], err: TextIO | None = None
+) -> bool:
+    """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
+
+    Interrupted runs and single shards are not stored: half a run would make every later
+    comparison look bad.
+    """
+    from clawspec.history.store import HistoryError
+    from clawspec.history.stores import save_report
+    from clawspec.text import clean
+
+    err = err or sys.stderr
+    secrets = settings.secret_values()
+    if report.interrupted:
+        print("note: baseline not saved: the run was interrupted", file=err, flush=True)
+        return False
+    if report.shard is not None:
+        # One shard holds part of the selection; the merge of all shards is the run to keep.
+        print(
+            "note: baseline not saved: this report is one shard; save it from `clawspec merge`",
+            file=err,
+            flush=True,
+        )
+        return False
+    try:
+        message = save_report(report, settings, environ)
+    except HistoryError as exc:
+        print(clean(f"warning: baseline not saved: {exc}", secrets), file=err, flush=True)
+        return False
+    print(clean(message, secrets), file=err, flush=True)
+    return True

@@ -39,6 +39,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _outputs(parser: argparse.ArgumentParser) -> None:
     """The report and exit-policy options `run` and `merge` share."""
     parser.add_argument(
+        "--baseline",
+        metavar="SOURCE",
+        help="compare with an earlier run: a report file, dir:PATH, s3://bucket/prefix or github",
+    )
+    parser.add_argument(
+        "--save-baseline",
+        action="store_true",
+        default=None,
+        help="store this run's report in the --baseline store (default dir:.clawspec-history)",
+    )
+    parser.add_argument(
         "--report-json",
         metavar="FILE",
         help="JSON report path (default: <report_dir>/clawspec-report.json)",
@@ -170,6 +181,19 @@ def build_parser() -> argparse.ArgumentParser:
     _outputs(merge)
     merge.add_argument("--no-color", action="store_true", help="plain terminal output")
     authoring.add_commands(commands)
+    history = commands.add_parser("history", help="list the stored runs of a branch")
+    history.add_argument("--config", metavar="FILE", help="clawspec.yaml to use")
+    history.add_argument(
+        "--baseline",
+        metavar="SOURCE",
+        help="the store to list: dir:PATH, s3://bucket/prefix or github "
+        "(default: config baseline, else dir:.clawspec-history)",
+    )
+    history.add_argument("--branch", metavar="NAME", help="branch to list (default: this one)")
+    history.add_argument(
+        "--limit", type=int, default=20, metavar="N", help="newest N runs (default 20)"
+    )
+    history.add_argument("--json", action="store_true", help="print the runs as JSON")
     return parser
 
 
@@ -178,7 +202,16 @@ def _flags(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
 
 
 # The report and exit-policy flags `run` and `merge` share, as setting names.
-OUTPUT_FLAGS = ("report_json", "report_dir", "max_skipped", "junit", "pr_comment", "fail_on")
+OUTPUT_FLAGS = (
+    "report_json",
+    "report_dir",
+    "max_skipped",
+    "junit",
+    "pr_comment",
+    "fail_on",
+    "baseline",
+    "save_baseline",
+)
 
 
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -291,6 +324,23 @@ def cmd_merge(args: argparse.Namespace) -> ExitCode:
     return result.exit_code
 
 
+def cmd_history(args: argparse.Namespace) -> ExitCode:
+    import os
+    from pathlib import Path
+
+    from clawspec.config import find_config, load_settings
+    from clawspec.errors import UsageError
+    from clawspec.history.command import history
+
+    if args.limit < 1:
+        raise UsageError(f"--limit: expected a positive number, found {args.limit}")
+    if args.config and not Path(args.config).is_file():
+        raise UsageError(f"--config: no such file '{args.config}'")
+    config = Path(args.config) if args.config else find_config(Path.cwd())
+    settings = load_settings(config, os.environ, _flags(args, ["baseline"]))
+    return history(settings, os.environ, branch=args.branch, limit=args.limit, as_json=args.json)
+
+
 def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
     """First SIGINT/SIGTERM: start no more scenarios; second: abandon the running ones."""
     import signal
@@ -316,6 +366,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "run": cmd_run,
     "merge": cmd_merge,
     **authoring.COMMANDS,
+    "history": cmd_history,
 }
 
 

@@ -157,6 +157,20 @@ class RegressionSettings(_Section):
         return value
 
 
+class HistorySettings(_Section):
+    """Where earlier runs are kept and found (issue 12; README "Regression runs")."""
+
+    s3_endpoint_url: str | None = Field(
+        None, description="S3-compatible endpoint (MinIO, Ceph, R2); else AWS_ENDPOINT_URL_S3."
+    )
+    github_artifact: str = Field(
+        "clawspec-report", description="Artifact name the github store looks for."
+    )
+    github_workflow: str | None = Field(
+        None, description="Workflow file whose runs hold the baselines (default: this one)."
+    )
+
+
 class Settings(BaseModel):
     """Every ClawSpec option, validated once."""
 
@@ -201,6 +215,13 @@ class Settings(BaseModel):
     shard_publish: bool = Field(
         False, description="A shard writes its own job summary, annotations and PR comment."
     )
+    baseline: str | None = Field(
+        None,
+        description="Earlier run to compare with: a report file, dir:PATH, s3://bucket/prefix "
+        "or github",
+    )
+    save_baseline: bool = False
+    history: HistorySettings = Field(default_factory=HistorySettings)
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
     model_pricing: dict[str, ModelPrice] = Field(default_factory=dict)

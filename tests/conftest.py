@@ -11,12 +11,20 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No CLAWSPEC_*, GITHUB_* or token variable of the developer's shell leaks into a test."""
+    """No CLAWSPEC_*, CI, AWS or token variable of the developer's shell leaks into a test."""
     for name in list(os.environ):
-        if name.startswith(("CLAWSPEC_", "GITHUB_", "INPUT_", "OPENCLAW_")) or name in (
+        if name.startswith(
+            ("CLAWSPEC_", "GITHUB_", "INPUT_", "OPENCLAW_", "GITLAB_", "CI_", "JENKINS_", "AWS_")
+        ) or name in (
             "HOOKS_TOKEN",
             "ANTHROPIC_API_KEY",
             "CI",
+            "GIT_COMMIT",
+            "GIT_BRANCH",
+            "GIT_URL",
+            "BRANCH_NAME",
+            "CHANGE_ID",
+            "CHANGE_TARGET",
         ):
             monkeypatch.delenv(name, raising=False)
     yield

@@ -84,6 +84,8 @@ def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
     assert args.exclude_tag == ["slow"]
     assert args.paths == ["skills/a", "agents/b c"]
     assert (args.shard, args.durations, args.shard_publish) == ("2/4", "value-of-durations", True)
+    assert args.baseline == "github"
+    assert args.save_baseline is True
 
 
 def _sample(name: str) -> str:
@@ -92,6 +94,8 @@ def _sample(name: str) -> str:
         "working_directory": "sub",
         "bring_up": "true",
         "pr_comment": "yes",
+        "save_baseline": "true",
+        "baseline": "github",
         "tags": "smoke, fast",
         "exclude_tags": "slow",
         "concurrency": "2",

@@ -1,0 +1,1 @@
+"""Run history: stores of earlier reports, baseline choice, run sources (issue 12)."""

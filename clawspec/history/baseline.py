@@ -1,0 +1,289 @@
+"""Which earlier run a run is compared with, and the recent runs its trends come from.
+
+The rule (issue 12):
+- a pull/merge request (the run has a base branch) compares with the latest stored run of the
+  BASE branch at or before the PR's merge-base: not an earlier push of the same PR, and not a
+  newer base commit the PR has not merged;
+- any other run (push, schedule) compares with the previous stored run of its own branch.
+
+"At or before the merge-base" is decided per stored run, best evidence first:
+1. git ancestry: the run's commit is the merge-base or an ancestor of it
+   (`git merge-base --is-ancestor`). Needs a checkout with history: `fetch-depth: 0` in
+   actions/checkout, `GIT_DEPTH: 0` on GitLab. The merge-base is GitLab's
+   `CI_MERGE_REQUEST_DIFF_BASE_SHA` when set, else `git merge-base <PR head> origin/<base>`.
+2. commit times, when ancestry cannot be checked (shallow clone, commit not fetched): the run's
+   commit time is at or before the merge-base's commit time (or the PR head's, which no merged
+   base commit can postdate).
+3. neither known for any run: the latest run of the base branch is used, with a note saying so.
+Every lookup answers `Baseline` or `NoBaseline(reason)`; store and network problems become the
+reason, never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from clawspec.config import Settings
+from clawspec.history.git import Git
+from clawspec.history.source import github_event, is_pull_request
+from clawspec.history.store import (
+    SHA_CHARS,
+    HistoryError,
+    RunStore,
+    StoredRun,
+    parse_report,
+    parse_time,
+)
+from clawspec.history.stores import open_store, source_kind
+from clawspec.reports.model import BaselineRef, RunReport, RunSource
+
+MAX_LOAD_ATTEMPTS = 5  # runs tried newest first when a report is missing or its artifact expired
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The run to compare with: its report, the reference for `RunReport.baseline`, and notes
+    (runs passed over, e.g. an expired artifact) worth a line in the output."""
+
+    report: RunReport
+    ref: BaselineRef
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoBaseline:
+    """No baseline: `reason` says why, ready to print ("no stored run of 'main' in ...")."""
+
+    reason: str
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Stored runs allowed as the baseline, newest first, and the rule that chose them."""
+
+    runs: list[StoredRun]
+    rule: str
+    notes: list[str] = field(default_factory=list)
+
+
+def candidates(
+    runs: list[StoredRun],
+    source: RunSource,
+    environ: Mapping[str, str],
+    git: Git,
+    *,
+    current_run_id: str | None = None,
+) -> Candidates:
+    """Return which of a branch's stored runs (oldest first) may be this run's baseline."""
+    earlier = [run for run in runs if not current_run_id or run.run_id != current_run_id]
+    newest_first = list(reversed(earlier))
+    if not is_pull_request(source):
+        return Candidates(newest_first, f"previous run of '{source.branch}'")
+    base = source.base_branch
+    merge_base = _merge_base(source, environ, git)
+    shown = merge_base[:SHA_CHARS] if merge_base else None
+    can_trace = bool(merge_base) and git.is_shallow() is False
+    limit = _reference_time(merge_base, source, environ, git)
+    verdicts = [
+        (run, _at_or_before(run, merge_base, can_trace, limit, git)) for run in newest_first
+    ]
+    if verdicts and all(verdict is None for _, verdict in verdicts):
+        note = (
+            f"could not check which runs of '{base}' are at or before this pull request's "
+            "merge-base (no git history: check out with fetch-depth: 0); used the latest one"
+        )
+        return Candidates(newest_first, f"latest run of '{base}'", [note])
+    chosen = [run for run, verdict in verdicts if verdict]
+    how = "git ancestry" if can_trace else "commit times"
+    at = f"merge-base {shown}" if shown else "the pull request's head commit"
+    return Candidates(chosen, f"latest run of '{base}' at or before the {at} ({how})")
+
+
+def _merge_base(source: RunSource, environ: Mapping[str, str], git: Git) -> str | None:
+    hint = environ.get("CI_MERGE_REQUEST_DIFF_BASE_SHA")  # GitLab computes it for us
+    if hint:
+        return hint
+    if not source.commit:
+        return None
+    payload_base = (github_event(environ).get("pull_request") or {}).get("base") or {}
+    for ref in (f"origin/{source.base_branch}", str(source.base_branch), payload_base.get("sha")):
+        if ref and git.resolve(ref):
+            found = git.merge_base(source.commit, ref)
+            if found:
+                return found
+    return None
+
+
+def _reference_time(
+    merge_base: str | None, source: RunSource, environ: Mapping[str, str], git: Git
+) -> datetime | None:
+    for ref in (merge_base, source.commit):
+        when = parse_time(git.commit_time(ref)) if ref else None
+        if when:
+            return when
+    return parse_time(environ.get("CI_COMMIT_TIMESTAMP"))  # GitLab: the head commit's time
+
+
+def _at_or_before(
+    run: StoredRun, merge_base: str | None, can_trace: bool, limit: datetime | None, git: Git
+) -> bool | None:
+    if run.commit and merge_base and run.commit.startswith(merge_base[:SHA_CHARS]):
+        return True
+    if run.commit and merge_base and can_trace:
+        verdict = git.is_ancestor(run.commit, merge_base)
+        if verdict is not None:
+            return verdict
+    committed = parse_time(run.committed_at)
+    if committed and limit:
+        return committed <= limit
+    return None
+
+
+def find_baseline(
+    spec: str | None,
+    source: RunSource | None,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    current_run_id: str | None = None,
+    git: Git | None = None,
+    http: Any = None,
+) -> Baseline | NoBaseline:
+    """Return the baseline SOURCE `spec` gives for a run from `source`, or why there is none.
+
+    `spec` is `settings.baseline` normally: a report file, `dir:PATH`, `s3://...` or `github`.
+    `current_run_id` keeps the run itself out (when it was saved before the comparison).
+    Never raises for a missing, empty, unreachable or forbidden store.
+    """
+    if not spec:
+        return NoBaseline("no baseline configured (set --baseline)")
+    try:
+        if source_kind(spec) == "file":
+            return _from_file(spec)
+        store = open_store(spec, settings, environ, http=http)
+        source = source or RunSource()
+        branch = source.base_branch if is_pull_request(source) else source.branch
+        if not branch:
+            return NoBaseline(
+                "cannot tell this run's branch (no CI variables and not a git checkout), so "
+                f"no run in {store.label} can be chosen; pass a report file as --baseline"
+            )
+        runs = store.runs(branch)
+    except HistoryError as exc:
+        return NoBaseline(f"baseline '{spec}' unavailable: {exc}")
+    if not runs:
+        return NoBaseline(f"no stored run of '{branch}' in {store.label}")
+    chosen = candidates(runs, source, environ, git or Git(), current_run_id=current_run_id)
+    if not chosen.runs:
+        return NoBaseline(
+            f"none of the {len(runs)} stored run(s) of '{branch}' in {store.label} qualifies "
+            f"as the {chosen.rule}",
+            tuple(chosen.notes),
+        )
+    return _load_first(store, chosen)
+
+
+def _load_first(store: RunStore, chosen: Candidates) -> Baseline | NoBaseline:
+    notes = list(chosen.notes)
+    for run in chosen.runs[:MAX_LOAD_ATTEMPTS]:
+        try:
+            report = store.load(run)
+        except HistoryError as exc:
+            notes.append(f"skipped {run.label()}: {exc}")
+            continue
+        ref = BaselineRef(
+            source=store.label,
+            branch=run.branch,
+            commit=run.commit or (report.source.commit if report.source else None),
+            created_at=run.created_at or report.started_at,
+            run_id=report.run_id,
+            location=run.location or None,
+        )
+        return Baseline(report, ref, (*notes, f"baseline: {chosen.rule}: {run.label()}"))
+    return NoBaseline(
+        f"no readable report among the newest {min(len(chosen.runs), MAX_LOAD_ATTEMPTS)} "
+        f"candidate run(s) in {store.label}",
+        tuple(notes),
+    )
+
+
+def _from_file(spec: str) -> Baseline | NoBaseline:
+    path = Path(spec.strip()).expanduser()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return NoBaseline(f"baseline file '{spec}' does not exist")
+    except OSError as exc:
+        return NoBaseline(f"baseline file '{spec}' cannot be read: {exc.strerror}")
+    try:
+        report = parse_report(data, str(path))
+    except HistoryError as exc:
+        return NoBaseline(str(exc))
+    source = report.source or RunSource()
+    ref = BaselineRef(
+        source="file",
+        branch=source.branch,
+        commit=source.commit,
+        created_at=report.started_at,
+        run_id=report.run_id,
+        location=str(path),
+    )
+    return Baseline(report, ref)
+
+
+@dataclass(frozen=True)
+class RecentRuns:
+    """The last stored runs of a branch, oldest first, with their reports (for trends)."""
+
+    runs: list[tuple[StoredRun, RunReport]]
+    notes: tuple[str, ...] = ()
+
+
+def recent_runs(
+    spec: str | None,
+    branch: str | None,
+    limit: int,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    http: Any = None,
+) -> RecentRuns:
+    """Return up to `limit` most recent stored runs of `branch`, oldest first.
+
+    A report file SOURCE gives just that report. Unreadable runs are left out with a note;
+    an unavailable store gives no runs and a note. Never raises.
+    """
+    if not spec or limit <= 0:
+        return RecentRuns([])
+    try:
+        if source_kind(spec) == "file":
+            found = _from_file(spec)
+            if isinstance(found, NoBaseline):
+                return RecentRuns([], (found.reason,))
+            run = StoredRun(
+                branch=found.ref.branch or "",
+                key="file",
+                commit=found.ref.commit,
+                created_at=found.ref.created_at,
+                run_id=found.ref.run_id,
+                location=found.ref.location or "",
+            )
+            return RecentRuns([(run, found.report)])
+        if not branch:
+            return RecentRuns([], ("trends: this run's branch is unknown",))
+        store = open_store(spec, settings, environ, http=http)
+        stored = store.runs(branch)[-limit:]
+    except HistoryError as exc:
+        return RecentRuns([], (f"trends: '{spec}' unavailable: {exc}",))
+    loaded, notes = [], []
+    for run in stored:
+        try:
+            loaded.append((run, store.load(run)))
+        except HistoryError as exc:
+            notes.append(f"trends: skipped {run.label()}: {exc}")
+    return RecentRuns(loaded, tuple(notes))

@@ -1,0 +1,80 @@
+"""The few read-only git questions history needs, each bounded and never failing.
+
+Every call runs `git` with a timeout, no prompt and no network (nothing here fetches). Any
+failure — git missing, not a repository, an unknown commit, a timeout — is an answer of None,
+so a run outside a git checkout simply has less information, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+TIMEOUT_S = 5.0
+
+
+class Git:
+    """Ask git about the repository that contains `cwd`."""
+
+    def __init__(self, cwd: Path | None = None, timeout_s: float = TIMEOUT_S) -> None:
+        self.cwd = cwd or Path.cwd()
+        self.timeout_s = timeout_s
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str] | None:
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+        try:
+            return subprocess.run(
+                # safe.directory: in the container action the checkout belongs to the runner's
+                # user, not root, and git would refuse to read it ("dubious ownership").
+                ["git", "-c", "safe.directory=*", *args],
+                cwd=self.cwd,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout_s,
+                env=env,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    def _out(self, *args: str) -> str | None:
+        done = self._run(*args)
+        if done is None or done.returncode != 0:
+            return None
+        return done.stdout.strip() or None
+
+    def resolve(self, ref: str) -> str | None:
+        """Return the full commit id of `ref`, or None when it is not in this repository."""
+        return self._out("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+
+    def head(self) -> str | None:
+        """Return the checked-out commit."""
+        return self.resolve("HEAD")
+
+    def branch(self) -> str | None:
+        """Return the checked-out branch (None on a detached HEAD)."""
+        name = self._out("rev-parse", "--abbrev-ref", "HEAD")
+        return None if name in (None, "HEAD") else name
+
+    def is_shallow(self) -> bool | None:
+        """True for a shallow clone (ancestry answers cannot be trusted), None outside a repo."""
+        answer = self._out("rev-parse", "--is-shallow-repository")
+        return None if answer is None else answer == "true"
+
+    def merge_base(self, one: str, other: str) -> str | None:
+        """Return the best common ancestor of two commits."""
+        return self._out("merge-base", one, other)
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool | None:
+        """True when `ancestor` is `descendant` or reachable from it; None when unknown."""
+        if self.resolve(ancestor) is None or self.resolve(descendant) is None:
+            return None
+        done = self._run("merge-base", "--is-ancestor", ancestor, descendant)
+        if done is None or done.returncode not in (0, 1):
+            return None
+        return done.returncode == 0
+
+    def commit_time(self, ref: str) -> str | None:
+        """Return the committer time of `ref` (ISO-8601), None when the commit is not here."""
+        return self._out("show", "-s", "--format=%cI", f"{ref}^{{commit}}", "--")
