@@ -150,12 +150,31 @@ def render_junit(report: RunReport, secrets: Iterable[str] = ()) -> bytes:
             totals[key] += int(element.get(key, "0"))
         duration += float(element.get("time", "0"))
         root.append(element)
+    if report.merged is not None and report.merged.missing:
+        element = _missing_shards(report)
+        totals["tests"] += int(element.get("tests", "0"))
+        totals["errors"] += int(element.get("errors", "0"))
+        root.append(element)
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", f"{duration:.3f}")
     _clean_tree(root, secrets)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def _missing_shards(report: RunReport) -> ET.Element:
+    """One errored test case per missing shard: CI test views show the gap, not a smaller pass."""
+    from clawspec.sharding.merge import missing_message
+
+    assert report.merged is not None
+    message = f"{missing_message(report.merged)}: the merged report is incomplete"
+    cases = []
+    for index in report.merged.missing:
+        case = TestCase(name=f"shard {index}/{report.merged.total}", classname="clawspec.merge")
+        case.add_error_info(message=message, output=message)
+        cases.append(case)
+    return TestSuite(name="clawspec merge", test_cases=cases).build_xml_doc()
 
 
 def write_junit(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:

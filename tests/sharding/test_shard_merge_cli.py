@@ -124,7 +124,12 @@ def test_a_missing_shard_fails_the_merge_and_the_report_says_which(
 ) -> None:
     write_suite(workspace, failing=False)  # everything passes: only the gap can fail it
     run_shards(4, only=(1, 2, 4))
-    code = main(["merge", "reports/shards", "--fail-on", "never", "--report-json", "m.json"])
+    code = main(
+        [
+            *("merge", "reports/shards", "--fail-on", "never"),
+            *("--report-json", "m.json", "--junit", "m.xml"),
+        ]
+    )
     assert code == 1
     err = capsys.readouterr().err
     assert "error: shard 3/4 missing: 11 of 44 scenarios have no result" in err
@@ -133,6 +138,15 @@ def test_a_missing_shard_fails_the_merge_and_the_report_says_which(
     assert merged["merged"]["present"] == [1, 2, 4]
     assert merged["merged"]["unreported"] == 11
     assert merged["totals"]["scenarios"] == merged["totals"]["passed"] == 33
+    # The JUnit file shows the gap as an errored test case, not as a smaller green run.
+    junit = ET.parse(workspace / "m.xml").getroot()
+    assert (junit.get("tests"), junit.get("errors")) == ("34", "1")
+    (gap,) = [s for s in junit.iter("testsuite") if s.get("name") == "clawspec merge"]
+    case = gap.find("testcase")
+    assert case is not None and case.get("name") == "shard 3/4"
+    error = case.find("error")
+    assert error is not None
+    assert "shard 3/4 missing: 11 of 44 scenarios have no result" in (error.get("message") or "")
 
 
 def test_a_shard_of_another_selection_is_refused(
