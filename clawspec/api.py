@@ -116,14 +116,14 @@ def shard_plans(
     """
     if not settings.shard:
         return list(plans), None
-    from clawspec.sharding.report_files import load_durations
+    from clawspec.sharding.durations import durations_for
     from clawspec.sharding.split import resolve_shard, split_selection
 
     shard = resolve_shard(settings.shard, environ)
     if shard is None:
         warn("--shard auto: CI_NODE_INDEX/CI_NODE_TOTAL are not set; running the whole selection")
         return list(plans), None
-    durations = load_durations(settings.durations, warn) if settings.durations else {}
+    durations = durations_for(settings, environ, warn)
     part = split_selection([p.id for p in plans], shard, durations)
     return [plans[i] for i in part.positions], part.info
 

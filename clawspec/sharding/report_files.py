@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,29 +69,3 @@ def read_json(path: Path) -> Any:
 
 def looks_like_report(data: Any) -> bool:
     return isinstance(data, dict) and "run_id" in data and isinstance(data.get("scenarios"), list)
-
-
-def load_durations(spec: str, warn: Callable[[str], None]) -> dict[str, int]:
-    """Scenario id → duration (ms) from the report(s) `spec` names; {} (with a warning) if none.
-
-    A missing earlier report is normal (the first run of a pipeline, an expired artifact), so
-    it degrades to balancing by count instead of failing every shard.
-    """
-    durations: dict[str, int] = {}
-    try:
-        files = expand([spec])
-        for item in files:
-            data = read_json(item.path)
-            if not looks_like_report(data):
-                if item.named:
-                    warn(f"--durations: {item.path} is not a ClawSpec JSON report; ignored")
-                continue
-            for scenario in data["scenarios"]:
-                if isinstance(scenario, dict) and isinstance(scenario.get("duration_ms"), int):
-                    durations[str(scenario.get("id"))] = scenario["duration_ms"]
-    except UsageError as exc:
-        warn(f"--durations: {exc}; shards are balanced by count")
-        return {}
-    if not durations:
-        warn(f"--durations: no scenario durations found in '{spec}'; shards are balanced by count")
-    return durations

@@ -236,3 +236,29 @@ def test_shard_from_config_and_environment_and_dry_run(
     assert "environment CLAWSPEC_SHARD: shard: index must be between 1 and 3" in (
         capsys.readouterr().err
     )
+
+
+def test_without_durations_the_baseline_store_balances_the_next_pipelines_shards(
+    workspace: Path,
+    run_shards: RunShards,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """GitLab, twice: the first merge saves the baseline, the next shards balance by it."""
+    write_suite(workspace, failing=False)
+    monkeypatch.setenv("GITLAB_CI", "true")
+    monkeypatch.setenv("CI_COMMIT_BRANCH", "main")
+    monkeypatch.setenv("CI_COMMIT_SHA", "a" * 40)
+    store = ["--baseline", "dir:history"]
+    first = [read_report(p) for p in run_shards(2, *store, "--save-baseline")]
+    assert [s["shard"]["balanced_by"] for s in first] == ["count", "count"]
+    assert not (workspace / "history").exists()  # a shard alone is never stored
+    assert main(["merge", "reports/shards", *store, "--save-baseline"]) == 0
+    assert list((workspace / "history").rglob("*.json"))
+    monkeypatch.setenv("CI_COMMIT_SHA", "b" * 40)
+    capsys.readouterr()
+    second = [read_report(p) for p in run_shards(2, *store, folder="reports/next")]
+    assert [s["shard"]["balanced_by"] for s in second] == ["duration", "duration"]
+    ids = sorted(s["id"] for shard in second for s in shard["scenarios"])
+    assert ids == sorted(s["id"] for shard in first for s in shard["scenarios"])
+    assert main(["merge", "reports/next", "--report-json", "next.json"]) == 0
