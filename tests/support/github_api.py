@@ -7,13 +7,24 @@ Speaks the endpoints ClawSpec uses, with GitHub's shapes and paging:
 It checks the Bearer token (401 otherwise) and can be told to fail: `forbid_writes()` answers
 POST/PATCH with the fork PR's 403 "Resource not accessible by integration"; `fail_next(status)`
 queues answers such as one 502 or a secondary rate limit (403 + retry-after).
+
+And the Actions endpoints the `github` history store reads (issue 12), seeded with `add_run`:
+  GET /repos/{owner}/{repo}/actions/workflows/{file}/runs?branch=&status=&per_page=
+  GET /repos/{owner}/{repo}/actions/runs?branch=&status=&per_page=
+  GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts?name=
+  GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip  → 302 to a signed URL on a second
+      server (another port, as GitHub's blob storage is another host), which serves the zip and
+      records whether an Authorization header reached it; an expired artifact answers 410.
+`forbid_actions()` answers them like a token without `actions: read` (403).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import threading
+import zipfile
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,6 +33,9 @@ from urllib.parse import parse_qs, urlsplit
 FORK_MESSAGE = "Resource not accessible by integration"
 _LIST = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$")
 _ONE = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$")
+_RUNS = re.compile(r"^/repos/[^/]+/[^/]+/actions(?:/workflows/([^/]+))?/runs$")
+_ARTIFACTS = re.compile(r"^/repos/[^/]+/[^/]+/actions/runs/(\d+)/artifacts$")
+_ZIP = re.compile(r"^/repos/[^/]+/[^/]+/actions/artifacts/(\d+)/zip$")
 
 
 @dataclass(frozen=True)
@@ -49,6 +63,12 @@ class _State:
     requests: list[Recorded] = field(default_factory=list)
     faults: list[_Fault] = field(default_factory=list)
     forbid_writes: bool = False
+    forbid_actions: bool = False
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    blobs: dict[int, bytes] = field(default_factory=dict)
+    blob_url: str = ""
+    blob_requests: list[Recorded] = field(default_factory=list)
     next_id: int = 1000
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -99,6 +119,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command in ("POST", "PATCH") and state.forbid_writes:
             self._send(403, {"message": FORK_MESSAGE, "documentation_url": "https://docs"})
             return
+        if "/actions/" in url.path and self.command == "GET":
+            self._actions(url.path, parse_qs(url.query))
+            return
         listing, single = _LIST.match(url.path), _ONE.match(url.path)
         if listing and self.command == "GET":
             self._list(int(listing.group(3)), parse_qs(url.query), url.path)
@@ -148,7 +171,89 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, _public(comment))
 
+    def _actions(self, path: str, query: dict[str, list[str]]) -> None:
+        state = self.server.state
+        if state.forbid_actions:
+            self._send(403, {"message": FORK_MESSAGE, "documentation_url": "https://docs"})
+            return
+        runs, artifacts, download = _RUNS.match(path), _ARTIFACTS.match(path), _ZIP.match(path)
+        with state.lock:
+            if runs:
+                self._send(200, _runs_page(state.runs, runs.group(1), query))
+            elif artifacts:
+                found = state.artifacts.get(int(artifacts.group(1)), [])
+                wanted = query.get("name", [None])[0]
+                items = [a for a in found if wanted is None or a["name"] == wanted]
+                self._send(200, {"total_count": len(items), "artifacts": items})
+            elif download:
+                artifact_id = int(download.group(1))
+                everything = [a for items in state.artifacts.values() for a in items]
+                item = next((a for a in everything if a["id"] == artifact_id), None)
+                if item is None:
+                    self._send(404, {"message": "Not Found"})
+                elif item["expired"]:
+                    self._send(410, {"message": "Artifact has expired"})
+                else:
+                    location = f"{state.blob_url}/blob/{artifact_id}?sig=signed-{artifact_id}"
+                    self._send(302, {}, {"Location": location})
+            else:
+                self._send(404, {"message": "Not Found"})
+
     do_GET = do_POST = do_PATCH = _handle
+
+
+def _runs_page(
+    runs: list[dict[str, Any]], workflow: str | None, query: dict[str, list[str]]
+) -> dict[str, Any]:
+    """Newest first, filtered like GitHub: by workflow file, branch and status."""
+    branch = query.get("branch", [None])[0]
+    status = query.get("status", [None])[0]
+    per_page = int(query.get("per_page", ["30"])[0])
+    found = [
+        run
+        for run in runs
+        if (workflow is None or run["path"].endswith(f"/{workflow}"))
+        and (branch is None or run["head_branch"] == branch)
+        and (status is None or run["status"] == status)
+    ]
+    found.sort(key=lambda run: run["created_at"], reverse=True)
+    return {"total_count": len(found), "workflow_runs": found[:per_page]}
+
+
+class _BlobHandler(BaseHTTPRequestHandler):
+    """The signed download URL's host: serves artifact zips, needs no token, records headers."""
+
+    server: _Server
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def do_GET(self) -> None:
+        state = self.server.state
+        url = urlsplit(self.path)
+        with state.lock:
+            state.blob_requests.append(Recorded("GET", self.path, dict(self.headers.items()), None))
+            match = re.fullmatch(r"/blob/(\d+)", url.path)
+            data = state.blobs.get(int(match.group(1))) if match else None
+        if data is None or "sig=signed-" not in url.query:
+            body, status = b"<Error>AuthenticationFailed</Error>", 403
+        else:
+            body, status = data, 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/zip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def artifact_zip(files: dict[str, bytes]) -> bytes:
+    """A zip as actions/upload-artifact makes it: the uploaded folder's files at the root."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def _public(comment: dict[str, Any]) -> dict[str, Any]:
@@ -166,9 +271,16 @@ class GitHubApiServer:
     def __init__(self, token: str) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = _State(token)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._blobs = _Server(("127.0.0.1", 0), _BlobHandler)
+        self._blobs.state = self._server.state
+        host, port = self._blobs.server_address[:2]
+        self._server.state.blob_url = f"http://{host}:{port}"
+        self._threads = [
+            threading.Thread(
+                target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            )
+            for server in (self._server, self._blobs)
+        ]
 
     @property
     def url(self) -> str:
@@ -205,6 +317,62 @@ class GitHubApiServer:
         with self.state.lock:
             return list(self.state.requests)
 
+    def add_run(
+        self,
+        *,
+        branch: str,
+        head_sha: str,
+        created_at: str,
+        event: str = "schedule",
+        workflow: str = "nightly.yml",
+        name: str = "ClawSpec nightly",
+        status: str = "completed",
+        committed_at: str | None = None,
+        files: dict[str, bytes] | None = None,
+        artifact: str = "clawspec-report",
+        expired: bool = False,
+    ) -> int:
+        """Seed a workflow run (and, with `files`, its artifact); return the run id."""
+        with self.state.lock:
+            self.state.next_id += 1
+            run_id = self.state.next_id
+            self.state.runs.append(
+                {
+                    "id": run_id,
+                    "name": name,
+                    "path": f".github/workflows/{workflow}",
+                    "head_branch": branch,
+                    "head_sha": head_sha,
+                    "event": event,
+                    "status": status,
+                    "created_at": created_at,
+                    "run_started_at": created_at,
+                    "html_url": f"https://github.invalid/octo/agents/actions/runs/{run_id}",
+                    "head_commit": {"id": head_sha, "timestamp": committed_at or created_at},
+                }
+            )
+            if files is not None:
+                self.state.next_id += 1
+                artifact_id = self.state.next_id
+                self.state.blobs[artifact_id] = artifact_zip(files)
+                self.state.artifacts[run_id] = [
+                    {
+                        "id": artifact_id,
+                        "name": artifact,
+                        "size_in_bytes": len(self.state.blobs[artifact_id]),
+                        "expired": expired,
+                        "created_at": created_at,
+                        "expires_at": "2026-08-01T00:00:00Z" if expired else "2027-02-01T00:00:00Z",
+                        "archive_download_url": f"{self.url}/repos/octo/agents/actions/"
+                        f"artifacts/{artifact_id}/zip",
+                    }
+                ]
+            return run_id
+
+    def forbid_actions(self, forbidden: bool = True) -> None:
+        """Answer the Actions endpoints like GitHub does for a token without `actions: read`."""
+        self.state.forbid_actions = forbidden
+
     def forbid_writes(self, forbidden: bool = True) -> None:
         """Answer POST/PATCH like GitHub does for a fork PR's read-only token."""
         self.state.forbid_writes = forbidden
@@ -221,9 +389,11 @@ class GitHubApiServer:
             self.state.faults.append(_Fault(status, message, dict(headers or {}), methods))
 
     def __enter__(self) -> GitHubApiServer:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        for server in (self._server, self._blobs):
+            server.shutdown()
+            server.server_close()
