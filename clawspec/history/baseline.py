@@ -87,11 +87,10 @@ def candidates(
     base = source.base_branch
     merge_base = _merge_base(source, environ, git)
     shown = merge_base[:SHA_CHARS] if merge_base else None
-    can_trace = bool(merge_base) and git.is_shallow() is False
+    ancestry = _ancestry(merge_base, newest_first, git)
+    can_trace = ancestry is not None
     limit = _reference_time(merge_base, source, environ, git)
-    verdicts = [
-        (run, _at_or_before(run, merge_base, can_trace, limit, git)) for run in newest_first
-    ]
+    verdicts = [(run, _at_or_before(run, merge_base, ancestry, limit)) for run in newest_first]
     if verdicts and all(verdict is None for _, verdict in verdicts):
         note = (
             f"could not check which runs of '{base}' are at or before this pull request's "
@@ -129,16 +128,33 @@ def _reference_time(
     return parse_time(environ.get("CI_COMMIT_TIMESTAMP"))  # GitLab: the head commit's time
 
 
+@dataclass(frozen=True)
+class _Ancestry:
+    """The merge-base's ancestors, and which stored commits git knows at all."""
+
+    ancestors: set[str]
+    known: set[str]
+
+
+def _ancestry(merge_base: str | None, runs: list[StoredRun], git: Git) -> _Ancestry | None:
+    """Read ancestry once for all runs (two git calls), or None when it cannot be trusted."""
+    if not merge_base or git.is_shallow() is not False:
+        return None
+    ancestors = git.ancestors(merge_base)
+    if ancestors is None:
+        return None
+    commits = sorted({run.commit for run in runs if run.commit})
+    return _Ancestry(ancestors, git.existing(commits))
+
+
 def _at_or_before(
-    run: StoredRun, merge_base: str | None, can_trace: bool, limit: datetime | None, git: Git
+    run: StoredRun, merge_base: str | None, ancestry: _Ancestry | None, limit: datetime | None
 ) -> bool | None:
     if run.commit and merge_base and run.commit.startswith(merge_base[:SHA_CHARS]):
         return True
-    if run.commit and merge_base and can_trace:
-        verdict = git.is_ancestor(run.commit, merge_base)
-        if verdict is not None:
-            return verdict
-    committed = parse_time(run.committed_at)
+    if run.commit and ancestry is not None and run.commit in ancestry.known:
+        return run.commit in ancestry.ancestors
+    committed = parse_time(run.committed_at)  # a commit git does not have: compare times
     if committed and limit:
         return committed <= limit
     return None

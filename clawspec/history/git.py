@@ -21,7 +21,7 @@ class Git:
         self.cwd = cwd or Path.cwd()
         self.timeout_s = timeout_s
 
-    def _run(self, *args: str) -> subprocess.CompletedProcess[str] | None:
+    def _run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
         try:
             return subprocess.run(
@@ -31,6 +31,7 @@ class Git:
                 cwd=self.cwd,
                 capture_output=True,
                 text=True,
+                input=stdin,
                 timeout=self.timeout_s,
                 env=env,
                 check=False,
@@ -66,14 +67,27 @@ class Git:
         """Return the best common ancestor of two commits."""
         return self._out("merge-base", one, other)
 
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool | None:
-        """True when `ancestor` is `descendant` or reachable from it; None when unknown."""
-        if self.resolve(ancestor) is None or self.resolve(descendant) is None:
+    def ancestors(self, ref: str) -> set[str] | None:
+        """Return `ref` and every commit reachable from it (one call for any number of checks)."""
+        done = self._run("rev-list", ref, "--")
+        if done is None or done.returncode != 0:
             return None
-        done = self._run("merge-base", "--is-ancestor", ancestor, descendant)
-        if done is None or done.returncode not in (0, 1):
-            return None
-        return done.returncode == 0
+        return set(done.stdout.split())
+
+    def existing(self, commits: list[str]) -> set[str]:
+        """Return which of `commits` (full ids) this repository has."""
+        if not commits:
+            return set()
+        done = self._run(
+            "cat-file", "--batch-check=%(objectname) %(objecttype)", stdin="\n".join(commits) + "\n"
+        )
+        if done is None or done.returncode != 0:
+            return set()
+        return {
+            parts[0]
+            for parts in (line.split() for line in done.stdout.splitlines())
+            if len(parts) == 2 and parts[1] == "commit"
+        }
 
     def commit_time(self, ref: str) -> str | None:
         """Return the committer time of `ref` (ISO-8601), None when the commit is not here."""

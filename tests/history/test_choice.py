@@ -119,3 +119,23 @@ def test_without_any_evidence_the_latest_base_run_is_used_and_said(
     found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(nowhere))
     assert isinstance(found, Baseline) and found.report.run_id == "m4"
     assert "check out with fetch-depth: 0" in found.notes[0]
+
+
+def test_a_stored_commit_git_does_not_have_is_judged_by_its_commit_time(
+    tmp_path: Path, repo: PrRepo
+) -> None:
+    store = dir_store("hist", tmp_path)
+    gone = "0" * 40  # e.g. force-pushed away; its commit time (01:30) is before the merge-base's
+    store.save(
+        past_run("main", gone, "2026-11-21T01:00:00+00:00", "gone"),
+        committed_at="2026-11-20T01:30:00+00:00",
+    )
+    for name, commit in (("m3", repo.m3), ("m4", repo.m4)):
+        store.save(
+            past_run("main", commit, f"2026-11-21T0{name[1]}:00:00+00:00", name),
+            committed_at=git(repo.path, "show", "-s", "--format=%cI", commit),
+        )
+    assert Git(repo.path).existing([gone, repo.m3]) == {repo.m3}
+    assert repo.m2 in Git(repo.path).ancestors(repo.m2)
+    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(repo.path))
+    assert isinstance(found, Baseline) and found.report.run_id == "gone"

@@ -138,5 +138,6 @@ def test_git_answers_none_instead_of_failing(tmp_path: Path) -> None:
     assert git.head() is None
     assert git.branch() is None
     assert git.is_shallow() is None
-    assert git.is_ancestor("HEAD", "HEAD") is None
+    assert git.ancestors("HEAD") is None
+    assert git.existing(["0" * 40]) == set()
     assert git.commit_time("HEAD") is None
