@@ -6,7 +6,6 @@ Prints numbers only (no assertions): index time, time to answer 10 assertions, p
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 import time
@@ -14,49 +13,10 @@ import tracemalloc
 import uuid
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.gateway_fake import line, run_lines
 from clawspec.gateway.logs import LogIndex
-
-META = {"runtime": "node", "runtimeVersion": "24.21.0", "hostname": "vm", "logLevelId": 2,
-        "logLevelName": "DEBUG", "parentNames": ["openclaw"]}  # fmt: skip
-
-
-def line(subsystem: str, message: str, trace: str | None, span: str, parent: str | None) -> str:
-    data = {"0": json.dumps({"subsystem": subsystem}), "1": message, "_meta": META,
-            "time": "2026-11-22T01:43:34.443+00:00", "hostname": "vm",
-            "message": message}  # fmt: skip
-    if trace:
-        data.update(traceId=trace, spanId=span)
-        if parent:
-            data["parentSpanId"] = parent
-    return json.dumps(data, separators=(",", ":")) + "\n"
-
-
-def run_lines(hook_run: str, tools: list[str]) -> list[str]:
-    """The lines of one hook run, in the real gateway's shapes."""
-    trace, req, span = uuid.uuid4().hex, uuid.uuid4().hex[:16], uuid.uuid4().hex[:16]
-    rid, sid, job = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
-    key = f"agent:main:cron:{job}:run:{sid}"
-    out = [
-        line("diagnostic", f"session state: sessionId={sid} sessionKey={key} prev=idle "
-             'new=processing reason="" queueDepth=1', trace, req, None),
-        line("agent/embedded", f"embedded run start: runId={rid} sessionId={sid} provider=fake "
-             "model=fake-model thinking=off messageChannel=unknown", trace, span, req),
-    ]  # fmt: skip
-    for n, tool in enumerate(tools):
-        for phase in ("start", "end"):
-            out.append(line("agent/embedded", f"embedded run tool {phase}: runId={rid} "
-                            f"tool={tool} toolCallId=call_{n}", trace, span, req))  # fmt: skip
-        fetch = "[model-fetch] response provider=fake api=openai-completions status=200"
-        out.append(line("provider-transport-fetch", fetch, trace, span, req))
-    out.append(line("agent/embedded", f"embedded run done: runId={rid} sessionId={sid} "
-                    "durationMs=2059 aborted=false", trace, req, None))  # fmt: skip
-    hook = {"runId": hook_run, "jobId": job, "sourcePath": "/hooks/agent", "agentId": "main",
-            "status": "ok", "sessionId": sid, "sessionKey": key}  # fmt: skip
-    data = json.loads(line("gateway/hooks", "", trace, req, None))
-    data["1"] = hook
-    data["message"] = json.dumps(hook)
-    out.append(json.dumps(data, separators=(",", ":")) + "\n")
-    return out
 
 
 def generate(path: Path, size_mb: int) -> tuple[int, str]:

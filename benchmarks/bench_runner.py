@@ -1,95 +1,102 @@
-"""ClawSpec's own overhead per scenario (SPEC §8: negligible next to the agent's time).
+"""ClawSpec's cost per scenario next to the agents' own time (issue 14).
 
-Runs N scenarios (each: one precondition, one invocation, four file assertions) through the real
-runner against a local hooks server that completes at once, and compares the time with the bare
-HTTP round trips to the same server. Prints numbers and ratios; asserts nothing.
+`clawspec run` (the CLI, in its own process: start-up, load, run, JSON report) over generated
+suites against the fake gateway (benchmarks/gateway_fake.py: 200 ms per hook run, real log
+lines), side by side with the bare loop: the same hook requests at the same concurrency,
+nothing else. Each scenario carries two artifact assertions, an un-scoped `log_entry` on the
+shared gateway log and two run-scoped log assertions. Prints medians, spreads, goals and the
+ratio run / bare loop; then the per-scenario overhead at 100, 1,000 and 10,000 scenarios
+(fake latency 20 ms, concurrency 16), which must not climb. Asserts nothing.
 
-    .venv/bin/python benchmarks/bench_runner.py [--scenarios 300] [--concurrency 4]
+    .venv/bin/python benchmarks/bench_runner.py [--quick] [--repeats N]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
-
-import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from clawspec import api
-from tests.support.hooks_api import HooksServer
+from benchmarks.harness import (
+    QUICK,
+    Figure,
+    bare_loop,
+    clawspec_run,
+    fresh,
+    report_of,
+    row,
+    write_suite,
+)
 
-TOKEN = "bench-token-0123456789"
-SCENARIO = """  - name: s{i}
-    given: [{{type: file_present, path: SKILL.md}}]
-    when: {{invoke: "go [write:out/s{i}.md]"}}
-    then:
-      - {{type: artifact_exists, path: out/s{i}.md}}
-      - {{type: artifact_contains, path: out/s{i}.md, sections: [hook, body, cta], fields: [title]}}
-      - {{type: artifact_absent_words, path: out/s{i}.md, words: [guaranteed, limited time]}}
-      - {{type: state_file, path: state.yaml, expected_fields: {{phase: done}}}}
-"""
+
+def side_by_side(
+    scenarios: int, concurrency: int, latency_s: float, repeats: int
+) -> tuple[Figure, Figure, list[float]]:
+    """Alternate bare loop and clawspec run `repeats` times; fresh workspace and log each time."""
+    bare, run, ratios, durations = [], [], [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for attempt in range(repeats):
+            loop = bare_loop(fresh(Path(folder), f"bare{attempt}"), scenarios, concurrency,
+                             latency_s)  # fmt: skip
+            workspace = fresh(Path(folder), f"run{attempt}")
+            write_suite(workspace, scenarios)
+            result = clawspec_run(workspace, concurrency, latency_s)
+            report = report_of(workspace)
+            if result.returncode != 0 or loop.returncode != 0:
+                print(result.stdout[-2000:], loop.stdout[-2000:])
+                raise SystemExit(f"run failed: totals {report.get('totals')}")
+            bare.append(loop.seconds)
+            run.append(result.seconds)
+            ratios.append(result.seconds / loop.seconds)
+            durations = [s["duration_ms"] for s in report["scenarios"]]
+    return Figure(bare), Figure(run), [*ratios, *_tail(durations)]
+
+
+def _tail(durations: list[int]) -> list[float]:
+    """Median scenario duration of the first and the last tenth (does it climb?)."""
+    tenth = max(1, len(durations) // 10)
+    first, last = sorted(durations[:tenth]), sorted(durations[-tenth:])
+    return [first[len(first) // 2] / 1000, last[len(last) // 2] / 1000]
+
+
+def ratio_case(scenarios: int, concurrency: int, repeats: int) -> None:
+    bare, run, extra = side_by_side(scenarios, concurrency, 0.2, repeats)
+    ratios, (first, last) = Figure(extra[:-2]), extra[-2:]
+    label = f"{scenarios} scenarios, concurrency {concurrency}, 200 ms/run"
+    print(f"{label}: {repeats} repeat(s), bare loop and clawspec run alternating")
+    row("bare hook loop (the limit)", f"{bare.median:.2f} s", bare.spread("s"), "-")
+    row("clawspec run", f"{run.median:.2f} s", run.spread("s"), "-")
+    row("ratio run / bare loop", f"{ratios.median:.3f}", ratios.spread("", digits=3), "<= 1.05")
+    row("scenario duration, first / last tenth", f"{first:.2f}/{last:.2f} s", "last repeat",
+        "flat")  # fmt: skip
+
+
+def flat_case(sizes: list[int], repeats: int) -> None:
+    """Per-scenario overhead (run - bare) / N as the suite grows; short runs keep it quick."""
+    print("per-scenario overhead, concurrency 16, 20 ms/run: (clawspec run - bare loop) / N")
+    for size in sizes:
+        bare, run, extra = side_by_side(size, 16, 0.02, repeats)
+        per = Figure(
+            [(r - b) / size * 1000 for r, b in zip(run.samples, bare.samples, strict=True)]
+        )
+        row(f"{size:>6} scenarios: overhead per scenario", f"{per.median:.2f} ms",
+            per.spread("ms"), "flat", f"(ratio {Figure(extra[:-2]).median:.2f})")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scenarios", type=int, default=300)
-    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--quick", action="store_true", help="one repeat, no 10,000 case")
+    parser.add_argument("--repeats", type=int, default=1 if QUICK else 3)
+    parser.add_argument("--sizes", default="100,1000" if QUICK else "100,1000,10000")
+    parser.add_argument("--big-repeats", type=int, help="repeats at 1,000 (default --repeats)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        (root / "SKILL.md").write_text("# skill\n")
-        (root / "state.yaml").write_text("phase: done\n")
-        (root / "clawspec.yaml").write_text("report_dir: reports\n")
-        body = "".join(SCENARIO.format(i=i) for i in range(args.scenarios))
-        (root / "bench.clawspec.yaml").write_text(
-            'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n' + body
-        )
-        os.chdir(root)
-        with HooksServer(TOKEN, root) as server:
-            environ = {"CLAWSPEC_HOOKS_TOKEN": TOKEN, "CLAWSPEC_GATEWAY_BASE_URL": server.base_url}
-            session = requests.Session()
-            started = time.perf_counter()
-            for i in range(args.scenarios):
-                session.post(
-                    f"{server.base_url}/hooks/agent",
-                    json={"message": f"[write:raw/{i}.md]"},
-                    headers={"Authorization": f"Bearer {TOKEN}"},
-                    timeout=10,
-                )
-            bare_s = time.perf_counter() - started
-
-            load_started = time.perf_counter()
-            loaded = api.load(["."], environ=environ)
-            load_s = time.perf_counter() - load_started
-
-            started = time.perf_counter()
-            result = api.run(["."], environ=environ, flags={"concurrency": args.concurrency})
-            run_s = time.perf_counter() - started
-            tracemalloc.start()  # a separate pass: tracing slows Python down several times
-            api.run(["."], environ=environ, flags={"concurrency": args.concurrency})
-            peak_mb = tracemalloc.get_traced_memory()[1] / 1e6
-            tracemalloc.stop()
-    n = args.scenarios
-    assertions = sum(
-        len(s.given) + len(s.then) for c in loaded.contracts for s in c.contract.scenarios
-    )
-    print(
-        f"scenarios: {n}, assertions: {assertions}, concurrency: {args.concurrency}, "
-        f"exit code: {result.exit_code}, passed: {result.report.totals.passed}"
-    )
-    print(f"load + validate:     {load_s * 1000:8.1f} ms  ({load_s / n * 1000:.2f} ms/scenario)")
-    print(f"bare HTTP (serial):  {bare_s * 1000:8.1f} ms  ({bare_s / n * 1000:.2f} ms/request)")
-    print(
-        f"clawspec run:        {run_s * 1000:8.1f} ms  ({run_s / n * 1000:.2f} ms/scenario; "
-        "load, run and JSON report included)"
-    )
-    print(f"ratio run / bare HTTP: {run_s / bare_s:.2f}x; peak Python memory {peak_mb:.1f} MB")
+    ratio_case(200, 4, args.repeats)
+    ratio_case(1000, 16, args.big_repeats or args.repeats)
+    sizes = [int(size) for size in args.sizes.split(",") if size]
+    flat_case(sizes, 1 if QUICK else 2)
 
 
 if __name__ == "__main__":

@@ -214,6 +214,11 @@ def run(
         with gateway_for_run(settings, loaded.workspace, agent_ids, report_dir) as gateway:
             settings = gateway.settings
             http = requests.Session()
+            # One pooled connection per concurrent scenario (requests keeps 10 by default; more
+            # would be opened and thrown away for every hook request at higher concurrency).
+            pool = max(10, settings.concurrency)
+            http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+            http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
             env = RunEnv(
                 settings,
                 loaded.workspace,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 # XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
@@ -18,15 +19,23 @@ def strip_ansi(text: str) -> str:
 
 def clean(text: str, secrets: Iterable[str] = ()) -> str:
     """Strip ANSI codes and control characters and mask every secret value."""
-    text = _CONTROL.sub("", strip_ansi(text))
+    if _CONTROL.search(text):  # ESC is a control character: no control, no ANSI sequence
+        text = _CONTROL.sub("", strip_ansi(text))
     return redact(text, secrets)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """Replace every occurrence of each secret (longest first) with ***."""
-    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
+    for secret in _longest_first(tuple(secrets)):
+        if secret in text:
+            text = text.replace(secret, MASK)
     return text
+
+
+@lru_cache(maxsize=32)
+def _longest_first(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    # Reports clean every string they write with the same few secrets: order them once.
+    return tuple(sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True))
 
 
 def one_line(text: str, limit: int = 300) -> str:

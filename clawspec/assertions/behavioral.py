@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +11,7 @@ from pydantic import Field
 from clawspec.assertions import documents
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
+from clawspec.gateway.log_lines import Pattern, json_message, lines_of
 from clawspec.gateway.logs import DEBUG_HINT, LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
 from clawspec.text import fmt_number, one_line, pluralize, quote_list
@@ -67,20 +67,18 @@ class LogEntry(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
             return self._evaluate_run_scoped(ctx)
-        path = ctx.path(self.path)
-        matches = line_matcher(self.pattern)
-        count = 0
         try:
-            with path.open("r", encoding="utf-8", errors="replace") as handle:
-                for count, line in enumerate(handle, start=1):
-                    if matches(line.rstrip("\n")):
-                        return Verdict.passed(
-                            f"line {count} of '{self.path}' matches '{self.pattern}'", count
-                        )
+            # One index per file for the whole process: no scenario re-reads or re-parses the
+            # lines an earlier one already read (the gateway log grows with every scenario).
+            found = lines_of(ctx.path(self.path)).first_match(Pattern(self.pattern))
         except FileNotFoundError:
             return Verdict.failed(f"log '{self.path}' not found")
+        if found.line is not None:
+            return Verdict.passed(
+                f"line {found.line} of '{self.path}' matches '{self.pattern}'", found.line
+            )
         return Verdict.failed(
-            f"no line of '{self.path}' matches '{self.pattern}' ({count:,} lines read)"
+            f"no line of '{self.path}' matches '{self.pattern}' ({found.lines:,} lines read)"
         )
 
     def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
@@ -104,27 +102,16 @@ class LogEntry(Assertion):
         )
 
 
-def line_matcher(pattern: str):
+def line_matcher(pattern: str) -> Callable[[str], bool]:
     """Return a predicate: the raw line, or a JSON line's `message`, contains or matches
     `pattern` (SPEC §9); an invalid regex is used as plain text only."""
-    try:
-        regex: re.Pattern[str] | None = re.compile(pattern)
-    except re.error:
-        regex = None
-
-    def hit(text: str) -> bool:
-        return pattern in text or bool(regex and regex.search(text))
+    compiled = Pattern(pattern)
 
     def matches(line: str) -> bool:
-        if hit(line):
+        if compiled.hit(line):
             return True
-        if line.startswith("{"):
-            try:
-                message = json.loads(line).get("message")
-            except (ValueError, AttributeError):
-                return False
-            return isinstance(message, str) and hit(message)
-        return False
+        message = json_message(line)
+        return message is not None and compiled.hit(message)
 
     return matches
 
@@ -467,6 +454,8 @@ def _usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
 
 
 def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True  # the usual case, without resolving both paths for every assertion
     try:
         return a.resolve() == b.resolve()
     except OSError:

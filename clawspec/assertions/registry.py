@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import Field
@@ -36,11 +37,7 @@ class AssertionSpec:
     @property
     def path_fields(self) -> list[str]:
         """Fields typed WorkspacePath, optional ones (`WorkspacePath | None`) included."""
-        return [
-            name
-            for name, info in self.model.model_fields.items()
-            if any(isinstance(m, PathField) for m in info.metadata) or _marks_path(info.annotation)
-        ]
+        return list(_path_fields(self.model))
 
 
 REGISTRY: dict[str, AssertionSpec] = {}
@@ -69,6 +66,16 @@ def assertion_union() -> Any:
     """Return the discriminated union of every registered assertion model."""
     models = tuple(spec.model for spec in REGISTRY.values())
     return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
+
+
+@cache
+def _path_fields(model: type[Assertion]) -> tuple[str, ...]:
+    # Asked for every assertion of every contract loaded: worked out once per type.
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if any(isinstance(m, PathField) for m in info.metadata) or _marks_path(info.annotation)
+    )
 
 
 def _marks_path(annotation: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -29,8 +30,14 @@ def resolve_in_workspace(value: str, workspace: Path) -> Path:
         return path
     if escapes_workspace(value):
         raise PathEscapeError(f"path '{value}' climbs out of the workspace {workspace}")
-    root = workspace.resolve()
+    root = _resolved_root(workspace) if workspace.is_absolute() else workspace.resolve()
     resolved = (root / path).resolve()
     if resolved != root and root not in resolved.parents:
         raise PathEscapeError(f"path '{value}' resolves outside the workspace ({resolved})")
     return resolved
+
+
+@lru_cache(maxsize=64)
+def _resolved_root(workspace: Path) -> Path:
+    """The workspace root, resolved once per process (every path assertion needs it)."""
+    return workspace.resolve()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -19,9 +19,8 @@ Loc = tuple[str | int, ...]
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclass(frozen=True)
-class Mark:
-    """A 1-based position in a file."""
+class Mark(NamedTuple):
+    """A 1-based position in a file (a tuple: a contract has one per value, keep them small)."""
 
     line: int
     column: int
@@ -63,10 +62,15 @@ def _mark(node: yaml.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def parse_yaml(text: str, path: Path) -> SourceDoc:
-    """Parse one YAML document, raising SourceError at YAML's problem mark."""
+def parse_yaml(text: str, path: Path, mark_depth: int | None = None) -> SourceDoc:
+    """Parse one YAML document, raising SourceError at YAML's problem mark.
+
+    `mark_depth` keeps the positions of values at most that deep only (and of no key), for a
+    document whose deeper positions are needed only to report errors: large suites load
+    faster and smaller, and a document with an error is parsed again with every position.
+    """
     try:
-        return _parse(text, path, _Loader)
+        return _parse(text, path, _Loader, mark_depth)
     except yaml.MarkedYAMLError:
         if _Loader is yaml.SafeLoader:
             raise SourceError(*_explain_yaml_error(text, path)) from None
@@ -77,13 +81,14 @@ def parse_yaml(text: str, path: Path) -> SourceDoc:
     raise SourceError(*_explain_yaml_error(text, path)) from None
 
 
-def _parse(text: str, path: Path, loader_class: Any) -> SourceDoc:
+def _parse(text: str, path: Path, loader_class: Any, mark_depth: int | None = None) -> SourceDoc:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
         doc = SourceDoc(path, None)
         if node is not None:
-            doc.data = _build(loader, node, (), doc)
+            depth = -1 if mark_depth is None else mark_depth
+            doc.data = _build(loader, node, (), doc, depth)
         return doc
     finally:
         loader.dispose()
@@ -104,25 +109,38 @@ def _explain_yaml_error(text: str, path: Path) -> tuple[str, Mark]:
     return "invalid YAML", Mark(1, 1)
 
 
-def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc) -> Any:
-    doc.values[loc] = _mark(node)
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc, depth: int) -> Any:
+    """Plain data from `node`, recording marks (all of them when `depth` < 0, else only the
+    values at most `depth` deep and no key)."""
+    if depth < 0 or len(loc) <= depth:
+        doc.values[loc] = _mark(node)
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _STR_TAG:
+            return node.value  # what the constructor would return, without its machinery
+        value = loader.construct_object(node, deep=True)
+        # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
+        return value.isoformat() if isinstance(value, datetime | date) else value
     if isinstance(node, yaml.MappingNode):
         loader.flatten_mapping(node)  # resolves `<<` merge keys
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG:
+                key = key_node.value
+            else:
+                key = loader.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool):
                 raise SourceError("mapping keys must be plain scalars", _mark(key_node))
             key = str(key) if not isinstance(key, str) else key
             if key in result:
                 raise SourceError(f"duplicate key '{key}'", _mark(key_node))
-            doc.keys[(*loc, key)] = _mark(key_node)
-            result[key] = _build(loader, value_node, (*loc, key), doc)
+            if depth < 0:
+                doc.keys[(*loc, key)] = _mark(key_node)
+            result[key] = _build(loader, value_node, (*loc, key), doc, depth)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, (*loc, i), doc) for i, item in enumerate(node.value)]
+        return [_build(loader, item, (*loc, i), doc, depth) for i, item in enumerate(node.value)]
     value = loader.construct_object(node, deep=True)
-    # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    return value
+    return value.isoformat() if isinstance(value, datetime | date) else value

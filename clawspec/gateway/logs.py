@@ -17,7 +17,6 @@ hook request, so sub-agents also need the sub-agent session key and the parent s
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -27,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clawspec.gateway.line_cache import intern as _intern
+from clawspec.gateway.line_cache import parse_line
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
 
 DEBUG_HINT = "run lines need logging.level: debug"
@@ -39,10 +40,6 @@ _TOOL_START = re.compile(r"embedded run tool start: runId=(\S+) tool=(\S+)(?: to
 _TOOL_END = re.compile(r"embedded run tool end: runId=(\S+) tool=\S+ toolCallId=(\S+)")
 _AGENT_KEY = re.compile(r"^agent:([^:]+):")
 _SESSION_PAIR = re.compile(r"sessionId=([\w-]+) sessionKey=(\S+)")
-_IDS = re.compile(
-    r'(?:runId|sessionId|sessionKey|logicalSessionKey|session|run_id)(?:=|\\?":\\?")([^\s"\\,}]+)'
-    r"|lane=session:(\S+)"
-)
 _SUBAGENT = re.compile(r"^agent:([^:]+):subagent:")
 _KV = re.compile(r'([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)')
 _LEGACY_TOKENS = {
@@ -268,20 +265,13 @@ class LogIndex:
     # -- reading -------------------------------------------------------------------------
 
     def _feed(self, lineno: int, segment: int, offset: int, raw: bytes) -> None:
-        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-        stripped = text.lstrip()
+        text, data, is_json, ids = parse_line(raw)  # parsed once per process, not per run
         trace = span = None
-        if stripped.startswith("{"):
-            try:
-                data = json.loads(stripped)
-            except ValueError:
-                data = None  # a damaged or truncated line: kept for log_entry only
-            if isinstance(data, dict):
-                trace, span = _str(data.get("traceId")), _str(data.get("spanId"))
-                self._json_line(lineno, data, trace, span)
-        elif "run_id=" in text:
+        if data is not None:
+            trace, span = _str(data.get("traceId")), _str(data.get("spanId"))
+            self._json_line(lineno, data, trace, span)
+        elif not is_json and "run_id=" in text:
             self._legacy_line(lineno, text)
-        ids = tuple(dict.fromkeys(_intern(a or b) for a, b in _IDS.findall(text)))
         if trace or ids:
             self._refs.append(
                 _Ref(lineno, segment, offset, len(raw), _intern(trace), _intern(span), ids)
@@ -545,15 +535,6 @@ def _in_scope(ref: _Ref, scope: set[str], traces: set[str], spans: set[str | Non
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-_INTERNED: dict[str, str] = {}
-
-
-def _intern(value: str | None) -> str | None:
-    if value is None:
-        return None
-    return _INTERNED.setdefault(value, value) if len(_INTERNED) < 200_000 else value
 
 
 def _legacy_time(fields: dict[str, str]) -> str | None:

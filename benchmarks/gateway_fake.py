@@ -1,0 +1,168 @@
+"""A local stand-in for the OpenClaw gateway, for benchmarks: hooks API + gateway log.
+
+`POST /hooks/agent` (waitForCompletion) answers after a fixed latency, like an agent run that
+takes that long, and appends the run's lines to the gateway log in the real gateway's shapes
+(tslog JSON: session state, embedded run start, tool start/end, model fetch, run done, the
+`gateway/hooks` completion line naming the hook run id, the session and the hook `name`).
+`[write:<path>]` markers in the message write a Markdown artifact into the workspace, like the
+agent's `write` tool. Runs in its own process (`python benchmarks/gateway_fake.py ...` prints
+its URL), so its CPU does not share ClawSpec's interpreter lock.
+
+    .venv/bin/python benchmarks/gateway_fake.py --workspace W --log W/logs/openclaw.log \
+        --latency 0.2
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ARTIFACT = "---\ntitle: Sunday Service\nstatus: ready\n---\n# Hook\n\nBody\n\n## CTA\n\nReply.\n"
+META = {"runtime": "node", "runtimeVersion": "24.21.0", "hostname": "vm", "logLevelId": 2,
+        "logLevelName": "DEBUG", "parentNames": ["openclaw"]}  # fmt: skip
+
+
+def line(subsystem: str, message: str, trace: str | None, span: str, parent: str | None) -> str:
+    """One tslog JSON line as the gateway writes it."""
+    data = {"0": json.dumps({"subsystem": subsystem}), "1": message, "_meta": META,
+            "time": "2026-11-22T01:43:34.443+00:00", "hostname": "vm",
+            "message": message}  # fmt: skip
+    if trace:
+        data.update(traceId=trace, spanId=span)
+        if parent:
+            data["parentSpanId"] = parent
+    return json.dumps(data, separators=(",", ":")) + "\n"
+
+
+def run_lines(
+    hook_run: str, tools: list[str], session_key: str | None = None, name: str = "hook"
+) -> list[str]:
+    """The lines of one hook run, in the real gateway's shapes."""
+    trace, req, span = uuid.uuid4().hex, uuid.uuid4().hex[:16], uuid.uuid4().hex[:16]
+    rid, sid, job = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    key = f"agent:main:{session_key}" if session_key else f"agent:main:cron:{job}:run:{sid}"
+    out = [
+        line("diagnostic", f"session state: sessionId={sid} sessionKey={key} prev=idle "
+             'new=processing reason="" queueDepth=1', trace, req, None),
+        line("agent/embedded", f"embedded run start: runId={rid} sessionId={sid} provider=fake "
+             "model=fake-model thinking=off messageChannel=unknown", trace, span, req),
+    ]  # fmt: skip
+    for n, tool in enumerate(tools):
+        for phase in ("start", "end"):
+            out.append(line("agent/embedded", f"embedded run tool {phase}: runId={rid} "
+                            f"tool={tool} toolCallId=call_{n}", trace, span, req))  # fmt: skip
+        fetch = "[model-fetch] response provider=fake api=openai-completions status=200"
+        out.append(line("provider-transport-fetch", fetch, trace, span, req))
+    out.append(line("agent/embedded", f"embedded run done: runId={rid} sessionId={sid} "
+                    "durationMs=2059 aborted=false", trace, req, None))  # fmt: skip
+    hook = {"runId": hook_run, "jobId": job, "sourcePath": "/hooks/agent", "name": name,
+            "agentId": "main", "status": "ok", "sessionId": sid, "sessionKey": key}  # fmt: skip
+    data = json.loads(line("gateway/hooks", "", trace, req, None))
+    data["1"] = hook
+    data["message"] = json.dumps(hook)
+    out.append(json.dumps(data, separators=(",", ":")) + "\n")
+    return out
+
+
+def hook_body(message: str, name: str, session_key: str | None = None) -> dict[str, Any]:
+    """The body ClawSpec's hooks client sends (the bare loop sends the same)."""
+    body = {"message": message, "name": name, "agentId": "main", "deliver": False,
+            "waitForCompletion": True, "timeoutSeconds": 300}  # fmt: skip
+    if session_key:
+        body["sessionKey"] = session_key
+    return body
+
+
+class FakeGateway:
+    """Serve the hooks API on 127.0.0.1; each run sleeps `latency_s`, logs, then answers."""
+
+    def __init__(self, token: str, workspace: Path, log_path: Path, latency_s: float) -> None:
+        self.token = token
+        self.workspace = workspace
+        self.log_path = log_path
+        self.latency_s = latency_s
+        self.runs = 0
+        self._lock = threading.Lock()
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.server.request_queue_size = 128
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def run(self, body: dict[str, Any]) -> dict[str, Any]:
+        message = str(body.get("message", ""))
+        time.sleep(self.latency_s)
+        for path in re.findall(r"\[write:([^\]]+)\]", message):
+            target = self.workspace / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(ARTIFACT, encoding="utf-8")
+        run_id = uuid.uuid4().hex
+        lines = run_lines(run_id, ["read", "write"], body.get("sessionKey"), body.get("name", ""))
+        os.write(self._log, "".join(lines).encode())  # one append: lines of a run stay whole
+        with self._lock:
+            self.runs += 1
+        return {"ok": True, "runId": run_id, "completion": {"status": "ok"}}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        gateway = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, like the real gateway
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._json(200, {"ok": True, "status": "live"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                if self.headers.get("Authorization") != f"Bearer {gateway.token}":
+                    self._json(401, {"ok": False, "error": "unauthorized"})
+                elif self.path != "/hooks/agent":
+                    self._json(404, {"ok": False, "error": "not found"})
+                else:
+                    self._json(200, gateway.run(body))
+
+            def _json(self, code: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workspace", type=Path, required=True)
+    parser.add_argument("--log", type=Path, required=True)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--token", default="bench-token-0123456789")
+    args = parser.parse_args()
+    gateway = FakeGateway(args.token, args.workspace, args.log, args.latency)
+    print(gateway.base_url, flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        gateway.server.serve_forever()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
