@@ -7,6 +7,7 @@ validation error can point at the exact place in the file.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -110,6 +111,7 @@ def _explain_yaml_error(text: str, path: Path) -> tuple[str, Mark]:
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_SHARED_LEN = 40
 
 
 def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc, depth: int) -> Any:
@@ -119,7 +121,9 @@ def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc, depth: int) -
         doc.values[loc] = _mark(node)
     if isinstance(node, yaml.ScalarNode):
         if node.tag == _STR_TAG:
-            return node.value  # what the constructor would return, without its machinery
+            # What the constructor would return, without its machinery; short values (types,
+            # tool names, file names) repeat across scenarios: one shared copy of each.
+            return sys.intern(node.value) if len(node.value) <= _SHARED_LEN else node.value
         value = loader.construct_object(node, deep=True)
         # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
         return value.isoformat() if isinstance(value, datetime | date) else value
@@ -128,7 +132,7 @@ def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc, depth: int) -
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG:
-                key = key_node.value
+                key = sys.intern(key_node.value)
             else:
                 key = loader.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool):
