@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Run every benchmark (prints numbers and ratios; asserts nothing).
+# Run every benchmark (prints figures, goals and ratios; asserts nothing).
+#   bash benchmarks/run_all.sh            # full: several repeats, 10,000-scenario cases, 1 GiB log
+#   bash benchmarks/run_all.sh --quick    # fewer repeats, no 10,000-scenario overhead case
+# CLAWSPEC_BENCH_SOURCE=<checkout> measures another checkout's code with this harness.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Compiled modules, as an installed package has them: start-up figures must not include
+# compiling ClawSpec's sources (PYTHONDONTWRITEBYTECODE would otherwise leave none).
+.venv/bin/python -m compileall -q clawspec ${CLAWSPEC_BENCH_SOURCE:+"$CLAWSPEC_BENCH_SOURCE/clawspec"} >/dev/null
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 for bench in benchmarks/bench_*.py; do
   echo "== $bench"
-  .venv/bin/python "$bench"
+  .venv/bin/python "$bench" "$@"
 done

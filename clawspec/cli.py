@@ -371,6 +371,10 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic looks for plugins in every installed package's entry points the first time it
+    # builds a model (tens of milliseconds on each call); ClawSpec uses none. A user who sets
+    # the variable keeps their choice.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -14,7 +14,7 @@ import re
 import threading
 from typing import Any, NamedTuple
 
-GENERATION = 4096  # lines per generation: several times what concurrent runs share
+GENERATION = 1024  # lines per generation: several times what concurrent runs share
 
 _IDS = re.compile(
     r'(?:runId|sessionId|sessionKey|logicalSessionKey|session|run_id)(?:=|\\?":\\?")([^\s"\\,}]+)'

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from clawspec.reports.model import RunReport
@@ -12,8 +13,23 @@ from clawspec.text import clean
 
 def render_json(report: RunReport, secrets: Iterable[str] = ()) -> str:
     """Serialise the report; every string passes through `clean` (controls, secrets)."""
-    data = report.model_dump(mode="json")
-    return json.dumps(_clean(data, list(secrets)), indent=2, ensure_ascii=False) + "\n"
+    return "".join(_chunks(report, list(secrets)))
+
+
+def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
+    """The text of `json.dumps(report, indent=2)`, one scenario at a time: a report of 10,000
+    scenarios is never held as one tree of dicts next to its models."""
+    head = _clean(report.model_dump(mode="json", exclude={"scenarios"}), secrets)
+    marker = f"scenarios-{uuid.uuid4().hex}"  # unique: no report text can contain it
+    head["scenarios"] = marker  # type: ignore[index]
+    ordered = {name: head[name] for name in type(report).model_fields if name in head}  # type: ignore[operator]
+    before, after = json.dumps(ordered, indent=2, ensure_ascii=False).split(f'"{marker}"')
+    yield before + "["
+    for number, scenario in enumerate(report.scenarios):
+        text = json.dumps(_clean(scenario.model_dump(mode="json"), secrets), indent=2,
+                          ensure_ascii=False)  # fmt: skip
+        yield ("\n    " if number == 0 else ",\n    ") + text.replace("\n", "\n    ")
+    yield ("\n  ]" if report.scenarios else "]") + after + "\n"
 
 
 def _clean(data: object, secrets: list[str]) -> object:
@@ -30,7 +46,8 @@ def write_json(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Pa
     """Write the JSON report atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(render_json(report, secrets), encoding="utf-8")
+    with partial.open("w", encoding="utf-8") as handle:
+        handle.writelines(_chunks(report, list(secrets)))
     partial.replace(path)
     return path
 

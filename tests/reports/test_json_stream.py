@@ -1,0 +1,41 @@
+"""The JSON report is written one scenario at a time (issue 14: a 10,000-scenario report is
+never one tree of dicts); the text is exactly what serialising the whole report gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clawspec.reports.json_report import _clean, render_json, write_json
+from clawspec.reports.model import Comparison, RunReport
+from tests.reports.factory import assertion, mixed_report, report, scenario
+
+SECRET = "s3cret-token-value"
+
+
+def _whole(value: RunReport, secrets: list[str]) -> str:
+    data = _clean(value.model_dump(mode="json"), secrets)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        report(),
+        mixed_report(),
+        report(
+            scenario("one", "fail", assertion("fail", f'leaks {SECRET} "scenarios": []\n\x1b[31m'))
+        ),
+        report(scenario("a", "pass")).model_copy(update={"comparison": Comparison()}),
+    ],
+    ids=["empty", "mixed", "secret-and-controls", "nested-empty-scenarios"],
+)
+def test_streamed_report_is_the_whole_report_serialised(value: RunReport, tmp_path: Path) -> None:
+    want = _whole(value, [SECRET])
+    assert render_json(value, [SECRET]) == want
+    written = write_json(value, tmp_path / "r.json", [SECRET])
+    assert written.read_text(encoding="utf-8") == want
+    assert SECRET not in want
+    assert len(json.loads(want)["scenarios"]) == len(value.scenarios)
