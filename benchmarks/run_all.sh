@@ -5,11 +5,14 @@
 # CLAWSPEC_BENCH_SOURCE=<checkout> measures another checkout's code with this harness.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--quick" ]; then
+  export CLAWSPEC_BENCH_QUICK=1
+fi
 # Compiled modules, as an installed package has them: start-up figures must not include
 # compiling ClawSpec's sources (PYTHONDONTWRITEBYTECODE would otherwise leave none).
 .venv/bin/python -m compileall -q clawspec ${CLAWSPEC_BENCH_SOURCE:+"$CLAWSPEC_BENCH_SOURCE/clawspec"} >/dev/null
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 for bench in benchmarks/bench_*.py; do
   echo "== $bench"
-  .venv/bin/python "$bench" "$@"
+  .venv/bin/python "$bench"
 done
