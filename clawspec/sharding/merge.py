@@ -213,9 +213,15 @@ def run_merge(
     environ = dict(os.environ if environ is None else environ)
     note = note or (lambda text: print(text, file=sys.stderr, flush=True))
     settings = settings_for(config, Path.cwd(), environ, flags)
-    report = merge(check(collect(patterns, note)))
+    shards = check(collect(patterns, note))
+    report = merge(shards)
     result = finish(report, settings, environ)
     assert report.merged is not None
+    if result.exit_code == ExitCode.INTERRUPTED:
+        # 130 means "this process was interrupted"; here a shard was: its results are partial.
+        cut = [f"{i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
+        note(f"error: interrupted shard {', '.join(cut)}: the merged report is incomplete")
+        result = replace(result, exit_code=ExitCode.FAILED)
     if report.merged.missing:
         note(f"error: {missing_message(report.merged)}; the merged report is incomplete")
         if result.exit_code == ExitCode.OK:  # never a silent partial pass, whatever fail_on says

@@ -262,3 +262,18 @@ def test_without_durations_the_baseline_store_balances_the_next_pipelines_shards
     ids = sorted(s["id"] for shard in second for s in shard["scenarios"])
     assert ids == sorted(s["id"] for shard in first for s in shard["scenarios"])
     assert main(["merge", "reports/next", "--report-json", "next.json"]) == 0
+
+
+def test_an_interrupted_shard_fails_the_merge_with_1_not_130(
+    workspace: Path, run_shards: RunShards, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_suite(workspace, failing=False)
+    paths = run_shards(2)
+    data = json.loads(paths[1].read_text())
+    data["interrupted"] = True
+    paths[1].write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["merge", "reports/shards", "--report-json", "m.json"]) == 1
+    err = capsys.readouterr().err
+    assert "error: interrupted shard 2/2: the merged report is incomplete" in err
+    assert read_report(workspace / "m.json")["interrupted"] is True
