@@ -1,0 +1,106 @@
+"""Two runs through the real CLI, the second compared with the first (`--baseline FILE`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from clawspec.cli import main
+from clawspec.reports.json_report import schema_path
+from tests.support.hooks_api import HooksServer
+
+HEADER = """version: "1.0"
+target: {type: skill, path: skills/news}
+defaults: {timeout: 5, poll_interval: 0.05}
+scenarios:
+"""
+WRITES = '"[write:out/{{run_id}}.md]"'
+SILENT = '"nothing written"'
+
+
+def _contract(**invokes: str) -> str:
+    """One scenario per keyword: its invoke either writes the file the assertion wants or not."""
+    body = "".join(
+        f"  - name: {name}\n    when: {{invoke: {invoke}}}\n"
+        '    then: [{type: artifact_exists, path: "out/{{run_id}}.md"}]\n'
+        for name, invoke in invokes.items()
+    )
+    return HEADER + body
+
+
+def _report(path: Path) -> dict:
+    data = json.loads(path.read_text("utf-8"))
+    jsonschema.validate(data, json.loads(schema_path().read_text("utf-8")))
+    return data
+
+
+def _baseline_run(workspace: Path, write_contract) -> Path:
+    write_contract(
+        _contract(breaks=WRITES, heals=SILENT, known_bad=SILENT, dropped=WRITES, steady=WRITES)
+    )
+    baseline = workspace / "baseline.json"
+    assert main(["run", ".", "--report-json", str(baseline)]) == 1
+    return baseline
+
+
+def test_comparison_names_each_change_and_only_the_regression_fails_the_run(
+    workspace: Path, write_contract, server: HooksServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = _baseline_run(workspace, write_contract)
+    write_contract(
+        _contract(breaks=SILENT, heals=WRITES, known_bad=SILENT, steady=WRITES, added=WRITES)
+    )
+    capsys.readouterr()
+    code = main(["run", ".", "--baseline", str(baseline), "--fail-on", "regression"])
+    assert code == 1
+    report = _report(workspace / "reports" / "clawspec-report.json")
+    changes = {c["id"].split("::")[1]: c["change"] for c in report["comparison"]["scenarios"]}
+    assert changes == {
+        "breaks": "regressed",
+        "heals": "fixed",
+        "known_bad": "still_failing",
+        "steady": "unchanged",
+        "added": "new",
+        "dropped": "removed",
+    }
+    assert report["comparison"]["regressions"] == ["case.clawspec.yaml::breaks: pass → fail"]
+    assert report["baseline"]["location"] == str(baseline)
+    out = capsys.readouterr().out
+    assert "Regressions since" in out
+    assert out.index("REGRESSED case.clawspec.yaml::breaks: pass → fail") < out.index("Fixed:")
+    assert "FIXED     case.clawspec.yaml::heals: fail → pass" in out
+
+
+def test_only_the_known_failure_left_exits_0_with_fail_on_regression(
+    workspace: Path, write_contract, server: HooksServer
+) -> None:
+    baseline = _baseline_run(workspace, write_contract)
+    write_contract(
+        _contract(breaks=WRITES, heals=WRITES, known_bad=SILENT, steady=WRITES, added=WRITES)
+    )
+    assert main(["run", ".", "--baseline", str(baseline), "--fail-on", "regression"]) == 0
+    report = _report(workspace / "reports" / "clawspec-report.json")
+    assert report["totals"]["failed"] == 1  # known_bad still fails ...
+    assert report["comparison"]["counts"]["still_failing"] == 1
+    assert report["comparison"]["regressions"] == []  # ... and does not fail the job
+    assert main(["run", ".", "--baseline", str(baseline)]) == 1  # the normal policy does
+
+
+def test_no_baseline_found_says_so_and_falls_back_to_the_normal_policy(
+    workspace: Path, write_contract, server: HooksServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_contract(_contract(fine=WRITES, broken=SILENT))
+    missing = workspace / "nowhere.json"
+    assert main(["run", ".", "--baseline", str(missing), "--fail-on", "regression"]) == 1
+    err = capsys.readouterr().err
+    assert "note: no baseline found: " in err and "judged by the normal exit policy" in err
+    report = _report(workspace / "reports" / "clawspec-report.json")
+    assert report["baseline"] is None
+    assert report["comparison"]["baseline_missing"]
+    assert report["comparison"]["scenarios"] == []
+    write_contract(_contract(fine=WRITES))
+    assert main(["run", ".", "--fail-on", "regression"]) == 0  # no --baseline at all: same rule
+    assert "no baseline configured" in capsys.readouterr().err
