@@ -259,6 +259,10 @@ def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) ->
         from clawspec.history.source import run_source
 
         report = report.model_copy(update={"source": run_source(environ, settings)})
+    if settings.baseline or settings.fail_on == "regression":
+        from clawspec.regression.step import judge_against_history
+
+        report = judge_against_history(report, settings, environ)
     written = publish(report, settings, environ)
     code = exit_code(report, settings.max_skipped, settings.fail_on)
     if settings.save_baseline:

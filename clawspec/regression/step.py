@@ -9,7 +9,7 @@ unreachable baseline is a note, never an error: the normal exit policy then appl
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from clawspec.config import Settings
@@ -31,8 +31,7 @@ def judge_against_history(
     """
     if not settings.baseline and settings.fail_on != "regression":
         return report
-    from clawspec.history.baseline import NoBaseline, find_baseline, recent_runs
-    from clawspec.history.source import is_pull_request
+    from clawspec.history.baseline import NoBaseline, find_baseline
 
     err = err or sys.stderr
     secrets = settings.secret_values()
@@ -40,25 +39,37 @@ def judge_against_history(
     def note(text: str) -> None:
         print(clean(f"note: {text}", secrets), file=err, flush=True)
 
-    found = find_baseline(settings.baseline, report.source, settings, environ)
+    found = find_baseline(
+        settings.baseline, report.source, settings, environ, current_run_id=report.run_id
+    )
     for line in found.notes:
         note(line)
+    history = _recent(report, settings, environ, note)
     if isinstance(found, NoBaseline):
         policy = "; judged by the normal exit policy" if settings.fail_on == "regression" else ""
         note(f"no baseline found: {found.reason}{policy}")
-        return with_regression(report, settings.regression, missing=found.reason)
-    history: list[RunReport] = []
-    if settings.regression.trend_runs > 1:
-        source = report.source
-        branch = None
-        if source is not None:
-            branch = source.base_branch if is_pull_request(source) else source.branch
-        recent = recent_runs(
-            settings.baseline, branch, settings.regression.trend_runs - 1, settings, environ
-        )
-        for line in recent.notes:
-            note(line)
-        history = [stored for _, stored in recent.runs if stored.run_id != report.run_id]
+        return with_regression(report, settings.regression, missing=found.reason, history=history)
     return with_regression(
         report, settings.regression, baseline=found.report, ref=found.ref, history=history
     )
+
+
+def _recent(
+    report: RunReport, settings: Settings, environ: Mapping[str, str], note: Callable[[str], None]
+) -> list[RunReport]:
+    """The earlier stored runs the trends show, oldest first (a PR: its base branch's)."""
+    if settings.regression.trend_runs <= 1 or not settings.baseline:
+        return []
+    from clawspec.history.baseline import recent_runs
+    from clawspec.history.source import is_pull_request
+
+    source = report.source
+    branch = None
+    if source is not None:
+        branch = source.base_branch if is_pull_request(source) else source.branch
+    recent = recent_runs(
+        settings.baseline, branch, settings.regression.trend_runs - 1, settings, environ
+    )
+    for line in recent.notes:
+        note(line)
+    return [stored for _, stored in recent.runs if stored.run_id != report.run_id]

@@ -104,3 +104,38 @@ def test_no_baseline_found_says_so_and_falls_back_to_the_normal_policy(
     write_contract(_contract(fine=WRITES))
     assert main(["run", ".", "--fail-on", "regression"]) == 0  # no --baseline at all: same rule
     assert "no baseline configured" in capsys.readouterr().err
+
+
+def test_nightly_runs_saved_in_a_folder_store_give_trends_and_compare_with_the_previous_run(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("JENKINS_URL", "http://127.0.0.1:8080/")
+    monkeypatch.setenv("BRANCH_NAME", "main")
+    write_contract(
+        HEADER + "  - name: wobbly\n    repeat: 3\n    min_pass_rate: 0.6\n"
+        '    when: {invoke: "[write:out/{{run_id}}.md][nth:w:ok,quiet,ok]"}\n'
+        '    then: [{type: artifact_exists, path: "out/{{run_id}}.md"}]\n'
+    )
+    args = ["run", ".", "--baseline", "dir:history", "--save-baseline", "--fail-on", "regression"]
+    for night, commit in enumerate(["a" * 40, "b" * 40, "c" * 40], 1):
+        monkeypatch.setenv("GIT_COMMIT", commit)
+        assert main(args) == 0
+        report = _report(workspace / "reports" / "clawspec-report.json")
+        if night == 1:  # nothing stored yet: no baseline, no trend
+            assert (
+                report["comparison"]["baseline_missing"] == "no stored run of 'main' in dir:history"
+            )
+            assert report["trends"] == []
+            continue
+        (trend,) = report["trends"]
+        assert trend["pass_rates"] == [0.6667] * night
+        assert trend["runs"][-1] == "this run"
+        assert report["baseline"]["commit"] == ("a" if night == 2 else "b") * 40
+        assert report["baseline"]["branch"] == "main"
+        assert report["comparison"]["scenarios"][0]["change"] == "flaky"
+    out = capsys.readouterr().out
+    assert "No regressions since main @ bbbbbbb" in out
