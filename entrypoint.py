@@ -106,6 +106,9 @@ INPUTS: tuple[Input, ...] = (
     ),
     Input("baseline", _flag("--baseline"), commands=BOTH),
     Input("save_baseline", _switch("--save-baseline"), commands=BOTH),
+    Input("model_traffic", _flag("--model-traffic")),
+    Input("cassette_dir", _flag("--cassette-dir")),
+    Input("today", _flag("--today")),
 )
 
 

@@ -195,6 +195,7 @@ def run(
     from clawspec.reports.publish import publish, report_json_path
     from clawspec.runner.run import execute, unrun_report
     from clawspec.runner.scenario import RunEnv
+    from clawspec.runner.traffic import traffic_for_run, traffic_warnings
 
     environ = dict(os.environ if environ is None else environ)
     loaded = load(paths, config=config, environ=environ, flags=flags)
@@ -211,7 +212,10 @@ def run(
     agent_ids = {p.agent_id(settings.default_agent_id) for p in plans}
     report_dir = report_json_path(settings).parent
     try:
-        with gateway_for_run(settings, loaded.workspace, agent_ids, report_dir) as gateway:
+        with (
+            traffic_for_run(settings, loaded.workspace, listener.on_warning) as traffic,
+            gateway_for_run(settings, loaded.workspace, agent_ids, report_dir, traffic) as gateway,
+        ):
             settings = gateway.settings
             http = requests.Session()
             # One pooled connection per concurrent scenario (requests keeps 10 by default; more
@@ -228,6 +232,7 @@ def run(
                 gateway_timezone(settings),
                 stop=stop or threading.Event(),
                 gateway_log=gateway.log_path,
+                traffic=traffic,
             )
             if needs_trace(plans):
                 from clawspec.traces.evidence import BACKEND_KEY, run_backend
@@ -235,6 +240,10 @@ def run(
                 env.shared[BACKEND_KEY] = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
+            if traffic is not None:
+                invoked = any(s.run_id and s.gateway_run_id for s in outcome.report.scenarios)
+                for warning in traffic_warnings(traffic, invoked):
+                    listener.on_warning(warning)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
         publish(as_shard(unrun_report(plans, str(exc))), settings, environ)

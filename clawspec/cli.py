@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawspec import __version__
 from clawspec.authoring import commands as authoring
-from clawspec.errors import ClawSpecError, ContractError, ExitCode
+from clawspec.errors import ClawSpecError, ContractError, ExitCode, UsageError
 
 # Start-up cost is paid on every call (CI steps, hooks, editors): this module imports only what
 # parsing needs. Each command's handler imports its own modules (the API, pydantic, requests,
@@ -161,6 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["none", "local", "opik", "phoenix", "langfuse"],
         help="where trace assertions read spans from",
     )
+    run.add_argument(
+        "--model-traffic",
+        choices=["off", "record", "replay"],
+        help="record the agent's model calls into cassettes, or replay them (hermetic runs)",
+    )
+    run.add_argument("--cassette-dir", metavar="DIR", help="where cassettes are kept")
+    run.add_argument("--today", metavar="YYYY-MM-DD", help="fixed value of {{today}}")
     run.add_argument("--no-color", action="store_true", help="plain terminal output")
 
     merge = commands.add_parser(
@@ -194,6 +201,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=int, default=20, metavar="N", help="newest N runs (default 20)"
     )
     history.add_argument("--json", action="store_true", help="print the runs as JSON")
+    cassettes = commands.add_parser("cassettes", help="inspect recorded model traffic")
+    cassette_commands = cassettes.add_subparsers(dest="cassettes_command", metavar="COMMAND")
+    check = cassette_commands.add_parser(
+        "check", help="report stale, unused, invalid and missing cassettes and their size"
+    )
+    _common(check)
+    check.add_argument("--cassette-dir", metavar="DIR", help="where cassettes are kept")
+    check.add_argument(
+        "--report",
+        metavar="FILE",
+        help="JSON report of a replay run: cassette files it did not use are reported",
+    )
     return parser
 
 
@@ -226,6 +245,9 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
         "shard",
         "durations",
         "shard_publish",
+        "model_traffic",
+        "cassette_dir",
+        "today",
     ]
     flags = _flags(args, names)
     gateway = {
@@ -361,12 +383,31 @@ def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) ->
     return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
 
 
+def cmd_cassettes(args: argparse.Namespace) -> ExitCode:
+    from pathlib import Path
+
+    from clawspec.api import load
+    from clawspec.runner.traffic import cassette_root, expected_folders
+    from clawspec.traffic.check import check, render
+
+    if args.cassettes_command != "check":
+        raise UsageError("usage: clawspec cassettes check [PATH ...] [--report FILE]")
+    loaded = load(args.paths, config=args.config, flags=_flags(args, ["workspace", "cassette_dir"]))
+    root = cassette_root(loaded.settings, loaded.workspace)
+    report = Path(args.report) if args.report else None
+    result = check(root, expected_folders(loaded), report, loaded.workspace)
+    for line in render(result):
+        print(line)
+    return ExitCode.OK if result.ok else ExitCode.FAILED
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
     "validate": cmd_validate,
     "run": cmd_run,
     "merge": cmd_merge,
     **authoring.COMMANDS,
     "history": cmd_history,
+    "cassettes": cmd_cassettes,
 }
 
 

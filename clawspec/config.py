@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,6 +25,7 @@ from pydantic import (
 
 from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import ConfigError
+from clawspec.traffic.normalize import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 ENV_PREFIX = "CLAWSPEC_"
@@ -36,6 +38,9 @@ DEFAULT_PATTERNS = [
 # and the trace backends' keys, which their SDKs / clients read from the environment themselves.
 MASKED_ENV = (
     "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GEMINI_API_KEY",
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
     "AWS_BEARER_TOKEN_BEDROCK",
@@ -222,6 +227,16 @@ class Settings(BaseModel):
     )
     save_baseline: bool = False
     history: HistorySettings = Field(default_factory=HistorySettings)
+    # Hermetic runs (issue 10): record the agent's model calls, or replay them from cassettes.
+    model_traffic: Literal["off", "record", "replay"] = "off"
+    cassette_dir: str = ".clawspec/cassettes"
+    volatile_fields: list[str] = Field(default_factory=lambda: list(DEFAULT_VOLATILE_FIELDS))
+    volatile_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_VOLATILE_PATTERNS))
+    # Target mode: where the proxy listens (your openclaw.json baseUrl points here) and the real
+    # provider base URL per provider id (record mode); bring-up mode sets both itself.
+    model_proxy_port: int = Field(18790, ge=0, le=65535)
+    model_upstreams: dict[str, str] = Field(default_factory=dict)
+    today: str | None = Field(None, description="Fixed {{today}} (YYYY-MM-DD).")
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
     model_pricing: dict[str, ModelPrice] = Field(default_factory=dict)
@@ -245,6 +260,27 @@ class Settings(BaseModel):
     def _shard(cls, value: str | None) -> str | None:
         if value is not None and value.strip() != "auto":
             parse_shard(value)
+        return value
+
+    @field_validator("today", mode="before")
+    @classmethod
+    def _iso_date(cls, value: Any) -> str | None:
+        if isinstance(value, date):  # YAML reads an unquoted 2026-01-31 as a date
+            value = value.isoformat()
+        if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError(f"must be a date YYYY-MM-DD, found '{value}'")
+        if value is not None:
+            date.fromisoformat(value)
+        return value
+
+    @field_validator("volatile_patterns")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression '{pattern}': {exc}") from None
         return value
 
     @field_validator("gateway_base_url")
@@ -375,7 +411,7 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _env_value(parts: list[str], value: str) -> Any:
-    if parts == ["scenario_patterns"]:
+    if parts in (["scenario_patterns"], ["volatile_fields"]):
         return [item.strip() for item in value.split(",") if item.strip()]
     return value
 

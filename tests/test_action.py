@@ -86,6 +86,7 @@ def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
     assert (args.shard, args.durations, args.shard_publish) == ("2/4", "value-of-durations", True)
     assert args.baseline == "github"
     assert args.save_baseline is True
+    assert (args.model_traffic, args.today) == ("replay", "2026-01-31")
 
 
 def _sample(name: str) -> str:
@@ -109,6 +110,8 @@ def _sample(name: str) -> str:
         "shard_publish": "true",
         "command": "run",
         "merge_reports": "shards/",
+        "model_traffic": "replay",
+        "today": "2026-01-31",
     }.get(name, f"value-of-{name}")
 
 

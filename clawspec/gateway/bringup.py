@@ -28,6 +28,7 @@ from typing import Any
 
 from clawspec.errors import GatewayError
 from clawspec.gateway import json5
+from clawspec.traffic.routing import ProxyRoutes, route_providers
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"
 PLUGIN_ID = "clawspec"
@@ -56,6 +57,8 @@ class BringUpOptions:
     default_workspace: Path | None = None
     # OTLP/HTTP endpoint ClawSpec's plugin exports spans to (its `otlpEndpoint`); None: no export.
     otlp_endpoint: str | None = None
+    # Hermetic runs: the model traffic proxy every provider's baseUrl is pointed at (issue 10).
+    model_proxy: ProxyRoutes | None = None
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,8 @@ class GatewayProcess:
             hooks_token=hooks_token,
             plugin_output=plugin_output,
         )
+        if opts.model_proxy is not None:
+            opts.model_proxy.route(*route_providers(config, opts.model_proxy.base_url))
         workspace = Path(str(config["agents"]["defaults"]["workspace"])).expanduser()
         workspace.mkdir(parents=True, exist_ok=True)
         (state_dir / "logs").mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from pydantic import SecretStr
 from clawspec.config import Settings
 from clawspec.text import redact
 from clawspec.traces.receiver import DEFAULT_PORT, OtlpReceiver, normalize_endpoint
+from clawspec.traffic.routing import ProxyRoutes
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
@@ -29,7 +30,11 @@ class RunGateway:
 
 @contextmanager
 def gateway_for_run(
-    settings: Settings, workspace: Path, agent_ids: Iterable[str], report_dir: Path
+    settings: Settings,
+    workspace: Path,
+    agent_ids: Iterable[str],
+    report_dir: Path,
+    model_proxy: ProxyRoutes | None = None,
 ) -> Iterator[RunGateway]:
     """Yield the gateway to run against; in bring-up mode start it and always stop it.
 
@@ -53,7 +58,9 @@ def gateway_for_run(
             yield RunGateway(settings)
             return
         # The receiver (entered first) stops after the gateway: the plugin's last spans land.
-        yield stack.enter_context(_brought_up(settings, workspace, agent_ids, report_dir))
+        yield stack.enter_context(
+            _brought_up(settings, workspace, agent_ids, report_dir, model_proxy)
+        )
 
 
 def uses_local_backend(settings: Settings) -> bool:
@@ -106,7 +113,11 @@ def _listening(host: str, port: int) -> bool:
 
 @contextmanager
 def _brought_up(
-    settings: Settings, workspace: Path, agent_ids: Iterable[str], report_dir: Path
+    settings: Settings,
+    workspace: Path,
+    agent_ids: Iterable[str],
+    report_dir: Path,
+    model_proxy: ProxyRoutes | None = None,
 ) -> Iterator[RunGateway]:
     from clawspec.gateway.bringup import BringUpOptions, GatewayProcess
 
@@ -120,6 +131,7 @@ def _brought_up(
         agent_ids=sorted(set(agent_ids)),
         default_workspace=workspace,
         otlp_endpoint=settings.observability.url if local else None,
+        model_proxy=model_proxy,
     )
     process = GatewayProcess(options)
     with process as gateway:

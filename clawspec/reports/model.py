@@ -133,6 +133,22 @@ class ScenarioEvidence(_Frozen):
     spans_omitted: int = Field(0, description="Spans left out to keep the report small.")
 
 
+class ModelTrafficResult(_Frozen):
+    """A scenario's model calls in a hermetic run (issue 10)."""
+
+    mode: Literal["record", "replay"]
+    cassette: str = Field(description="The scenario's cassette folder.")
+    calls: int = Field(description="Model calls recorded, or answered from the cassette.")
+    used: list[int] = Field(
+        default_factory=list, description="Replay: the cassette files (<n>.json) that answered."
+    )
+    unmatched: int = Field(0, description="Replay: model calls no recording matched.")
+    diff: list[str] = Field(
+        default_factory=list, description="Replay: what differs from the closest recording."
+    )
+    problems: list[str] = Field(default_factory=list, description="Unreadable cassette files.")
+
+
 class ScenarioResult(_Frozen):
     """One scenario run."""
 
@@ -157,6 +173,9 @@ class ScenarioResult(_Frozen):
     )
     evidence: ScenarioEvidence | None = Field(
         None, description="What the run did: tool calls, delegations, tokens, trace spans."
+    )
+    model_traffic: ModelTrafficResult | None = Field(
+        None, description="Hermetic runs: the scenario's recorded or replayed model calls."
     )
 
 

@@ -32,10 +32,13 @@ from clawspec.reports.model import (
 )
 from clawspec.runner.evidence import Evidence
 from clawspec.runner.report_evidence import scenario_evidence
+from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
     import requests
+
+    from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
 log = logging.getLogger("clawspec.runner")
 
@@ -72,6 +75,8 @@ class RunEnv:
     # Shared evidence sources set up once per run (e.g. the trace backend), copied into every
     # scenario's Evidence.extra.
     shared: dict[str, Any] = field(default_factory=dict)
+    # The model traffic proxy of a hermetic run (model_traffic record/replay), else None.
+    traffic: TrafficSession | None = None
 
     def plugin_output_path(self) -> Path | None:
         raw = self.settings.plugin_output
@@ -102,10 +107,11 @@ def new_run_id() -> str:
 
 
 def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datetime) -> dict:
-    today = started.date().isoformat()
-    log_path = env.log_path_for(today)
+    # The gateway names its log by the real date; {{today}} may be fixed (config `today`) so that
+    # a recorded model answer that wrote `{{today}}.md` still matches in replay (issue 10).
+    log_path = env.log_path_for(started.date().isoformat())
     return {
-        "today": today,
+        "today": env.settings.today or started.date().isoformat(),
         "run_id": run_id,
         "run_started_at": started.isoformat(timespec="microseconds"),
         "scenario": plan.scenario.name,
@@ -156,7 +162,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
     values = template_values(plan, env, run_id, started)
     contract = plan.contract.contract
     scenario = plan.scenario
-    log_path = env.log_path_for(values["today"])
+    log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
     log_size, log_inode = _stat(log_path)
     evidence = Evidence(env.http, log_path, log_size, plugin, _stat(plugin)[0])
@@ -182,27 +188,34 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
         if result.status in (Status.FAIL, Status.ERROR):
             message = f"precondition given[{index}] ({result.type}) failed: {result.message}"
             break
+    traffic: ScenarioTraffic | None = None
     if not message:
         invoked = True
-        try:
-            outcome = env.client.invoke(invoke_request(plan, env, values, run.session_key))
-        except InvocationError as exc:
-            unreachable = exc.unreachable
-            message = f"invocation failed: {exc}"
-            run = _with(run, gateway_run_id=exc.gateway_run_id)
-        else:
-            run = _with(
-                run,
-                gateway_run_id=outcome.gateway_run_id,
-                session_key=outcome.session_key,
-                completed_at=datetime.now(env.tz),
-            )
-        ctx.run = run
-    if not message:
-        for index in range(len(scenario.then)):
-            results.append(_evaluate(plan, "then", index, ctx, values, env.environ))
+        request = invoke_request(plan, env, values, run.session_key)
+        with model_traffic(plan, env, request) as traffic:
+            try:
+                outcome = env.client.invoke(request)
+            except InvocationError as exc:
+                unreachable = exc.unreachable
+                message = f"invocation failed: {exc}"
+                run = _with(run, gateway_run_id=exc.gateway_run_id)
+            else:
+                run = _with(
+                    run,
+                    gateway_run_id=outcome.gateway_run_id,
+                    session_key=outcome.session_key,
+                    completed_at=datetime.now(env.tz),
+                )
+            ctx.run = run
+            if not message:
+                for index in range(len(scenario.then)):
+                    results.append(_evaluate(plan, "then", index, ctx, values, env.environ))
 
     status = Status.ERROR if message else scenario_status(r.status for r in results)
+    replay_miss = traffic_problem(traffic)
+    if replay_miss:
+        # The recording no longer fits the scenario: its verdicts say nothing (issue 10).
+        status, message = Status.ERROR, replay_miss
     if not message and status != Status.PASS:
         first = next(r for r in results if r.status == status)
         message = f"{first.phase}[{first.index}] ({first.type}): {first.message}"
@@ -221,6 +234,7 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
         assertions=results,
         tags=list(scenario.tags),
         evidence=_report_evidence(evidence, run, env.stop, plan.id) if invoked else None,
+        model_traffic=traffic_result(traffic, env),
     )
     return ScenarioOutcome(result, invoked, unreachable)
 

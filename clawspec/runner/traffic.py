@@ -1,0 +1,172 @@
+"""A scenario in a hermetic run: attribute its model calls; a replay miss is an error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clawspec.errors import ConfigError
+from clawspec.reports.model import ModelTrafficResult
+from clawspec.text import one_line
+
+if TYPE_CHECKING:
+    from clawspec.api import Loaded
+    from clawspec.config import Settings
+    from clawspec.gateway.client import InvokeRequest
+    from clawspec.runner.scenario import RunEnv, ScenarioPlan
+    from clawspec.traffic.session import ScenarioTraffic, TrafficSession
+
+# How long a scenario waits to start while another with the same hook message has not yet made
+# its first model call (attribution would be ambiguous; see traffic/attribution.py).
+ATTRIBUTION_WAIT_S = 60.0
+
+
+def cassette_root(settings: Settings, workspace: Path) -> Path:
+    """`cassette_dir`, relative to the workspace unless absolute."""
+    path = Path(settings.cassette_dir)
+    return path if path.is_absolute() else workspace / path
+
+
+def contract_key(plan: ScenarioPlan, workspace: Path) -> str:
+    """The contract's path relative to the workspace (what cassette folders are named after)."""
+    try:
+        return plan.contract.path.resolve().relative_to(workspace.resolve()).as_posix()
+    except ValueError:
+        return plan.contract.display
+
+
+def scenario_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Path:
+    from clawspec.traffic.cassette import scenario_dir
+
+    root = cassette_root(settings, workspace)
+    return scenario_dir(root, contract_key(plan, workspace), plan.scenario.name)
+
+
+@contextmanager
+def model_traffic(
+    plan: ScenarioPlan, env: RunEnv, request: InvokeRequest
+) -> Iterator[ScenarioTraffic | None]:
+    """While the block runs, the proxy attributes new model calls to this scenario."""
+    if env.traffic is None:
+        yield None
+        return
+    folder = scenario_folder(plan, env.settings, env.workspace)
+    wait_s = min(ATTRIBUTION_WAIT_S, request.timeout_s)
+    with env.traffic.scenario(plan.id, folder, request.message, wait_s) as traffic:
+        yield traffic
+
+
+def traffic_problem(traffic: ScenarioTraffic | None) -> str:
+    """The scenario's error message when replay could not answer one of its model calls."""
+    if traffic is None or not traffic.unmatched:
+        return ""
+    first = traffic.unmatched[0]
+    changed = next((line for line in first[1:] if not line.startswith("  ")), "")
+    more = f" (and {len(traffic.unmatched) - 1} more)" if len(traffic.unmatched) > 1 else ""
+    return one_line(f"model traffic replay: {first[0]} {changed}{more}", 500)
+
+
+def traffic_result(traffic: ScenarioTraffic | None, env: RunEnv) -> ModelTrafficResult | None:
+    if traffic is None or env.traffic is None:
+        return None
+    try:
+        folder = traffic.folder.resolve().relative_to(env.workspace.resolve()).as_posix()
+    except ValueError:
+        folder = str(traffic.folder)
+    diff = [line for lines in traffic.unmatched for line in lines][:200]
+    return ModelTrafficResult(
+        mode=env.traffic.mode,
+        cassette=folder,
+        calls=traffic.calls,
+        used=sorted(set(traffic.used)),
+        unmatched=len(traffic.unmatched),
+        diff=diff,
+        problems=list(traffic.problems),
+    )
+
+
+WORKSPACE_PLACEHOLDER = "<clawspec:workspace>"
+
+
+@contextmanager
+def traffic_for_run(
+    settings: Settings, workspace: Path, say: Callable[[str], None]
+) -> Iterator[TrafficSession | None]:
+    """The run's model traffic session (None when `model_traffic` is off).
+
+    Bring-up mode: the proxy takes a free port and the generated config points the providers
+    at it. Target mode: it listens on `model_proxy_port`; your openclaw.json points there.
+    """
+    if settings.model_traffic == "off":
+        yield None
+        return
+    from clawspec.traffic.normalize import Normalizer
+    from clawspec.traffic.session import TrafficSession
+
+    bring_up = settings.gateway.mode == "bring_up"
+    if settings.model_traffic == "record" and not bring_up and not settings.model_upstreams:
+        raise ConfigError(
+            "model_traffic 'record' against your own gateway needs model_upstreams "
+            "(provider id -> the provider's real base URL) to forward the calls to"
+        )
+    normalizer = Normalizer.build(
+        settings.volatile_fields,
+        settings.volatile_patterns,
+        {str(workspace.resolve()): WORKSPACE_PLACEHOLDER},
+    )
+    session = TrafficSession(
+        settings.model_traffic, normalizer, settings.model_upstreams, settings.secret_values()
+    )
+    port = 0 if bring_up else settings.model_proxy_port
+    try:
+        base_url = session.start(port)
+    except OSError as exc:
+        raise ConfigError(
+            f"model_proxy_port: the model traffic proxy cannot listen on 127.0.0.1:{port}: "
+            f"{exc.strerror or exc}"
+        ) from None
+    if not bring_up:
+        say(
+            f"model traffic proxy ({settings.model_traffic}) on {base_url}: your gateway's "
+            f"providers need baseUrl {base_url}/<provider id>"
+        )
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def traffic_warnings(session: TrafficSession, invoked: bool) -> list[str]:
+    """What a user should know after a hermetic run (e.g. the gateway bypassed the proxy)."""
+    warnings = []
+    if invoked and session.seen == 0:
+        warnings.append(
+            f"model_traffic is {session.mode} but no model call reached the proxy at "
+            f"{session.base_url}: the gateway does not go through it (set each provider's "
+            "baseUrl to <proxy>/<provider id>); "
+            + (
+                "these results came from the real model, not the cassettes"
+                if session.mode == "replay"
+                else "nothing was recorded"
+            )
+        )
+    if session.unattributed:
+        warnings.append(
+            f"{session.unattributed} model call(s) could not be attributed to a scenario "
+            + ("and were refused" if session.mode == "replay" else "and were not recorded")
+        )
+    return warnings
+
+
+def expected_folders(loaded: Loaded) -> dict[Path, str]:
+    """The cassette folder of every scenario of the loaded contracts -> its scenario id."""
+    from clawspec.runner.scenario import ScenarioPlan
+
+    out = {}
+    for contract in loaded.contracts:
+        for index, scenario in enumerate(contract.contract.scenarios):
+            plan = ScenarioPlan(contract, index, scenario)
+            out[scenario_folder(plan, loaded.settings, loaded.workspace)] = plan.id
+    return out

@@ -1,0 +1,107 @@
+"""Which scenario a model request belongs to, when concurrent scenarios share one gateway.
+
+What the real gateway sends (openclaw@2026.9.6, captured from the scripted provider): every
+model call carries a W3C `traceparent` header whose trace id is the same for all calls of one
+hook request, including those of the sub-agents it spawns (their runs are nested in the parent's
+trace). The hook's `sessionKey` never reaches the provider (the run's session is
+`agent:main:cron:<job uuid>`), and no other header names the run. The hook `message` does reach
+it, verbatim, inside the first user message (in an `EXTERNAL_UNTRUSTED_CONTENT` block).
+
+So: the first request of a new trace is attributed by finding a running scenario's hook message
+in it (the longest match wins), and its trace id is bound to that scenario; every later request
+of that trace (the next turns, the sub-agents) follows the binding. Two scenarios with the same
+hook message would be ambiguous, so the runner does not start the second until the first is
+bound (`register` waits). A request with neither a known trace nor a matching message goes to
+the only running scenario if there is exactly one, else it is unattributed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from clawspec.traffic.normalize import strings_in
+
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+_ids = itertools.count(1)
+
+
+def trace_id(headers: Mapping[str, str]) -> str | None:
+    """The trace id of a W3C traceparent header (None if absent or malformed)."""
+    value = next((v for k, v in headers.items() if k.lower() == "traceparent"), "")
+    found = _TRACEPARENT.match(value.strip().lower())
+    return found.group(1) if found else None
+
+
+@dataclass
+class Registration:
+    """One scenario invocation the proxy may see traffic from."""
+
+    scenario: str  # the scenario id ('<contract>::<name>')
+    message: str  # the hook message sent to the gateway
+    serial: int = field(default_factory=lambda: next(_ids))
+    traces: set[str] = field(default_factory=set)
+    active: bool = True
+    bound: threading.Event = field(default_factory=threading.Event)
+
+
+class Attributor:
+    """Thread-safe map of traces to registered scenario invocations."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._registrations: list[Registration] = []
+        self._traces: dict[str, Registration] = {}
+
+    def register(self, scenario: str, message: str, wait_s: float = 60.0) -> Registration:
+        """Announce an invocation; first wait (up to `wait_s`) until no other running
+        invocation with the same message is still waiting for its first model request."""
+        message = message.strip()
+        deadline = time.monotonic() + wait_s
+        while True:
+            with self._lock:
+                blocking = [
+                    r
+                    for r in self._registrations
+                    if r.active and not r.bound.is_set() and r.message == message
+                ]
+                if not blocking or time.monotonic() >= deadline:
+                    registration = Registration(scenario, message)
+                    self._registrations.append(registration)
+                    return registration
+            blocking[0].bound.wait(max(0.0, min(1.0, deadline - time.monotonic())))
+
+    def release(self, registration: Registration) -> None:
+        """The scenario is over: new traces no longer go to it (its known traces still do)."""
+        with self._lock:
+            registration.active = False
+            registration.bound.set()
+
+    def attribute(self, headers: Mapping[str, str], body: Any) -> Registration | None:
+        """The invocation this request belongs to, binding a new trace on first sight."""
+        trace = trace_id(headers)
+        with self._lock:
+            if trace and trace in self._traces:
+                return self._traces[trace]
+            active = [r for r in self._registrations if r.active]
+            texts = [s for s in strings_in(body) if len(s) >= 1]
+            matching = [r for r in active if r.message and any(r.message in s for s in texts)]
+            if matching:
+                longest = max(len(r.message) for r in matching)
+                matching = [r for r in matching if len(r.message) == longest]
+                # a new trace belongs to an invocation that has none yet, the earliest first
+                chosen = min(matching, key=lambda r: (r.bound.is_set(), r.serial))
+            elif len(active) == 1:
+                chosen = active[0]
+            else:
+                return None
+            if trace:
+                self._traces[trace] = chosen
+                chosen.traces.add(trace)
+            chosen.bound.set()
+            return chosen

@@ -1,0 +1,158 @@
+"""Cassettes: one pretty-printed JSON file per model call, `<dir>/<contract>/<scenario>/<n>.json`.
+
+Plain JSON so that a pull request's diff shows what changed in a recording. A file holds the
+request (method, path, endpoint, provider, body) and the response (status, content type, and
+either the JSON body or every SSE event's lines, verbatim, with the delay before it). No request
+header is stored except the content type and API version headers: authorization and API keys
+never reach the disk, and known secret values are redacted from both bodies before writing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from clawspec.text import redact
+
+FORMAT = 1
+# Request headers worth keeping (they change the answer, never carry a credential).
+KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta", "openai-beta")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class SseEvent(BaseModel):
+    """One Server-Sent Event: its lines as received (`event: x`, `data: {...}`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lines: list[str]
+    delay_ms: int = Field(0, ge=0, description="Time since the previous event when recorded.")
+
+
+class RecordedRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    method: str = "POST"
+    path: str
+    endpoint: str
+    provider: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    body: Any = None
+
+
+class RecordedResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    status: int
+    content_type: str = "application/json"
+    body: Any = None  # JSON body of a non-streamed answer (or its text)
+    events: list[SseEvent] | None = None  # a streamed answer, event by event
+
+
+class Cassette(BaseModel):
+    """One recorded model call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    clawspec_cassette: int = FORMAT
+    scenario: str
+    index: int = Field(ge=1, description="Order of the call within the scenario when recorded.")
+    recorded_at: str
+    request: RecordedRequest
+    response: RecordedResponse
+
+
+@dataclass(frozen=True)
+class CassetteFile:
+    path: Path
+    cassette: Cassette
+
+
+@dataclass
+class LoadProblem:
+    path: Path
+    message: str
+
+
+@dataclass
+class Loaded:
+    files: list[CassetteFile] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+
+def safe_name(name: str) -> str:
+    """A scenario name as a folder name (no separators, nothing hidden)."""
+    cleaned = _UNSAFE.sub("_", name).strip("._") or "_"
+    return cleaned[:120]
+
+
+def contract_folder(contract_path: str) -> PurePosixPath:
+    """`skills/x/tests/scenarios.yaml` -> `skills/x/tests/scenarios` (a relative POSIX path)."""
+    parts = [safe_name(part) for part in PurePosixPath(contract_path).parts if part not in ("/",)]
+    parts = [p for p in parts if p not in ("", "_")] or ["_"]
+    last = re.sub(r"\.(ya?ml)$", "", PurePosixPath(contract_path).name) or "_"
+    return PurePosixPath(*parts[:-1], safe_name(last))
+
+
+def scenario_dir(root: Path, contract_path: str, scenario: str) -> Path:
+    return root / Path(contract_folder(contract_path)) / safe_name(scenario)
+
+
+def load_dir(folder: Path) -> Loaded:
+    """Every cassette in one scenario folder, in recorded order; unreadable files as problems."""
+    out = Loaded()
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.json"), key=_numeric):
+        try:
+            cassette = Cassette.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            out.problems.append(LoadProblem(path, f"not a ClawSpec cassette: {first}"))
+            continue
+        out.files.append(CassetteFile(path, cassette))
+    out.files.sort(key=lambda f: f.cassette.index)
+    return out
+
+
+def _numeric(path: Path) -> tuple[int, str]:
+    return (int(path.stem), "") if path.stem.isdigit() else (1 << 30, path.stem)
+
+
+def write_dir(folder: Path, cassettes: Iterable[Cassette], secrets: Iterable[str]) -> list[Path]:
+    """Replace a scenario's recording with these cassettes (secrets redacted)."""
+    secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for cassette in cassettes:
+        path = folder / f"{cassette.index}.json"
+        data = redact_data(cassette.model_dump(mode="json"), secrets)
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def redact_data(data: Any, secrets: list[str]) -> Any:
+    """Every string in `data` with each secret value replaced by ***."""
+    if not secrets:
+        return data
+    if isinstance(data, dict):
+        return {key: redact_data(value, secrets) for key, value in data.items()}
+    if isinstance(data, list):
+        return [redact_data(item, secrets) for item in data]
+    if isinstance(data, str):
+        return redact(data, secrets)
+    return data
+
+
+def kept_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers if k.lower() in KEPT_REQUEST_HEADERS}

@@ -1,0 +1,208 @@
+"""Request normalisation: what is left of a model request once its volatile parts are removed.
+
+Two requests of the same scenario match in replay when their normalised bodies are equal. The
+real OpenClaw gateway puts much that changes on every run into its requests (seen on
+openclaw@2026.9.6): a "Job ID: <uuid> | Received: <date>" line and a random
+`EXTERNAL_UNTRUSTED_CONTENT id="<hex>"` around the hook message, "Current time" and
+"Reference UTC" lines, `session=agent:main:cron:<uuid>`, the workspace path in the system
+prompt, "[Mon 2026-11-23 09:40 UTC]" in a sub-agent's task, and child session keys / run ids in
+the `sessions_spawn` tool result. Field names (ids, timestamps) are dropped wherever they occur;
+text patterns are replaced by a placeholder; run-specific paths are replaced literally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# Keys dropped anywhere in a request body (the README lists them; config `volatile_fields`).
+DEFAULT_VOLATILE_FIELDS: tuple[str, ...] = (
+    "id",  # tool-call ids in assistant messages (OpenAI), tool_use ids (Anthropic)
+    "tool_call_id",  # tool results (OpenAI chat)
+    "call_id",  # function calls and their outputs (OpenAI responses)
+    "tool_use_id",  # tool results (Anthropic)
+    "created",
+    "user",
+    "metadata",
+    "prompt_cache_key",
+    "safety_identifier",
+    "previous_response_id",
+)
+# Text replaced by <volatile> in every string of a body (config `volatile_patterns`).
+DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
+    # UUIDs: job ids, session keys, run ids
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+    # ISO dates with an optional time and zone: 2026-11-23, 2026-11-23 09:40, ...T09:40:01.5Z
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?",
+    # Spelled-out dates and times: "Monday, November 23rd, 2026 - 9:39 AM"
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+    r"[a-z]* \d{1,2}(?:st|nd|rd|th)?,? \d{4}(?: - \d{1,2}:\d{2}(?: ?[AP]M)?)?",
+    # Clock times: 09:40, 9:39 AM, 09:40:01
+    r"\b\d{1,2}:\d{2}(?::\d{2})?(?: ?[AP]M)?\b",
+    # Long hex ids: trace ids, ClawSpec run ids, random content ids
+    r"\b[0-9a-f]{16,}\b",
+    # The machine in the gateway's "Runtime:" line: host=vm | os=Linux 6.18 (x64) | node=v24
+    r"\b(?:host|os|node|active_node|shell)=[^|\n]*",
+)
+PLACEHOLDER = "<volatile>"
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """Removes volatile fields, patterns and run-specific literal values (paths) from bodies."""
+
+    fields: frozenset[str] = frozenset(DEFAULT_VOLATILE_FIELDS)
+    patterns: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in DEFAULT_VOLATILE_PATTERNS)
+    # (literal, placeholder): e.g. the workspace path -> <workspace>; longest first
+    literals: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    @classmethod
+    def build(
+        cls,
+        fields: Iterable[str] = DEFAULT_VOLATILE_FIELDS,
+        patterns: Iterable[str] = DEFAULT_VOLATILE_PATTERNS,
+        literals: dict[str, str] | None = None,
+    ) -> Normalizer:
+        pairs = sorted(
+            ((value, name) for value, name in (literals or {}).items() if value),
+            key=lambda pair: len(pair[0]),
+            reverse=True,
+        )
+        return cls(frozenset(fields), tuple(re.compile(p) for p in patterns), tuple(pairs))
+
+    def substitute(self, data: Any) -> Any:
+        """Run-specific literals (paths) replaced by their placeholders, recursively: what a
+        cassette stores, so a recording made in one checkout replays in another."""
+        return _map_strings(data, self._literal)
+
+    def restore(self, data: Any) -> Any:
+        """The inverse of `substitute` for this run: placeholders back to today's values."""
+
+        def back(text: str) -> str:
+            for literal, name in self.literals:
+                text = text.replace(name, literal)
+            return text
+
+        return _map_strings(data, back)
+
+    def _literal(self, value: str) -> str:
+        for literal, name in self.literals:
+            value = value.replace(literal, name)
+        return value
+
+    def text(self, value: str) -> str:
+        value = self._literal(value)
+        for pattern in self.patterns:
+            value = pattern.sub(PLACEHOLDER, value)
+        return value
+
+    def body(self, data: Any) -> Any:
+        """The body with volatile keys dropped and every string normalised (recursively)."""
+        if isinstance(data, dict):
+            return {k: self.body(v) for k, v in data.items() if k not in self.fields}
+        if isinstance(data, list):
+            return [self.body(item) for item in data]
+        if isinstance(data, str):
+            return self.text(data)
+        return data
+
+    def key(self, endpoint: str, data: Any) -> str:
+        """The match key: endpoint + normalised body, hashed."""
+        canonical = json.dumps(
+            [endpoint, self.body(data)], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _map_strings(data: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(data, dict):
+        return {key: _map_strings(value, change) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_map_strings(item, change) for item in data]
+    return change(data) if isinstance(data, str) else data
+
+
+# -- endpoints -------------------------------------------------------------------------------
+ENDPOINTS = ("chat/completions", "responses", "messages")
+
+
+def endpoint_of(path: str) -> str | None:
+    """Which provider API a request path speaks (`/v1/chat/completions` -> chat/completions)."""
+    clean = path.split("?", 1)[0].rstrip("/")
+    for endpoint in ENDPOINTS:
+        if clean.endswith("/" + endpoint) or clean == endpoint:
+            return endpoint
+    return None
+
+
+# -- a readable view of the conversation, for diffs -----------------------------------------
+@dataclass(frozen=True)
+class Item:
+    """One labelled part of a request: `messages[1] (user)`, `system`, `input[2] (...)`."""
+
+    label: str
+    text: str
+
+
+def conversation(endpoint: str, body: Any) -> list[Item]:
+    """The request's messages as labelled text items, in the order the model reads them."""
+    if not isinstance(body, dict):
+        return []
+    items: list[Item] = []
+    if endpoint == "messages":  # Anthropic: a top-level system, then messages
+        if body.get("system") is not None:
+            items.append(Item("system", render(body["system"])))
+        items += _listed("messages", body.get("messages"))
+    elif endpoint == "responses":
+        if body.get("instructions") is not None:
+            items.append(Item("instructions", render(body["instructions"])))
+        raw = body.get("input")
+        items += [Item("input", raw)] if isinstance(raw, str) else _listed("input", raw)
+    else:
+        items += _listed("messages", body.get("messages"))
+    return items
+
+
+def _listed(name: str, entries: Any) -> list[Item]:
+    if not isinstance(entries, list):
+        return []
+    out = []
+    for index, entry in enumerate(entries):
+        kind = ""
+        if isinstance(entry, dict):
+            kind = str(entry.get("role") or entry.get("type") or "")
+        label = f"{name}[{index}]" + (f" ({kind})" if kind else "")
+        out.append(Item(label, render(entry)))
+    return out
+
+
+def render(value: Any) -> str:
+    """Text of a message or content: strings as they are, anything else as indented JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) <= {"role", "content"} and "content" in value:
+        return render(value["content"])
+    if isinstance(value, list) and all(
+        isinstance(part, dict) and part.get("type") == "text" for part in value
+    ):
+        return "\n".join(str(part.get("text", "")) for part in value)
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def strings_in(data: Any) -> Sequence[str]:
+    """Every string value in a body (for finding a scenario's hook message)."""
+    out: list[str] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out

@@ -1,0 +1,241 @@
+"""One run's model traffic: the proxy, what each scenario recorded or replayed, the cassettes.
+
+Record mode keeps each scenario's calls in memory and writes its folder when the run ends (a
+sub-agent may still call the model after the hook request returned); replay mode loads a
+scenario's folder when the scenario starts and answers from it, never from the network.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from clawspec.traffic.attribution import Attributor, Registration
+from clawspec.traffic.cassette import (
+    Cassette,
+    CassetteFile,
+    RecordedRequest,
+    RecordedResponse,
+    load_dir,
+    write_dir,
+)
+from clawspec.traffic.diff import Candidate, closest, explain
+from clawspec.traffic.normalize import Normalizer
+from clawspec.traffic.proxy import ModelProxy, Unmatched
+
+# Request headers that carry a provider credential: their values are redacted from cassettes.
+CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
+
+
+@dataclass
+class ScenarioTraffic:
+    """What one scenario's model calls did (filled while it runs)."""
+
+    scenario: str
+    folder: Path
+    calls: int = 0
+    used: list[int] = field(default_factory=list)  # replay: cassette indexes that answered
+    unmatched: list[list[str]] = field(default_factory=list)  # replay: one diff per miss
+    recorded: list[Cassette] = field(default_factory=list)
+    library: list[tuple[CassetteFile, str, Candidate]] | None = None
+    problems: list[str] = field(default_factory=list)  # unreadable cassette files
+
+
+class TrafficSession:
+    """Implements the proxy's `TrafficHandler` for one run."""
+
+    def __init__(
+        self,
+        mode: str,
+        normalizer: Normalizer,
+        upstreams: dict[str, str] | None = None,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        if mode not in ("record", "replay"):
+            raise ValueError(f"model traffic mode must be record or replay, not {mode!r}")
+        self.mode = mode
+        self.normalizer = normalizer
+        self._upstreams = dict(upstreams or {})
+        self._secrets = {s for s in secrets if s}
+        self._lock = threading.Lock()
+        self._attributor = Attributor()
+        self._scenarios: dict[str, ScenarioTraffic] = {}
+        self.seen = 0  # model calls that reached the proxy
+        self.unattributed = 0
+        self._proxy: ModelProxy | None = None
+        self._models: dict[str, list[str]] = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self, port: int = 0) -> str:
+        """Start the proxy; return its base URL."""
+        self._proxy = ModelProxy(self, port).start()
+        return self._proxy.base_url
+
+    @property
+    def base_url(self) -> str:
+        if self._proxy is None:
+            raise RuntimeError("model traffic proxy not started")
+        return self._proxy.base_url
+
+    def stop(self) -> list[Path]:
+        """Stop the proxy; in record mode write every scenario's cassettes. Return them."""
+        if self._proxy is not None:
+            self._proxy.stop()
+            self._proxy = None
+        if self.mode != "record":
+            return []
+        written: list[Path] = []
+        for traffic in self._scenarios.values():
+            cassettes = sorted(traffic.recorded, key=lambda c: c.index)
+            written += write_dir(traffic.folder, cassettes, self._secrets)
+        return written
+
+    def route(
+        self,
+        upstreams: dict[str, str],
+        models: dict[str, list[str]] | None = None,
+        secrets: list[str] | None = None,
+    ) -> None:
+        """Set where each provider's calls go in record mode, and its model ids (answered to
+        `GET /models` in replay); bring-up fills both from the generated OpenClaw config."""
+        with self._lock:
+            self._upstreams.update(upstreams)
+            self._models.update(models or {})
+            self._secrets.update(s for s in secrets or () if s)
+
+    # -- scenarios ---------------------------------------------------------------------------
+    @contextmanager
+    def scenario(
+        self, scenario_id: str, folder: Path, message: str, wait_s: float = 60.0
+    ) -> Iterator[ScenarioTraffic]:
+        """Attribute the model calls made while the block runs (and by its traces) to it."""
+        with self._lock:
+            traffic = self._scenarios.get(scenario_id)
+            if traffic is None:
+                traffic = self._scenarios[scenario_id] = ScenarioTraffic(scenario_id, folder)
+        registration = self._attributor.register(scenario_id, message, wait_s)
+        try:
+            yield traffic
+        finally:
+            self._attributor.release(registration)
+
+    def traffic_of(self, scenario_id: str) -> ScenarioTraffic | None:
+        return self._scenarios.get(scenario_id)
+
+    # -- TrafficHandler ----------------------------------------------------------------------
+    def upstream(self, provider: str) -> str | None:
+        with self._lock:
+            return self._upstreams.get(provider)
+
+    def attribute(self, headers: dict[str, str], body: Any) -> Registration | None:
+        found = [v for k, v in headers.items() if k.lower() in CREDENTIAL_HEADERS and v]
+        registration = self._attributor.attribute(headers, body)
+        with self._lock:
+            self.seen += 1
+            self.unattributed += registration is None
+            for value in found:
+                self._secrets.add(value)
+                self._secrets.add(value.split(" ", 1)[-1])  # the key without "Bearer "
+        return registration
+
+    def recorded(
+        self, registration: Registration | None, request: RecordedRequest, answer: RecordedResponse
+    ) -> None:
+        if registration is None:
+            return
+        with self._lock:
+            traffic = self._scenarios[registration.scenario]
+            traffic.calls += 1
+            request = request.model_copy(update={"body": self.normalizer.substitute(request.body)})
+            answer = RecordedResponse.model_validate(
+                self.normalizer.substitute(answer.model_dump(mode="json"))
+            )
+            traffic.recorded.append(
+                Cassette(
+                    scenario=registration.scenario,
+                    index=len(traffic.recorded) + 1,
+                    recorded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                    request=request,
+                    response=answer,
+                )
+            )
+
+    def replay(
+        self, registration: Registration | None, request: RecordedRequest
+    ) -> RecordedResponse | Unmatched:
+        if registration is None:
+            return Unmatched(
+                "clawspec replay: cannot tell which scenario this model request belongs to "
+                "(no known trace and no running scenario's hook message in it)"
+            )
+        with self._lock:
+            traffic = self._scenarios[registration.scenario]
+            library = self._library(traffic)
+            key = self.normalizer.key(request.endpoint, request.body)
+            hits = [entry for entry in library if entry[1] == key]
+            if hits:
+                unused = [e for e in hits if e[0].cassette.index not in traffic.used]
+                entry = (unused or hits)[0]
+                traffic.calls += 1
+                traffic.used.append(entry[0].cassette.index)
+                response = entry[0].cassette.response.model_dump(mode="json")
+                return RecordedResponse.model_validate(self.normalizer.restore(response))
+            lines = self._explain(traffic, request, library)
+            traffic.unmatched.append(lines)
+        return Unmatched("clawspec replay: no recorded model call matches: " + " | ".join(lines))
+
+    def _library(self, traffic: ScenarioTraffic) -> list[tuple[CassetteFile, str, Candidate]]:
+        if traffic.library is None:
+            loaded = load_dir(traffic.folder)
+            traffic.problems = [f"{p.path.name}: {p.message}" for p in loaded.problems]
+            traffic.library = []
+            for item in loaded.files:
+                request = item.cassette.request
+                body = self.normalizer.body(request.body)
+                candidate = Candidate(item.path.name, request.endpoint, body)
+                traffic.library.append(
+                    (item, self.normalizer.key(request.endpoint, request.body), candidate)
+                )
+        return traffic.library
+
+    def _explain(
+        self,
+        traffic: ScenarioTraffic,
+        request: RecordedRequest,
+        library: list[tuple[CassetteFile, str, Candidate]],
+    ) -> list[str]:
+        number = traffic.calls + len(traffic.unmatched) + 1
+        if not library:
+            return [
+                f"model call {number}: nothing recorded for this scenario in {traffic.folder} "
+                "(record it with --model-traffic record)"
+            ]
+        body = self.normalizer.body(request.body)
+        best = closest(request.endpoint, body, [entry[2] for entry in library])
+        assert best is not None
+        return [
+            f"model call {number} differs from the closest recording {best.name}:",
+            *explain(request.endpoint, body, best),
+        ]
+
+    def models(self, provider: str) -> dict[str, Any]:
+        """GET /models in replay: the provider's configured models, else those recorded so far."""
+        with self._lock:
+            names = self._models.get(provider) or sorted(
+                {
+                    str(entry[0].cassette.request.body.get("model"))
+                    for traffic in self._scenarios.values()
+                    for entry in (traffic.library or [])
+                    if isinstance(entry[0].cassette.request.body, dict)
+                    and entry[0].cassette.request.provider in (provider, "")
+                }
+            )
+        return {
+            "object": "list",
+            "data": [{"id": n, "object": "model", "owned_by": "clawspec-replay"} for n in names],
+        }

@@ -1,0 +1,225 @@
+"""Hermetic runs on the real OpenClaw gateway (issue 10): record once with the scripted provider,
+replay with the provider stopped, and refuse a changed prompt with a diff.
+
+Three `clawspec run --bring-up` processes, each in its own fresh workspace (so the recording is
+also proven to replay from another checkout path). Runs inside the loopback-only namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.scripted_provider import MODEL_ID, ScriptedProvider
+
+REPO = Path(__file__).resolve().parents[2]
+PROVIDER_KEY = "sk-clawspec-e2e-RECOGNISABLE-provider-key"
+TODAY = "2026-01-31"
+SCRIPTS: dict[str, list[dict[str, Any]]] = {
+    "hermetic-write": [
+        {
+            "tool": "write",
+            "args": {"path": f"notes/{TODAY}.md", "content": "# Notes\n\nAll quiet.\n"},
+            "usage": {"prompt_tokens": 1500, "completion_tokens": 60},
+        },
+        {"text": "Wrote today's note.", "usage": {"prompt_tokens": 1600, "completion_tokens": 9}},
+    ],
+    "hermetic-spawn": [
+        {
+            "tool": "sessions_spawn",
+            "args": {"task": "Write child.md [script:hermetic-child]", "taskName": "child"},
+            "usage": {"prompt_tokens": 700, "completion_tokens": 25},
+        },
+        {"text": "Delegated.", "usage": {"prompt_tokens": 800, "completion_tokens": 4}},
+    ],
+    "hermetic-child": [
+        {
+            "tool": "write",
+            "args": {"path": "child.md", "content": "from the child\n"},
+            "usage": {"prompt_tokens": 300, "completion_tokens": 30},
+        },
+        {"text": "Child done.", "usage": {"prompt_tokens": 310, "completion_tokens": 3}},
+    ],
+}
+CONTRACT = """\
+version: "1.0"
+target: {type: agent, path: agents/main, agent_id: main}
+defaults: {timeout: 60, poll_interval: 0.5}
+scenarios:
+  - name: writes-note
+    when: {invoke: "WRITE_PROMPT [script:hermetic-write]"}
+    then:
+      - {type: artifact_exists, path: "notes/{{today}}.md", timeout: 10}
+      - {type: tool_was_called, tool: write}
+      - {type: tool_not_called, tool: exec}
+      - {type: token_budget, max_total_tokens: 5000}
+  - name: delegates
+    when: {invoke: "Delegate the summary [script:hermetic-spawn]"}
+    then:
+      - {type: tool_was_called, tool: sessions_spawn}
+      - {type: artifact_exists, path: child.md, timeout: 30}
+"""
+
+pytestmark = pytest.mark.e2e
+
+
+def _workspace(root: Path, provider_port: int, prompt: str) -> Path:
+    work = root
+    (work / "agents" / "main" / "tests").mkdir(parents=True)
+    (work / "agents" / "main" / "tests" / "scenarios.yaml").write_text(
+        CONTRACT.replace("WRITE_PROMPT", prompt), "utf-8"
+    )
+    (work / "clawspec.yaml").write_text(
+        "concurrency: 2\ngateway: {mode: bring_up, config: openclaw.json, ready_timeout: 180}\n",
+        "utf-8",
+    )
+    model = {
+        "id": MODEL_ID,
+        "name": "Fake Model",
+        "reasoning": False,
+        "input": ["text"],
+        "contextWindow": 128000,
+        "maxTokens": 4096,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+    }
+    openclaw = {
+        "tools": {"profile": "coding", "toolSearch": False},
+        "agents": {"defaults": {"model": {"primary": f"fake/{MODEL_ID}"}}},
+        "models": {
+            "catalogRefresh": {"enabled": False},
+            "mode": "replace",
+            "providers": {
+                "fake": {
+                    "baseUrl": f"http://127.0.0.1:{provider_port}/v1",
+                    "apiKey": PROVIDER_KEY,
+                    "api": "openai-completions",
+                    "timeoutSeconds": 60,
+                    "models": [model],
+                }
+            },
+        },
+    }
+    (work / "openclaw.json").write_text(json.dumps(openclaw, indent=2), "utf-8")
+    return work
+
+
+def _run(work: Path, launcher: str, mode: str, cassettes: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWSPEC_", "GITHUB_"))}
+    env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO)})
+    argv = [sys.executable, "-m", "clawspec", "run", str(work), "--no-color"]
+    argv += ["--model-traffic", mode, "--cassette-dir", str(cassettes), "--today", TODAY]
+    argv += ["--report-dir", str(work / "reports")]
+    proc = subprocess.run(
+        argv, check=False, capture_output=True, text=True, timeout=600, env=env, cwd=work
+    )
+    report_path = work / "reports" / "clawspec-report.json"
+    assert report_path.is_file(), proc.stdout + proc.stderr
+    report = json.loads(report_path.read_text("utf-8"))
+    return {
+        "proc": proc,
+        "work": work,
+        "report": report,
+        "scenarios": {s["name"]: s for s in report["scenarios"]},
+    }
+
+
+@pytest.fixture(scope="module")
+def hermetic(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Record with the provider running; then replay twice with it stopped."""
+    cassettes = tmp_path_factory.mktemp("cassettes")
+    with ScriptedProvider(SCRIPTS) as provider:
+        port = provider.port
+        record_work = _workspace(tmp_path_factory.mktemp("record"), port, "Write today's note")
+        recorded = _run(record_work, openclaw_launcher, "record", cassettes)
+        recorded["provider_calls"] = len(provider.chat_requests())
+    # The provider is stopped: nothing listens on its port any more.
+    replay_work = _workspace(tmp_path_factory.mktemp("replay"), port, "Write today's note")
+    replayed = _run(replay_work, openclaw_launcher, "replay", cassettes)
+    changed_work = _workspace(tmp_path_factory.mktemp("changed"), port, "Write tomorrow's note")
+    changed = _run(changed_work, openclaw_launcher, "replay", cassettes)
+    return {"record": recorded, "replay": replayed, "changed": changed, "cassettes": cassettes}
+
+
+def _summary(scenario: dict[str, Any]) -> dict[str, Any]:
+    evidence = scenario.get("evidence") or {}
+    tokens = evidence.get("tokens") or {}
+    return {
+        "status": scenario["status"],
+        "verdicts": [(a["type"], a["status"], a["message"]) for a in scenario["assertions"]],
+        "tools": sorted(t["name"] for t in evidence.get("tools") or []),
+        "tokens": (tokens.get("input"), tokens.get("output"), tokens.get("total")),
+    }
+
+
+def test_recording_passes_and_writes_one_cassette_per_model_call(hermetic: dict) -> None:
+    recorded = hermetic["record"]
+    proc = recorded["proc"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("writes-note", "delegates"):
+        assert recorded["scenarios"][name]["status"] == "pass", recorded["scenarios"][name]
+    root = hermetic["cassettes"] / "agents" / "main" / "tests" / "scenarios"
+    writes = sorted(p.name for p in (root / "writes-note").glob("*.json"))
+    assert writes == ["1.json", "2.json"]
+    # parent (2 calls), its sub-agent (2 calls) and the parent's run on the sub-agent's announced
+    # result (a new trace, often after the scenario ended) are all the delegating scenario's
+    delegates = sorted(p.name for p in (root / "delegates").glob("*.json"))
+    assert len(delegates) >= 4, delegates
+    assert recorded["provider_calls"] == len(writes) + len(delegates)
+    assert "could not be attributed" not in recorded["proc"].stderr
+    traffic = recorded["scenarios"]["delegates"]["model_traffic"]
+    assert traffic["mode"] == "record" and 4 <= traffic["calls"] <= len(delegates)
+
+
+def test_replay_without_the_provider_gives_the_same_verdicts_tools_and_tokens(
+    hermetic: dict,
+) -> None:
+    recorded, replayed = hermetic["record"], hermetic["replay"]
+    proc = replayed["proc"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("writes-note", "delegates"):
+        assert _summary(replayed["scenarios"][name]) == _summary(recorded["scenarios"][name])
+        traffic = replayed["scenarios"][name]["model_traffic"]
+        assert traffic["mode"] == "replay" and traffic["unmatched"] == 0
+        assert traffic["calls"] >= 2 and traffic["used"][:2] == [1, 2]
+    note = _summary(replayed["scenarios"]["writes-note"])
+    assert note["tokens"] == (3100, 69, 3169)
+    assert (replayed["work"] / "notes" / f"{TODAY}.md").read_text("utf-8").startswith("# Notes")
+    assert (replayed["work"] / "child.md").is_file()
+    assert "no model call reached the proxy" not in proc.stderr
+    assert "could not be attributed" not in proc.stderr
+
+
+def test_a_changed_prompt_is_an_error_with_a_diff_naming_the_message(hermetic: dict) -> None:
+    changed = hermetic["changed"]
+    scenario = changed["scenarios"]["writes-note"]
+    assert scenario["status"] == "error", scenario
+    assert scenario["message"].startswith(
+        "model traffic replay: model call 1 differs from the closest recording 1.json: "
+        "messages[1] (user) changed:"
+    ), scenario["message"]
+    diff = scenario["model_traffic"]["diff"]
+    assert any(line.startswith("  -") and "Write today's note" in line for line in diff), diff
+    assert any(line.startswith("  +") and "Write tomorrow's note" in line for line in diff), diff
+    # the other scenario is untouched by the change
+    assert changed["scenarios"]["delegates"]["status"] == "pass"
+    assert changed["proc"].returncode == 1
+
+
+def test_no_secret_reaches_any_cassette(hermetic: dict) -> None:
+    files = sorted(hermetic["cassettes"].rglob("*.json"))
+    assert files
+    text = "\n".join(p.read_text("utf-8") for p in files)
+    assert PROVIDER_KEY not in text
+    assert "RECOGNISABLE" not in text
+    assert '"authorization"' not in text.lower()
+    # recorded streams keep their SSE data lines verbatim
+    first = json.loads(files[0].read_text("utf-8"))
+    lines = [line for event in first["response"]["events"] for line in event["lines"]]
+    assert lines[-1] == "data: [DONE]"
+    assert all(line.startswith("data: ") for line in lines)

@@ -1,0 +1,167 @@
+"""`clawspec cassettes check` and the hermetic-run options, through the real CLI parser."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import build_parser, main, run_flags
+from clawspec.config import load_settings
+from clawspec.errors import ConfigError
+from clawspec.traffic.cassette import (
+    Cassette,
+    RecordedRequest,
+    RecordedResponse,
+    scenario_dir,
+    write_dir,
+)
+
+CONTRACT = """\
+version: "1.0"
+target: {type: skill, path: skills/x}
+scenarios:
+  - name: drafts
+    when: {invoke: "draft it"}
+    then: [{type: tool_was_called, tool: write}]
+  - name: sends
+    when: {invoke: "send it"}
+    then: [{type: tool_was_called, tool: exec}]
+"""
+
+
+def cassette(scenario: str, index: int) -> Cassette:
+    return Cassette(
+        scenario=scenario,
+        index=index,
+        recorded_at="2026-11-23T09:00:00+00:00",
+        request=RecordedRequest(path="/chat/completions", endpoint="chat/completions", body={}),
+        response=RecordedResponse(status=200, body={"ok": True}),
+    )
+
+
+@pytest.fixture
+def recorded(workspace: Path, write_contract: Callable[..., Path]) -> Path:
+    write_contract(CONTRACT, "skills/x/tests/scenarios.yaml")
+    root = workspace / ".clawspec" / "cassettes"
+    drafts = scenario_dir(root, "skills/x/tests/scenarios.yaml", "drafts")
+    write_dir(drafts, [cassette("d", 1), cassette("d", 2)], [])
+    write_dir(scenario_dir(root, "skills/x/tests/scenarios.yaml", "gone"), [cassette("g", 1)], [])
+    return root
+
+
+def test_cassette_folders_are_named_after_contract_and_scenario(recorded: Path) -> None:
+    assert (recorded / "skills/x/tests/scenarios/drafts/1.json").is_file()
+    text = (recorded / "skills/x/tests/scenarios/drafts/1.json").read_text("utf-8")
+    assert text.startswith('{\n  "clawspec_cassette": 1,')  # pretty-printed for PR diffs
+
+
+def test_check_reports_stale_missing_and_sizes(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["cassettes", "check", "."])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert out[0].startswith(f"cassettes in {recorded}: 3 file(s) in 2 scenario folder(s), ")
+    assert any(
+        line.startswith("stale: skills/x/tests/scenarios/gone (1 file(s), ")
+        and line.endswith("): no such contract or scenario any more")
+        for line in out
+    )
+    assert (
+        "missing: skills/x/tests/scenarios.yaml::sends: no recording (replay would be an error)"
+        in out
+    )
+    assert any(line.startswith("size: ") and "drafts" in line for line in out)
+    assert out[-1] == "1 problem(s) found"
+
+
+def test_check_reports_files_a_replay_did_not_use_and_invalid_files(
+    recorded: Path, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (recorded / "skills/x/tests/scenarios/gone").rename(recorded / "skills/x/tests/scenarios/sends")
+    (recorded / "skills/x/tests/scenarios/sends/2.json").write_text("{not json", "utf-8")
+    report = workspace / "report.json"
+    traffic = {
+        "mode": "replay",
+        "cassette": ".clawspec/cassettes/skills/x/tests/scenarios/drafts",
+        "calls": 1,
+        "used": [1],
+    }
+    report.write_text(
+        json.dumps({"scenarios": [{"status": "pass", "model_traffic": traffic}]}), "utf-8"
+    )
+    code = main(["cassettes", "check", ".", "--report", str(report)])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert "unused: skills/x/tests/scenarios/drafts/2.json: the replay did not need it" in out
+    assert any(
+        line.startswith("invalid: skills/x/tests/scenarios/sends/2.json: not a") for line in out
+    )
+    assert not any(line.startswith(("stale:", "missing:")) for line in out)
+
+
+def test_check_passes_when_every_scenario_has_its_recording(
+    workspace: Path, write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_contract(CONTRACT, "x.clawspec.yaml")
+    for name in ("drafts", "sends"):
+        write_dir(
+            scenario_dir(workspace / "tapes", "x.clawspec.yaml", name), [cassette(name, 1)], []
+        )
+    assert main(["cassettes", "check", ".", "--cassette-dir", "tapes"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "ok"
+
+
+def test_hermetic_options_have_one_name_everywhere(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["run", "--model-traffic", "replay", "--cassette-dir", "tapes", "--today", "2026-01-31"]
+    )
+    flags = run_flags(args)
+    assert (flags["model_traffic"], flags["cassette_dir"], flags["today"]) == (
+        "replay",
+        "tapes",
+        "2026-01-31",
+    )
+    env = load_settings(
+        None,
+        {
+            "CLAWSPEC_MODEL_TRAFFIC": "record",
+            "CLAWSPEC_CASSETTE_DIR": "c",
+            "CLAWSPEC_TODAY": "2026-02-01",
+            "CLAWSPEC_VOLATILE_FIELDS": "id, created",
+        },
+    )
+    assert (env.model_traffic, env.cassette_dir, env.today) == ("record", "c", "2026-02-01")
+    assert env.volatile_fields == ["id", "created"]
+    config = tmp_path / "clawspec.yaml"
+    config.write_text("model_traffic: replay\nvolatile_patterns: ['run-\\d+']\n", "utf-8")
+    from_file = load_settings(config, {})
+    assert load_settings(config, {"CLAWSPEC_TODAY": "2026-03-04"}).today == "2026-03-04"
+    config.write_text("today: 2026-01-31\n", "utf-8")  # YAML reads this as a date
+    assert load_settings(config, {}).today == "2026-01-31"
+    config.write_text("model_traffic: replay\nvolatile_patterns: ['run-\\d+']\n", "utf-8")
+    from_file = load_settings(config, {})
+    assert from_file.model_traffic == "replay" and from_file.volatile_patterns == ["run-\\d+"]
+    assert from_file.cassette_dir == ".clawspec/cassettes"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("today: '2026-13-01'\n", "today: month must be in 1..12"),
+        ("today: tomorrow\n", "today: must be a date YYYY-MM-DD, found 'tomorrow'"),
+        ("model_traffic: rewind\n", "model_traffic: Input should be 'off', 'record' or 'replay'"),
+        ("volatile_patterns: ['(']\n", "volatile_patterns: not a regular expression '('"),
+    ],
+)
+def test_bad_hermetic_options_name_the_file_and_the_problem(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    config = tmp_path / "clawspec.yaml"
+    config.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, {})
+    assert str(caught.value).startswith(f"{config}:1:1: {message}")

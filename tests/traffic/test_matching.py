@@ -1,0 +1,195 @@
+"""Normalisation, matching and diffs on requests captured from the real OpenClaw gateway."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawspec.traffic.attribution import Attributor, trace_id
+from clawspec.traffic.diff import Candidate, closest, explain
+from clawspec.traffic.normalize import Normalizer, conversation, endpoint_of
+
+FIXTURE = Path(__file__).parent / "fixtures" / "gateway-requests.json"
+CAPTURED_WORKSPACE = "/tmp/cap10/state/workspace"
+CHAT = "chat/completions"
+
+
+@pytest.fixture(scope="module")
+def captured() -> dict[str, dict[str, Any]]:
+    data = json.loads(FIXTURE.read_text("utf-8"))
+    return {item["label"]: item for item in data["requests"]}
+
+
+@pytest.fixture(scope="module")
+def normalizer() -> Normalizer:
+    return Normalizer.build(literals={CAPTURED_WORKSPACE: "<clawspec:workspace>"})
+
+
+def test_two_runs_of_the_same_hook_message_have_the_same_key(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    first, again = captured["run-1/1"]["body"], captured["run-3/1"]["body"]
+    assert first != again  # job id, times, random content id differ on the real gateway
+    assert normalizer.key(CHAT, first) == normalizer.key(CHAT, again)
+
+
+def test_volatile_parts_of_the_gateway_prompt_are_removed(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    text = normalizer.body(captured["run-1/1"]["body"])["messages"][1]["content"]
+    assert text.startswith("Job ID: <volatile> | Received: <volatile>\n")
+    assert "session=agent:main:cron:<volatile>" in text
+    assert "repo=<clawspec:workspace>" in text
+    assert "Reference UTC: <volatile> UTC" in text
+    assert "Write it [script:write-file] run 1" in text  # the hook message itself stays
+    system = normalizer.body(captured["run-1/1"]["body"])["messages"][0]["content"]
+    assert CAPTURED_WORKSPACE not in system and "Current date: <volatile>" in system
+
+
+def test_tool_call_ids_and_spawned_session_ids_do_not_count(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    body = normalizer.body(captured["spawn/2"]["body"])
+    assert "id" not in body["messages"][2]["tool_calls"][0]
+    assert "tool_call_id" not in body["messages"][3]
+    assert '"childSessionKey": "agent:main:subagent:<volatile>"' in body["messages"][3]["content"]
+
+
+def test_a_different_tool_result_is_a_different_key_and_the_diff_names_it(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    now, then = captured["run-3/2"]["body"], captured["run-1/2"]["body"]
+    assert normalizer.key(CHAT, now) != normalizer.key(CHAT, then)
+    lines = explain(CHAT, normalizer.body(now), Candidate("2.json", CHAT, normalizer.body(then)))
+    assert lines == [
+        "messages[3] (tool) changed:",
+        "  -Successfully wrote 20 bytes to out.md",
+        "  +No changes made to out.md. The file already has identical content.",
+    ]
+
+
+def test_the_closest_recording_is_the_one_sharing_most_messages(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    recorded = [
+        Candidate(name, CHAT, normalizer.body(captured[label]["body"]))
+        for name, label in (("1.json", "run-1/1"), ("2.json", "run-1/2"), ("3.json", "spawn/3"))
+    ]
+    changed = normalizer.body(captured["run-3/2"]["body"])
+    best = closest(CHAT, changed, recorded)
+    assert best is not None and best.name == "2.json"
+
+
+def test_changed_model_tools_and_missing_messages_are_each_named() -> None:
+    then = {
+        "model": "a",
+        "tools": [{"function": {"name": "read"}}, {"function": {"name": "exec"}}],
+        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+    }
+    now = {
+        "model": "b",
+        "tools": [{"function": {"name": "read"}}, {"function": {"name": "write"}}],
+        "messages": [{"role": "system", "content": "s"}],
+    }
+    assert explain(CHAT, now, Candidate("1.json", CHAT, then)) == [
+        'model: recorded "a", now "b"',
+        "tools: added 'write'; removed 'exec'",
+        "messages[1] (user) is missing (recorded, not sent now)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "endpoint"),
+    [
+        ("/v1/chat/completions", "chat/completions"),
+        ("/v1/responses", "responses"),
+        ("/v1/messages?beta=true", "messages"),
+        ("/v1/models", None),
+        ("/v1/embeddings", None),
+    ],
+)
+def test_endpoint_is_told_by_the_path(path: str, endpoint: str | None) -> None:
+    assert endpoint_of(path) == endpoint
+
+
+def test_conversation_labels_of_the_three_apis() -> None:
+    anthropic = {"system": "be brief", "messages": [{"role": "user", "content": "hi"}]}
+    assert [i.label for i in conversation("messages", anthropic)] == [
+        "system",
+        "messages[0] (user)",
+    ]
+    responses = {
+        "instructions": "x",
+        "input": [{"role": "user", "content": "a"}, {"type": "function_call_output"}],
+    }
+    assert [i.label for i in conversation("responses", responses)] == [
+        "instructions",
+        "input[0] (user)",
+        "input[1] (function_call_output)",
+    ]
+
+
+def test_literals_are_substituted_for_storage_and_restored_for_replay() -> None:
+    normalizer = Normalizer.build(literals={"/w/a": "<clawspec:workspace>"})
+    stored = normalizer.substitute({"lines": ['data: {"path": "/w/a/out.md"}']})
+    assert stored == {"lines": ['data: {"path": "<clawspec:workspace>/out.md"}']}
+    other = Normalizer.build(literals={"/w/b": "<clawspec:workspace>"})
+    assert other.restore(stored) == {"lines": ['data: {"path": "/w/b/out.md"}']}
+
+
+# -- attribution -------------------------------------------------------------------------------
+def test_sub_agent_calls_follow_their_parents_trace(captured: dict) -> None:
+    attributor = Attributor()
+    spawn = attributor.register("c::spawn", "Delegate [script:spawn]")
+    write = attributor.register("c::write", "Write it [script:write-file] run 1")
+    parent, child = captured["spawn/2"], captured["spawn/3"]
+    assert trace_id(parent["headers"]) == trace_id(child["headers"])
+    assert attributor.attribute(parent["headers"], parent["body"]) is spawn
+    # the child's own messages never mention the parent's hook message
+    assert "Delegate [script:spawn]" not in json.dumps(child["body"])
+    assert attributor.attribute(child["headers"], child["body"]) is spawn
+    writer = captured["run-1/1"]
+    assert attributor.attribute(writer["headers"], writer["body"]) is write
+
+
+def test_the_longest_matching_hook_message_wins() -> None:
+    attributor = Attributor()
+    short = attributor.register("c::a", "do X")
+    long = attributor.register("c::b", "do X and Y")
+    body = {"messages": [{"role": "user", "content": "Task: b\n---\ndo X and Y"}]}
+    assert attributor.attribute({}, body) is long
+    assert attributor.attribute({}, {"messages": [{"role": "user", "content": "do X"}]}) is short
+
+
+def test_a_lone_running_scenario_gets_requests_nobody_else_claims() -> None:
+    attributor = Attributor()
+    assert attributor.attribute({}, {"messages": []}) is None
+    only = attributor.register("c::a", "hello")
+    assert attributor.attribute({}, {"messages": []}) is only
+    attributor.register("c::b", "other")
+    assert attributor.attribute({}, {"messages": []}) is None
+
+
+def test_a_second_scenario_with_the_same_message_waits_until_the_first_is_bound() -> None:
+    attributor = Attributor()
+    first = attributor.register("c::a", "same")
+    started: list[float] = []
+
+    def second() -> None:
+        attributor.register("d::a", "same", wait_s=10)
+        started.append(time.monotonic())
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    time.sleep(0.3)
+    assert started == []  # still waiting: a new trace could belong to either
+    bound_at = time.monotonic()
+    tp = {"traceparent": "00-" + "a" * 32 + "-" + "b" * 16 + "-01"}
+    assert attributor.attribute(tp, {"messages": [{"content": "same"}]}) is first
+    thread.join(5)
+    assert started and started[0] >= bound_at
