@@ -7,12 +7,15 @@ trace). The hook's `sessionKey` never reaches the provider (the run's session is
 `agent:main:cron:<job uuid>`), and no other header names the run. The hook `message` does reach
 it, verbatim, inside the first user message (in an `EXTERNAL_UNTRUSTED_CONTENT` block).
 
-So: the first request of a new trace is attributed by finding a running scenario's hook message
-in it (the longest match wins), and its trace id is bound to that scenario; every later request
-of that trace (the next turns, the sub-agents) follows the binding. Two scenarios with the same
-hook message would be ambiguous, so the runner does not start the second until the first is
-bound (`register` waits). A request with neither a known trace nor a matching message goes to
-the only running scenario if there is exactly one, else it is unattributed.
+So: the first request of a new trace is attributed by finding a scenario's hook message in it
+(the longest match wins), and its trace id is bound to that scenario; every later request of that
+trace (the next turns, the sub-agents) follows the binding. A new trace can also continue an
+earlier invocation: when a sub-agent finishes, the gateway announces its result to the parent
+session in a new run (and trace), possibly after the scenario ended. The exact user-message
+string that held the hook message (it also holds the gateway's unique job id) identifies it.
+Two scenarios with the same hook message would be ambiguous, so the runner does not start the
+second until the first is bound (`register` waits). A request with neither a known trace nor a
+matching message goes to the only running scenario if there is exactly one, else to none.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class Registration:
     message: str  # the hook message sent to the gateway
     serial: int = field(default_factory=lambda: next(_ids))
     traces: set[str] = field(default_factory=set)
+    anchors: set[str] = field(default_factory=set)  # request strings holding the message
     active: bool = True
     bound: threading.Event = field(default_factory=threading.Event)
 
@@ -85,23 +89,41 @@ class Attributor:
     def attribute(self, headers: Mapping[str, str], body: Any) -> Registration | None:
         """The invocation this request belongs to, binding a new trace on first sight."""
         trace = trace_id(headers)
+        texts = strings_in(body)
         with self._lock:
-            if trace and trace in self._traces:
-                return self._traces[trace]
-            active = [r for r in self._registrations if r.active]
-            texts = [s for s in strings_in(body) if len(s) >= 1]
-            matching = [r for r in active if r.message and any(r.message in s for s in texts)]
-            if matching:
-                longest = max(len(r.message) for r in matching)
-                matching = [r for r in matching if len(r.message) == longest]
-                # a new trace belongs to an invocation that has none yet, the earliest first
-                chosen = min(matching, key=lambda r: (r.bound.is_set(), r.serial))
-            elif len(active) == 1:
-                chosen = active[0]
-            else:
+            chosen = self._traces.get(trace) if trace else None
+            if chosen is None:
+                chosen = self._by_content(texts)
+            if chosen is None:
                 return None
-            if trace:
+            if trace and trace not in self._traces:
                 self._traces[trace] = chosen
                 chosen.traces.add(trace)
+            if chosen.message:
+                chosen.anchors.update(text for text in texts if chosen.message in text)
             chosen.bound.set()
             return chosen
+
+    def _by_content(self, texts: list[str]) -> Registration | None:
+        """A request of a trace not seen before: whose hook message does it carry?
+
+        The gateway's user message holds the hook message next to a job id unique to the hook
+        request, so an exact earlier string (an anchor) identifies the invocation even when a
+        later run of its session has a new trace: the sub-agent's completion announced back to
+        the parent can come after the scenario ended, and must still count as its traffic.
+        """
+        matching = [r for r in self._registrations if r.message and _carries(texts, r.message)]
+        if matching:
+            longest = max(len(r.message) for r in matching)
+            matching = [r for r in matching if len(r.message) == longest]
+            seen = [r for r in matching if r.anchors.intersection(texts)]
+            if seen:
+                return seen[0]
+            # else the first call of an invocation: a running one without calls yet, earliest
+            return min(matching, key=lambda r: (not r.active, r.bound.is_set(), r.serial))
+        active = [r for r in self._registrations if r.active]
+        return active[0] if len(active) == 1 else None
+
+
+def _carries(texts: list[str], message: str) -> bool:
+    return any(message in text for text in texts)

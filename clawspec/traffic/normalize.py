@@ -12,10 +12,11 @@ text patterns are replaced by a placeholder; run-specific paths are replaced lit
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,7 @@ DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     r"\b(?:host|os|node|active_node|shell)=[^|\n]*",
 )
 PLACEHOLDER = "<volatile>"
+CACHED_LENGTH = 512
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class Normalizer:
     """Removes volatile fields, patterns and run-specific literal values (paths) from bodies."""
 
     fields: frozenset[str] = frozenset(DEFAULT_VOLATILE_FIELDS)
-    patterns: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in DEFAULT_VOLATILE_PATTERNS)
+    # all volatile patterns as one alternation: one pass over each string (30 KB system prompts)
+    pattern: re.Pattern[str] | None = None
     # (literal, placeholder): e.g. the workspace path -> <workspace>; longest first
     literals: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
@@ -72,7 +75,8 @@ class Normalizer:
             key=lambda pair: len(pair[0]),
             reverse=True,
         )
-        return cls(frozenset(fields), tuple(re.compile(p) for p in patterns), tuple(pairs))
+        joined = "|".join(f"(?:{p})" for p in patterns)
+        return cls(frozenset(fields), re.compile(joined) if joined else None, tuple(pairs))
 
     def substitute(self, data: Any) -> Any:
         """Run-specific literals (paths) replaced by their placeholders, recursively: what a
@@ -95,10 +99,13 @@ class Normalizer:
         return value
 
     def text(self, value: str) -> str:
+        if len(value) > CACHED_LENGTH:  # the same system prompt comes with every call of a run
+            return _cached_text(self, value)
+        return self._text(value)
+
+    def _text(self, value: str) -> str:
         value = self._literal(value)
-        for pattern in self.patterns:
-            value = pattern.sub(PLACEHOLDER, value)
-        return value
+        return self.pattern.sub(PLACEHOLDER, value) if self.pattern else value
 
     def body(self, data: Any) -> Any:
         """The body with volatile keys dropped and every string normalised (recursively)."""
@@ -116,6 +123,11 @@ class Normalizer:
             [endpoint, self.body(data)], sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_text(normalizer: Normalizer, value: str) -> str:
+    return normalizer._text(value)
 
 
 def _map_strings(data: Any, change: Callable[[str], str]) -> Any:
@@ -193,7 +205,7 @@ def render(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
 
 
-def strings_in(data: Any) -> Sequence[str]:
+def strings_in(data: Any) -> list[str]:
     """Every string value in a body (for finding a scenario's hook message)."""
     out: list[str] = []
     stack = [data]

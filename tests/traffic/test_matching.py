@@ -193,3 +193,21 @@ def test_a_second_scenario_with_the_same_message_waits_until_the_first_is_bound(
     assert attributor.attribute(tp, {"messages": [{"content": "same"}]}) is first
     thread.join(5)
     assert started and started[0] >= bound_at
+
+
+def test_a_new_trace_continuing_a_finished_scenario_stays_with_it() -> None:
+    # the sub-agent's result announced back to the parent: a new trace, after the scenario ended
+    attributor = Attributor()
+    first = attributor.register("c::a", "Review it")
+    opening = "Job ID: 1111 | Task: a\n---\nReview it"
+    tp1 = {"traceparent": "00-" + "1" * 32 + "-" + "b" * 16 + "-01"}
+    assert attributor.attribute(tp1, {"messages": [{"content": opening}]}) is first
+    attributor.release(first)
+    second = attributor.register("d::a", "Review it")  # same hook message, still running
+    tp2 = {"traceparent": "00-" + "2" * 32 + "-" + "b" * 16 + "-01"}
+    assert (
+        attributor.attribute(tp2, {"messages": [{"content": "Job ID: 2222\nReview it"}]}) is second
+    )
+    announce = {"messages": [{"content": opening}, {"content": "child finished"}]}
+    tp3 = {"traceparent": "00-" + "3" * 32 + "-" + "b" * 16 + "-01"}
+    assert attributor.attribute(tp3, announce) is first
