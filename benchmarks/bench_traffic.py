@@ -11,6 +11,7 @@
 Prints numbers and ratios; asserts nothing.
 
     .venv/bin/python benchmarks/bench_traffic.py [--calls 200] [--skip-examples]
+        [--save-cassettes DIR]   (keep the examples' recording, e.g. examples/.clawspec/cassettes)
 """
 
 from __future__ import annotations
@@ -108,10 +109,12 @@ def _only_loopback() -> bool:
     return [line.split(":", 1)[0].strip() for line in lines] == ["lo"]
 
 
-def examples() -> None:
+def examples(save: Path | None) -> None:
     print("== bundled examples, real gateway (bring-up), record vs replay")
     if not _only_loopback():
         script = f"ip link set lo up && exec '{sys.executable}' '{__file__}' --examples-only"
+        if save is not None:
+            script += f" --save-cassettes '{save.resolve()}'"
         proc = subprocess.run(["unshare", "--net", "sh", "-c", script], check=False)
         if proc.returncode != 0:
             print(
@@ -131,6 +134,10 @@ def examples() -> None:
         scripts = load_scripts(work / "provider-scripts.json")
         with ScriptedProvider(scripts, port=18080):  # the port examples/openclaw.json names
             record_s = _examples_run(work, launcher, "record")
+        if save is not None:
+            shutil.rmtree(save, ignore_errors=True)
+            shutil.copytree(work / ".clawspec" / "cassettes", save)
+            print(f"  recording kept in {save}")
         for produced in ("reports", "memory", "brand"):
             shutil.rmtree(work / produced, ignore_errors=True)
         replay_s = _examples_run(work, launcher, "replay")  # the provider is stopped
@@ -160,11 +167,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--skip-examples", action="store_true")
     parser.add_argument("--examples-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--save-cassettes", type=Path, help="keep the examples' recording here")
     args = parser.parse_args()
     if not args.examples_only:
         per_call(args.calls)
     if not args.skip_examples:
-        examples()
+        examples(args.save_cassettes)
 
 
 if __name__ == "__main__":

@@ -136,9 +136,27 @@ def write_dir(folder: Path, cassettes: Iterable[Cassette], secrets: Iterable[str
     for cassette in cassettes:
         path = folder / f"{cassette.index}.json"
         data = redact_data(cassette.model_dump(mode="json"), secrets)
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(pretty(data), encoding="utf-8")
         written.append(path)
     return written
+
+
+def pretty(data: dict[str, Any]) -> str:
+    """Indented JSON, except one line per tool definition: the gateway sends ~40 tools with
+    deep JSON schemas on every call, identical from call to call; indenting them would more than
+    double the file and bury the messages a reviewer reads in a diff."""
+    body = data.get("request", {}).get("body")
+    tools = body.get("tools") if isinstance(body, dict) else None
+    if not isinstance(tools, list) or not tools:
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    lines = {f"\u0000tool-{i}\u0000": tool for i, tool in enumerate(tools)}
+    body["tools"] = list(lines)
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    for marker, tool in lines.items():
+        compact = json.dumps(tool, ensure_ascii=False, separators=(", ", ": "))
+        text = text.replace(json.dumps(marker), compact)
+    body["tools"] = tools
+    return text + "\n"
 
 
 def redact_data(data: Any, secrets: list[str]) -> Any:

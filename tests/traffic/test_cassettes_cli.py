@@ -15,6 +15,7 @@ from clawspec.traffic.cassette import (
     Cassette,
     RecordedRequest,
     RecordedResponse,
+    load_dir,
     scenario_dir,
     write_dir,
 )
@@ -165,3 +166,17 @@ def test_bad_hermetic_options_name_the_file_and_the_problem(
     with pytest.raises(ConfigError) as caught:
         load_settings(config, {})
     assert str(caught.value).startswith(f"{config}:1:1: {message}")
+
+
+def test_tools_are_one_line_each_and_the_file_loads_back(tmp_path: Path) -> None:
+    tools = [
+        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+        for n in ("read", "write")
+    ]
+    item = cassette("s", 1)
+    item.request.body = {"model": "m", "tools": tools, "messages": [{"role": "user"}]}
+    (path,) = write_dir(tmp_path / "s", [item], [])
+    lines = path.read_text("utf-8").splitlines()
+    read = '{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}},'
+    assert [line.strip() for line in lines if '"name": "read"' in line] == [read]
+    assert load_dir(tmp_path / "s").files[0].cassette.request.body["tools"] == tools
