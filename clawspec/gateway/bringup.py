@@ -293,7 +293,7 @@ class GatewayProcess:
             plugin_output=plugin_output,
         )
         if opts.model_proxy is not None:
-            opts.model_proxy.route(*route_providers(config, opts.model_proxy.base_url))
+            opts.model_proxy.route(route_providers(config, opts.model_proxy.base_url))
         workspace = Path(str(config["agents"]["defaults"]["workspace"])).expanduser()
         workspace.mkdir(parents=True, exist_ok=True)
         (state_dir / "logs").mkdir(parents=True, exist_ok=True)

@@ -152,6 +152,12 @@ def traffic_warnings(session: TrafficSession, invoked: bool) -> list[str]:
                 else "nothing was recorded"
             )
         )
+    if session.unrouted:
+        warnings.append(
+            f"model_traffic is {session.mode} but provider(s) {', '.join(session.unrouted)} "
+            "have no baseUrl in the OpenClaw config, so their calls bypass the proxy (give "
+            "each its real baseUrl to record and replay it)"
+        )
     if session.unattributed:
         warnings.append(
             f"{session.unattributed} model call(s) could not be attributed to a scenario "

@@ -8,7 +8,18 @@ in their `openclaw.json` (see the README, "Hermetic runs").
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+
+@dataclass
+class Routes:
+    """What routing a config through the proxy found out."""
+
+    upstreams: dict[str, str] = field(default_factory=dict)  # provider -> original baseUrl
+    models: dict[str, list[str]] = field(default_factory=dict)  # provider -> model ids
+    keys: list[str] = field(default_factory=list)  # API keys, redacted from cassettes
+    unrouted: list[str] = field(default_factory=list)  # providers without a baseUrl
 
 
 class ProxyRoutes(Protocol):
@@ -17,32 +28,28 @@ class ProxyRoutes(Protocol):
     @property
     def base_url(self) -> str: ...
 
-    def route(
-        self, upstreams: dict[str, str], models: dict[str, list[str]] | None = None
-    ) -> None: ...
+    def route(self, routes: Routes) -> None: ...
 
 
-def route_providers(config: dict[str, Any], proxy_base_url: str) -> tuple[dict, dict, list]:
-    """Point each provider of `config` at the proxy, in place.
+def route_providers(config: dict[str, Any], proxy_base_url: str) -> Routes:
+    """Point each provider of `config` at the proxy, in place, and say what was routed.
 
-    Return ({provider: original baseUrl}, {provider: [model ids]}, [API keys to redact from
-    cassettes]). Providers without a
-    `baseUrl` (OpenClaw's built-in defaults) are left alone: give them one to record them.
+    Providers without a `baseUrl` (OpenClaw's built-in defaults) are left alone and listed in
+    `unrouted`: their calls bypass the proxy (give them their real `baseUrl` to record them).
     """
     providers = (config.get("models") or {}).get("providers") or {}
-    upstreams: dict[str, str] = {}
-    models: dict[str, list[str]] = {}
-    keys: list[str] = []
+    routes = Routes()
     for provider_id, provider in providers.items():
         if not isinstance(provider, dict) or not provider.get("baseUrl"):
+            routes.unrouted.append(str(provider_id))
             continue
-        upstreams[provider_id] = str(provider["baseUrl"])
+        routes.upstreams[provider_id] = str(provider["baseUrl"])
         if isinstance(provider.get("apiKey"), str):
-            keys.append(provider["apiKey"])
+            routes.keys.append(provider["apiKey"])
         provider["baseUrl"] = f"{proxy_base_url.rstrip('/')}/{provider_id}"
-        models[provider_id] = [
+        routes.models[provider_id] = [
             str(model["id"])
             for model in provider.get("models") or []
             if isinstance(model, dict) and model.get("id")
         ]
-    return upstreams, models, keys
+    return routes

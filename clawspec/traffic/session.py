@@ -27,6 +27,7 @@ from clawspec.traffic.cassette import (
 from clawspec.traffic.diff import Candidate, closest, explain
 from clawspec.traffic.normalize import Normalizer
 from clawspec.traffic.proxy import ModelProxy, Unmatched
+from clawspec.traffic.routing import Routes
 
 # Request headers that carry a provider credential: their values are redacted from cassettes.
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
@@ -69,6 +70,7 @@ class TrafficSession:
         self.unattributed = 0
         self._proxy: ModelProxy | None = None
         self._models: dict[str, list[str]] = {}
+        self.unrouted: list[str] = []  # providers of the gateway config the proxy cannot see
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, port: int = 0) -> str:
@@ -95,18 +97,15 @@ class TrafficSession:
             written += write_dir(traffic.folder, cassettes, self._secrets)
         return written
 
-    def route(
-        self,
-        upstreams: dict[str, str],
-        models: dict[str, list[str]] | None = None,
-        secrets: list[str] | None = None,
-    ) -> None:
-        """Set where each provider's calls go in record mode, and its model ids (answered to
-        `GET /models` in replay); bring-up fills both from the generated OpenClaw config."""
+    def route(self, routes: Routes) -> None:
+        """Take what bring-up routed: where each provider's calls go in record mode, its model
+        ids (answered to `GET /models` in replay), its API key (redacted), and the providers
+        whose calls bypass the proxy (a warning after the run)."""
         with self._lock:
-            self._upstreams.update(upstreams)
-            self._models.update(models or {})
-            self._secrets.update(s for s in secrets or () if s)
+            self._upstreams.update(routes.upstreams)
+            self._models.update(routes.models)
+            self._secrets.update(key for key in routes.keys if key)
+            self.unrouted = sorted({*self.unrouted, *routes.unrouted})
 
     # -- scenarios ---------------------------------------------------------------------------
     @contextmanager

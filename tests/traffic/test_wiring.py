@@ -33,12 +33,13 @@ def _config() -> dict:
 
 def test_providers_with_a_base_url_are_routed_through_the_proxy() -> None:
     config = _config()
-    upstreams, models, keys = route_providers(config, "http://127.0.0.1:4000/")
+    routes = route_providers(config, "http://127.0.0.1:4000/")
     assert config["models"]["providers"]["fake"]["baseUrl"] == "http://127.0.0.1:4000/fake"
     assert "baseUrl" not in config["models"]["providers"]["builtin"]
-    assert upstreams == {"fake": "http://127.0.0.1:18080/v1"}
-    assert models == {"fake": ["fake-model"]}
-    assert keys == [SECRET_KEY]
+    assert routes.upstreams == {"fake": "http://127.0.0.1:18080/v1"}
+    assert routes.models == {"fake": ["fake-model"]}
+    assert routes.keys == [SECRET_KEY]
+    assert routes.unrouted == ["builtin"]
 
 
 def test_bring_up_writes_the_routed_config_and_tells_the_proxy_the_upstreams(
@@ -60,6 +61,12 @@ def test_bring_up_writes_the_routed_config_and_tells_the_proxy_the_upstreams(
         assert provider["baseUrl"] == f"{traffic.base_url}/fake"
         assert traffic.upstream("fake") == "http://127.0.0.1:18080/v1"
         assert traffic.models("fake")["data"][0]["id"] == "fake-model"
+        (warning,) = traffic_warnings(traffic, invoked=False)
+    assert warning == (
+        "model_traffic is record but provider(s) builtin have no baseUrl in the OpenClaw "
+        "config, so their calls bypass the proxy (give each its real baseUrl to record and "
+        "replay it)"
+    )
 
 
 def _free_port() -> int:
