@@ -6,7 +6,7 @@ openclaw@2026.9.6): a "Job ID: <uuid> | Received: <date>" line and a random
 `EXTERNAL_UNTRUSTED_CONTENT id="<hex>"` around the hook message, "Current time" and
 "Reference UTC" lines, `session=agent:main:cron:<uuid>`, the workspace path in the system
 prompt, "[Mon 2026-11-23 09:40 UTC]" in a sub-agent's task, and child session keys / run ids in
-the `sessions_spawn` tool result. Field names (ids, timestamps) are dropped wherever they occur;
+the `sessions_spawn` tool result, and OpenClaw's install path (its skills' locations). Field names (ids, timestamps) are dropped wherever they occur;
 text patterns are replaced by a placeholder; run-specific paths are replaced literally.
 """
 
@@ -46,6 +46,8 @@ DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     r"\b\d{1,2}:\d{2}(?::\d{2})?(?: ?[AP]M)?\b",
     # Long hex ids: trace ids, ClawSpec run ids, random content ids
     r"\b[0-9a-f]{16,}\b",
+    # Where OpenClaw is installed: its bundled skills are listed by absolute path
+    r"/[^\s\"'<>|]*/node_modules/openclaw(?=/)",
     # The machine in the gateway's "Runtime:" line: host=vm | os=Linux 6.18 (x64) | node=v24
     r"\b(?:host|os|node|active_node|shell)=[^|\n]*",
 )

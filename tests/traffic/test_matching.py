@@ -49,6 +49,11 @@ def test_volatile_parts_of_the_gateway_prompt_are_removed(
     assert "Write it [script:write-file] run 1" in text  # the hook message itself stays
     system = normalizer.body(captured["run-1/1"]["body"])["messages"][0]["content"]
     assert CAPTURED_WORKSPACE not in system and "Current date: <volatile>" in system
+    # OpenClaw lists its bundled skills by absolute path: another machine installs elsewhere
+    raw = captured["run-1/1"]["body"]["messages"][0]["content"]
+    assert "/.cache/openclaw/app/node_modules/openclaw/skills/" in raw
+    assert "<location><volatile>/skills/weather/SKILL.md</location>" in system
+    assert "node_modules" not in system
 
 
 def test_tool_call_ids_and_spawned_session_ids_do_not_count(
