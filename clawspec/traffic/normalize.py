@@ -5,9 +5,10 @@ real OpenClaw gateway puts much that changes on every run into its requests (see
 openclaw@2026.9.6): a "Job ID: <uuid> | Received: <date>" line and a random
 `EXTERNAL_UNTRUSTED_CONTENT id="<hex>"` around the hook message, "Current time" and
 "Reference UTC" lines, `session=agent:main:cron:<uuid>`, the workspace path in the system
-prompt, "[Mon 2026-11-23 09:40 UTC]" in a sub-agent's task, and child session keys / run ids in
-the `sessions_spawn` tool result, and OpenClaw's install path (its skills' locations). Field names (ids, timestamps) are dropped wherever they occur;
-text patterns are replaced by a placeholder; run-specific paths are replaced literally.
+prompt, "[Mon 2026-11-23 09:40 UTC]" in a sub-agent's task, child session keys / run ids in the
+`sessions_spawn` tool result, and OpenClaw's install path (its skills' locations). Field names
+(ids, timestamps) are dropped wherever they occur; text patterns are replaced by a placeholder;
+run-specific paths are replaced literally.
 """
 
 from __future__ import annotations
