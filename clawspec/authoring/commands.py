@@ -146,7 +146,7 @@ def cmd_coverage(args: argparse.Namespace) -> ExitCode:
     from clawspec.authoring.coverage_output import render_json, render_summary, render_terminal
     from clawspec.authoring.workspace import discover_workspace
     from clawspec.contracts.loader import discover, display_path, load_contract
-    from clawspec.errors import UsageError
+    from clawspec.errors import ClawSpecError, UsageError
 
     try:
         minimum = parse_ratio(args.min_coverage) if args.min_coverage is not None else None
@@ -174,8 +174,13 @@ def cmd_coverage(args: argparse.Namespace) -> ExitCode:
             invalid.append(display_path(path))
         else:
             loaded.append(result)
-    history = history_reports(settings, os.environ, HISTORY_RUNS)
-    report = measure(workspace, loaded, invalid, history)
+    try:
+        report = measure(
+            workspace, loaded, invalid, history_reports(settings, os.environ, HISTORY_RUNS)
+        )
+    except ClawSpecError as exc:  # the store (issue 12's HistoryError) could not be read
+        report = measure(workspace, loaded, invalid)
+        report.history_problem = str(exc)
     print(render_json(report) if args.format == "json" else render_terminal(report), end="")
     for problem in workspace.problems:
         print(f"warning: {problem}", file=sys.stderr)

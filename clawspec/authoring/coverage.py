@@ -59,6 +59,7 @@ class CoverageReport:
     unknown: list[str] = field(default_factory=list)  # contracts naming no workspace target
     invalid: list[str] = field(default_factory=list)  # contracts that do not load
     history: str | None = None  # the store read, with how many runs ("dir:… (12 runs)")
+    history_problem: str | None = None  # why a configured store was not read
 
     @property
     def ratio(self) -> float:
@@ -81,6 +82,7 @@ class CoverageReport:
             "unknown_target_contracts": self.unknown,
             "invalid_contracts": self.invalid,
             "history": self.history,
+            "history_problem": self.history_problem,
         }
 
 
@@ -193,12 +195,15 @@ def history_reports(settings: Any, environ: Mapping[str, str], limit: int) -> An
     spec = getattr(settings, "baseline", None)
     if not spec:
         return None
-    from clawspec.history.store import parse_report
+    from clawspec.history.store import HistoryError, parse_report
     from clawspec.history.stores import open_store, source_kind
 
     if source_kind(spec) == "file":
-        path = Path(spec)
-        return f"report {spec}", [parse_report(path.read_bytes(), spec)]
+        try:
+            data = Path(spec).read_bytes()
+        except OSError as exc:
+            raise HistoryError(f"baseline report '{spec}': {exc.strerror}") from None
+        return f"report {spec}", [parse_report(data, spec)]
     store = open_store(spec, settings, environ)
 
     def reports() -> Iterable[Any]:

@@ -34,6 +34,8 @@ def _totals(report: CoverageReport) -> list[str]:
         lines.append(
             f"history: {report.count('never_passed')}/{total} never passed in {report.history}"
         )
+    elif report.history_problem:
+        lines.append(f"history: not checked: {report.history_problem}")
     else:
         lines.append("history: no baseline store configured (`baseline`), not checked")
     lines += [f"contract for no target of this workspace: {path}" for path in report.unknown]

@@ -256,3 +256,14 @@ def test_never_passed_reads_the_configured_baseline_store(
     }
     assert data["totals"]["never_passed"] == 3
     assert data["history"].endswith("(2 runs)")
+
+
+def test_unreadable_baseline_is_said_and_coverage_still_prints(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("clawspec.history.stores", reason="issue 12's store not on main")
+    (root / "clawspec.yaml").write_text("baseline: missing-report.json\n", "utf-8")
+    assert main(["coverage"]) == 0
+    out = capsys.readouterr().out
+    assert "history: not checked: baseline report 'missing-report.json': No such file" in out
+    assert "coverage: 3/4 targets have scenarios (75%)" in out
