@@ -139,3 +139,33 @@ def test_nightly_runs_saved_in_a_folder_store_give_trends_and_compare_with_the_p
         assert report["comparison"]["scenarios"][0]["change"] == "flaky"
     out = capsys.readouterr().out
     assert "No regressions since main @ bbbbbbb" in out
+
+
+def test_shards_compare_their_own_part_and_the_merge_compares_the_whole_run(
+    workspace: Path, write_contract, server: HooksServer
+) -> None:
+    baseline = _baseline_run(workspace, write_contract)
+    write_contract(
+        _contract(breaks=SILENT, heals=WRITES, known_bad=SILENT, steady=WRITES, added=WRITES)
+    )
+    compare = ["--baseline", str(baseline), "--fail-on", "regression"]
+    shard_changes: dict[str, str] = {}
+    for index in (1, 2):
+        path = workspace / "shards" / f"shard-{index}.json"
+        main(["run", ".", "--shard", f"{index}/2", "--report-json", str(path), *compare])
+        for change in _report(path)["comparison"]["scenarios"]:
+            shard_changes[change["id"].split("::")[1]] = change["change"]
+    # Each shard saw only its own scenarios: `dropped` is nobody's, so no shard calls it removed.
+    assert shard_changes == {
+        "breaks": "regressed",
+        "heals": "fixed",
+        "known_bad": "still_failing",
+        "steady": "unchanged",
+        "added": "new",
+    }
+    merged = workspace / "merged.json"
+    assert main(["merge", "shards", "--report-json", str(merged), *compare]) == 1
+    comparison = _report(merged)["comparison"]
+    changes = {c["id"].split("::")[1]: c["change"] for c in comparison["scenarios"]}
+    assert changes["dropped"] == "removed" and changes["breaks"] == "regressed"
+    assert comparison["regressions"] == ["case.clawspec.yaml::breaks: pass → fail"]
