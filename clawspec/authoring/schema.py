@@ -187,6 +187,7 @@ def config_schema() -> dict[str, Any]:
             },
         ]
     }
+    _lint_rule_ids(schema["$defs"]["LintSettings"]["properties"]["rules"])
     _drop_titles(schema)
     schema.update(
         {
@@ -196,6 +197,18 @@ def config_schema() -> dict[str, Any]:
         }
     )
     return schema
+
+
+def _lint_rule_ids(rules: dict[str, Any]) -> None:
+    """`lint.rules` keys are the lint rule registry's ids (an unknown id is a config error)."""
+    from clawspec.lint.rules import RULES
+
+    setting = rules.pop("additionalProperties")
+    rules["properties"] = {
+        rule.id: {**setting, "description": f"{rule.summary} (default: {rule.severity})"}
+        for rule in RULES.values()
+    }
+    rules["additionalProperties"] = False
 
 
 def render(kind: str) -> str:

@@ -130,3 +130,9 @@ def test_schema_command_rejects_an_unknown_kind(capsys: pytest.CaptureFixture[st
         main(["schema", "report"])
     assert stop.value.code == 2
     assert "invalid choice: 'report'" in capsys.readouterr().err
+
+
+def test_config_schema_knows_the_lint_rule_ids() -> None:
+    assert _errors("config", {"lint": {"rules": {"name-not-kebab-case": "off"}}}) == []
+    assert _errors("config", {"lint": {"rules": {"no-such-rule": "off"}}})
+    assert _errors("config", {"lint": {"rules": {"name-not-kebab-case": "loud"}}})
