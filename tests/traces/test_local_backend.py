@@ -128,6 +128,58 @@ def test_gateway_run_id_and_related_ids_are_exact_keys(receiver: OtlpReceiver) -
     assert by_trace_id is not None and by_trace_id.id == TRACE_B
 
 
+def _refused_attempt(trace: str, parent: str | None, logical: str) -> ReceivedSpan:
+    """The hook span of an attempt the gateway refused before its run started."""
+    attrs = {"session.id": logical, "openclaw.hook_run_id": "hook-refused"}
+    start = NS + int(0.5e9)
+    return ReceivedSpan(
+        trace,
+        f"{trace[:4]}{99:012x}",
+        "openclaw.hook",
+        parent,
+        1,
+        start,
+        start,
+        attrs,
+        status_code=2,
+        status_message="hook run error",
+    )
+
+
+def test_a_refused_attempt_in_another_runs_trace_is_not_the_run(receiver: OtlpReceiver) -> None:
+    # OpenClaw logged the refusal inside another run's context (here r2's message span); the
+    # retried attempt ran as hook-r1. Its session key is on both hook spans.
+    receiver.store.add(run_spans(TRACE_A, "r1", at_s=2.0, logical="hook:clawspec:run-1"))
+    receiver.store.add(run_spans(TRACE_B, "r2"))
+    receiver.store.add([_refused_attempt(TRACE_B, f"{TRACE_B[:4]}{0:012x}", "hook:clawspec:run-1")])
+    trace = backend(receiver.endpoint).find_trace(query("run-1", gateway_run_id="hook-r1"))
+    assert trace is not None and {s.trace_id for s in trace.spans} == {TRACE_A}
+    assert all(s.error is None for s in trace.spans if s.name == "openclaw.hook")
+    # Without the hook run id the session key is all there is, and it names both traces.
+    both = backend(receiver.endpoint).find_trace(query("run-1"))
+    assert both is not None and {s.trace_id for s in both.spans} == {TRACE_A, TRACE_B}
+
+
+def test_a_refused_attempt_in_its_own_trace_is_dropped(receiver: OtlpReceiver) -> None:
+    # The plugin gives a hook that never started a trace of its own; the log index may still
+    # tie its run id to the scenario (related ids). Its span is not part of the run.
+    lone = "c" * 32
+    receiver.store.add(run_spans(TRACE_A, "r1", at_s=2.0, logical="hook:clawspec:run-1"))
+    receiver.store.add([_refused_attempt(lone, None, "hook:clawspec:run-1")])
+    related = frozenset({"hook-refused"})
+    trace = backend(receiver.endpoint).find_trace(
+        query("run-1", gateway_run_id="hook-r1", related_ids=related)
+    )
+    assert trace is not None and trace.id == TRACE_A
+    assert {s.trace_id for s in trace.spans} == {TRACE_A}
+    assert all(s.error is None for s in trace.spans if s.name == "openclaw.hook")
+    # Only the refused attempt known: nothing of the run to show.
+    only = backend(receiver.endpoint).find_trace(
+        query("run-9", gateway_run_id="hook-r9", related_ids=related)
+    )
+    assert only is None
+
+
 def test_window_only_when_exactly_one_trace_matches(receiver: OtlpReceiver) -> None:
     receiver.store.add(run_spans(TRACE_A, "r1"))
     found = backend(receiver.endpoint).find_trace(query("unknown"))

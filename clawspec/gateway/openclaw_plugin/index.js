@@ -438,10 +438,14 @@ export class SpanBuilder {
       // caller sent) meets the run's cron session key and the hook run id.
       const a = evt.attributes;
       if (!a || a.subsystem !== HOOKS_SUBSYSTEM || !a.runId || !trace.traceId) return [];
-      const startMs = (trace.spanId && this.messageStart.get(trace.spanId)) ?? evt.ts;
+      // A hook that failed before its run started (no session key: e.g. "session metadata
+      // unavailable" right after start-up) is logged in whatever context was current, often
+      // another run's: give it a trace of its own so it never lands in that run's spans.
+      const started = Boolean(a.sessionKey);
+      const startMs = (started && trace.spanId && this.messageStart.get(trace.spanId)) ?? evt.ts;
       return [this.span({
-        name: "openclaw.hook", traceId: trace.traceId, spanId: newSpanId(),
-        parentSpanId: trace.spanId, startMs, endMs: evt.ts,
+        name: "openclaw.hook", traceId: started ? trace.traceId : randomBytes(16).toString("hex"),
+        spanId: newSpanId(), parentSpanId: started ? trace.spanId : undefined, startMs, endMs: evt.ts,
         attrs: {
           "openclaw.hook_run_id": a.runId,
           "openclaw.logical_session_key": a.logicalSessionKey,

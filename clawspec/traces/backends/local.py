@@ -5,12 +5,14 @@ in this process at that endpoint (bring-up mode starts one and sets the url), el
 over HTTP (a receiver started with `python -m clawspec.traces.receiver`). With no url: the one
 receiver running in this process, else `http://127.0.0.1:4318`.
 
-Correlation (SPEC §6): exact keys first — the session key ClawSpec sent (= OpenClaw's
-`logicalSessionKey`, on the plugin's `openclaw.hook` span), the gateway's hook run id, ClawSpec's
-run id, and the ids the gateway log tied to the run (embedded run ids, session keys and ids,
-trace ids); a time window only when exactly one trace overlaps it. The trace is every span with
-the matched trace id(s) — sub-agent runs share their parent's trace id on OpenClaw; spans of
-another trace whose parent span is in the matched one are merged in as well.
+Correlation (SPEC §6): exact keys first — the gateway's hook run id (on the plugin's
+`openclaw.hook` span) when the gateway returned one, else the session key ClawSpec sent (=
+OpenClaw's `logicalSessionKey`, on the same span) and ClawSpec's run id; then the ids the gateway
+log tied to the run (embedded run ids, session keys and ids, trace ids); a time window only when
+exactly one trace overlaps it. The hook spans of attempts the gateway refused before they started
+(the client retries those; they share the session key) are not part of the run's trace. The
+trace is every span with the matched trace id(s) — sub-agent runs share their parent's trace id
+on OpenClaw; spans of another trace whose parent span is in the matched one are merged in as well.
 
 Spans arrive in batches while and just after the run, so a trace is only returned once it has
 been quiet for `settle_ms` and every `sessions_spawn` has its sub-agent run — or once it has been
@@ -22,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
@@ -112,7 +115,12 @@ class LocalBackend:
         return self._http
 
     def find_trace(self, query: TraceQuery) -> Trace | None:
-        keys = [query.session_key, query.gateway_run_id, query.run_id, *sorted(query.related_ids)]
+        # The hook run id names the one attempt that ran. The session key does not: an attempt
+        # the gateway refused before its run started (retried by the client) carries it too.
+        first = (
+            [query.gateway_run_id] if query.gateway_run_id else [query.session_key, query.run_id]
+        )
+        keys = [*first, *sorted(query.related_ids)]
         window = (
             _ns(query.started_at) - WINDOW_SLACK_NS,
             _ns(query.ended_at) + WINDOW_SLACK_NS,
@@ -122,7 +130,8 @@ class LocalBackend:
             return None
         if not self._settled(query.run_id, match):
             return None
-        return build_trace(match)
+        match = without_other_attempts(match, query.gateway_run_id)
+        return build_trace(match) if match.spans else None
 
     def _settled(self, run_id: str, match: TraceMatch) -> bool:
         now = self._clock()
@@ -147,6 +156,24 @@ def spawns_done(spans: Iterable[ReceivedSpan]) -> bool:
     keys = (str(s.attributes.get("openclaw.session_key")) for s in runs)
     children = {key for key in keys if ":subagent:" in key}
     return len(children) >= spawns
+
+
+def without_other_attempts(match: TraceMatch, hook_run_id: str | None) -> TraceMatch:
+    """Drop the hook spans of attempts other than `hook_run_id` (refused before they started,
+    then retried), and the traces left with nothing else."""
+    if not hook_run_id:
+        return match
+
+    def other_attempt(span: ReceivedSpan) -> bool:
+        run = span.attributes.get("openclaw.hook_run_id")
+        return span.name == "openclaw.hook" and run is not None and run != hook_run_id
+
+    spans = tuple(s for s in match.spans if not other_attempt(s))
+    if len(spans) == len(match.spans):
+        return match
+    kept = {s.trace_id for s in spans}
+    trace_ids = tuple(t for t in match.trace_ids if t in kept) or match.trace_ids
+    return replace(match, trace_ids=trace_ids, spans=spans)
 
 
 def build_trace(match: TraceMatch) -> Trace:
