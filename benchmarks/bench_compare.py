@@ -82,16 +82,24 @@ def main() -> None:
 
     timings = []
     for _ in range(3):  # best of three: the machine is shared, the best run is the code's cost
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         baseline = RunReport.model_validate_json(baseline_json)
-        parsed = time.perf_counter()
+        parsed, parsed_cpu = time.perf_counter(), time.process_time()
         compared = with_regression(current, RegressionSettings(), baseline=baseline)
-        timings.append((parsed - start, time.perf_counter() - parsed))
-    parse_s, compare_s = min(timings, key=sum)
+        end, end_cpu = time.perf_counter(), time.process_time()
+        timings.append((parsed - start, end - parsed, parsed_cpu - cpu, end_cpu - parsed_cpu))
+    parse_s, compare_s, parse_cpu, compare_cpu = min(timings, key=lambda t: t[0] + t[1])
+    # CPU time is what the code costs; wall time adds whatever else the machine is doing.
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(f"parse baseline JSON: {parse_s * 1000:.0f} ms")
-    print(f"compare 5,000 vs 5,000 scenarios: {compare_s * 1000:.0f} ms")
-    print(f"parse + compare: {(parse_s + compare_s) * 1000:.0f} ms (target < 1000 ms)")
+    print(f"parse baseline JSON: {parse_s * 1000:.0f} ms wall, {parse_cpu * 1000:.0f} ms CPU")
+    print(
+        f"compare 5,000 vs 5,000 scenarios: {compare_s * 1000:.0f} ms wall, "
+        f"{compare_cpu * 1000:.0f} ms CPU"
+    )
+    print(
+        f"parse + compare: {(parse_s + compare_s) * 1000:.0f} ms wall, "
+        f"{(parse_cpu + compare_cpu) * 1000:.0f} ms CPU (target < 1000 ms)"
+    )
     assert compared.comparison is not None
     print(f"changes: {compared.comparison.counts}")
 
