@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+HOOK_TOKEN = "hook-token-history-7c1e"
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +31,14 @@ def aws_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+
+
+@pytest.fixture
+def hooks(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A hooks-API server on 127.0.0.1 and the environment pointing `clawspec run` at it."""
+    from tests.support.hooks_api import HooksServer
+
+    with HooksServer(HOOK_TOKEN, workspace) as running:
+        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", HOOK_TOKEN)
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", running.base_url)
+        yield running
