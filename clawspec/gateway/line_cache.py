@@ -65,7 +65,10 @@ def _parse(raw: bytes) -> ParsedLine:
 
 
 def intern(value: str | None) -> str | None:
-    """One string object per id (run indexes keep many references to few ids)."""
+    """One string object per id (run indexes keep many references to few ids); the table is
+    emptied now and then, so the ids of runs long finished do not pile up in a big suite."""
     if value is None:
         return None
-    return _INTERNED.setdefault(value, value) if len(_INTERNED) < 200_000 else value
+    if len(_INTERNED) >= 20_000:
+        _INTERNED.clear()
+    return _INTERNED.setdefault(value, value)

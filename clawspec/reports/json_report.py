@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+import pydantic_core
 
 from clawspec.reports.model import RunReport
 from clawspec.text import clean
@@ -17,19 +20,42 @@ def render_json(report: RunReport, secrets: Iterable[str] = ()) -> str:
 
 
 def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
-    """The text of `json.dumps(report, indent=2)`, one scenario at a time: a report of 10,000
-    scenarios is never held as one tree of dicts next to its models."""
+    """The report as indented JSON, one scenario at a time: a report of 10,000 scenarios is
+    never held as one tree of dicts next to its models."""
     head = _clean(report.model_dump(mode="json", exclude={"scenarios"}), secrets)
     marker = f"scenarios-{uuid.uuid4().hex}"  # unique: no report text can contain it
     head["scenarios"] = marker  # type: ignore[index]
     ordered = {name: head[name] for name in type(report).model_fields if name in head}  # type: ignore[operator]
     before, after = json.dumps(ordered, indent=2, ensure_ascii=False).split(f'"{marker}"')
+    needles = _needles(secrets)
     yield before + "["
     for number, scenario in enumerate(report.scenarios):
-        text = json.dumps(_clean(scenario.model_dump(mode="json"), secrets), indent=2,
-                          ensure_ascii=False)  # fmt: skip
+        text = _scenario_json(scenario.model_dump(mode="json"), secrets, needles)
         yield ("\n    " if number == 0 else ",\n    ") + text.replace("\n", "\n    ")
     yield ("\n  ]" if report.scenarios else "]") + after + "\n"
+
+
+# What `clean` would change, as it appears in compact JSON text: an escaped C0 control (ANSI
+# sequences start with ESC), DEL or a C1 control (not escaped), or a secret (escaped form).
+_DIRTY = re.compile(r"\\u00|[\x7f-\x9f]")
+
+
+def _needles(secrets: list[str]) -> list[str]:
+    kept = [s for s in secrets if s and len(s) >= 4]
+    return list({*kept, *(json.dumps(s, ensure_ascii=False)[1:-1] for s in kept)})
+
+
+def _scenario_json(data: dict, secrets: list[str], needles: list[str]) -> str:
+    """One scenario as indented JSON. Most scenarios have nothing to clean: the compact C
+    encoder tells, and the indented text then comes from pydantic's serializer (json's own
+    indented encoder is pure Python and took most of the time of a large report)."""
+    compact = json.dumps(data, ensure_ascii=False)
+    if _DIRTY.search(compact) or any(needle in compact for needle in needles):
+        data = _clean(data, secrets)
+    try:
+        return pydantic_core.to_json(data, indent=2).decode()
+    except (ValueError, UnicodeError):  # e.g. a lone surrogate: the standard encoder copes
+        return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 def _clean(data: object, secrets: list[str]) -> object:

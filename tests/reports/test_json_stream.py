@@ -12,7 +12,7 @@ from clawspec.reports.json_report import _clean, render_json, write_json
 from clawspec.reports.model import Comparison, RunReport
 from tests.reports.factory import assertion, mixed_report, report, scenario
 
-SECRET = "s3cret-token-value"
+SECRET = 's3cret-"token"\\value'  # JSON escapes it: found in its escaped form too
 
 
 def _whole(value: RunReport, secrets: list[str]) -> str:
@@ -29,8 +29,10 @@ def _whole(value: RunReport, secrets: list[str]) -> str:
             scenario("one", "fail", assertion("fail", f'leaks {SECRET} "scenarios": []\n\x1b[31m'))
         ),
         report(scenario("a", "pass")).model_copy(update={"comparison": Comparison()}),
+        report(scenario("del", "fail", assertion("fail", "del \x7f and c1 \x85 removed"))),
+        report(scenario("tab", "fail", assertion("fail", "tab\tnewline\nkept"))),
     ],
-    ids=["empty", "mixed", "secret-and-controls", "nested-empty-scenarios"],
+    ids=["empty", "mixed", "secret-and-controls", "nested-empty-scenarios", "del-c1", "kept"],
 )
 def test_streamed_report_is_the_whole_report_serialised(value: RunReport, tmp_path: Path) -> None:
     want = _whole(value, [SECRET])
@@ -39,3 +41,10 @@ def test_streamed_report_is_the_whole_report_serialised(value: RunReport, tmp_pa
     assert written.read_text(encoding="utf-8") == want
     assert SECRET not in want
     assert len(json.loads(want)["scenarios"]) == len(value.scenarios)
+
+
+def test_numbers_keep_their_values(tmp_path: Path) -> None:
+    value = report(scenario("n", "pass", assertion("pass", value=0.00001, limit=1e16)))
+    got = json.loads(render_json(value))
+    assert got == json.loads(_whole(value, []))
+    assert got["scenarios"][0]["assertions"][0]["value"] == 0.00001
