@@ -191,26 +191,38 @@ class _Handler(BaseHTTPRequestHandler):
             conn.close()
             self._error(502, f"clawspec proxy: upstream {url.scheme}://{url.netloc} failed: {exc}")
             return
+        # The answer is recorded before its last byte goes out, so that a caller that got the
+        # whole answer sees it counted (the scenario's calls, the cassette order).
         try:
             content_type = response.getheader("Content-Type", "application/json")
             if "text/event-stream" in content_type:
                 events = self._tee_stream(response, content_type)
-                answer = RecordedResponse(
-                    status=response.status, content_type=content_type, events=events
-                )
+                self._record(request, registration, response.status, content_type, events=events)
+                self._end_stream()
             else:
                 data = response.read()
+                self._record(request, registration, response.status, content_type, _decoded(data))
                 self._send_bytes(response.status, content_type, data)
-                answer = RecordedResponse(
-                    status=response.status, content_type=content_type, body=_decoded(data)
-                )
         finally:
             conn.close()
+
+    def _record(
+        self,
+        request: RecordedRequest | None,
+        registration: Registration | None,
+        status: int,
+        content_type: str,
+        body: Any = None,
+        events: list[SseEvent] | None = None,
+    ) -> None:
         if request is not None:
-            traffic.recorded(registration, request, answer)
+            answer = RecordedResponse(
+                status=status, content_type=content_type, body=body, events=events
+            )
+            self.server.traffic.recorded(registration, request, answer)
 
     def _tee_stream(self, response: http.client.HTTPResponse, content_type: str) -> list[SseEvent]:
-        """Pass each SSE event on as soon as it is complete; return them all."""
+        """Pass each SSE event on as soon as it is complete; return them all (stream left open)."""
         self._start_stream(response.status, content_type)
         events: list[SseEvent] = []
         lines: list[str] = []
@@ -232,8 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
         if lines:  # a last event without its blank line
             events.append(SseEvent(lines=lines, delay_ms=0))
             self._chunk(_event_bytes(lines))
-        self._end_stream()
-        return events
+        return events  # the caller ends the stream
 
     # -- replay ------------------------------------------------------------------------------
     def _play(self, answer: RecordedResponse) -> None:

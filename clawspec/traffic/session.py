@@ -33,17 +33,24 @@ from clawspec.traffic.routing import Routes
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
 
 
+Library = list[tuple[CassetteFile, str, Candidate]]  # a scenario's cassettes, keys, bodies
+
+
 @dataclass
 class ScenarioTraffic:
-    """What one scenario's model calls did (filled while it runs)."""
+    """What one invocation of a scenario did with the model (filled while it runs).
+
+    A scenario run several times (`repeat`) has one per attempt: each attempt replays the whole
+    recording, and record mode keeps the first attempt's calls as the scenario's recording.
+    """
 
     scenario: str
     folder: Path
+    serial: int = 0  # order of the invocation in the run
     calls: int = 0
     used: list[int] = field(default_factory=list)  # replay: cassette indexes that answered
     unmatched: list[list[str]] = field(default_factory=list)  # replay: one diff per miss
     recorded: list[Cassette] = field(default_factory=list)
-    library: list[tuple[CassetteFile, str, Candidate]] | None = None
     problems: list[str] = field(default_factory=list)  # unreadable cassette files
 
 
@@ -65,7 +72,8 @@ class TrafficSession:
         self._secrets = {s for s in secrets if s}
         self._lock = threading.Lock()
         self._attributor = Attributor()
-        self._scenarios: dict[str, ScenarioTraffic] = {}
+        self._invocations: dict[int, ScenarioTraffic] = {}  # by registration serial
+        self._libraries: dict[str, tuple[Library, list[str]]] = {}  # by scenario id
         self.seen = 0  # model calls that reached the proxy
         self.unattributed = 0
         self._proxy: ModelProxy | None = None
@@ -91,10 +99,14 @@ class TrafficSession:
             self._proxy = None
         if self.mode != "record":
             return []
+        first: dict[str, ScenarioTraffic] = {}
+        for traffic in sorted(self._invocations.values(), key=lambda t: t.serial):
+            kept = first.get(traffic.scenario)
+            if kept is None or (not kept.recorded and traffic.recorded):
+                first[traffic.scenario] = traffic
         written: list[Path] = []
-        for traffic in self._scenarios.values():
-            cassettes = sorted(traffic.recorded, key=lambda c: c.index)
-            written += write_dir(traffic.folder, cassettes, self._secrets)
+        for traffic in first.values():
+            written += write_dir(traffic.folder, traffic.recorded, self._secrets)
         return written
 
     def route(self, routes: Routes) -> None:
@@ -113,18 +125,14 @@ class TrafficSession:
         self, scenario_id: str, folder: Path, message: str, wait_s: float = 60.0
     ) -> Iterator[ScenarioTraffic]:
         """Attribute the model calls made while the block runs (and by its traces) to it."""
-        with self._lock:
-            traffic = self._scenarios.get(scenario_id)
-            if traffic is None:
-                traffic = self._scenarios[scenario_id] = ScenarioTraffic(scenario_id, folder)
         registration = self._attributor.register(scenario_id, message, wait_s)
+        traffic = ScenarioTraffic(scenario_id, folder, registration.serial)
+        with self._lock:
+            self._invocations[registration.serial] = traffic
         try:
             yield traffic
         finally:
             self._attributor.release(registration)
-
-    def traffic_of(self, scenario_id: str) -> ScenarioTraffic | None:
-        return self._scenarios.get(scenario_id)
 
     # -- TrafficHandler ----------------------------------------------------------------------
     def upstream(self, provider: str) -> str | None:
@@ -148,7 +156,7 @@ class TrafficSession:
         if registration is None:
             return
         with self._lock:
-            traffic = self._scenarios[registration.scenario]
+            traffic = self._invocations[registration.serial]
             traffic.calls += 1
             request = request.model_copy(update={"body": self.normalizer.substitute(request.body)})
             answer = RecordedResponse.model_validate(
@@ -173,7 +181,7 @@ class TrafficSession:
                 "(no known trace and no running scenario's hook message in it)"
             )
         with self._lock:
-            traffic = self._scenarios[registration.scenario]
+            traffic = self._invocations[registration.serial]
             library = self._library(traffic)
             key = self.normalizer.key(request.endpoint, request.body)
             hits = [entry for entry in library if entry[1] == key]
@@ -188,25 +196,28 @@ class TrafficSession:
             traffic.unmatched.append(lines)
         return Unmatched("clawspec replay: no recorded model call matches: " + " | ".join(lines))
 
-    def _library(self, traffic: ScenarioTraffic) -> list[tuple[CassetteFile, str, Candidate]]:
-        if traffic.library is None:
+    def _library(self, traffic: ScenarioTraffic) -> Library:
+        """The scenario's recording, loaded once per run (attempts share it)."""
+        if traffic.scenario not in self._libraries:
             loaded = load_dir(traffic.folder)
-            traffic.problems = [f"{p.path.name}: {p.message}" for p in loaded.problems]
-            traffic.library = []
+            library: Library = []
             for item in loaded.files:
                 request = item.cassette.request
                 body = self.normalizer.body(request.body)
                 candidate = Candidate(item.path.name, request.endpoint, body)
-                traffic.library.append(
+                library.append(
                     (item, self.normalizer.key(request.endpoint, request.body), candidate)
                 )
-        return traffic.library
+            problems = [f"{p.path.name}: {p.message}" for p in loaded.problems]
+            self._libraries[traffic.scenario] = (library, problems)
+        library, traffic.problems = self._libraries[traffic.scenario]
+        return library
 
     def _explain(
         self,
         traffic: ScenarioTraffic,
         request: RecordedRequest,
-        library: list[tuple[CassetteFile, str, Candidate]],
+        library: Library,
     ) -> list[str]:
         number = traffic.calls + len(traffic.unmatched) + 1
         if not library:
@@ -228,8 +239,8 @@ class TrafficSession:
             names = self._models.get(provider) or sorted(
                 {
                     str(entry[0].cassette.request.body.get("model"))
-                    for traffic in self._scenarios.values()
-                    for entry in (traffic.library or [])
+                    for library, _ in self._libraries.values()
+                    for entry in library
                     if isinstance(entry[0].cassette.request.body, dict)
                     and entry[0].cassette.request.provider in (provider, "")
                 }

@@ -247,3 +247,23 @@ def test_unknown_provider_in_record_mode_is_a_bad_gateway_answer(tmp_path: Path)
         status, raw, _ = post(f"{s.base_url}/nope/chat/completions", chat_body("j"), {})
     assert status == 502
     assert "no upstream base URL for provider 'nope'" in raw.decode()
+
+
+def test_repeated_attempts_each_replay_the_recording_and_record_keeps_the_first(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "c" / "again"
+    with ScriptedProvider(SCRIPT) as provider, session("record", {"fake": provider.base_url}) as s:
+        for attempt in range(2):  # attempt 2 makes one more call than attempt 1
+            with s.scenario("c::again", folder, HOOK) as traffic:
+                url = f"{s.base_url}/fake/chat/completions"
+                for _ in range(attempt + 1):
+                    assert post(url, chat_body(str(uuid.uuid4())), traceparent())[0] == 200
+            assert traffic.calls == attempt + 1  # counted per attempt
+    assert [f.path.name for f in load_dir(folder).files] == ["1.json"]
+    with session("replay") as s:
+        for _ in range(3):
+            with s.scenario("c::again", folder, HOOK) as traffic:
+                body = chat_body(str(uuid.uuid4()))
+                assert post(f"{s.base_url}/fake/chat/completions", body, traceparent())[0] == 200
+            assert (traffic.calls, traffic.used, traffic.unmatched) == (1, [1], [])
