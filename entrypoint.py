@@ -88,6 +88,7 @@ INPUTS: tuple[Input, ...] = (
     Input("concurrency", _flag("--concurrency")),
     Input("junit_path", _flag("--junit"), commands=BOTH),
     Input("report_path", _flag("--report-json"), commands=BOTH),
+    Input("html_report", _flag("--report-html"), commands=BOTH),
     Input("pr_comment", _switch("--pr-comment"), commands=BOTH),
     Input("github_token", env="GITHUB_TOKEN", commands=BOTH),
     Input("max_skipped", _flag("--max-skipped"), commands=BOTH),

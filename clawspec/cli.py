@@ -62,6 +62,9 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     parser.add_argument(
+        "--report-html", metavar="FILE", help="write the self-contained HTML report here"
+    )
+    parser.add_argument(
         "--pr-comment",
         action="store_true",
         default=None,
@@ -226,6 +229,7 @@ OUTPUT_FLAGS = (
     "report_dir",
     "max_skipped",
     "junit",
+    "report_html",
     "pr_comment",
     "fail_on",
     "baseline",

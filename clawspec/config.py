@@ -185,6 +185,7 @@ class Settings(BaseModel):
     report_dir: str = "clawspec-reports"
     report_json: str | None = None
     junit: str | None = None
+    report_html: str | None = None  # the self-contained HTML report (issue 11)
     gateway_base_url: str = "http://127.0.0.1:18789"
     hooks_path: str = "/hooks"
     gateway_health_path: str = "/health"

@@ -10,6 +10,7 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 # XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MASK = "***"
+MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
 
 
 def strip_ansi(text: str) -> str:
@@ -35,7 +36,9 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 @lru_cache(maxsize=32)
 def _longest_first(secrets: tuple[str, ...]) -> tuple[str, ...]:
     # Reports clean every string they write with the same few secrets: order them once.
-    return tuple(sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True))
+    return tuple(
+        sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
+    )
 
 
 def one_line(text: str, limit: int = 300) -> str:

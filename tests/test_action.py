@@ -385,6 +385,9 @@ def test_container_runs_as_the_github_action(
     assert junit.get("failures") == "1"
     assert junit.get("errors") == "1"
     assert json.loads((project / outputs["report_path"]).read_text())["totals"]["scenarios"] == 3
+    # the HTML report is on by default in the action, next to the JSON report (and secret-scanned)
+    html = (project / outputs["report_path"]).with_name("clawspec-report.html").read_text()
+    assert '<script type="application/json" id="report-data">' in html
     # The PR comment was created; a second run updates it in place.
     assert len(github_api.comments(5)) == 1
     again = _run(image_venv, [], env, project)
@@ -427,6 +430,7 @@ def test_container_runs_the_cli_as_gitlab_and_jenkins_do(
     env |= {"GITLAB_CI": "true", "GITHUB_TOKEN": GITHUB_TOKEN}
     args = ["run", "demo.clawspec.yaml", "--gateway-base-url", hooks.base_url]
     args += ["--junit", "reports/junit.xml", "--report-json", "reports/report.json"]
+    args += ["--report-html", "reports/report.html"]
     folder = project / "project"
     done = _run(image_venv, args, env, folder)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -437,6 +441,7 @@ def test_container_runs_the_cli_as_gitlab_and_jenkins_do(
     failure = root.find(".//failure")
     assert failure is not None
     assert "out/***.md" in (failure.text or "")
+    assert "demo.clawspec.yaml" in (folder / "reports" / "report.html").read_text()
     same = _run(image_venv, ["clawspec", *args], env, folder)  # `IMAGE clawspec run …` works too
     assert same.returncode == 1, same.stderr
     _assert_no_secret_anywhere([project], [], [done.stdout, done.stderr, same.stdout], [])

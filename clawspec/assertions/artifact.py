@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -246,9 +247,26 @@ class ArtifactMatchesGolden(_FileAssertion):
         candidate = found.read_text(encoding="utf-8", errors="replace")
         score = round(rouge_l_f1(reference, candidate), 4)
         text = f"ROUGE-L F1 {score:.3f} {{}} {self.rouge_threshold:g} against '{self.golden}'"
+        diff = golden_diff(reference, candidate, self.golden, self.path)
         if score >= self.rouge_threshold:
-            return Verdict.passed(text.format("≥"), score, self.rouge_threshold)
-        return Verdict.failed(text.format("<"), score, self.rouge_threshold)
+            return Verdict.passed(text.format("≥"), score, self.rouge_threshold, details=diff)
+        return Verdict.failed(text.format("<"), score, self.rouge_threshold, details=diff)
+
+
+GOLDEN_DIFF_LINES = 48  # the report keeps 50 detail lines; the last says what was left out
+
+
+def golden_diff(reference: str, candidate: str, golden: str, path: str) -> tuple[str, ...]:
+    """The unified diff golden → artifact (two lines of context), capped for the reports."""
+    lines = list(
+        difflib.unified_diff(
+            reference.splitlines(), candidate.splitlines(), golden, path, n=2, lineterm=""
+        )
+    )
+    if len(lines) <= GOLDEN_DIFF_LINES + 1:
+        return tuple(lines)
+    left = len(lines) - GOLDEN_DIFF_LINES
+    return (*lines[:GOLDEN_DIFF_LINES], f"… {left} more diff lines")
 
 
 @register(

@@ -53,8 +53,10 @@ class Verdict:
     usage: dict[str, Any] | None = None
 
     @classmethod
-    def passed(cls, message: str, value: Any = None, limit: Any = None) -> Verdict:
-        return cls(Status.PASS, message, value, limit)
+    def passed(
+        cls, message: str, value: Any = None, limit: Any = None, details: tuple[str, ...] = ()
+    ) -> Verdict:
+        return cls(Status.PASS, message, value, limit, details)
 
     @classmethod
     def failed(

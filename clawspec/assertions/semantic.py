@@ -139,9 +139,12 @@ def judge_artifacts(
     if failure is not None:
         return build_verdict(Status.ERROR, redact(failure, client.secrets), usage=record)
     status, message, score = decide(answers, threshold, truncation_note(artifacts))
-    details = tuple(
-        f"call {i}: score {a.score}: {one_line(a.reasoning, 500)}"
-        for i, a in enumerate(answers, start=1)
+    details = (
+        *(
+            f"call {i}: score {a.score}: {one_line(a.reasoning, 500)}"
+            for i, a in enumerate(answers, 1)
+        ),
+        f"rubric: {one_line(rubric, 500)}",  # last: readers key on the `call` lines first
     )
     return build_verdict(
         status,

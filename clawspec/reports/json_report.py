@@ -7,11 +7,12 @@ import re
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pydantic_core
 
 from clawspec.reports.model import RunReport
-from clawspec.text import clean
+from clawspec.text import MIN_SECRET_LENGTH, clean
 
 
 def render_json(report: RunReport, secrets: Iterable[str] = ()) -> str:
@@ -22,7 +23,7 @@ def render_json(report: RunReport, secrets: Iterable[str] = ()) -> str:
 def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
     """The report as indented JSON, one scenario at a time: a report of 10,000 scenarios is
     never held as one tree of dicts next to its models."""
-    head = _clean(report.model_dump(mode="json", exclude={"scenarios"}), secrets)
+    head = clean_data(report.model_dump(mode="json", exclude={"scenarios"}), secrets)
     marker = f"scenarios-{uuid.uuid4().hex}"  # unique: no report text can contain it
     head["scenarios"] = marker  # type: ignore[index]
     ordered = {name: head[name] for name in type(report).model_fields if name in head}  # type: ignore[operator]
@@ -35,13 +36,14 @@ def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
     yield ("\n  ]" if report.scenarios else "]") + after + "\n"
 
 
-# What `clean` would change, as it appears in compact JSON text: an escaped C0 control (ANSI
-# sequences start with ESC), DEL or a C1 control (not escaped), or a secret (escaped form).
-_DIRTY = re.compile(r"\\u00|[\x7f-\x9f]")
+# What `clean` would change, as it looks in JSON text (ensure_ascii=False): C0 controls other than
+# tab/LF/CR are written as \u00XX, \b or \f; DEL and C1 controls stay raw. An escaped backslash
+# followed by such letters also matches: that only costs the slow path, never a miss.
+_NEEDS_CLEAN = re.compile(r"\\u00[01][0-9a-fA-F]|\\[bf]|[\x7f-\x9f]")
 
 
 def _needles(secrets: list[str]) -> list[str]:
-    kept = [s for s in secrets if s and len(s) >= 4]
+    kept = [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH]
     return list({*kept, *(json.dumps(s, ensure_ascii=False)[1:-1] for s in kept)})
 
 
@@ -50,32 +52,64 @@ def _scenario_json(data: dict, secrets: list[str], needles: list[str]) -> str:
     encoder tells, and the indented text then comes from pydantic's serializer (json's own
     indented encoder is pure Python and took most of the time of a large report)."""
     compact = json.dumps(data, ensure_ascii=False)
-    if _DIRTY.search(compact) or any(needle in compact for needle in needles):
-        data = _clean(data, secrets)
+    if _NEEDS_CLEAN.search(compact) or any(needle in compact for needle in needles):
+        data = clean_data(data, secrets)
     try:
         return pydantic_core.to_json(data, indent=2).decode()
     except (ValueError, UnicodeError):  # e.g. a lone surrogate: the standard encoder copes
         return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def _clean(data: object, secrets: list[str]) -> object:
-    if isinstance(data, str):
-        return clean(data, secrets)
-    if isinstance(data, list):
-        return [_clean(item, secrets) for item in data]
-    if isinstance(data, dict):
-        return {key: _clean(value, secrets) for key, value in data.items()}
-    return data
+def dumps_clean(data: object, secrets: Iterable[str] = (), **options: Any) -> str:
+    """`json.dumps` of `data` with every string cleaned (controls stripped, secrets masked).
+
+    A secret inside a string appears in the JSON text as its own JSON escaping (escaping is
+    per character), so when neither a secret nor a control character shows up in the text the
+    text is already clean; only then is the string-by-string walk skipped.
+    """
+    secrets = list(secrets)
+    text = json.dumps(data, ensure_ascii=False, **options)
+    if not _NEEDS_CLEAN.search(text) and not any(s in text for s in _needles(secrets)):
+        return text
+    return json.dumps(clean_data(data, secrets), ensure_ascii=False, **options)
 
 
-def write_json(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:
-    """Write the JSON report atomically (a reader never sees half a file)."""
+def clean_data(data: object, secrets: Iterable[str] = ()) -> Any:
+    """Every string of a JSON-like structure through `clean` (keys included: they may be ids)."""
+    maskable = [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH]
+
+    def text(value: str) -> str:
+        # Fast path for the common case (large reports have ~200 strings per scenario): a
+        # printable string holds no ANSI code or control character, so only secrets matter.
+        if value.isprintable() and not any(secret in value for secret in maskable):
+            return value
+        return clean(value, maskable)
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            return text(value)
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, dict):
+            return {text(str(key)): walk(item) for key, item in value.items()}
+        return value
+
+    return walk(data)
+
+
+def write_atomic(path: Path, chunks: Iterable[str]) -> Path:
+    """Write the text `chunks` atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     with partial.open("w", encoding="utf-8") as handle:
-        handle.writelines(_chunks(report, list(secrets)))
+        handle.writelines(chunks)
     partial.replace(path)
     return path
+
+
+def write_json(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:
+    """Write the JSON report atomically, one scenario at a time."""
+    return write_atomic(path, _chunks(report, list(secrets)))
 
 
 def schema_path() -> Path:

@@ -61,6 +61,12 @@ def publish(
 
         if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets)):
             written.append(junit_path)
+    html_path = Path(settings.report_html) if settings.report_html else None
+    if html_path is not None:
+        from clawspec.reports.html import write_html
+
+        if attempt("HTML report", lambda: write_html(report, html_path, secrets)):
+            written.append(html_path)
     _keep_workspace_owner(written, environ)
     if environ.get("GITHUB_ACTIONS") == "true":
         _publish_github(

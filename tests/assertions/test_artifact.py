@@ -608,6 +608,39 @@ def test_artifact_matches_golden_scores_non_ascii_text_against_itself(
         "ROUGE-L F1 1.000 ≥ 0.7 against 'golden/ref.md'",
     )
     assert verdict.value == 1.0
+    assert verdict.details == ()  # identical: no diff
+
+
+def test_artifact_matches_golden_details_are_the_unified_diff(workspace: Path) -> None:
+    _write(workspace, "golden/ref.md", "# Hook\nJoin us Sunday.\n## CTA\nReply to save a seat.\n")
+    _write(workspace, "out.md", "# Hook\nJoin us Saturday.\n## CTA\nReply to save a seat.\n")
+    verdict = evaluate_one(
+        {"type": "artifact_matches_golden", "path": "out.md", "golden": "golden/ref.md"},
+        make_context(workspace),
+    )
+    assert verdict.details == (
+        "--- golden/ref.md",
+        "+++ out.md",
+        "@@ -1,4 +1,4 @@",
+        " # Hook",
+        "-Join us Sunday.",
+        "+Join us Saturday.",
+        " ## CTA",
+        " Reply to save a seat.",
+    )
+
+
+def test_artifact_matches_golden_diff_is_capped(workspace: Path) -> None:
+    _write(workspace, "golden/ref.md", "".join(f"golden line {i}\n" for i in range(100)))
+    _write(workspace, "out.md", "".join(f"other line {i}\n" for i in range(100)))
+    verdict = evaluate_one(
+        {"type": "artifact_matches_golden", "path": "out.md", "golden": "golden/ref.md"},
+        make_context(workspace),
+    )
+    assert verdict.status == Status.FAIL
+    assert len(verdict.details) == 49
+    assert verdict.details[:3] == ("--- golden/ref.md", "+++ out.md", "@@ -1,100 +1,100 @@")
+    assert verdict.details[-1] == "… 155 more diff lines"
 
 
 def test_artifact_matches_golden_ignores_case_of_non_ascii_words(workspace: Path) -> None:

@@ -176,6 +176,7 @@ def test_llm_judge_consistency_fails_when_one_score_fails_and_lists_all(
         "call 1: score 5: Great.",
         "call 2: score 5: Great.",
         "call 3: score 2: The CTA is pushy.",
+        f"rubric: {RUBRIC}",
     )
     assert len(api.requests) == 3
     assert verdict.usage is not None and verdict.usage["calls"] == 3

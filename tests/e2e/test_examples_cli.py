@@ -47,6 +47,8 @@ def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactor
                 str(work / "reports"),
                 "--junit",
                 str(work / "reports/junit.xml"),
+                "--report-html",
+                str(work / "reports/report.html"),
             ],
             check=False,
             capture_output=True,
@@ -181,3 +183,50 @@ def test_report_evidence_has_the_tools_in_order_and_the_delegations(examples_run
     names = {span["name"] for span in review["spans"]}
     assert "openclaw.tool.execution" in names and review["spans_omitted"] == 0
     assert any(span["type"] == "llm" and span["model"] for span in review["spans"])
+
+
+def test_html_report_of_the_examples_in_real_chromium(examples_run: dict, tmp_path: Path) -> None:
+    from tests.support import browser
+
+    if browser.chromium_paths() is None:
+        pytest.skip("chromium + chromium-driver not installed (scripts/test.sh installs them)")
+    path = examples_run["work"] / "reports" / "report.html"
+    assert path.stat().st_size < 2_000_000
+    report = examples_run["report"]
+    review = examples_run["scenarios"]["delegates-review"]
+    with browser.chromium(tmp_path / "profile", 1280, 1400) as driver:
+        browser.open_report(driver, path)
+        totals = report["totals"]
+        assert browser.page_totals(driver) == {
+            "all": totals["scenarios"], "pass": totals["passed"], "fail": totals["failed"],
+            "error": totals["errored"], "warn": totals["warned"], "skip": totals["skipped"],
+        }  # fmt: skip
+        assert len(browser.visible_rows(driver)) == 6
+        driver.find_element("css selector", "[data-filter-status='fail']").click()
+        assert len(browser.visible_rows(driver)) == 6 - totals["failed"]
+        driver.find_element("css selector", "[data-filter-tag='demo-failure']").click()
+        assert browser.visible_rows(driver) == ["model-provider-down"]  # the others failed
+        # a deep link opens the delegation scenario, which the filters hid
+        driver.execute_script(
+            "location.hash = arguments[0]", f"#{review['contract']}/{review['name']}"
+        )
+        detail = driver.find_element(
+            "css selector", "#scenario-list > li:not([hidden]) .detail:not([hidden])"
+        )
+        assert "delegates-review" in detail.find_element("tag name", "h2").text
+        assert len(browser.visible_rows(driver)) == 6  # the deep link cleared the filters
+        tools = [
+            li.get_attribute("data-tool")
+            for li in detail.find_elements("css selector", ".tool-list li")
+        ]
+        assert (
+            tools == [t["name"] for t in review["evidence"]["tools"]] == ["sessions_spawn", "write"]
+        )
+        lanes = [el.text for el in detail.find_elements("css selector", ".lane-name")]
+        assert lanes == ["main", "brand"]
+        bars = detail.find_elements("css selector", ".span-bar")
+        assert len(bars) == len(review["evidence"]["spans"]) > 0
+        shot = tmp_path / "examples-1280.png"
+        driver.save_screenshot(str(shot))
+        assert browser.screenshot_variance(shot) > 200
+        assert browser.console_messages(driver) == [] and browser.network_requests(driver) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.reports.json_report import _clean, render_json, write_json
+from clawspec.reports.json_report import clean_data, render_json, write_json
 from clawspec.reports.model import Comparison, RunReport
 from tests.reports.factory import assertion, mixed_report, report, scenario
 
@@ -16,7 +16,7 @@ SECRET = 's3cret-"token"\\value'  # JSON escapes it: found in its escaped form t
 
 
 def _whole(value: RunReport, secrets: list[str]) -> str:
-    data = _clean(value.model_dump(mode="json"), secrets)
+    data = clean_data(value.model_dump(mode="json"), secrets)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

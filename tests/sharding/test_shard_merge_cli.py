@@ -127,7 +127,7 @@ def test_a_missing_shard_fails_the_merge_and_the_report_says_which(
     code = main(
         [
             *("merge", "reports/shards", "--fail-on", "never"),
-            *("--report-json", "m.json", "--junit", "m.xml"),
+            *("--report-json", "m.json", "--junit", "m.xml", "--report-html", "m.html"),
         ]
     )
     assert code == 1
@@ -147,6 +147,9 @@ def test_a_missing_shard_fails_the_merge_and_the_report_says_which(
     error = case.find("error")
     assert error is not None
     assert "shard 3/4 missing: 11 of 44 scenarios have no result" in (error.get("message") or "")
+    # the merge writes the HTML report from the same merged model
+    html = (workspace / "m.html").read_text("utf-8")
+    assert '"missing":[3]' in html and '"passed":33' in html
 
 
 def test_a_shard_of_another_selection_is_refused(

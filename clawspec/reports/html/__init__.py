@@ -1,0 +1,78 @@
+"""The HTML report: one self-contained file (inline CSS and vanilla JS, the report as data)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from clawspec.reports.json_report import dumps_clean, write_atomic
+from clawspec.reports.model import RunReport
+from clawspec.text import clean
+
+_ASSETS = Path(__file__).resolve().parent
+# JSON inside <script type="application/json">: these would end the element, open a comment
+# or an entity, or end a JavaScript line; escaped as \uXXXX the JSON means the same.
+_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def embed_json(data: object, secrets: Iterable[str] = ()) -> str:
+    """JSON, cleaned, safe to place inside a `<script type="application/json">` element."""
+    text = dumps_clean(data, secrets, separators=(",", ":"))
+    for char, escaped in _UNSAFE.items():  # str.replace: far quicker than translate on MBs
+        text = text.replace(char, escaped)
+    return text
+
+
+@cache
+def _assets() -> tuple[str, str]:
+    css = (_ASSETS / "report.css").read_text(encoding="utf-8")
+    js = (_ASSETS / "report.js").read_text(encoding="utf-8")
+    return css, js
+
+
+def _sha256(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
+    """The report as one HTML page; every string passes through `clean` (controls, secrets).
+
+    The page's Content-Security-Policy allows only its own style and script (by hash) and no
+    network at all, so even a rendering bug cannot run injected script or fetch anything.
+    """
+    css, js = _assets()
+    secrets = list(secrets)
+    data = embed_json(report.model_dump(mode="json"), secrets)
+    policy = (
+        "default-src 'none'; "
+        f"style-src 'sha256-{_sha256(css)}'; "
+        f"script-src 'sha256-{_sha256(js)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="color-scheme" content="light dark">\n'
+        '<link rel="icon" href="data:,">\n'
+        f"<title>ClawSpec report {html.escape(clean(report.run_id, secrets))}</title>\n"
+        f"<style>{css}</style>\n"
+        "</head><body>\n"
+        '<a class="skip" href="#scenarios">Skip to the scenarios</a>\n'
+        '<main id="app" aria-live="polite"><p>Loading the report…</p>'
+        "<noscript>This report needs JavaScript; the same data is in the JSON report."
+        "</noscript></main>\n"
+        f'<script type="application/json" id="report-data">{data}</script>\n'
+        f"<script>{js}</script>\n"
+        "</body></html>\n"
+    )
+
+
+def write_html(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:
+    """Write the HTML report atomically (a reader never sees half a file)."""
+    return write_atomic(path, [render_html(report, secrets)])

@@ -1,0 +1,799 @@
+/* ClawSpec HTML report. Renders the embedded report (the JSON report's data) with DOM calls
+   and textContent only: no innerHTML, no network, no external code. */
+(function () {
+  "use strict";
+
+  var STATUS = {
+    pass: ["\u2713", "passed"],
+    fail: ["\u2717", "failed"],
+    error: ["!", "errored"],
+    warn: ["\u26A0", "warned"],
+    skip: ["\u25CB", "skipped"],
+  };
+  var STATUS_ORDER = ["fail", "error", "warn", "pass", "skip"];
+  var CHANGES = {
+    regressed: ["\u2198", "regressed"],
+    fixed: ["\u2197", "fixed"],
+    flaky: ["\u223F", "flaky"],
+    still_failing: ["\u2717", "still failing"],
+    new: ["+", "new"],
+    removed: ["\u2212", "removed"],
+    unchanged: ["=", "unchanged"],
+  };
+  var JUDGE_TYPES = { llm_judge: true, agent_identity_consistent: true };
+
+  var report = JSON.parse(document.getElementById("report-data").textContent);
+  var scenarios = report.scenarios || [];
+  var changeById = {};
+  ((report.comparison && report.comparison.scenarios) || []).forEach(function (c) {
+    changeById[c.id] = c;
+  });
+  var trendById = {};
+  (report.trends || []).forEach(function (t) {
+    trendById[t.id] = t;
+  });
+
+  // -- DOM helpers ------------------------------------------------------------------------
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) {
+        var value = attrs[key];
+        if (value === null || value === undefined || value === false) return;
+        if (key === "text") node.textContent = String(value);
+        else if (key === "href") node.setAttribute("href", value);
+        else node.setAttribute(key, value === true ? "" : String(value));
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
+    return node;
+  }
+
+  function add(node, child) {
+    if (child === null || child === undefined || child === false) return node;
+    if (Array.isArray(child)) {
+      child.forEach(function (c) { add(node, c); });
+    } else if (typeof child === "object" && child.nodeType) {
+      node.appendChild(child);
+    } else {
+      node.appendChild(document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function svg(tag, attrs) {
+    var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    Object.keys(attrs || {}).forEach(function (key) { node.setAttribute(key, String(attrs[key])); });
+    return node;
+  }
+
+  // Only web links become links: a `javascript:` or `data:` URL from a report stays text.
+  function link(url, label) {
+    if (typeof url === "string" && /^https?:\/\//i.test(url)) {
+      return el("a", { href: url, rel: "noopener noreferrer", target: "_blank" }, label || url);
+    }
+    return url ? el("span", null, label && label !== url ? label + " (" + url + ")" : url) : null;
+  }
+
+  function badge(status) {
+    var s = STATUS[status] || ["?", String(status)];
+    return el("span", { class: "badge st-" + status },
+      el("span", { class: "icon", "aria-hidden": "true" }, s[0]), " " + s[1]);
+  }
+
+  function changeBadge(change) {
+    var c = CHANGES[change] || ["\u2022", String(change)];
+    return el("span", { class: "chg chg-" + change },
+      el("span", { class: "icon", "aria-hidden": "true" }, c[0]), " " + c[1]);
+  }
+
+  function num(n) {
+    return n === null || n === undefined ? "\u2013" : Number(n).toLocaleString("en-US");
+  }
+
+  function ms(n) {
+    if (n === null || n === undefined) return "\u2013";
+    return n >= 1000 ? (n / 1000).toFixed(n >= 10000 ? 0 : 1) + " s" : Math.round(n) + " ms";
+  }
+
+  function usd(n) {
+    if (n === null || n === undefined) return "\u2013";
+    return "$" + (n === 0 ? "0" : n < 0.01 ? n.toFixed(5) : n.toFixed(4));
+  }
+
+  function pct(x) {
+    return x === null || x === undefined ? "\u2013" : Math.round(x * 1000) / 10 + " %";
+  }
+
+  function time(iso) {
+    var t = iso ? Date.parse(iso) : NaN;
+    return isNaN(t) ? null : t;
+  }
+
+  function section(title, id) {
+    var node = el("section", { class: "block", "aria-label": title });
+    if (id) node.id = id;
+    node.appendChild(el("h3", null, title));
+    return node;
+  }
+
+  function dl(pairs) {
+    var list = el("dl", { class: "meta" });
+    pairs.forEach(function (p) {
+      if (p[1] === null || p[1] === undefined || p[1] === "") return;
+      list.appendChild(el("div", null, el("dt", null, p[0]), el("dd", null, p[1])));
+    });
+    return list.children.length ? list : null;
+  }
+
+  // Deep links: `#<contract>/<scenario>`, each part percent-encoded except the contract's `/`.
+  function anchor(s) {
+    var part = function (t) { return encodeURIComponent(t).replace(/%2F/gi, "/"); };
+    return "#" + part(s.contract) + "/" + encodeURIComponent(s.name);
+  }
+
+  function fromHash(hash) {
+    try {
+      return decodeURIComponent(hash.replace(/^#/, ""));
+    } catch (e) {
+      return hash.replace(/^#/, "");
+    }
+  }
+
+  // -- totals, metadata, changes ----------------------------------------------------------
+
+  function scenarioCost(s) {
+    var cost = 0;
+    var known = false;
+    var ev = s.evidence;
+    if (ev && ev.tokens && typeof ev.tokens.cost_usd === "number") {
+      cost += ev.tokens.cost_usd;
+      known = true;
+    }
+    (s.assertions || []).forEach(function (a) {
+      if (a.usage && typeof a.usage.cost_usd === "number") {
+        cost += a.usage.cost_usd;
+        known = true;
+      }
+    });
+    return known ? cost : null;
+  }
+
+  function scenarioTokens(s) {
+    var ev = s.evidence;
+    return ev && ev.tokens && typeof ev.tokens.total === "number" ? ev.tokens.total : null;
+  }
+
+  function renderHeader() {
+    var t = report.totals || {};
+    var header = el("header", { class: "top" });
+    header.appendChild(el("h1", null, "ClawSpec report"));
+    if (report.interrupted) {
+      header.appendChild(el("p", { class: "banner", role: "alert" },
+        el("span", { "aria-hidden": "true" }, "\u26A0 "),
+        "This run was interrupted: scenarios not run are reported as skipped."));
+    }
+    var totals = el("ul", { class: "totals", id: "totals", "aria-label": "Totals" });
+    totals.appendChild(el("li", { class: "total-all", "data-count": t.scenarios || 0 },
+      el("strong", null, num(t.scenarios || 0)), " scenarios"));
+    [["pass", t.passed], ["fail", t.failed], ["error", t.errored], ["warn", t.warned],
+      ["skip", t.skipped]].forEach(function (pair) {
+      totals.appendChild(el("li", { class: "total st-" + pair[0], "data-status": pair[0],
+        "data-count": pair[1] || 0 },
+        el("span", { class: "icon", "aria-hidden": "true" }, STATUS[pair[0]][0]),
+        " ", el("strong", null, num(pair[1] || 0)), " " + STATUS[pair[0]][1]));
+    });
+    header.appendChild(totals);
+
+    var tokens = 0;
+    var anyTokens = false;
+    var cost = 0;
+    var anyCost = false;
+    scenarios.forEach(function (s) {
+      var n = scenarioTokens(s);
+      if (n !== null) { tokens += n; anyTokens = true; }
+      var c = scenarioCost(s);
+      if (c !== null) { cost += c; anyCost = true; }
+    });
+    var src = report.source || {};
+    var pairs = [
+      ["Started", report.started_at],
+      ["Duration", ms(report.duration_ms)],
+      ["Run", report.run_id],
+      ["ClawSpec", report.version],
+      ["Commit", src.commit],
+      ["Branch", src.branch],
+      ["Base branch", src.base_branch],
+      ["Pull request", src.pull_request ? "#" + src.pull_request : null],
+      ["Event", src.event],
+      ["CI", src.ci],
+      ["Repository", src.repository],
+      ["Job", src.job_url ? link(src.job_url) : null],
+      ["Gateway", src.gateway_url ? [src.gateway_url, src.gateway_mode ? " (" + src.gateway_mode + ")" : ""].join("") : src.gateway_mode],
+      ["Tokens", anyTokens ? num(tokens) : null],
+      ["Cost", anyCost ? usd(cost) : null],
+    ];
+    if (report.shard) {
+      pairs.push(["Shard", report.shard.index + " of " + report.shard.total + " (" +
+        num(report.shard.selected) + " scenarios in all)"]);
+    }
+    if (report.merged) {
+      var m = report.merged;
+      pairs.push(["Merged", "shards " + (m.present || []).join(", ") + " of " + m.total +
+        ((m.missing || []).length ? "; missing " + m.missing.join(", ") : "") +
+        (m.unreported ? "; " + num(m.unreported) + " scenarios in no report" : "")]);
+    }
+    if (report.baseline_missing) pairs.push(["Baseline", "none: " + report.baseline_missing]);
+    if (report.baseline) {
+      var b = report.baseline;
+      pairs.push(["Baseline", [b.source, b.branch, b.commit, b.created_at].filter(Boolean).join(" \u00B7 ")]);
+    }
+    header.appendChild(dl(pairs));
+    return header;
+  }
+
+  function renderChanges() {
+    var cmp = report.comparison;
+    if (!cmp) return null;
+    var block = el("section", { class: "changes", id: "changes", "aria-label": "Changes against the baseline" });
+    block.appendChild(el("h2", null, "Changes against the baseline"));
+    var byKind = {};
+    (cmp.scenarios || []).forEach(function (c) { (byKind[c.change] = byKind[c.change] || []).push(c); });
+    ["regressed", "fixed", "flaky"].forEach(function (kind) {
+      var items = byKind[kind] || [];
+      var group = el("div", { class: "change-group", "data-change": kind },
+        el("h3", null, changeBadge(kind), " (" + items.length + ")"));
+      if (!items.length) group.appendChild(el("p", { class: "muted" }, "none"));
+      var list = el("ul", null);
+      items.forEach(function (c) {
+        var s = scenarioById[c.id];
+        var label = c.id;
+        var item = el("li", null, s ? el("a", { href: anchor(s) }, label) : label);
+        if (c.baseline_status || c.status) {
+          item.appendChild(el("span", { class: "muted" }, " " + (c.baseline_status || "\u2013") +
+            " \u2192 " + (c.status || "\u2013")));
+        }
+        var rate = (c.details || {}).pass_rate;
+        if (rate && typeof rate === "object" && typeof rate.current === "number") {
+          item.appendChild(el("span", { class: "muted" }, " \u00B7 pass rate " + pct(rate.current) +
+            (typeof rate.baseline === "number" ? " (was " + pct(rate.baseline) + ")" : "")));
+        }
+        var p = (c.details || {}).p_value;
+        if (typeof p === "number") item.appendChild(el("span", { class: "muted" }, " \u00B7 p = " + p.toFixed(3)));
+        list.appendChild(item);
+      });
+      if (items.length) group.appendChild(list);
+      block.appendChild(group);
+    });
+    if ((cmp.regressions || []).length) {
+      block.appendChild(el("h3", null, "What fails a regression run"));
+      block.appendChild(el("ul", { class: "regressions" }, cmp.regressions.map(function (r) { return el("li", null, r); })));
+    }
+    var counts = cmp.counts || {};
+    var rest = Object.keys(counts).filter(function (k) { return ["regressed", "fixed", "flaky"].indexOf(k) < 0; });
+    if (rest.length) {
+      block.appendChild(el("p", { class: "muted" },
+        rest.map(function (k) { return num(counts[k]) + " " + ((CHANGES[k] || [0, k])[1]); }).join(", ")));
+    }
+    return block;
+  }
+
+  // -- the scenario list and its filters --------------------------------------------------
+
+  var scenarioById = {};
+  var byAnchor = {};
+  var rows = [];
+  var state = { statuses: {}, tags: {}, query: "" };
+  STATUS_ORDER.forEach(function (s) { state.statuses[s] = true; });
+
+  function renderFilters() {
+    var form = el("div", { class: "filters", role: "search", "aria-label": "Filter scenarios" });
+    var statusGroup = el("div", { class: "chips", role: "group", "aria-label": "Status" },
+      el("span", { class: "chips-label" }, "Status"));
+    STATUS_ORDER.forEach(function (status) {
+      var count = scenarios.filter(function (s) { return s.status === status; }).length;
+      if (!count) return;
+      var button = el("button", { type: "button", class: "chip st-" + status, "aria-pressed": "true",
+        "data-filter-status": status },
+        el("span", { class: "icon", "aria-hidden": "true" }, STATUS[status][0]),
+        " " + STATUS[status][1] + " (" + count + ")");
+      button.addEventListener("click", function () {
+        state.statuses[status] = !state.statuses[status];
+        button.setAttribute("aria-pressed", String(state.statuses[status]));
+        applyFilters();
+      });
+      statusGroup.appendChild(button);
+    });
+    form.appendChild(statusGroup);
+
+    var tags = {};
+    scenarios.forEach(function (s) { (s.tags || []).forEach(function (t) { tags[t] = (tags[t] || 0) + 1; }); });
+    var tagNames = Object.keys(tags).sort();
+    if (tagNames.length) {
+      var tagGroup = el("div", { class: "chips", role: "group", "aria-label": "Tags (any of)" },
+        el("span", { class: "chips-label" }, "Tags"));
+      tagNames.forEach(function (tag) {
+        var button = el("button", { type: "button", class: "chip tag-chip", "aria-pressed": "false",
+          "data-filter-tag": tag }, "#" + tag + " (" + tags[tag] + ")");
+        button.addEventListener("click", function () {
+          state.tags[tag] = !state.tags[tag];
+          button.setAttribute("aria-pressed", String(!!state.tags[tag]));
+          applyFilters();
+        });
+        tagGroup.appendChild(button);
+      });
+      form.appendChild(tagGroup);
+    }
+    var input = el("input", { type: "search", id: "search", placeholder: "Search names, contracts, messages",
+      autocomplete: "off", "aria-describedby": "shown" });
+    input.addEventListener("input", function () {
+      state.query = input.value.trim().toLowerCase();
+      applyFilters();
+    });
+    input.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") { input.value = ""; state.query = ""; applyFilters(); }
+    });
+    form.appendChild(el("label", { class: "search", for: "search" }, el("span", null, "Search "), input));
+    form.appendChild(el("p", { id: "shown", class: "muted", "aria-live": "polite" }));
+    return form;
+  }
+
+  function searchText(s) {
+    var parts = [s.id, s.name, s.contract, s.target, s.message, (s.tags || []).join(" ")];
+    (s.assertions || []).forEach(function (a) { parts.push(a.type, a.message); });
+    return parts.join("\n").toLowerCase();
+  }
+
+  function visible(row) {
+    var s = row.scenario;
+    if (!state.statuses[s.status]) return false;
+    var wanted = Object.keys(state.tags).filter(function (t) { return state.tags[t]; });
+    if (wanted.length && !(s.tags || []).some(function (t) { return state.tags[t]; })) return false;
+    return !state.query || row.text.indexOf(state.query) >= 0;
+  }
+
+  function applyFilters() {
+    var shown = 0;
+    rows.forEach(function (row) {
+      var show = visible(row);
+      row.node.hidden = !show;
+      if (show) shown++;
+    });
+    document.getElementById("shown").textContent =
+      "Showing " + shown + " of " + rows.length + " scenarios";
+  }
+
+  function renderList() {
+    var block = el("section", { id: "scenarios", class: "scenarios", "aria-label": "Scenarios", tabindex: "-1" });
+    block.appendChild(el("h2", null, "Scenarios"));
+    block.appendChild(renderFilters());
+    var list = el("ul", { class: "scenario-list", id: "scenario-list" });
+    scenarios.forEach(function (s, i) {
+      var detailId = "detail-" + i;
+      var toggle = el("button", { type: "button", class: "row", "aria-expanded": "false",
+        "aria-controls": detailId });
+      var title = el("span", { class: "row-title" }, el("span", { class: "name" }, s.name),
+        el("span", { class: "contract" }, s.contract + ":" + s.line));
+      var facts = el("span", { class: "row-facts" }, ms(s.duration_ms));
+      var tokens = scenarioTokens(s);
+      if (tokens !== null) facts.appendChild(el("span", null, " \u00B7 " + num(tokens) + " tok"));
+      if (s.flaky) facts.appendChild(el("span", { class: "chg chg-flaky" }, "\u223F flaky"));
+      var change = changeById[s.id];
+      add(toggle, [badge(s.status), title, change && change.change !== "unchanged" ? changeBadge(change.change) : null, facts]);
+      var tagList = (s.tags || []).length
+        ? el("span", { class: "tags" }, s.tags.map(function (t) { return el("span", { class: "tag" }, "#" + t); }))
+        : null;
+      if (tagList) toggle.appendChild(tagList);
+      var trend = trendById[s.id];
+      if (trend && trend.pass_rates && trend.pass_rates.length > 1) {
+        toggle.appendChild(sparkline(trend.pass_rates, "pass rate over the last " + trend.pass_rates.length + " runs", 0, 1));
+      }
+      var permalink = el("a", { class: "permalink", href: anchor(s), "aria-label": "Link to " + s.name, title: "Link to this scenario" }, "#");
+      var detail = el("div", { class: "detail", id: detailId, hidden: true });
+      var item = el("li", { class: "scenario st-" + s.status, "data-status": s.status,
+        "data-index": i }, el("div", { class: "row-line" }, toggle, permalink), detail);
+      var row = { scenario: s, node: item, toggle: toggle, detail: detail, rendered: false, text: searchText(s) };
+      toggle.addEventListener("click", function () {
+        var open = toggle.getAttribute("aria-expanded") !== "true";
+        setOpen(row, open);
+        if (open && history.replaceState) history.replaceState(null, "", anchor(s));
+      });
+      rows.push(row);
+      scenarioById[s.id] = s;
+      byAnchor[fromHash(anchor(s))] = row;
+      list.appendChild(item);
+    });
+    block.appendChild(list);
+    if (!scenarios.length) block.appendChild(el("p", { class: "muted" }, "No scenarios ran."));
+    return block;
+  }
+
+  function setOpen(row, open) {
+    if (open && !row.rendered) {
+      row.detail.appendChild(renderDetail(row.scenario));
+      row.rendered = true;
+    }
+    row.detail.hidden = !open;
+    row.toggle.setAttribute("aria-expanded", String(open));
+    row.node.classList.toggle("open", open);
+  }
+
+  function openFromHash() {
+    if (!location.hash) return;
+    var row = byAnchor[fromHash(location.hash)];
+    if (!row) return;
+    if (!visible(row)) {  // a deep link wins over the filters
+      STATUS_ORDER.forEach(function (s) { state.statuses[s] = true; });
+      state.tags = {};
+      state.query = "";
+      document.getElementById("search").value = "";
+      document.querySelectorAll("[data-filter-status]").forEach(function (b) { b.setAttribute("aria-pressed", "true"); });
+      document.querySelectorAll("[data-filter-tag]").forEach(function (b) { b.setAttribute("aria-pressed", "false"); });
+      applyFilters();
+    }
+    setOpen(row, true);
+    row.node.scrollIntoView({ block: "start" });
+    var heading = row.detail.querySelector("h2");
+    if (heading) heading.focus({ preventScroll: true });
+  }
+
+  // -- one scenario -----------------------------------------------------------------------
+
+  function renderDetail(s) {
+    var wrap = el("article", { class: "scenario-detail", "data-scenario-id": s.id });
+    wrap.appendChild(el("h2", { tabindex: "-1" }, badge(s.status), " " + s.name));
+    if (s.message) wrap.appendChild(el("p", { class: "message" }, s.message));
+    var trace = s.trace;
+    wrap.appendChild(dl([
+      ["Contract", s.contract + ":" + s.line],
+      ["Target", s.target],
+      ["Duration", ms(s.duration_ms)],
+      ["Run id", s.run_id],
+      ["Gateway run id", s.gateway_run_id],
+      ["Trace", trace ? (trace.url ? link(trace.url, trace.backend + " " + trace.id) : trace.backend + " " + trace.id) : null],
+    ]));
+    if (s.attempts) wrap.appendChild(renderAttempts(s));
+    wrap.appendChild(renderAssertions(s));
+    var ev = s.evidence;
+    wrap.appendChild(renderTimeline(ev));
+    if (ev && ev.spans && ev.spans.length) wrap.appendChild(renderWaterfall(ev));
+    var tokens = renderTokens(s);
+    if (tokens) wrap.appendChild(tokens);
+    var trend = trendById[s.id];
+    if (trend) wrap.appendChild(renderTrend(trend));
+    var change = changeById[s.id];
+    if (change) wrap.appendChild(renderChange(change));
+    return wrap;
+  }
+
+  function renderAttempts(s) {
+    var a = s.attempts;
+    var block = section("Attempts");
+    block.appendChild(el("p", null, a.passes + " of " + a.attempts + " attempts passed (pass rate " +
+      pct(a.pass_rate) + ", 95 % interval " + pct(a.ci_low) + "\u2013" + pct(a.ci_high) + ")",
+      s.flaky ? el("span", { class: "chg chg-flaky" }, " \u223F flaky") : null));
+    block.appendChild(dl([
+      ["Duration median / p90", a.duration_ms_median !== null && a.duration_ms_median !== undefined ? ms(a.duration_ms_median) + " / " + ms(a.duration_ms_p90) : null],
+      ["Tokens median / p90", a.tokens_median !== null && a.tokens_median !== undefined ? num(a.tokens_median) + " / " + num(a.tokens_p90) : null],
+    ]));
+    if (a.runs && a.runs.length) {
+      var list = el("ol", { class: "attempts" });
+      a.runs.forEach(function (r) {
+        list.appendChild(el("li", null, badge(r.status), " " + ms(r.duration_ms),
+          r.tokens !== null && r.tokens !== undefined ? " \u00B7 " + num(r.tokens) + " tokens" : "",
+          r.message ? el("span", { class: "muted" }, " \u2014 " + r.message) : null));
+      });
+      block.appendChild(list);
+    }
+    return block;
+  }
+
+  function renderAssertions(s) {
+    var list = s.assertions || [];
+    var block = section("Assertions (" + list.length + ")");
+    if (!list.length) {
+      block.appendChild(el("p", { class: "muted" }, "No assertion was evaluated."));
+      return block;
+    }
+    var ol = el("ol", { class: "assertions" });
+    list.forEach(function (a) {
+      var item = el("li", { class: "assertion st-" + a.status, "data-type": a.type },
+        el("div", { class: "assertion-head" }, badge(a.status), " ",
+          el("code", null, a.phase + "[" + a.index + "] " + a.type),
+          el("span", { class: "where" }, s.contract + ":" + a.line)),
+        el("p", { class: "message" }, a.message));
+      if (a.attempts) {
+        item.appendChild(el("p", { class: "muted" }, "passed " + a.attempts.passes + " of " +
+          a.attempts.attempts + " attempts (" + pct(a.attempts.pass_rate) + ")"));
+      }
+      if (a.type === "artifact_matches_golden") item.appendChild(renderGolden(a));
+      else if (JUDGE_TYPES[a.type]) item.appendChild(renderJudge(a));
+      else {
+        if (a.value !== null && a.value !== undefined || a.limit !== null && a.limit !== undefined) {
+          item.appendChild(dl([["Measured", show(a.value)], ["Limit", show(a.limit)]]));
+        }
+        if (a.details && a.details.length) {
+          item.appendChild(el("details", null, el("summary", null, "Details (" + a.details.length + ")"),
+            el("ul", { class: "lines" }, a.details.map(function (d) { return el("li", null, d); }))));
+        }
+      }
+      ol.appendChild(item);
+    });
+    block.appendChild(ol);
+    return block;
+  }
+
+  function show(v) {
+    if (v === null || v === undefined) return null;
+    return typeof v === "string" ? v : JSON.stringify(v);
+  }
+
+  function renderGolden(a) {
+    var box = el("div", { class: "golden" });
+    box.appendChild(el("p", null, "ROUGE-L F1 score ", el("strong", null, show(a.value) || "\u2013"),
+      " (threshold " + (show(a.limit) || "\u2013") + ")"));
+    var lines = a.details || [];
+    if (!lines.length) {
+      box.appendChild(el("p", { class: "muted" }, "No diff recorded (the artifact equals the golden file, or the file was missing)."));
+      return box;
+    }
+    var pre = el("pre", { class: "diff", "aria-label": "Unified diff from the golden file to the artifact" });
+    lines.forEach(function (line) {
+      var kind = /^(\+\+\+|---)/.test(line) ? "file" : line[0] === "+" ? "add" : line[0] === "-" ? "del" : line.indexOf("@@") === 0 ? "hunk" : "ctx";
+      var mark = { add: "added: ", del: "removed: " }[kind];
+      pre.appendChild(el("span", { class: "dl dl-" + kind }, mark ? el("span", { class: "sr" }, mark) : null, line));
+      pre.appendChild(document.createTextNode("\n"));
+    });
+    box.appendChild(pre);
+    return box;
+  }
+
+  function renderJudge(a) {
+    var box = el("div", { class: "judge" });
+    var calls = [];
+    var other = [];
+    var rubric = null;
+    (a.details || []).forEach(function (d) {
+      var m = /^call (\d+): score ([^:]+): ([\s\S]*)$/.exec(d);
+      if (m) calls.push(m);
+      else if (d.indexOf("rubric: ") === 0) rubric = d.slice(8);
+      else other.push(d);
+    });
+    if (rubric) box.appendChild(el("div", { class: "rubric" }, el("h4", null, "Rubric"), el("blockquote", null, rubric)));
+    box.appendChild(el("p", null, "Score ", el("strong", null, show(a.value) || "\u2013"),
+      " (pass threshold " + (show(a.limit) || "\u2013") + ")"));
+    if (calls.length) {
+      var ol = el("ol", { class: "judge-calls" });
+      calls.forEach(function (m) {
+        ol.appendChild(el("li", null, el("strong", null, "call " + m[1] + ": score " + m[2]), " \u2014 ", m[3]));
+      });
+      box.appendChild(ol);
+    }
+    other.forEach(function (d) { box.appendChild(el("p", { class: "muted" }, d)); });
+    if (a.usage) {
+      var u = a.usage;
+      box.appendChild(el("p", { class: "muted" }, "Judge " + (u.model || "") + ": " + num(u.calls) + " call(s), " +
+        num(u.input_tokens) + " in / " + num(u.output_tokens) + " out tokens, cost " + usd(u.cost_usd)));
+    }
+    return box;
+  }
+
+  function renderTimeline(ev) {
+    var tools = (ev && ev.tools) || [];
+    var block = section("Tool calls (" + tools.length + ")");
+    block.classList.add("timeline");
+    if (!ev) {
+      block.appendChild(el("p", { class: "muted" }, "No log or trace evidence for this run."));
+      return block;
+    }
+    if (!tools.length) {
+      block.appendChild(el("p", { class: "muted" }, "No tool was called."));
+    } else {
+      var starts = tools.map(function (t) { return time(t.started_at); });
+      var ends = tools.map(function (t, i) { var e = time(t.ended_at); return e === null ? starts[i] : e; });
+      var known = starts.filter(function (x) { return x !== null; });
+      var t0 = known.length ? Math.min.apply(null, known) : null;
+      var t1 = known.length ? Math.max.apply(null, ends.filter(function (x) { return x !== null; })) : null;
+      var span = t0 !== null ? Math.max(t1 - t0, 1) : 1;
+      var lanes = [];
+      var laneOf = {};
+      tools.forEach(function (t) {
+        var name = t.agent || "unknown agent";
+        if (!(name in laneOf)) { laneOf[name] = lanes.length; lanes.push({ name: name, items: [] }); }
+      });
+      if (t0 !== null) {
+        var chart = el("div", { class: "lanes", role: "img", "aria-label": "Tool calls over time, one lane per agent (the list below has the same calls)" });
+        tools.forEach(function (t, i) { lanes[laneOf[t.agent || "unknown agent"]].items.push(i); });
+        lanes.forEach(function (lane) {
+          var track = el("div", { class: "track" });
+          lane.items.forEach(function (i) {
+            if (starts[i] === null) return;
+            var bar = el("span", { class: "bar tool-bar" + (tools[i].error ? " error" : ""), title: tools[i].name });
+            bar.style.left = ((starts[i] - t0) / span * 100).toFixed(2) + "%";
+            bar.style.width = Math.max((ends[i] - starts[i]) / span * 100, 0.6).toFixed(2) + "%";
+            bar.textContent = tools[i].name;
+            track.appendChild(bar);
+          });
+          chart.appendChild(el("div", { class: "lane" }, el("span", { class: "lane-name" }, lane.name), track));
+        });
+        block.appendChild(chart);
+      }
+      var list = el("ol", { class: "tool-list" });
+      tools.forEach(function (t, i) {
+        var offset = starts[i] !== null && t0 !== null ? "+" + ms(starts[i] - t0) : "";
+        var dur = starts[i] !== null && time(t.ended_at) !== null ? ms(time(t.ended_at) - starts[i]) : "";
+        list.appendChild(el("li", { class: "tool" + (t.error ? " error" : ""), "data-tool": t.name },
+          el("code", null, t.name), " ",
+          el("span", { class: "lane-tag" }, t.agent || "unknown agent"),
+          offset ? el("span", { class: "muted" }, " " + offset) : null,
+          dur ? el("span", { class: "muted" }, " \u00B7 " + dur) : null,
+          t.error ? el("span", { class: "err" }, " \u26A0 error") : null));
+      });
+      block.appendChild(list);
+    }
+    if (ev.delegations && ev.delegations.length) {
+      block.appendChild(el("p", null, "Delegated to: ", ev.delegations.join(" \u2192 ")));
+    }
+    return block;
+  }
+
+  function renderWaterfall(ev) {
+    var spans = ev.spans;
+    var block = section("Trace (" + spans.length + " spans)");
+    block.classList.add("waterfall");
+    var ids = {};
+    spans.forEach(function (sp) { ids[sp.id] = sp; });
+    var children = {};
+    var roots = [];
+    spans.forEach(function (sp) {
+      if (sp.parent_id && ids[sp.parent_id] && sp.parent_id !== sp.id) (children[sp.parent_id] = children[sp.parent_id] || []).push(sp);
+      else roots.push(sp);
+    });
+    var starts = spans.map(function (sp) { return sp.start_ms; }).filter(function (x) { return typeof x === "number"; });
+    var endsKnown = spans.map(function (sp) { return typeof sp.end_ms === "number" ? sp.end_ms : sp.start_ms; })
+      .filter(function (x) { return typeof x === "number"; });
+    var t0 = starts.length ? Math.min.apply(null, starts) : 0;
+    var total = endsKnown.length ? Math.max(Math.max.apply(null, endsKnown) - t0, 1) : 1;
+    var rowsBox = el("div", { class: "spans", role: "list" });
+    var seen = {};
+    function walk(sp, depth) {
+      if (seen[sp.id]) return;
+      seen[sp.id] = true;
+      var label = el("span", { class: "span-label" });
+      label.style.paddingLeft = Math.min(depth, 12) * 0.9 + "em";
+      add(label, [el("span", { class: "span-type" }, sp.type), " ", el("span", { class: "span-name" }, sp.name)]);
+      if (sp.model) label.appendChild(el("span", { class: "muted" }, " \u00B7 " + sp.model));
+      if (sp.input_tokens !== null && sp.input_tokens !== undefined || sp.output_tokens !== null && sp.output_tokens !== undefined) {
+        label.appendChild(el("span", { class: "muted" }, " \u00B7 " + num(sp.input_tokens) + " in / " + num(sp.output_tokens) + " out"));
+      }
+      var dur = typeof sp.start_ms === "number" && typeof sp.end_ms === "number" ? sp.end_ms - sp.start_ms : null;
+      label.appendChild(el("span", { class: "muted" }, " \u00B7 " + ms(dur)));
+      if (sp.error) label.appendChild(el("span", { class: "err" }, " \u26A0 error: " + sp.error));
+      var track = el("span", { class: "track" });
+      var bar = el("span", { class: "bar span-bar type-" + sp.type + (sp.error ? " error" : ""), "data-span-id": sp.id });
+      if (typeof sp.start_ms === "number") {
+        bar.style.left = ((sp.start_ms - t0) / total * 100).toFixed(2) + "%";
+        bar.style.width = Math.max((dur || 0) / total * 100, 0.4).toFixed(2) + "%";
+      } else {
+        bar.classList.add("unknown");
+      }
+      track.appendChild(bar);
+      rowsBox.appendChild(el("div", { class: "span-row" + (sp.error ? " error" : ""), role: "listitem" }, label, track));
+      (children[sp.id] || []).forEach(function (c) { walk(c, depth + 1); });
+    }
+    roots.forEach(function (r) { walk(r, 0); });
+    spans.forEach(function (sp) { walk(sp, 0); });  // spans caught in a parent cycle
+    block.appendChild(rowsBox);
+    if (ev.spans_omitted) {
+      block.appendChild(el("p", { class: "muted" }, ev.spans_omitted + " more spans left out to keep the report small."));
+    }
+    return block;
+  }
+
+  function renderTokens(s) {
+    var ev = s.evidence;
+    var rowsOut = [];
+    if (ev && ev.tokens) {
+      var t = ev.tokens;
+      rowsOut.push(["Agent run (" + t.source + ")", num(t.input), num(t.output), num(t.total), usd(t.cost_usd)]);
+    }
+    var models = {};
+    ((ev && ev.spans) || []).forEach(function (sp) {
+      if (sp.type !== "llm") return;
+      var key = sp.model || "unknown model";
+      var m = models[key] = models[key] || { calls: 0, input: 0, output: 0, cost: null };
+      m.calls++;
+      m.input += sp.input_tokens || 0;
+      m.output += sp.output_tokens || 0;
+      if (typeof sp.cost_usd === "number") m.cost = (m.cost || 0) + sp.cost_usd;
+    });
+    Object.keys(models).forEach(function (key) {
+      var m = models[key];
+      rowsOut.push(["LLM spans: " + key + " (" + m.calls + ")", num(m.input), num(m.output), num(m.input + m.output), usd(m.cost)]);
+    });
+    (s.assertions || []).forEach(function (a) {
+      if (!a.usage) return;
+      var u = a.usage;
+      rowsOut.push(["Judge: " + a.phase + "[" + a.index + "] " + (u.model || ""), num(u.input_tokens), num(u.output_tokens),
+        num((u.input_tokens || 0) + (u.output_tokens || 0)), usd(u.cost_usd)]);
+    });
+    if (!rowsOut.length) return null;
+    var block = section("Tokens and cost");
+    var table = el("table", { class: "tokens" },
+      el("thead", null, el("tr", null, ["Where", "Input", "Output", "Total", "Cost"].map(function (h) { return el("th", { scope: "col" }, h); }))),
+      el("tbody", null, rowsOut.map(function (r) {
+        return el("tr", null, el("th", { scope: "row" }, r[0]), r.slice(1).map(function (c) { return el("td", null, c); }));
+      })));
+    block.appendChild(el("div", { class: "scroll" }, table));
+    return block;
+  }
+
+  function sparkline(values, label, lo, hi) {
+    var nums = values.filter(function (v) { return typeof v === "number"; });
+    var box = svg("svg", { class: "spark", viewBox: "0 0 100 24", width: 80, height: 20, role: "img", preserveAspectRatio: "none" });
+    var title = svg("title");
+    var last = nums.length ? nums[nums.length - 1] : null;
+    title.textContent = label + (last !== null ? "; latest " + (hi === 1 ? pct(last) : num(last)) : "");
+    box.appendChild(title);
+    box.setAttribute("aria-label", title.textContent);
+    if (nums.length < 2) return box;
+    var min = lo !== undefined ? lo : Math.min.apply(null, nums);
+    var max = hi !== undefined ? hi : Math.max.apply(null, nums);
+    var range = max - min || 1;
+    var step = 100 / Math.max(values.length - 1, 1);
+    var points = [];
+    values.forEach(function (v, i) {
+      if (typeof v === "number") points.push((i * step).toFixed(1) + "," + (22 - (v - min) / range * 20).toFixed(1));
+    });
+    box.appendChild(svg("polyline", { points: points.join(" "), fill: "none", class: "spark-line" }));
+    return box;
+  }
+
+  function renderTrend(trend) {
+    var block = section("Trend over the last " + (trend.runs || []).length + " runs");
+    block.appendChild(el("p", null, "Pass rate ", sparkline(trend.pass_rates || [], "pass rate", 0, 1),
+      " " + (trend.pass_rates || []).map(pct).join(", ")));
+    if ((trend.tokens || []).some(function (t) { return typeof t === "number"; })) {
+      block.appendChild(el("p", null, "Tokens ", sparkline(trend.tokens, "tokens"), " " + trend.tokens.map(num).join(", ")));
+    }
+    if ((trend.runs || []).length) block.appendChild(el("p", { class: "muted" }, "Runs: " + trend.runs.join(", ")));
+    return block;
+  }
+
+  function renderChange(change) {
+    var block = section("Against the baseline");
+    block.appendChild(el("p", null, changeBadge(change.change), " " + (change.baseline_status || "\u2013") + " \u2192 " + (change.status || "\u2013")));
+    var d = change.details || {};
+    var keys = Object.keys(d);
+    if (keys.length) {
+      block.appendChild(dl(keys.map(function (k) { return [k.replace(/_/g, " "), show(d[k])]; })));
+    }
+    return block;
+  }
+
+  // -- start ------------------------------------------------------------------------------
+
+  var app = document.getElementById("app");
+  app.textContent = "";
+  app.appendChild(renderHeader());
+  var list = renderList();  // fills scenarioById, which the changes section links through
+  var changes = renderChanges();
+  if (changes) app.appendChild(changes);
+  app.appendChild(list);
+  app.appendChild(el("footer", { class: "muted" }, "Written by ClawSpec " + report.version +
+    ". Keys: / searches, Escape clears the search; every scenario has a link (#)."));
+  applyFilters();
+  openFromHash();
+  window.addEventListener("hashchange", openFromHash);
+  document.addEventListener("keydown", function (e) {
+    var target = e.target;
+    var typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA");
+    if (e.key === "/" && !typing) {
+      e.preventDefault();
+      document.getElementById("search").focus();
+    }
+  });
+  document.documentElement.setAttribute("data-ready-ms", String(Math.round(performance.now())));
+  document.documentElement.setAttribute("data-ready", "true");
+})();
