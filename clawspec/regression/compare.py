@@ -29,7 +29,9 @@ from clawspec.reports.model import ChangeKind, Comparison, RunReport, ScenarioCh
 
 CHANGES: tuple[str, ...] = get_args(ChangeKind)
 METRICS = ("tokens", "cost_usd", "duration_ms")
-# Wall-clock noise: a duration increase smaller than this is never flagged, whatever the ratio.
+# Wall-clock noise: a duration increase smaller than this per scenario (in a total: times the
+# scenarios summed) is never flagged, whatever the ratio. Fast scenarios on a busy CI machine
+# easily take twice as long without anything having changed.
 MIN_DURATION_DELTA_MS = 1000
 
 
@@ -77,7 +79,11 @@ def _tolerance(settings: RegressionSettings, name: str) -> float | None:
 
 
 def delta(
-    name: str, baseline: float | None, current: float | None, settings: RegressionSettings
+    name: str,
+    baseline: float | None,
+    current: float | None,
+    settings: RegressionSettings,
+    scenarios: int = 1,
 ) -> dict[str, Any] | None:
     """Return the change of one figure and whether it is over its tolerance (None: unknown)."""
     if baseline is None or current is None:
@@ -86,7 +92,7 @@ def delta(
     ratio = change / baseline if baseline > 0 else None
     tolerance = _tolerance(settings, name)
     over = tolerance is not None and ratio is not None and ratio > tolerance
-    if name == "duration_ms" and change < MIN_DURATION_DELTA_MS:
+    if name == "duration_ms" and change < MIN_DURATION_DELTA_MS * scenarios:
         over = False
     return {
         "baseline": baseline,
@@ -164,7 +170,7 @@ def compare(
         changes.append(ScenarioChange(id=old.id, change="removed", baseline_status=old.status))
     total_details: dict[str, Any] = {"significance": settings.significance}
     for name, (base_sum, now_sum, seen) in totals.items():
-        if seen and (found := delta(name, base_sum, now_sum, settings)):
+        if seen and (found := delta(name, base_sum, now_sum, settings, seen)):
             total_details[name] = found | {"scenarios": seen}
             if found["over"]:
                 reasons.append(f"total {over_line(name, found)}")

@@ -36,9 +36,7 @@ def aws_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def hooks(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A hooks-API server on 127.0.0.1 and the environment pointing `clawspec run` at it."""
-    from tests.support.hooks_api import HooksServer
+    from tests.support.hooks_api import serving_cli
 
-    with HooksServer(HOOK_TOKEN, workspace) as running:
-        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", HOOK_TOKEN)
-        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", running.base_url)
+    with serving_cli(HOOK_TOKEN, workspace, monkeypatch) as running:
         yield running

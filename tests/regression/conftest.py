@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hooks_api import HooksServer
+from tests.support.hooks_api import HooksServer, serving_cli
 
 TOKEN = "hook-token-regress-4d2a"
 
 
 @pytest.fixture
 def server(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HooksServer]:
-    with HooksServer(TOKEN, workspace) as running:
-        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
-        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", running.base_url)
+    with serving_cli(TOKEN, workspace, monkeypatch) as running:
         yield running

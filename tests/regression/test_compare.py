@@ -151,6 +151,19 @@ def test_small_duration_changes_are_timer_noise_not_regressions() -> None:
     assert comparison.regressions == []
 
 
+def test_a_total_of_many_fast_scenarios_needs_a_second_per_scenario() -> None:
+    # 44 fast scenarios, each 40 ms slower on a busy machine: +1.8 s and +240% in total, noise.
+    names = [f"s{i}" for i in range(44)]
+    before = report(*(scenario(n, "pass", duration_ms=17) for n in names))
+    slow = compare(report(*(scenario(n, "pass", duration_ms=57) for n in names)), before)
+    assert slow.details["duration_ms"]["delta"] == 44 * 40
+    assert slow.details["duration_ms"]["over"] is False and slow.regressions == []
+    # A second more for each of them is a real change, in every scenario and in the total.
+    slower = compare(report(*(scenario(n, "pass", duration_ms=1017) for n in names)), before)
+    assert slower.details["duration_ms"]["over"] is True
+    assert slower.regressions[-1].startswith("total duration 748 ms → 44,748 ms")
+
+
 def test_behaviour_diff_names_a_tool_that_disappeared_from_a_passing_scenario() -> None:
     baseline = report(
         scenario("recall", "pass", evidence=evidence("memory_search", "read", "write", "read"))

@@ -12,7 +12,7 @@ import pytest
 
 from clawspec.cli import main
 from clawspec.reports.json_report import schema_path
-from tests.support.hooks_api import HooksServer
+from tests.support.hooks_api import HooksServer, serving_cli
 
 TOKEN = "hook-token-shards-5a4b3c"
 CONTRACTS = 6
@@ -70,9 +70,7 @@ def verdicts(report: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 @pytest.fixture
 def hooks(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HooksServer]:
-    with HooksServer(TOKEN, workspace) as server:
-        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
-        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+    with serving_cli(TOKEN, workspace, monkeypatch) as server:
         yield server
 
 

@@ -18,6 +18,8 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -203,3 +205,12 @@ class HooksServer:
                 self.wfile.write(data)
 
         return Handler
+
+
+@contextmanager
+def serving_cli(token: str, workspace: Path, monkeypatch: Any) -> Iterator[HooksServer]:
+    """A HooksServer, with the environment pointing `clawspec run` at it (token and base URL)."""
+    with HooksServer(token, workspace) as server:
+        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", token)
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+        yield server
