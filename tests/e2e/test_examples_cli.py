@@ -188,8 +188,7 @@ def test_report_evidence_has_the_tools_in_order_and_the_delegations(examples_run
 def test_html_report_of_the_examples_in_real_chromium(examples_run: dict, tmp_path: Path) -> None:
     from tests.support import browser
 
-    if browser.chromium_paths() is None:
-        pytest.skip("chromium + chromium-driver not installed (scripts/test.sh installs them)")
+    browser.require_chromium()
     path = examples_run["work"] / "reports" / "report.html"
     assert path.stat().st_size < 2_000_000
     report = examples_run["report"]

@@ -15,18 +15,20 @@ from tests.reports.factory import assertion, report, scenario
 from tests.reports.rich_report import rich_report
 from tests.support.browser import (
     chromium,
-    chromium_paths,
     console_messages,
     network_requests,
     open_report,
     page_totals,
+    require_chromium,
     screenshot_variance,
     visible_rows,
 )
 
-pytestmark = pytest.mark.skipif(
-    chromium_paths() is None, reason="chromium + chromium-driver not installed (scripts/test.sh)"
-)
+
+@pytest.fixture(autouse=True, scope="module")
+def _chromium_installed() -> None:
+    require_chromium()
+
 
 DELEGATES = "agents/orchestrator/tests/scenarios.yaml/delegates-review"
 

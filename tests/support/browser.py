@@ -7,6 +7,7 @@ browser, no background networking, no component updates, no sync, no QUIC.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -35,6 +36,19 @@ def chromium_paths() -> tuple[str, str] | None:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     return (browser, driver) if browser and driver else None
+
+
+def require_chromium() -> None:
+    """Skip a browser test where Chromium is missing; in CI (`CI` set) that is a failure:
+    scripts/test.sh installs it there."""
+    import pytest
+
+    if chromium_paths() is not None:
+        return
+    reason = "chromium + chromium-driver not installed (scripts/test.sh installs them as root)"
+    if os.environ.get("CI"):
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
 
 
 @contextmanager
