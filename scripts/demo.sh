@@ -35,7 +35,8 @@ for _ in range(100):
         time.sleep(0.1)
 sys.exit(\"the scripted model provider did not start; see provider.log\")" || exit 3
   "$2/.venv/bin/clawspec" run "$1" --report-dir "$1/clawspec-reports" \
-      --junit "$1/clawspec-reports/junit.xml" "$3"
+      --junit "$1/clawspec-reports/junit.xml" \
+      --report-html "$1/clawspec-reports/clawspec-report.html" "$3"
   code=$?
   kill "$provider" 2>/dev/null
   exit "$code"
@@ -45,6 +46,7 @@ set -e
 
 case "$code" in
   0|1) echo "demo finished (clawspec exit $code): the scenarios tagged demo-failure fail on purpose"
+       echo "open $work/clawspec-reports/clawspec-report.html in a browser to see why"
        exit 0 ;;
   *)   echo "demo failed: clawspec exited $code" >&2
        exit "$code" ;;
