@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -23,6 +23,19 @@ def clean(text: str, secrets: Iterable[str] = ()) -> str:
     if _CONTROL.search(text):  # ESC is a control character: no control, no ANSI sequence
         text = _CONTROL.sub("", strip_ansi(text))
     return redact(text, secrets)
+
+
+def cleaner(secrets: Iterable[str] = ()) -> Callable[[str], str]:
+    """`clean` with these secrets, for many strings: a printable string holds no ANSI code and
+    no control character, so most strings only need the secrets looked for."""
+    maskable = [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH]
+
+    def cleaned(text: str) -> str:
+        if text.isprintable() and not any(secret in text for secret in maskable):
+            return text
+        return clean(text, maskable)
+
+    return cleaned
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

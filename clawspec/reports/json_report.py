@@ -12,7 +12,7 @@ from typing import Any
 import pydantic_core
 
 from clawspec.reports.model import RunReport
-from clawspec.text import MIN_SECRET_LENGTH, clean
+from clawspec.text import MIN_SECRET_LENGTH, cleaner
 
 
 def render_json(report: RunReport, secrets: Iterable[str] = ()) -> str:
@@ -76,14 +76,7 @@ def dumps_clean(data: object, secrets: Iterable[str] = (), **options: Any) -> st
 
 def clean_data(data: object, secrets: Iterable[str] = ()) -> Any:
     """Every string of a JSON-like structure through `clean` (keys included: they may be ids)."""
-    maskable = [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH]
-
-    def text(value: str) -> str:
-        # Fast path for the common case (large reports have ~200 strings per scenario): a
-        # printable string holds no ANSI code or control character, so only secrets matter.
-        if value.isprintable() and not any(secret in value for secret in maskable):
-            return value
-        return clean(value, maskable)
+    text = cleaner(secrets)  # large reports have ~200 strings per scenario
 
     def walk(value: object) -> object:
         if isinstance(value, str):

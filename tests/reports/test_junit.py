@@ -107,3 +107,19 @@ def test_junit_of_an_empty_report_is_valid() -> None:
     root = ET.fromstring(render_junit(report()))
     assert root.get("tests") == "0"
     assert root.findall("testsuite") == []
+
+
+def test_junit_text_is_what_elementtree_writes_for_the_same_tree() -> None:
+    """The writer builds text directly: it must be the document ElementTree would write for
+    the tree it parses back to (escaping, indentation, `<a />`), hostile characters included."""
+    hostile = 'x \x1b[31mred\x1b[0m <tag> & "quote"\ttab\nline s3cr3t-value é \U0001f600'
+    data = report(
+        scenario(f"n {hostile}", "fail", assertion("fail", hostile), message=hostile),
+        scenario("skipper", "skip", assertion("skip", hostile), target=hostile),
+        scenario("boom", "error", message=hostile, duration_ms=0, line=0),
+        scenario("quiet", "pass", run_id=None, gateway_run_id=None),
+    )
+    for rendered in (render_junit(mixed_report()), render_junit(data, ["s3cr3t-value"])):
+        root = ET.fromstring(rendered)
+        ET.indent(root)
+        assert ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n" == rendered
