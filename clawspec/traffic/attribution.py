@@ -14,8 +14,13 @@ earlier invocation: when a sub-agent finishes, the gateway announces its result 
 session in a new run (and trace), possibly after the scenario ended. The exact user-message
 string that held the hook message (it also holds the gateway's unique job id) identifies it.
 Two scenarios with the same hook message would be ambiguous, so the runner does not start the
-second until the first is bound (`register` waits). A request with neither a known trace nor a
-matching message goes to the only running scenario if there is exactly one, else to none.
+second until the first is bound (`register` waits).
+
+A new trace without any scenario's message is the gateway's own run, not a scenario's: e.g. when
+one scenario's hook run fails, the gateway tells the main session ("Hook writes-note (error)")
+and that session calls the model. It belongs to nobody. Only a request without any trace (a
+gateway that does not propagate trace context) goes to the only running scenario, if there is
+exactly one.
 """
 
 from __future__ import annotations
@@ -93,7 +98,7 @@ class Attributor:
         with self._lock:
             chosen = self._traces.get(trace) if trace else None
             if chosen is None:
-                chosen = self._by_content(texts)
+                chosen = self._by_content(texts, traced=trace is not None)
             if chosen is None:
                 return None
             if trace and trace not in self._traces:
@@ -104,7 +109,7 @@ class Attributor:
             chosen.bound.set()
             return chosen
 
-    def _by_content(self, texts: list[str]) -> Registration | None:
+    def _by_content(self, texts: list[str], traced: bool) -> Registration | None:
         """A request of a trace not seen before: whose hook message does it carry?
 
         The gateway's user message holds the hook message next to a job id unique to the hook
@@ -121,6 +126,8 @@ class Attributor:
                 return seen[0]
             # else the first call of an invocation: a running one without calls yet, earliest
             return min(matching, key=lambda r: (not r.active, r.bound.is_set(), r.serial))
+        if traced:
+            return None  # a new trace that is no scenario's: the gateway's own run
         active = [r for r in self._registrations if r.active]
         return active[0] if len(active) == 1 else None
 

@@ -180,6 +180,18 @@ def test_a_lone_running_scenario_gets_requests_nobody_else_claims() -> None:
     assert attributor.attribute({}, {"messages": []}) is None
 
 
+def test_a_new_trace_with_no_scenarios_message_is_the_gateways_own_run() -> None:
+    # One scenario's hook run failed; the gateway reports it to the main session, whose run
+    # calls the model in a new trace while another scenario is the only one still running.
+    attributor = Attributor()
+    running = attributor.register("c::delegates", "Delegate the summary")
+    tp = {"traceparent": "00-" + "4" * 32 + "-" + "b" * 16 + "-01"}
+    event = "System: Hook writes-note (error): LLM request failed"
+    assert attributor.attribute(tp, {"messages": [{"role": "user", "content": event}]}) is None
+    # the same request from a gateway that propagates no trace context: the lone scenario's
+    assert attributor.attribute({}, {"messages": [{"role": "user", "content": event}]}) is running
+
+
 def test_a_second_scenario_with_the_same_message_waits_until_the_first_is_bound() -> None:
     attributor = Attributor()
     first = attributor.register("c::a", "same")
