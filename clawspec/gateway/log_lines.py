@@ -7,10 +7,13 @@ suite. Instead, one `LogLines` per file (`lines_of(path)`) reads the file forwar
 where it stopped, decodes each line and parses its JSON `message` once, and answers every
 scenario's pattern from memory:
 
-- the text is kept in segments of about 128 KiB, and an inverted index maps every 4-byte
-  sequence (of the UTF-8 text) to the segments holding it: a literal pattern (the common case:
-  a run id, a phrase) looks only inside segments holding all of its 4-grams, at C speed, so its
-  cost does not grow with the log; a regex, or a pattern under 4 bytes, visits every line;
+- the text is kept in segments of about 128 KiB, and an inverted index maps the 4-byte
+  sequences (of the UTF-8 text) that start at a multiple of 4 to the segments holding them: a
+  literal pattern (the common case: a run id, a phrase) found in a segment has, for one of its
+  four possible alignments, all the grams that alignment puts on such positions there, so it
+  looks only inside segments that pass that test, at C speed, and its cost does not grow with
+  the log; a regex, or a pattern under 7 bytes, visits every line. (Only aligned grams: a
+  quarter of the indexing work of every gram, which the index used to cost per line.)
 - each pattern remembers how far it has looked and where it first matched: asked again, it
   looks only at lines added since (the file only grows; the first match never moves);
 - the file is re-identified on every call (device, inode, size, and the bytes at both ends of
@@ -173,14 +176,18 @@ class LogLines:
 
     def _candidates(self, pattern: Pattern) -> list[_Segment]:
         """The segments that may hold a match, in order (a literal needs all its 4-grams)."""
-        if pattern.regex is not None or len(pattern.text.encode()) < GRAM:
+        data = pattern.text.encode()
+        if pattern.regex is not None or len(data) < 2 * GRAM - 1:
             return [*self._sealed, self._open]
-        mask = -1
-        for gram in _grams(pattern.text.encode()):
-            mask &= self._grams.get(gram, 0)
-            if not mask:
-                break
-        chosen = [self._sealed[bit] for bit in _bits(mask if mask > 0 else 0)]
+        mask = 0
+        for grams in _grams_by_alignment(data):  # each alignment has at least one gram
+            found = -1
+            for gram in grams:
+                found &= self._grams.get(gram, 0)
+                if not found:
+                    break
+            mask |= found
+        chosen = [self._sealed[bit] for bit in _bits(mask)]
         return [*chosen, self._open]
 
     def _sync(self) -> list[str]:
@@ -233,14 +240,22 @@ class LogLines:
 
 
 def _grams(*texts: bytes) -> set[int]:
-    """Every 4-byte window of `texts`, as integers (four aligned views cover every offset)."""
+    """The 4-byte windows of `texts` that start at a multiple of 4, as integers."""
     out: set[int] = set()
     for data in texts:
-        for shift in range(GRAM):
-            usable = (len(data) - shift) // GRAM * GRAM
-            if usable > 0:
-                out.update(memoryview(data)[shift : shift + usable].cast("I"))
+        out.update(_aligned(data, 0))
     return out
+
+
+def _grams_by_alignment(pattern: bytes) -> list[set[int]]:
+    """For each place the pattern may start at modulo 4, its grams that then start at a
+    multiple of 4 in the text (the first at `shift` = (4 - start) % 4 into the pattern)."""
+    return [set(_aligned(pattern, shift)) for shift in range(GRAM)]
+
+
+def _aligned(data: bytes, shift: int) -> memoryview:
+    usable = max(0, (len(data) - shift) // GRAM * GRAM)
+    return memoryview(data)[shift : shift + usable].cast("I")
 
 
 def _bits(mask: int) -> list[int]:

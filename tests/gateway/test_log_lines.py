@@ -257,3 +257,29 @@ def test_randomised_appends_match_the_reference_reading(
         if step % 50 == 49:
             os.truncate(path, path.stat().st_size // 2)
         _same(index, path, rng.choice(patterns))
+
+
+def test_a_literal_at_any_alignment_is_found_in_sealed_segments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only grams starting at a multiple of 4 are indexed: a literal is found wherever it
+    starts (each of the four alignments), in raw text and in JSON messages."""
+    monkeypatch.setattr(log_lines, "SEGMENT_CHARS", 300)
+    rng = random.Random(7)
+    words = ["alpha", "beta", "gamma", "delta", "épsilon", "run-", "hook:clawspec:"]
+    lines = []
+    for number in range(400):
+        text = " ".join(rng.choice(words) + str(rng.randrange(1000)) for _ in range(4))
+        lines.append(_json(text, n=number) if number % 3 else f"raw {text}\n")
+    path = tmp_path / "gw.log"
+    path.write_text("".join(lines), encoding="utf-8")
+    index = LogLines(path)
+    data = path.read_text(encoding="utf-8")
+    for _ in range(300):
+        start = rng.randrange(len(data) - 20)
+        pattern = data[start : start + rng.randrange(7, 20)]
+        if "\n" in pattern or "\\" in pattern or '"' in pattern:
+            continue
+        _same(index, path, pattern)
+    for absent in ("alpha1000", "zzzzzzz", "hook:clawspec:9999"):
+        _same(index, path, absent)
