@@ -26,22 +26,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawspec.gateway.line_cache import intern as _intern
-from clawspec.gateway.line_cache import parse_line
+from clawspec.gateway.log_facts import (
+    AgentEnded,
+    Fact,
+    Failure,
+    Hook,
+    RunDone,
+    RunStart,
+    SessionKey,
+    ToolEnd,
+    ToolStart,
+    facts_of,
+)
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
 
 DEBUG_HINT = "run lines need logging.level: debug"
 MAX_ARCHIVES = 5  # OpenClaw keeps 5 rotated files
 
-_RUN_START = re.compile(r"embedded run start: runId=(\S+) sessionId=(\S+)")
-_RUN_DONE = re.compile(r"embedded run done: runId=(\S+)")
-_AGENT_ENDED = re.compile(r"\[agent\] run (\S+) ended")
-_TOOL_START = re.compile(r"embedded run tool start: runId=(\S+) tool=(\S+)(?: toolCallId=(\S+))?")
-_TOOL_END = re.compile(r"embedded run tool end: runId=(\S+) tool=\S+ toolCallId=(\S+)")
 _AGENT_KEY = re.compile(r"^agent:([^:]+):")
-_SESSION_PAIR = re.compile(r"sessionId=([\w-]+) sessionKey=(\S+)")
 _SUBAGENT = re.compile(r"^agent:([^:]+):subagent:")
-_KV = re.compile(r'([A-Za-z_][\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)')
 _LEGACY_TOKENS = {
     "input_tokens": "input", "prompt_tokens": "input", "output_tokens": "output",
     "completion_tokens": "output", "total_tokens": "total",
@@ -69,16 +72,6 @@ class _Run:
     parent_spans: set[str | None]
     line: int
     done: bool = False
-
-
-@dataclass(frozen=True)
-class _Hook:
-    run_id: str | None
-    session_id: str | None
-    session_key: str | None
-    logical_key: str | None
-    trace_id: str | None
-    status: str | None
 
 
 @dataclass(frozen=True)
@@ -122,7 +115,7 @@ class LogIndex:
     # raw material, kept for re-scoping while waiting for the last lines
     _runs: dict[str, _Run] = field(default_factory=dict, repr=False)
     _keys: dict[str, str] = field(default_factory=dict, repr=False)
-    _hooks: list[_Hook] = field(default_factory=list, repr=False)
+    _hooks: list[Hook] = field(default_factory=list, repr=False)
     _tools: list[ToolCall] = field(default_factory=list, repr=False)
     _failures: list[tuple[str, str]] = field(default_factory=list, repr=False)
     _legacy: list[_Legacy] = field(default_factory=list, repr=False)
@@ -265,69 +258,41 @@ class LogIndex:
     # -- reading -------------------------------------------------------------------------
 
     def _feed(self, lineno: int, segment: int, offset: int, raw: bytes) -> None:
-        text, data, is_json, ids = parse_line(raw)  # parsed once per process, not per run
-        trace = span = None
-        if data is not None:
-            trace, span = _str(data.get("traceId")), _str(data.get("spanId"))
-            self._json_line(lineno, data, trace, span)
-        elif not is_json and "run_id=" in text:
-            self._legacy_line(lineno, text)
-        if trace or ids:
+        line = facts_of(raw)  # worked out once per process, not per run
+        for fact in line.facts:
+            self._apply(lineno, fact)
+        if line.legacy is not None:
+            self._legacy.append(_Legacy(line.legacy["run_id"], line.legacy, lineno))
+        if line.trace_id or line.ids:
             self._refs.append(
-                _Ref(lineno, segment, offset, len(raw), _intern(trace), _intern(span), ids)
+                _Ref(lineno, segment, offset, len(raw), line.trace_id, line.span_id, line.ids)
             )
 
-    def _json_line(self, lineno: int, data: dict[str, Any], trace: str | None, span: str | None):
-        message = _str(data.get("message")) or " ".join(
-            v for k, v in data.items() if k.isdigit() and k != "0" and isinstance(v, str)
-        )
-        if message.startswith("embedded run "):
-            self._run_line(lineno, message, data, trace, span)
-        elif message.startswith("[agent] run ") and (m := _AGENT_ENDED.match(message)):
-            self._ended.add(m.group(1))
-        m = _SESSION_PAIR.search(message) if "sessionKey=" in message else None
-        if m and m.group(1) != "unknown":
-            self._keys.setdefault(m.group(1), m.group(2))
-        for key, value in data.items():
-            if key.isdigit() and key != "0" and isinstance(value, dict):
-                self._object_arg(value, data.get("0"), trace)
-
-    def _run_line(self, lineno, message, data, trace, span) -> None:
-        if m := _RUN_START.match(message):
-            run = self._runs.get(m.group(1))
+    def _apply(self, lineno: int, fact: Fact) -> None:
+        if isinstance(fact, RunStart):
+            run = self._runs.get(fact.run_id)
             if run is None:
-                run = _Run(m.group(1), m.group(2), trace, set(), set(), lineno)
+                run = _Run(fact.run_id, fact.session_id, fact.trace_id, set(), set(), lineno)
                 self._runs[run.run_id] = run
-            if span:
-                run.spans.add(span)
-            run.parent_spans.add(_str(data.get("parentSpanId")))
-        elif m := _TOOL_START.match(message):
-            self._tools.append(ToolCall(m.group(2), m.group(1), _str(data.get("time")), lineno,
-                                        m.group(3)))  # fmt: skip
-        elif m := _TOOL_END.match(message):
-            self._tool_ends[(m.group(1), m.group(2))] = _str(data.get("time"))
-        elif (m := _RUN_DONE.match(message)) and m.group(1) in self._runs:
-            self._runs[m.group(1)].done = True
-
-    def _object_arg(self, value: dict[str, Any], logger: Any, trace: str | None) -> None:
-        if value.get("event") == "embedded_run_agent_end" and value.get("isError"):
-            self._failures.append((str(value.get("runId")), str(value.get("error", ""))))
-        elif "gateway/hooks" in str(logger) and value.get("runId"):
-            session_id, session_key = _str(value.get("sessionId")), _str(value.get("sessionKey"))
-            if session_id and session_key:
-                self._keys.setdefault(session_id, session_key)
-            self._hooks.append(_Hook(
-                _str(value.get("runId")), session_id, session_key,
-                _str(value.get("logicalSessionKey")), trace, _str(value.get("status")),
-            ))  # fmt: skip
-
-    def _legacy_line(self, lineno: int, text: str) -> None:
-        fields = {k: v[1:-1] if v.startswith('"') else v for k, v in _KV.findall(text)}
-        first = text.split(" ", 1)[0]
-        if "=" not in first:
-            fields.setdefault("time", first)  # `2026-01-01T00:00:00Z level=info run_id=...`
-        if fields.get("run_id"):
-            self._legacy.append(_Legacy(fields["run_id"], fields, lineno))
+            if fact.span_id:
+                run.spans.add(fact.span_id)
+            run.parent_spans.add(fact.parent_span_id)
+        elif isinstance(fact, ToolStart):
+            self._tools.append(ToolCall(fact.name, fact.run_id, fact.time, lineno,
+                                        fact.tool_call_id))  # fmt: skip
+        elif isinstance(fact, ToolEnd):
+            self._tool_ends[(fact.run_id, fact.tool_call_id)] = fact.time
+        elif isinstance(fact, RunDone):
+            if fact.run_id in self._runs:
+                self._runs[fact.run_id].done = True
+        elif isinstance(fact, AgentEnded):
+            self._ended.add(fact.run_id)
+        elif isinstance(fact, SessionKey):
+            self._keys.setdefault(fact.session_id, fact.session_key)
+        elif isinstance(fact, Failure):
+            self._failures.append((fact.run_id, fact.error))
+        else:
+            self._hooks.append(fact)
 
     # -- scoping -------------------------------------------------------------------------
 
@@ -531,10 +496,6 @@ def _in_scope(ref: _Ref, scope: set[str], traces: set[str], spans: set[str | Non
     if ref.ids:
         return not scope.isdisjoint(ref.ids)
     return ref.trace_id in traces and ref.span_id in spans
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _legacy_time(fields: dict[str, str]) -> str | None:
