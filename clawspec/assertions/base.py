@@ -11,9 +11,10 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import ConfigDict, model_validator
 
 from clawspec.contracts.paths import PathEscapeError, resolve_in_workspace
+from clawspec.frozen_model import FrozenModel
 
 if TYPE_CHECKING:
     from clawspec.config import Settings
@@ -128,7 +129,7 @@ class EvalContext:
             self.stop.wait(min(self.poll_interval_s, remaining))
 
 
-class Assertion(BaseModel):
+class Assertion(FrozenModel):
     """Base of every assertion type; each subclass is the validation model of one type."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clawspec.gateway.log_facts import (
     AgentEnded,
@@ -81,8 +81,8 @@ class _Legacy:
     line: int
 
 
-@dataclass(frozen=True)
-class _Ref:  # where a line is, and what it names; the text is read back only for log_entry
+class _Ref(NamedTuple):  # where a line is, and what it names; read back only for log_entry
+    # (a tuple: one per line per run index, built several times faster than a frozen dataclass)
     line: int
     segment: int
     offset: int

@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from clawspec.assertions.base import Status
 from clawspec.config import parse_skip_budget
 from clawspec.errors import ExitCode
+from clawspec.frozen_model import FrozenModel
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Frozen(FrozenModel):
+    # defer_build: the schemas are built on first use (by a worker, while other scenarios wait
+    # for the gateway), not while `clawspec run` starts
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class AssertionResult(_Frozen):
