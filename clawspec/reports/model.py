@@ -15,7 +15,8 @@ from clawspec.frozen_model import FrozenModel
 
 class _Frozen(FrozenModel):
     # defer_build: the schemas are built on first use (by a worker, while other scenarios wait
-    # for the gateway), not while `clawspec run` starts
+    # for the gateway), not while `clawspec run` starts. Workers may do that at the same time:
+    # pydantic builds a deferred model under a lock since 2.14 (hence pydantic>=2.14).
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
