@@ -11,7 +11,7 @@ from typing import Any
 
 import pydantic_core
 
-from clawspec.reports.model import RunReport
+from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.text import MIN_SECRET_LENGTH, cleaner
 
 
@@ -31,7 +31,7 @@ def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
     needles = _needles(secrets)
     yield before + "["
     for number, scenario in enumerate(report.scenarios):
-        text = _scenario_json(scenario.model_dump(mode="json"), secrets, needles)
+        text = _scenario_json(scenario, secrets, needles)
         yield ("\n    " if number == 0 else ",\n    ") + text.replace("\n", "\n    ")
     yield ("\n  ]" if report.scenarios else "]") + after + "\n"
 
@@ -40,6 +40,15 @@ def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
 # tab/LF/CR are written as \u00XX, \b or \f; DEL and C1 controls stay raw. An escaped backslash
 # followed by such letters also matches: that only costs the slow path, never a miss.
 _NEEDS_CLEAN = re.compile(r"\\u00[01][0-9a-fA-F]|\\[bf]|[\x7f-\x9f]")
+_C1 = re.compile(r"[\x7f-\x9f]")
+
+
+def _needs_clean(text: str) -> bool:
+    """`_NEEDS_CLEAN.search(text)`, answered by substring tests where they suffice (the regex
+    over 10,000 scenarios' text took most of the report's time)."""
+    if "\\" in text and _NEEDS_CLEAN.search(text):
+        return True
+    return "\x7f" in text or (not text.isascii() and _C1.search(text) is not None)
 
 
 def _needles(secrets: list[str]) -> list[str]:
@@ -47,16 +56,21 @@ def _needles(secrets: list[str]) -> list[str]:
     return list({*kept, *(json.dumps(s, ensure_ascii=False)[1:-1] for s in kept)})
 
 
-def _scenario_json(data: dict, secrets: list[str], needles: list[str]) -> str:
-    """One scenario as indented JSON. Most scenarios have nothing to clean: the compact C
-    encoder tells, and the indented text then comes from pydantic's serializer (json's own
-    indented encoder is pure Python and took most of the time of a large report)."""
-    compact = json.dumps(data, ensure_ascii=False)
-    if _NEEDS_CLEAN.search(compact) or any(needle in compact for needle in needles):
-        data = clean_data(data, secrets)
+def _scenario_json(scenario: ScenarioResult, secrets: list[str], needles: list[str]) -> str:
+    """One scenario as indented JSON. Most scenarios have nothing to clean: pydantic's
+    serializer writes them straight from the model (json's own indented encoder is pure Python
+    and took most of the time of a large report; a dict of the scenario first, another third),
+    and the text itself tells whether anything needs cleaning."""
+    try:
+        text = scenario.model_dump_json(indent=2)
+    except (ValueError, UnicodeError):  # e.g. a lone surrogate: the standard encoder copes
+        text = ""
+    if text and not _needs_clean(text) and not any(needle in text for needle in needles):
+        return text
+    data = clean_data(scenario.model_dump(mode="json"), secrets)
     try:
         return pydantic_core.to_json(data, indent=2).decode()
-    except (ValueError, UnicodeError):  # e.g. a lone surrogate: the standard encoder copes
+    except (ValueError, UnicodeError):
         return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -69,7 +83,7 @@ def dumps_clean(data: object, secrets: Iterable[str] = (), **options: Any) -> st
     """
     secrets = list(secrets)
     text = json.dumps(data, ensure_ascii=False, **options)
-    if not _NEEDS_CLEAN.search(text) and not any(s in text for s in _needles(secrets)):
+    if not _needs_clean(text) and not any(s in text for s in _needles(secrets)):
         return text
     return json.dumps(clean_data(data, secrets), ensure_ascii=False, **options)
 
