@@ -31,8 +31,21 @@ def _whole(value: RunReport, secrets: list[str]) -> str:
         report(scenario("a", "pass")).model_copy(update={"comparison": Comparison()}),
         report(scenario("del", "fail", assertion("fail", "del \x7f and c1 \x85 removed"))),
         report(scenario("tab", "fail", assertion("fail", "tab\tnewline\nkept"))),
+        report(scenario("del", "fail", assertion("fail", "only del \x7f in ascii"))),
+        report(scenario("c1", "fail", assertion("fail", "caf\xe9 and c1 \x9b only"))),
+        report(scenario("c0", "fail", assertion("fail", "bell \x07 and \x0c feed"))),
     ],
-    ids=["empty", "mixed", "secret-and-controls", "nested-empty-scenarios", "del-c1", "kept"],
+    ids=[
+        "empty",
+        "mixed",
+        "secret-and-controls",
+        "nested-empty-scenarios",
+        "del-c1",
+        "kept",
+        "del-only",
+        "c1-only",
+        "c0-only",
+    ],
 )
 def test_streamed_report_is_the_whole_report_serialised(value: RunReport, tmp_path: Path) -> None:
     want = _whole(value, [SECRET])
