@@ -105,10 +105,6 @@ def slice_vs_whole(size_mb: int) -> None:
         print(f"ratio whole/slice: {rows[1] / rows[0]:.0f}x")
 
 
-if __name__ == "__main__":
-    main()
-
-
 SCOPED = """  - name: s{i}
     when: {{invoke: "go [write:out/s{i}.md]"}}
     then:
@@ -172,3 +168,7 @@ def big_log(size_mb: int) -> None:
         f"({small_size / 1024:.0f} KiB log)")  # fmt: skip
     row("extra bytes read because the log is big", f"{extra:,} B", "1 run", "0",
         f"({extra / big_size:.6%} of the log)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
