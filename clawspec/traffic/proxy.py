@@ -18,6 +18,8 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
@@ -29,6 +31,10 @@ from clawspec.traffic.normalize import endpoint_of
 
 log = logging.getLogger("clawspec.traffic")
 UPSTREAM_TIMEOUT_S = 600
+# On stop, how long to let model calls already under way finish (and be recorded): the gateway
+# has just been stopped, but a call it made a moment before (a sub-agent's result announced to
+# its parent) may still be streaming from the provider.
+DRAIN_TIMEOUT_S = 10.0
 # Never forwarded upstream: hop-by-hop headers and what http.client sets itself.
 _DROPPED = frozenset(
     {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "accept-encoding"}
@@ -69,6 +75,24 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], handler: TrafficHandler) -> None:
         super().__init__(address, _Handler)
         self.traffic = handler
+        self._busy = 0  # model calls being answered (not idle keep-alive connections)
+        self._idle = threading.Condition()
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        with self._idle:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def drain(self, timeout_s: float) -> bool:
+        """Wait until no call is being answered; False if some still were after `timeout_s`."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout_s)
 
 
 class ModelProxy:
@@ -93,7 +117,8 @@ class ModelProxy:
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
+        self._server.shutdown()  # no new connections; calls under way finish and are recorded
+        self._server.drain(DRAIN_TIMEOUT_S)
         self._server.server_close()
         self._thread.join(timeout=5)
 
@@ -130,6 +155,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._forward(provider, rest, b"", None, None)
 
     def do_POST(self) -> None:
+        with self.server.answering():
+            self._post()
+
+    def _post(self) -> None:
         provider, rest = self._split()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -267,3 +269,35 @@ def test_repeated_attempts_each_replay_the_recording_and_record_keeps_the_first(
                 body = chat_body(str(uuid.uuid4()))
                 assert post(f"{s.base_url}/fake/chat/completions", body, traceparent())[0] == 200
             assert (traffic.calls, traffic.used, traffic.unmatched) == (1, [1], [])
+
+
+def test_a_call_under_way_when_the_run_ends_is_still_recorded(tmp_path: Path) -> None:
+    # The gateway has been stopped, but the parent's run on a sub-agent's announced result was
+    # still streaming from the provider: stopping the proxy waits for it, then writes it.
+    folder = tmp_path / "cassettes" / "late"
+    slow = {"greet": [{"text": "Late answer.", "slow": 1.5}]}
+    answers: list[tuple[int, bytes, str]] = []
+    with ScriptedProvider(slow) as provider:
+        recording = session("record", {"fake": provider.base_url})
+        s = recording.__enter__()  # stopped by hand below, while the call is under way
+        with s.scenario("greet.yaml::late", folder, HOOK):
+            pass  # the scenario's assertions are done before its late call
+        url = f"{s.base_url}/fake/chat/completions"
+        # the late call continues the scenario: it carries the hook message it was sent with
+        call = threading.Thread(
+            target=lambda: answers.append(post(url, chat_body("late-job"), traceparent()))
+        )
+        call.start()
+        deadline = time.monotonic() + 10
+        while not provider.chat_requests("greet") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert provider.chat_requests("greet"), "the late call never reached the provider"
+        written = s.stop()  # while the provider is still answering
+        call.join(10)
+        recording.__exit__(None, None, None)  # stopping again does nothing
+    assert answers and answers[0][0] == 200
+    assert [p.name for p in written] == ["1.json"]
+    recorded = load_dir(folder).files[0].cassette
+    assert recorded.scenario == "greet.yaml::late"
+    streamed = "".join(line for event in recorded.response.events for line in event.lines)
+    assert "Late a" in streamed and streamed.endswith("data: [DONE]")
