@@ -12,17 +12,10 @@ from typing import Any
 
 import pytest
 
+from clawspec.traces.otlp_json import ReceivedSpan, spans_from_request
 from clawspec.traces.otlp_proto import ProtoError, decode_export_request
-from clawspec.traces.receiver import (
-    FIND_PATH,
-    HEALTH_PATH,
-    OtlpReceiver,
-    ReceivedSpan,
-    SpanStore,
-    TraceMatch,
-    running_receiver,
-    spans_from_request,
-)
+from clawspec.traces.receiver import FIND_PATH, HEALTH_PATH, OtlpReceiver, running_receiver
+from clawspec.traces.span_store import SpanStore, TraceMatch
 
 TRACE = "4e0098c09fba733f1d10995901d406e9"
 OTHER = "f053c351aa00bb11cc22dd33ee44ff55"

@@ -34,14 +34,9 @@ from clawspec.config import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable
 from clawspec.traces.normalize import make_span
-from clawspec.traces.receiver import (
-    DEFAULT_PORT,
-    FIND_PATH,
-    ReceivedSpan,
-    TraceMatch,
-    normalize_endpoint,
-    running_receiver,
-)
+from clawspec.traces.otlp_json import ReceivedSpan
+from clawspec.traces.receiver import DEFAULT_PORT, FIND_PATH, normalize_endpoint, running_receiver
+from clawspec.traces.span_store import TraceMatch
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 WINDOW_SLACK_NS = 1_000_000_000  # clocks of the gateway and ClawSpec differ a little
