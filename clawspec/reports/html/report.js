@@ -111,6 +111,12 @@
     return isNaN(t) ? null : t;
   }
 
+  // "2026-11-23 13:21:32 UTC": readable, and the same for everyone who opens the artifact.
+  function stamp(iso) {
+    var t = time(iso);
+    return t === null ? iso : new Date(t).toISOString().slice(0, 19).replace("T", " ") + " UTC";
+  }
+
   function section(title, id) {
     var node = el("section", { class: "block", "aria-label": title });
     if (id) node.id = id;
@@ -198,11 +204,11 @@
     });
     var src = report.source || {};
     var pairs = [
-      ["Started", report.started_at],
+      ["Started", stamp(report.started_at)],
       ["Duration", ms(report.duration_ms)],
       ["Run", report.run_id],
       ["ClawSpec", report.version],
-      ["Commit", src.commit],
+      ["Commit", src.commit ? src.commit.slice(0, 12) : null],
       ["Branch", src.branch],
       ["Base branch", src.base_branch],
       ["Pull request", src.pull_request ? "#" + src.pull_request : null],
