@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from clawspec.gateway.bringup import deep_merge
+
 NEWSLETTER = """---
 name: send-newsletter
 description: Draft the weekly newsletter into memory/drafts; never send it in a test run.
@@ -68,16 +70,6 @@ def make_workspace(root: Path, extra_config: dict[str, Any] | None = None) -> Pa
     config: dict[str, Any] = {
         "agents": {"entries": {"brand": {"name": "Brand", "tools": {"allow": ["read"]}}}}
     }
-    config = _merge(config, extra_config or {})
+    config = deep_merge(config, extra_config or {})
     (root / "openclaw.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return root
-
-
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
