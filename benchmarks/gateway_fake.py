@@ -86,8 +86,18 @@ def hook_body(message: str, name: str, session_key: str | None = None) -> dict[s
 class FakeGateway:
     """Serve the hooks API on 127.0.0.1; each run sleeps `latency_s`, logs, then answers."""
 
-    def __init__(self, token: str, workspace: Path, log_path: Path, latency_s: float) -> None:
+    def __init__(
+        self,
+        token: str,
+        workspace: Path,
+        log_path: Path,
+        latency_s: float,
+        timeline: Path | None = None,
+    ) -> None:
         self.token = token
+        # When each hook request arrived and was answered (wall clock, one line per run): where
+        # the client left the gateway idle between runs.
+        self.timeline = open(timeline, "a", buffering=1) if timeline else None  # noqa: SIM115
         self.workspace = workspace
         self.log_path = log_path
         self.latency_s = latency_s
@@ -105,6 +115,7 @@ class FakeGateway:
         return f"http://{host}:{port}"
 
     def run(self, body: dict[str, Any]) -> dict[str, Any]:
+        arrived = time.time()
         message = str(body.get("message", ""))
         time.sleep(self.latency_s)
         for path in re.findall(r"\[write:([^\]]+)\]", message):
@@ -116,6 +127,8 @@ class FakeGateway:
         os.write(self._log, "".join(lines).encode())  # one append: lines of a run stay whole
         with self._lock:
             self.runs += 1
+            if self.timeline:
+                self.timeline.write(f"{arrived:.6f} {time.time():.6f}\n")
         return {"ok": True, "runId": run_id, "completion": {"status": "ok"}}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -156,8 +169,9 @@ def main() -> None:
     parser.add_argument("--log", type=Path, required=True)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--token", default="bench-token-0123456789")
+    parser.add_argument("--timeline", type=Path, help="append 'arrived answered' per run")
     args = parser.parse_args()
-    gateway = FakeGateway(args.token, args.workspace, args.log, args.latency)
+    gateway = FakeGateway(args.token, args.workspace, args.log, args.latency, args.timeline)
     print(gateway.base_url, flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         gateway.server.serve_forever()
