@@ -136,6 +136,10 @@ class FakeGateway:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, like the real gateway
+            # Buffered: headers and body leave in one write when the handler returns. Two small
+            # writes would meet Nagle's algorithm and the client's delayed ACK: ~40 ms per
+            # answer that no real gateway adds.
+            wbufsize = -1
 
             def log_message(self, *args: object) -> None:
                 pass
