@@ -25,7 +25,7 @@ from pydantic import (
 
 from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import ConfigError
-from clawspec.traffic.normalize import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
+from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 ENV_PREFIX = "CLAWSPEC_"
@@ -278,6 +278,8 @@ class Settings(BaseModel):
     @classmethod
     def _regexes(cls, value: list[str]) -> list[str]:
         for pattern in value:
+            if pattern in DEFAULT_VOLATILE_PATTERNS:
+                continue  # known good; compiling them cost every command ~1 ms of start-up
             try:
                 re.compile(pattern)
             except re.error as exc:

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from clawspec.assertions import documents
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
-from clawspec.gateway.log_lines import Pattern, json_message, lines_of
-from clawspec.gateway.logs import DEBUG_HINT, LogIndex
-from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
 from clawspec.text import fmt_number, one_line, pluralize, quote_list
+
+# The log readers are needed only to evaluate: `clawspec validate` builds these models without
+# importing them (tests/test_startup.py); each evaluator imports what it reads.
+if TYPE_CHECKING:
+    from clawspec.gateway.logs import LogIndex
+    from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
 
 LOG_PATH = Field(None, description="Gateway log file (default: the active gateway log).")
 RUN_ID = Field(None, description="Run to scope the search to (default: this scenario's run).")
@@ -67,6 +70,8 @@ class LogEntry(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
             return self._evaluate_run_scoped(ctx)
+        from clawspec.gateway.log_lines import Pattern, lines_of
+
         try:
             # One index per file for the whole process: no scenario re-reads or re-parses the
             # lines an earlier one already read (the gateway log grows with every scenario).
@@ -105,6 +110,8 @@ class LogEntry(Assertion):
 def line_matcher(pattern: str) -> Callable[[str], bool]:
     """Return a predicate: the raw line, or a JSON line's `message`, contains or matches
     `pattern` (SPEC §9); an invalid regex is used as plain text only."""
+    from clawspec.gateway.log_lines import Pattern, json_message
+
     compiled = Pattern(pattern)
 
     def matches(line: str) -> bool:
@@ -374,6 +381,8 @@ class RunLog:
         cls, ctx: EvalContext, log_path: str | Path | None, run_id: str | None, kind: str = ""
     ) -> RunLog:
         """Index the log once per (path, run) and check the run is in it (SPEC §9 "Logs")."""
+        from clawspec.gateway.logs import LogIndex
+
         active = ctx.evidence.gateway_log
         if isinstance(log_path, str):
             path: Path | None = ctx.path(log_path)
@@ -419,6 +428,8 @@ class RunLog:
 
 
 def _not_found(kind: str, path: Path, label: str, ids: tuple[str, ...], keys: tuple[str, ...]):
+    from clawspec.gateway.logs import DEBUG_HINT
+
     looked = f"run id {' or '.join(repr(i) for i in ids)}"
     if keys:
         looked += f", session key {' or '.join(repr(k) for k in keys)}"
@@ -431,6 +442,7 @@ def _usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
     source = "no plugin output configured"
     if plugin is not None:
         offset = ctx.evidence.plugin_offset
+        from clawspec.gateway.plugin_records import read_plugin_records
 
         def load() -> list[PluginRecord]:
             records: list[PluginRecord] = []

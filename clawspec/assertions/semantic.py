@@ -8,13 +8,12 @@ threshold on every call passes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
-from clawspec.judge.client import JudgeCallError, JudgeClient, JudgeNotConfiguredError
 from clawspec.judge.prompt import (
     IDENTITY_RUBRIC,
     SCALE,
@@ -26,16 +25,12 @@ from clawspec.judge.prompt import (
     render_user_prompt,
     truncation_note,
 )
-from clawspec.judge.verdict import (
-    JudgeAnswer,
-    JudgeAnswerError,
-    Usage,
-    build_verdict,
-    decide,
-    parse_answer,
-    usage_record,
-)
 from clawspec.text import one_line, quote_list, redact
+
+# The judge's client and answer parsing are needed only to evaluate: `clawspec validate` builds
+# these models without importing them (tests/test_startup.py).
+if TYPE_CHECKING:
+    from clawspec.judge.verdict import JudgeAnswer
 
 THRESHOLD = Field(
     3, ge=SCALE[0], le=SCALE[1], description="Minimum score to pass (default 3 of 1-5)."
@@ -114,6 +109,16 @@ def judge_artifacts(
     ctx: EvalContext, rubric: str, artifacts: list[Artifact], threshold: float, runs: int
 ) -> Verdict:
     """Ask the judge `runs` times within one `judge.timeout` budget and decide (fail-closed)."""
+    from clawspec.judge.client import JudgeCallError, JudgeClient, JudgeNotConfiguredError
+    from clawspec.judge.verdict import (
+        JudgeAnswerError,
+        Usage,
+        build_verdict,
+        decide,
+        parse_answer,
+        usage_record,
+    )
+
     settings = ctx.settings.judge
     try:
         client = JudgeClient.from_settings(settings, stop=ctx.stop, clock=ctx.clock)

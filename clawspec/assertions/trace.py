@@ -8,7 +8,7 @@ each of them is `skip` with the same reason (SPEC §5). `warn` only where the se
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import Field
@@ -17,24 +17,20 @@ from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdi
 from clawspec.assertions.registry import register
 from clawspec.text import capped as capped_text
 from clawspec.text import fmt_number, one_line, pluralize, quote_list
-from clawspec.traces.evidence import (
-    by_start,
-    counted_spans,
-    delegation_spans,
-    estimate_cost,
-    routing_agents,
-    scenario_trace,
-    span_usage,
-    tool_names,
-    trace_duration_ms,
-)
-from clawspec.traces.model import SpanType, Trace, TraceUnavailable
+
+# The trace readers are needed only to evaluate: `clawspec validate` builds these models without
+# importing them (tests/test_startup.py); each evaluator imports what it reads.
+if TYPE_CHECKING:
+    from clawspec.traces.model import Trace
 
 SHOWN = 10  # names shown in a one-line message before "… and N more"
 
 
 def _trace(ctx: EvalContext) -> Trace | Verdict:
     """The scenario's trace, or the `skip` every trace assertion reports without it."""
+    from clawspec.traces.evidence import scenario_trace
+    from clawspec.traces.model import TraceUnavailable
+
     found = scenario_trace(ctx)
     if isinstance(found, TraceUnavailable):
         return Verdict.skipped(found.reason)
@@ -54,6 +50,8 @@ class LlmCallCount(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.model import SpanType
+
         count = len(trace.of_type(SpanType.LLM))
         calls = pluralize(count, "LLM call")
         limit = {"min": self.min, "max": self.max}
@@ -97,6 +95,8 @@ class ToolSequence(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import tool_names
+
         actual = tool_names(trace)
         shown = f"[{capped(actual, quote=True)}]" if actual else "[] (no tool calls)"
         problem = self._problem(actual)
@@ -144,6 +144,8 @@ class ModelUsed(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.model import SpanType
+
         llm = trace.of_type(SpanType.LLM)
         models = list(dict.fromkeys(span.model for span in llm if span.model))
         calls = pluralize(len(llm), "LLM span")
@@ -185,6 +187,8 @@ class DelegationPath(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import delegation_spans, routing_agents
+
         roots, subagents = delegation_spans(trace)
         if subagents:
             return self._match([*roots, *subagents], "sub-agent spans")
@@ -246,6 +250,8 @@ class PerSpanBudget(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.model import SpanType
+
         spans = [
             span
             for span in trace.of_type(SpanType(self.span_type))
@@ -300,6 +306,8 @@ class TraceTokenBudget(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import counted_spans, span_usage
+
         spans, source = counted_spans(trace, span_usage)
         if not spans:
             return Verdict.skipped(f"no input/output token counts in trace '{trace.id}'")
@@ -331,6 +339,8 @@ class TraceDuration(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import trace_duration_ms
+
         measured = trace_duration_ms(trace)
         if measured is None:
             return Verdict.skipped(f"no timing data in trace '{trace.id}'")
@@ -369,6 +379,8 @@ class TraceCost(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import counted_spans, estimate_cost
+
         if trace.cost_usd is not None:
             return self._compare(trace.cost_usd, f"native cost of trace '{trace.id}'")
         spans, source = counted_spans(trace, lambda s: s.cost_usd)
@@ -415,6 +427,8 @@ class NoSpanErrors(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import by_start
+
         errored = [span for span in by_start(trace.spans) if span.error and str(span.error).strip()]
         if not errored:
             return Verdict.passed(f"no errors in {pluralize(len(trace.spans), 'span')}", 0, 0)
@@ -444,6 +458,8 @@ class ToolNotInvoked(Assertion):
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.traces.evidence import tool_names
+
         names = tool_names(trace)
         count = names.count(self.tool)
         if count:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import gc
 import os
 import re
@@ -158,9 +159,9 @@ def load_contract(
     except (OSError, UnicodeDecodeError) as exc:
         return [f"{shown}: cannot read contract: {exc}"]
     try:
-        # Positions deeper than an assertion's start are needed only to report errors: the
-        # first pass keeps those it needs after loading (scenario and assertion lines).
-        doc = parse_yaml(text, path, mark_depth=ASSERTION_DEPTH)
+        # Other positions than where scenarios and assertions start are needed only to report
+        # errors: the first pass keeps only those (LoadedContract's lines).
+        doc = parse_yaml(text, path, item_depth=ASSERTION_DEPTH)
     except SourceError as exc:
         return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
     if not isinstance(doc.data, dict):
@@ -180,7 +181,7 @@ def load_contract(
         return exc.messages
 
 
-# scenarios[i].given|then[j]: the deepest position kept when a contract loads without errors.
+# scenarios[i].given|then[j]: the deepest list item whose start a valid contract keeps.
 ASSERTION_DEPTH = 4
 
 
@@ -298,24 +299,26 @@ def _check_semantics(
             loc = ("scenarios", s_index, "name")
             errors.append(_format(shown, doc, loc, f"duplicate scenario name '{name}'", True))
         seen.add(name) if isinstance(name, str) else None
-        if isinstance(scenario.get("when"), dict):
-            errors.extend(_check_strings(shown, doc, ("scenarios", s_index, "when"), environ))
+        when = scenario.get("when")
+        if isinstance(when, dict):
+            loc = ("scenarios", s_index, "when")
+            errors.extend(_check_strings(shown, doc, loc, when, environ))
         for phase in PHASES:
             items = scenario.get(phase)
             for a_index, raw in enumerate(items if isinstance(items, list) else []):
                 if not isinstance(raw, dict):
                     continue
                 loc = ("scenarios", s_index, phase, a_index)
-                errors.extend(_check_strings(shown, doc, loc, environ))
+                errors.extend(_check_strings(shown, doc, loc, raw, environ))
                 errors.extend(_check_paths(shown, doc, loc, raw))
     return errors
 
 
-def _check_strings(shown: str, doc: SourceDoc, loc: Loc, environ: Mapping[str, str]) -> list[str]:
+def _check_strings(
+    shown: str, doc: SourceDoc, loc: Loc, data: dict[str, Any], environ: Mapping[str, str]
+) -> list[str]:
     errors = []
-    for sub_loc, text in _strings(_get(doc.data, loc), loc):
-        if "{{" not in text:
-            continue  # no template variable to check (most strings)
+    for sub_loc, text in _templated(data, loc, []):
         try:
             templates.check_variables(text, environ)
         except templates.TemplateError as exc:
@@ -324,9 +327,9 @@ def _check_strings(shown: str, doc: SourceDoc, loc: Loc, environ: Mapping[str, s
 
 
 def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> list[str]:
-    spec = REGISTRY.get(raw.get("type"))  # type: ignore[arg-type]
     errors = []
-    for name in spec.path_fields if spec else []:
+    kind = raw.get("type")
+    for name in _path_fields(kind) if isinstance(kind, str) else ():
         value = raw.get(name)
         # Templates never introduce '..' except through env values, which are known now.
         if isinstance(value, str) and escapes_workspace(value):
@@ -341,21 +344,24 @@ def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> l
     return errors
 
 
-def _get(data: Any, loc: Loc) -> Any:
-    for part in loc:
-        data = data[part]
-    return data
+@functools.cache
+def _path_fields(type_name: str) -> tuple[str, ...]:
+    spec = REGISTRY.get(type_name)
+    return tuple(spec.path_fields) if spec else ()
 
 
-def _strings(data: Any, loc: Loc) -> Iterable[tuple[Loc, str]]:
-    if isinstance(data, str):
-        yield loc, data
-    elif isinstance(data, list):
-        for i, item in enumerate(data):
-            yield from _strings(item, (*loc, i))
-    elif isinstance(data, dict):
-        for key, item in data.items():
-            yield from _strings(item, (*loc, key))
+def _templated(
+    data: dict[str, Any] | list[Any], loc: Loc, found: list[tuple[Loc, str]]
+) -> list[tuple[Loc, str]]:
+    """Add each string under `data` that holds '{{' (only those can name template variables)
+    to `found`, with its location, in file order; other strings cost no location."""
+    for key, item in data.items() if isinstance(data, dict) else enumerate(data):
+        if isinstance(item, str):
+            if "{{" in item:
+                found.append(((*loc, key), item))
+        elif isinstance(item, dict | list):
+            _templated(item, (*loc, key), found)
+    return found
 
 
 def select_scenarios(

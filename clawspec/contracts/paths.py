@@ -13,6 +13,8 @@ class PathEscapeError(ValueError):
 
 def escapes_workspace(value: str) -> bool:
     """Return True when a relative path climbs out of its root (lexically, before any I/O)."""
+    if ".." not in value:
+        return False  # the usual case: only '..' climbs (checked for every contract path)
     if os.path.isabs(value):
         return False
     normal = os.path.normpath(value)

@@ -7,7 +7,10 @@ validation error can point at the exact place in the file.
 
 from __future__ import annotations
 
+import functools
 import sys
+from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -18,6 +21,8 @@ import yaml
 Loc = tuple[str | int, ...]
 # libyaml's parser keeps the same marks and is several times faster on large contracts.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_RESOLVER = yaml.resolver.Resolver()  # the safe loaders' tag resolution, path resolvers aside
+_NO_PATH_RESOLVERS: dict[Any, None] = {}
 
 
 class Mark(NamedTuple):
@@ -27,13 +32,47 @@ class Mark(NamedTuple):
     column: int
 
 
+class ItemMarks(Mapping[Loc, Mark]):
+    """Where each item of some lists starts, one packed array per list.
+
+    What a contract that loads without errors keeps of its positions (the lines of its scenarios
+    and assertions): a 10,000-scenario suite has 60,000 such items; a tuple key and a Mark for
+    each would take ten times the memory.
+    """
+
+    def __init__(self) -> None:
+        self._lists: dict[Loc, array[int]] = {}
+
+    def add(self, loc: Loc, items: list[yaml.Node]) -> None:
+        starts = array("I")
+        for item in items:
+            mark = item.start_mark
+            starts.append(mark.line + 1)
+            starts.append(mark.column + 1)
+        self._lists[loc] = starts
+
+    def __getitem__(self, loc: Loc) -> Mark:
+        index = loc[-1] if loc else None
+        starts = self._lists.get(loc[:-1]) if isinstance(index, int) else None
+        if starts is None or not 0 <= index < len(starts) // 2:  # type: ignore[operator]
+            raise KeyError(loc)
+        return Mark(starts[2 * index], starts[2 * index + 1])  # type: ignore[operator]
+
+    def __iter__(self) -> Iterator[Loc]:
+        for loc, starts in self._lists.items():
+            yield from ((*loc, index) for index in range(len(starts) // 2))
+
+    def __len__(self) -> int:
+        return sum(len(starts) // 2 for starts in self._lists.values())
+
+
 @dataclass
 class SourceDoc:
     """Plain data plus the position of every value (and of the key that holds it)."""
 
     path: Path
     data: Any
-    values: dict[Loc, Mark] = field(default_factory=dict)
+    values: Mapping[Loc, Mark] = field(default_factory=dict)
     keys: dict[Loc, Mark] = field(default_factory=dict)
 
     def value_mark(self, loc: Loc) -> Mark:
@@ -53,7 +92,7 @@ class SourceError(ValueError):
         self.mark = mark
 
 
-def _nearest(marks: dict[Loc, Mark], loc: Loc) -> Mark:
+def _nearest(marks: Mapping[Loc, Mark], loc: Loc) -> Mark:
     while loc not in marks and loc:
         loc = loc[:-1]
     return marks.get(loc, Mark(1, 1))
@@ -63,15 +102,16 @@ def _mark(node: yaml.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def parse_yaml(text: str, path: Path, mark_depth: int | None = None) -> SourceDoc:
+def parse_yaml(text: str, path: Path, item_depth: int | None = None) -> SourceDoc:
     """Parse one YAML document, raising SourceError at YAML's problem mark.
 
-    `mark_depth` keeps the positions of values at most that deep only (and of no key), for a
-    document whose deeper positions are needed only to report errors: large suites load
-    faster and smaller, and a document with an error is parsed again with every position.
+    With `item_depth`, keep only where the list items at most that deep start (no other value,
+    no key), for a document whose other positions are needed only to report errors: large
+    suites load faster and smaller, and a document with an error is parsed again with every
+    position.
     """
     try:
-        return _parse(text, path, _Loader, mark_depth)
+        return _parse(text, path, _FastLoader, item_depth)
     except yaml.MarkedYAMLError:
         if _Loader is yaml.SafeLoader:
             raise SourceError(*_explain_yaml_error(text, path)) from None
@@ -82,14 +122,35 @@ def parse_yaml(text: str, path: Path, mark_depth: int | None = None) -> SourceDo
     raise SourceError(*_explain_yaml_error(text, path)) from None
 
 
-def _parse(text: str, path: Path, loader_class: Any, mark_depth: int | None = None) -> SourceDoc:
+class _FastLoader(_Loader):  # type: ignore[misc,valid-type]
+    """The safe loader without the Python work libyaml's composer asks for every node.
+
+    It calls `descend_resolver`/`ascend_resolver` around each node (they only serve path
+    resolvers, which safe loading has none of) and `resolve` for each node's tag, a function of
+    the node's kind, text and style alone. Builtins stand in for the first two and a cache,
+    per document, answers repeated texts (keys, types, tool names) without running Python code.
+    """
+
+    descend_resolver = _NO_PATH_RESOLVERS.get  # (parent, index) -> None
+    ascend_resolver = int  # () -> 0
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.resolve = functools.lru_cache(maxsize=None)(_RESOLVER.resolve)
+
+
+def _parse(text: str, path: Path, loader_class: Any, item_depth: int | None = None) -> SourceDoc:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
-        doc = SourceDoc(path, None)
-        if node is not None:
-            depth = -1 if mark_depth is None else mark_depth
-            doc.data = _build(loader, node, (), doc, depth)
+        if node is None:
+            return SourceDoc(path, None)
+        if item_depth is None:
+            doc = SourceDoc(path, None)
+            doc.data = _build(loader, node, (), doc)
+        else:
+            doc = SourceDoc(path, None, ItemMarks())
+            doc.data = _build_items(loader, node, (), doc.values, item_depth)  # type: ignore[arg-type]
         return doc
     finally:
         loader.dispose()
@@ -114,37 +175,79 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _SHARED_LEN = 40
 
 
-def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc, depth: int) -> Any:
-    """Plain data from `node`, recording marks (all of them when `depth` < 0, else only the
-    values at most `depth` deep and no key)."""
-    if depth < 0 or len(loc) <= depth:
-        doc.values[loc] = _mark(node)
-    if isinstance(node, yaml.ScalarNode):
-        if node.tag == _STR_TAG:
-            # What the constructor would return, without its machinery; short values (types,
-            # tool names, file names) repeat across scenarios: one shared copy of each.
-            return sys.intern(node.value) if len(node.value) <= _SHARED_LEN else node.value
-        value = loader.construct_object(node, deep=True)
-        # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
-        return value.isoformat() if isinstance(value, datetime | date) else value
+def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc) -> Any:
+    """Plain data from `node`, recording where every value and key starts."""
+    doc.values[loc] = _mark(node)  # type: ignore[index]
     if isinstance(node, yaml.MappingNode):
-        loader.flatten_mapping(node)  # resolves `<<` merge keys
-        result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG:
-                key = sys.intern(key_node.value)
-            else:
-                key = loader.construct_object(key_node, deep=True)
-            if not isinstance(key, str | int | float | bool):
-                raise SourceError("mapping keys must be plain scalars", _mark(key_node))
-            key = str(key) if not isinstance(key, str) else key
-            if key in result:
-                raise SourceError(f"duplicate key '{key}'", _mark(key_node))
-            if depth < 0:
-                doc.keys[(*loc, key)] = _mark(key_node)
-            result[key] = _build(loader, value_node, (*loc, key), doc, depth)
+        result: dict[str, Any] = {}
+        for key_node, value_node in _pairs(loader, node):
+            key = _key(loader, key_node, result)
+            doc.keys[(*loc, key)] = _mark(key_node)
+            result[key] = _build(loader, value_node, (*loc, key), doc)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, (*loc, i), doc, depth) for i, item in enumerate(node.value)]
+        return [_build(loader, item, (*loc, i), doc) for i, item in enumerate(node.value)]
+    return _scalar(loader, node)
+
+
+def _build_items(loader: Any, node: yaml.Node, loc: Loc, marks: ItemMarks, depth: int) -> Any:
+    """Plain data from `node`, recording where the items of lists at most `depth` deep start."""
+    if len(loc) >= depth:
+        return _plain(loader, node)
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in _pairs(loader, node):
+            key = _key(loader, key_node, result)
+            result[key] = _build_items(loader, value_node, (*loc, key), marks, depth)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        marks.add(loc, node.value)
+        return [
+            _build_items(loader, item, (*loc, i), marks, depth) for i, item in enumerate(node.value)
+        ]
+    return _scalar(loader, node)
+
+
+def _plain(loader: Any, node: yaml.Node) -> Any:
+    """Plain data from `node`, no positions."""
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in _pairs(loader, node):
+            result[_key(loader, key_node, result)] = _plain(loader, value_node)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_plain(loader, item) for item in node.value]
+    return _scalar(loader, node)
+
+
+def _scalar(loader: Any, node: yaml.Node) -> Any:
+    if node.tag == _STR_TAG:
+        # What the constructor would return, without its machinery; short values (types,
+        # tool names, file names) repeat across scenarios: one shared copy of each.
+        return sys.intern(node.value) if len(node.value) <= _SHARED_LEN else node.value
     value = loader.construct_object(node, deep=True)
+    # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
     return value.isoformat() if isinstance(value, datetime | date) else value
+
+
+def _pairs(loader: Any, node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    """The (key, value) nodes of a mapping, `<<` merge keys resolved."""
+    for key_node, _ in node.value:
+        if key_node.tag != _STR_TAG:  # a `<<` or `=` key may be among them (rare in contracts)
+            loader.flatten_mapping(node)
+            break
+    return node.value
+
+
+def _key(loader: Any, node: yaml.Node, mapping: dict[str, Any]) -> str:
+    """The key `node` holds, as text; raises SourceError if it is not a scalar or repeats."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == _STR_TAG:
+        key = sys.intern(node.value)
+    else:
+        key = loader.construct_object(node, deep=True)
+        if not isinstance(key, str | int | float | bool):
+            raise SourceError("mapping keys must be plain scalars", _mark(node))
+        key = str(key) if not isinstance(key, str) else key
+    if key in mapping:
+        raise SourceError(f"duplicate key '{key}'", _mark(node))
+    return key

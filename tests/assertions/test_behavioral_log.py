@@ -11,6 +11,7 @@ import requests
 
 from clawspec.assertions import behavioral
 from clawspec.assertions.base import RunInfo, Status
+from clawspec.gateway.logs import LogIndex
 from clawspec.gateway.plugin_records import TokenUsage
 from clawspec.runner.evidence import Evidence
 from tests.support.harness import evaluate_one, make_context
@@ -194,13 +195,13 @@ def test_run_id_template_value_selects_this_run(workspace: Path) -> None:
 def test_log_is_indexed_once_per_run(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = context(workspace, "s1")
     builds = []
-    original = behavioral.LogIndex.build
+    original = LogIndex.build
 
     def counting(*args, **kwargs):
         builds.append(args[0])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(behavioral.LogIndex, "build", counting)
+    monkeypatch.setattr(LogIndex, "build", counting)
     for assertion in ALL_LOG_ASSERTIONS:
         evaluate_one(assertion, ctx)
     assert len(builds) == 1
