@@ -1,0 +1,127 @@
+"""YAML loading with positions (clawspec/contracts/source.py).
+
+The loader skips work libyaml's composer would do for every node (path resolvers, repeated tag
+resolution) and a valid contract keeps only where its list items start: these tests pin that the
+data and the positions it returns are those of PyYAML's own safe loader and of a full parse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clawspec.contracts.loader import ASSERTION_DEPTH, PHASES
+from clawspec.contracts.source import ItemMarks, Mark, SourceError, parse_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTRACTS = sorted(
+    [
+        *(ROOT / "tests" / "contracts" / "valid").glob("*.yaml"),
+        *(ROOT / "examples").rglob("scenarios.yaml"),
+        *(ROOT / "examples").rglob("*.clawspec.yaml"),
+    ]
+)
+
+EVERY_KIND = """\
+base: &base {timeout: 30, tags: [a, b]}
+merged:
+  <<: *base
+  name: merged
+value_key: {=: 1, other: x}
+scalars:
+  - plain
+  - "double {{today}}"
+  - 'single'
+  - 12
+  - 1.5
+  - 0x1F
+  - true
+  - no
+  - null
+  - ~
+  - 2026-01-31
+  - 2026-01-31 10:20:30
+  - !!str 42
+  - !!binary aGk=
+  - |
+    literal
+    block
+  - >
+    folded
+    block
+flow: {a: [1, {b: c}], d: [], e: {}}
+numbers_as_keys: {1: one, 2.5: two, false: no}
+"""
+
+
+def _expected(data: object) -> object:
+    """What contracts see: PyYAML's safe data with dates as ISO text and keys as text."""
+    if isinstance(data, dict):
+        return {str(key): _expected(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_expected(item) for item in data]
+    return data.isoformat() if hasattr(data, "isoformat") else data
+
+
+@pytest.mark.parametrize("item_depth", [None, ASSERTION_DEPTH])
+def test_data_is_what_the_safe_loader_reads(item_depth: int | None) -> None:
+    doc = parse_yaml(EVERY_KIND, Path("x.yaml"), item_depth=item_depth)
+    assert doc.data == _expected(yaml.safe_load(EVERY_KIND))
+    assert doc.data["merged"] == {"timeout": 30, "tags": ["a", "b"], "name": "merged"}
+
+
+def test_contract_corpus_exists() -> None:
+    assert len(CONTRACTS) >= 3
+
+
+@pytest.mark.parametrize("path", CONTRACTS, ids=lambda p: p.name)
+def test_a_valid_contract_keeps_the_start_of_each_scenario_and_assertion(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    full = parse_yaml(text, path)
+    light = parse_yaml(text, path, item_depth=ASSERTION_DEPTH)
+    assert light.data == full.data
+    assert isinstance(light.values, ItemMarks) and light.keys == {}
+    for s_index, scenario in enumerate(full.data["scenarios"]):
+        loc: tuple[str | int, ...] = ("scenarios", s_index)
+        assert light.value_mark(loc) == full.value_mark(loc) == full.values[loc]
+        for phase in PHASES:
+            for a_index in range(len(scenario.get(phase) or [])):
+                loc = ("scenarios", s_index, phase, a_index)
+                assert light.value_mark(loc) == full.values[loc]
+    # Every list item kept is one the full parse has, at the same place.
+    assert len(light.values) == len(list(light.values)) > 0
+    assert all(full.values[loc] == mark for loc, mark in light.values.items())
+
+
+def test_item_marks_answer_only_for_list_items_they_hold() -> None:
+    text = "a:\n  - x\n  -\n    - y\nb: {c: {d: [z]}}\n"
+    doc = parse_yaml(text, Path("x.yaml"), item_depth=3)
+    assert dict(doc.values) == {
+        ("a", 0): Mark(2, 5),
+        ("a", 1): Mark(4, 5),
+        ("a", 1, 0): Mark(4, 7),
+    }
+    assert ("b", "c", "d", 0) not in doc.values  # four deep
+    assert ("a", 2) not in doc.values and ("a",) not in doc.values and () not in doc.values
+    assert doc.value_mark(("a", 1, 0, "deeper")) == Mark(4, 7)  # the nearest parent kept
+    assert doc.value_mark(("b", "c", "d", 0)) == Mark(1, 1)
+
+
+@pytest.mark.parametrize("item_depth", [None, ASSERTION_DEPTH])
+@pytest.mark.parametrize(
+    ("text", "message", "mark"),
+    [
+        ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", Mark(3, 1)),
+        ("x:\n  - {k: 1, k: 2}\n", "duplicate key 'k'", Mark(2, 12)),
+        ("? [a]\n: 1\n", "mapping keys must be plain scalars", Mark(1, 3)),
+        ("base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n", "duplicate key 'k'", Mark(4, 3)),
+    ],
+)
+def test_structure_errors_point_at_the_key(
+    text: str, message: str, mark: Mark, item_depth: int | None
+) -> None:
+    with pytest.raises(SourceError) as caught:
+        parse_yaml(text, Path("x.yaml"), item_depth=item_depth)
+    assert (str(caught.value), caught.value.mark) == (message, mark)
