@@ -145,6 +145,11 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        # What loading allocated lives on (the contracts): straight to the oldest generation
+        # (freeze, then unfreeze, scans nothing) rather than young, where the first collection
+        # after loading would scan all of it at once (~0.1 s at 10,000 scenarios).
+        gc.freeze()
+        gc.unfreeze()
         if enabled:
             gc.enable()
 

@@ -213,7 +213,13 @@ def _plain(loader: Any, node: yaml.Node) -> Any:
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in _pairs(loader, node):
-            result[_key(loader, key_node, result)] = _plain(loader, value_node)
+            key = _key(loader, key_node, result)
+            if value_node.tag == _STR_TAG and isinstance(value_node, yaml.ScalarNode):
+                # Most values are text: `_scalar` inlined (a large suite has 100,000s of them).
+                text = value_node.value
+                result[key] = sys.intern(text) if len(text) <= _SHARED_LEN else text
+            else:
+                result[key] = _plain(loader, value_node)
         return result
     if isinstance(node, yaml.SequenceNode):
         return [_plain(loader, item) for item in node.value]
@@ -241,7 +247,7 @@ def _pairs(loader: Any, node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.No
 
 def _key(loader: Any, node: yaml.Node, mapping: dict[str, Any]) -> str:
     """The key `node` holds, as text; raises SourceError if it is not a scalar or repeats."""
-    if isinstance(node, yaml.ScalarNode) and node.tag == _STR_TAG:
+    if node.tag == _STR_TAG and isinstance(node, yaml.ScalarNode):
         key = sys.intern(node.value)
     else:
         key = loader.construct_object(node, deep=True)
