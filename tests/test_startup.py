@@ -1,9 +1,10 @@
 """Start-up stays light: each command imports only what it needs (SPEC §8, issue 14).
 
 `clawspec --version` and every `--help` must not import pydantic, HTTP clients or SDKs;
-`clawspec validate` needs pydantic but no HTTP client or SDK. Each check runs the real CLI in a
-fresh interpreter and reads `sys.modules` afterwards, so a new top-level import anywhere on
-those paths (a new subcommand included: the list of commands is read from the parser) fails here.
+`clawspec validate` needs pydantic but no HTTP client, SDK or evaluation code. Each check runs
+the real CLI in a fresh interpreter and reads `sys.modules` afterwards, so a new top-level import
+anywhere on those paths (a new subcommand included: the list of commands is read from the
+parser) fails here.
 """
 
 from __future__ import annotations
@@ -21,6 +22,19 @@ from clawspec.cli import build_parser
 ROOT = Path(__file__).resolve().parents[1]
 SDKS = ["anthropic", "boto3", "botocore", "rouge_score", "nltk"]
 NOT_FOR_VALIDATE = ["requests", "urllib3", *SDKS]
+# What only evaluating assertions needs: the assertion models are built without it (each
+# evaluator imports its readers), so `validate` does not pay for importing it.
+EVALUATION_ONLY = [
+    "clawspec.gateway.logs",
+    "clawspec.gateway.log_lines",
+    "clawspec.gateway.plugin_records",
+    "clawspec.judge.client",
+    "clawspec.judge.verdict",
+    "clawspec.traces.evidence",
+    "clawspec.traces.model",
+    "clawspec.traffic.normalize",
+    "clawspec.runner.scenario",
+]
 NOT_FOR_HELP = ["pydantic", "pydantic_core", "yaml", "clawspec.api", *NOT_FOR_VALIDATE]
 
 
@@ -92,6 +106,7 @@ def test_validate_of_the_examples_imports_no_http_client_or_sdk() -> None:
     loaded = _cli_modules(["validate", "examples"], cwd=ROOT)
     assert "clawspec.contracts.loader" in loaded
     assert _loaded(NOT_FOR_VALIDATE, loaded) == []
+    assert _loaded(EVALUATION_ONLY, loaded) == []
 
 
 def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
@@ -107,3 +122,4 @@ def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
     loaded = _cli_modules(["validate", "."], cwd=tmp_path)
     assert "clawspec.contracts.loader" in loaded
     assert _loaded(NOT_FOR_VALIDATE, loaded) == []
+    assert _loaded(EVALUATION_ONLY, loaded) == []
