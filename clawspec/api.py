@@ -241,15 +241,20 @@ def run(
             listener.on_run_start(len(plans), settings.secret_values())
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
             if traffic is not None:
-                invoked = any(s.run_id and s.gateway_run_id for s in outcome.report.scenarios)
+                results = outcome.run.results.results()
+                invoked = any(s.run_id and s.gateway_run_id for s in results)
                 for warning in traffic_warnings(traffic, invoked):
                     listener.on_warning(warning)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
         publish(as_shard(unrun_report(plans, str(exc))), settings, environ)
         raise
-    result = finish(as_shard(outcome.report), settings, environ)
-    if outcome.gateway_unreachable and not outcome.report.interrupted:
+    # The contracts are done with: let them go before the results become models again, so a
+    # big run's memory never holds both (issue 14).
+    del loaded, selection, plans
+    report = outcome.run.report()
+    result = finish(as_shard(report), settings, environ)
+    if outcome.gateway_unreachable and not report.interrupted:
         result = replace(result, exit_code=ExitCode.GATEWAY)
     return result
 

@@ -14,6 +14,7 @@ from typing import Protocol
 from clawspec import __version__
 from clawspec.assertions.base import Status
 from clawspec.reports.model import RunReport, ScenarioResult, Totals
+from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.scenario import RunEnv, ScenarioOutcome, ScenarioPlan, new_run_id, run_scenario
 
 # After an interrupt, running scenarios get this long to finish before they are abandoned.
@@ -32,7 +33,7 @@ class RunListener(Protocol):
 
 @dataclass(frozen=True)
 class RunOutcome:
-    report: RunReport
+    run: FinishedRun  # `run.report()` builds the report (after the contracts are let go)
     gateway_unreachable: bool  # scenarios were invoked and none could reach the gateway
 
 
@@ -73,7 +74,7 @@ def _execute(
     clock = time.monotonic()
     abandon = abandon or threading.Event()
     counts = [attempts_of(plan, env.settings.repeat) for plan in plans]
-    outcomes: list[list[ScenarioOutcome | None]] = [[None] * n for n in counts]
+    outcomes: list[list[ScenarioOutcome | Ran | None]] = [[None] * n for n in counts]
     work: queue.Queue[tuple[int, int]] = queue.Queue()
     for index, count in enumerate(counts):
         for attempt in range(count):
@@ -111,28 +112,33 @@ def _execute(
     for thread in threads:
         thread.start()
 
+    # A reported result is kept compact (issue 14: memory at 10,000 scenarios); its outcomes
+    # keep only what the end of the run asks of them.
+    kept = KeptResults(len(plans))
+
     def report(index: int) -> None:
-        listener.on_scenario_done(_result(plans[index], outcomes[index], env, running))
+        result = _result(plans[index], outcomes[index], env, running)
+        listener.on_scenario_done(result)
+        kept.keep(index, result)
+        outcomes[index] = [Ran(o.invoked, o.unreachable) for o in outcomes[index] if o]
 
     _report_until_done(threads, done, finished, report, env.stop, abandon)
     interrupted = env.stop.is_set()
     with done:
-        results = [
-            _result(plan, attempt_outcomes, env, set(running), index)
-            for index, (plan, attempt_outcomes) in enumerate(zip(plans, outcomes, strict=True))
-        ]
+        for index, (plan, attempt_outcomes) in enumerate(zip(plans, outcomes, strict=True)):
+            if index not in kept:
+                kept.keep(index, _result(plan, attempt_outcomes, env, set(running), index))
     invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
     unreachable = bool(invoked) and all(o.unreachable for o in invoked)
-    report = RunReport(
+    run = FinishedRun(
         version=__version__,
         run_id=new_run_id(),
         started_at=started_at.isoformat(timespec="milliseconds"),
         duration_ms=int((time.monotonic() - clock) * 1000),
         interrupted=interrupted,
-        totals=Totals.of(results),
-        scenarios=results,
+        results=kept,
     )
-    return RunOutcome(report, unreachable)
+    return RunOutcome(run, unreachable)
 
 
 def _report_until_done(
@@ -167,7 +173,7 @@ def _report_until_done(
 
 def _result(
     plan: ScenarioPlan,
-    attempt_outcomes: Sequence[ScenarioOutcome | None],
+    attempt_outcomes: Sequence[ScenarioOutcome | Ran | None],
     env: RunEnv,
     running: set[tuple[int, int]],
     index: int | None = None,
@@ -175,7 +181,7 @@ def _result(
     """One scenario's result: its only attempt, or all its attempts folded together."""
     results = [
         outcome.result
-        if outcome
+        if isinstance(outcome, ScenarioOutcome)
         else _not_completed(plan, started=index is not None and (index, attempt) in running)
         for attempt, outcome in enumerate(attempt_outcomes)
     ]
