@@ -1,0 +1,139 @@
+"""Finished results kept compact during a run come back equal, and every report byte stays the
+same (issue 14: memory of 10,000 scenarios)."""
+
+from __future__ import annotations
+
+import math
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from clawspec.reports.github.summary import render_summary
+from clawspec.reports.json_report import render_json
+from clawspec.reports.junit import write_junit
+from clawspec.reports.model import RunReport, ScenarioResult, Totals
+from clawspec.runner.kept import BLOCK, FinishedRun, KeptResults
+from tests.reports.factory import assertion, mixed_report, scenario
+from tests.reports.rich_report import rich_report
+
+SECRETS = ["s3cret-token-value"]
+
+
+def _many() -> list[ScenarioResult]:
+    """More than two blocks of results: every kind the reports show, repeated."""
+    pool = [*mixed_report().scenarios, *rich_report().scenarios, *rich_report("é✓").scenarios]
+    return [pool[i % len(pool)] for i in range(2 * BLOCK + 7)]
+
+
+def _finished(results: list[ScenarioResult], interrupted: bool = False) -> FinishedRun:
+    kept = KeptResults(len(results))
+    # Results are reported in the order they finish, not the plan's.
+    for index in [*range(1, len(results), 2), *range(0, len(results), 2)]:
+        kept.keep(index, results[index])
+    return FinishedRun("0.1.0", "run-0001", "2026-11-22T10:00:00+00:00", 1234, interrupted, kept)
+
+
+def test_kept_results_come_back_equal_in_plan_order() -> None:
+    results = _many()
+    assert list(_finished(results).results.results()) == results
+
+
+def test_compact_results_take_a_fraction_of_their_models() -> None:
+    results = _many()
+    kept = _finished(results).results
+    compact = sum(len(block) for block in kept._blocks)
+    assert not kept._models  # every one of these is exact as JSON
+    assert compact < sum(len(r.model_dump_json()) for r in results) / 4
+
+
+def test_the_report_of_kept_results_is_byte_identical(tmp_path: Path) -> None:
+    results = _many()
+    for interrupted in (False, True):
+        direct = RunReport(
+            version="0.1.0",
+            run_id="run-0001",
+            started_at="2026-11-22T10:00:00+00:00",
+            duration_ms=1234,
+            interrupted=interrupted,
+            totals=Totals.of(results),
+            scenarios=results,
+        )
+        rebuilt = _finished(results, interrupted).report()
+        assert rebuilt == direct
+        assert render_json(rebuilt, SECRETS) == render_json(direct, SECRETS)
+        assert render_summary(rebuilt, secrets=SECRETS) == render_summary(direct, secrets=SECRETS)
+        write_junit(direct, tmp_path / "direct.xml", SECRETS)
+        write_junit(rebuilt, tmp_path / "rebuilt.xml", SECRETS)
+        assert (tmp_path / "rebuilt.xml").read_bytes() == (tmp_path / "direct.xml").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"value": (1, 2)},  # JSON would give back a list
+        {"value": {1: "one"}},  # ... string keys
+        {"limit": math.nan},  # ... null
+        {"value": [1.5, math.inf]},
+        {"usage": {"cost_usd": math.nan}},
+        {"value": 1 << 70},
+        {"value": type("Text", (str,), {})("a str subclass")},
+        {"message": "a lone surrogate \ud800 cannot be encoded"},
+    ],
+)
+def test_a_result_json_cannot_carry_exactly_keeps_its_models(odd: dict[str, Any]) -> None:
+    plain = scenario("plain", "pass", assertion("pass"))
+    unusual = scenario("unusual", "fail", assertion("fail", **odd))
+    kept = KeptResults(3)
+    kept.keep(0, plain)
+    kept.keep(2, unusual)
+    kept.keep(1, plain)
+    back = list(kept.results())
+    assert back[2] is unusual
+    assert back == [plain, plain, unusual]
+
+
+def _floats_and_free_values(model: type[BaseModel], seen: set[type]) -> set[str]:
+    """`Model.field` of every float or free-form (Any) field under `model`."""
+    found: set[str] = set()
+    seen.add(model)
+    for name, field in model.model_fields.items():
+        for kind in _kinds(field.annotation):
+            if kind is float or kind is Any:
+                found.add(f"{model.__name__}.{name}")
+            elif isinstance(kind, type) and issubclass(kind, BaseModel) and kind not in seen:
+                found |= _floats_and_free_values(kind, seen)
+    return found
+
+
+def _kinds(annotation: Any) -> list[Any]:
+    args = typing.get_args(annotation)
+    if not args:
+        return [annotation]
+    return [kind for arg in args for kind in _kinds(arg)]
+
+
+def test_every_value_json_could_change_is_checked() -> None:
+    """A new float or free-form field in a result must be checked by `kept._exact` too (else a
+    NaN or a tuple in it would come back changed): this lists the ones it checks."""
+    assert _floats_and_free_values(ScenarioResult, set()) == {
+        "AssertionResult.value",
+        "AssertionResult.limit",
+        "AssertionResult.usage",
+        "PassRate.pass_rate",
+        "PassRate.ci_low",
+        "PassRate.ci_high",
+        "AttemptStats.pass_rate",
+        "AttemptStats.ci_low",
+        "AttemptStats.ci_high",
+        "AttemptStats.duration_ms_median",
+        "AttemptStats.duration_ms_p90",
+        "AttemptStats.tokens_median",
+        "AttemptStats.tokens_p90",
+        "TokenTotals.cost_usd",
+        "SpanRecord.start_ms",
+        "SpanRecord.end_ms",
+        "SpanRecord.cost_usd",
+    }
