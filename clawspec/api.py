@@ -195,6 +195,7 @@ def run(
     from clawspec.reports.publish import publish, report_json_path
     from clawspec.runner.run import execute, unrun_report
     from clawspec.runner.scenario import RunEnv
+    from clawspec.runner.slots import worker_count
     from clawspec.runner.traffic import traffic_for_run, traffic_warnings
 
     environ = dict(os.environ if environ is None else environ)
@@ -218,9 +219,9 @@ def run(
         ):
             settings = gateway.settings
             http = requests.Session()
-            # One pooled connection per concurrent scenario (requests keeps 10 by default; more
-            # would be opened and thrown away for every hook request at higher concurrency).
-            pool = max(10, settings.concurrency)
+            # One pooled connection per worker (requests keeps 10 by default; more would be
+            # opened and thrown away for every hook request at higher concurrency).
+            pool = max(10, worker_count(settings.concurrency, len(plans)))
             http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
             http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
             env = RunEnv(

@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--gateway-base-url", metavar="URL", help="gateway to target")
     run.add_argument("--timezone", metavar="ZONE", help="gateway time zone for {{today}}")
     _outputs(run)
-    run.add_argument("--concurrency", type=int, metavar="N", help="scenarios run at once")
+    run.add_argument("--concurrency", type=int, metavar="N", help="agent runs at once")
     run.add_argument(
         "--shard",
         metavar="I/N|auto",

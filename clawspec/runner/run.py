@@ -16,6 +16,7 @@ from clawspec.assertions.base import Status
 from clawspec.reports.model import RunReport, ScenarioResult, Totals
 from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.scenario import RunEnv, ScenarioOutcome, ScenarioPlan, new_run_id, run_scenario
+from clawspec.runner.slots import RunSlots, worker_count
 
 # After an interrupt, running scenarios get this long to finish before they are abandoned.
 INTERRUPT_GRACE_S = 10.0
@@ -83,6 +84,8 @@ def _execute(
     running: set[tuple[int, int]] = set()
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
 
+    slots = RunSlots(concurrency)
+
     def worker() -> None:
         try:
             while not env.stop.is_set():
@@ -90,9 +93,12 @@ def _execute(
                     item = work.get_nowait()
                 except queue.Empty:
                     return
-                with done:
-                    running.add(item)
-                outcome = run_scenario(plans[item[0]], env)
+                with slots.hold() as slot:
+                    if env.stop.is_set():
+                        return  # interrupted while waiting for a slot: reported as not run
+                    with done:
+                        running.add(item)
+                    outcome = run_scenario(plans[item[0]], env, slot)
                 with done:
                     outcomes[item[0]][item[1]] = outcome
                     running.discard(item)
@@ -107,7 +113,7 @@ def _execute(
     # process alive after the reports are written.
     threads = [
         threading.Thread(target=worker, daemon=True, name=f"clawspec-{i}")
-        for i in range(max(1, min(concurrency, sum(counts))))
+        for i in range(worker_count(concurrency, sum(counts)))
     ]
     for thread in threads:
         thread.start()

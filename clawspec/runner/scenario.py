@@ -38,6 +38,7 @@ from clawspec.text import one_line
 if TYPE_CHECKING:
     import requests
 
+    from clawspec.runner.slots import Slot
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
 log = logging.getLogger("clawspec.runner")
@@ -154,8 +155,12 @@ def invoke_request(
     )
 
 
-def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
-    """Run one scenario and return its result; never raises for assertion problems."""
+def run_scenario(plan: ScenarioPlan, env: RunEnv, slot: Slot | None = None) -> ScenarioOutcome:
+    """Run one scenario and return its result; never raises for assertion problems.
+
+    `slot` (the run slot this scenario holds) is given back as soon as the gateway has answered:
+    the `then` checks do not keep the next scenario's agent run waiting.
+    """
     started_clock = time.monotonic()
     run_id = new_run_id()
     started = datetime.now(env.tz)
@@ -206,6 +211,8 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
                     session_key=outcome.session_key,
                     completed_at=datetime.now(env.tz),
                 )
+            if slot is not None:
+                slot.release()
             ctx.run = run
             if not message:
                 for index in range(len(scenario.then)):

@@ -293,6 +293,49 @@ def test_results_come_out_in_contract_order_while_finishing_out_of_order(
     assert [s["name"] for s in _report(workspace)["scenarios"]] == ["slow", "fast"]
 
 
+def _slow_checks(count: int, wait_s: float) -> str:
+    """Quick agent runs whose one check waits `wait_s` for a file that never comes (fails)."""
+    scenarios = "".join(
+        f"""  - name: s{i}
+    when: {{invoke: "[sleep:0.1] [write:out/s{i}.md]"}}
+    then: [{{type: artifact_exists, path: out/never-{i}.md, timeout: {wait_s}}}]
+"""
+        for i in range(count)
+    )
+    return HEADER + "defaults: {poll_interval: 0.05}\nscenarios:\n" + scenarios
+
+
+def _arrivals(server: HooksServer) -> dict[str, float]:
+    return {r["body"]["name"]: r["arrived"] for r in server.requests}
+
+
+def test_a_finished_run_frees_its_slot_before_its_checks_run(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str]
+) -> None:
+    # Concurrency bounds the agent runs in flight, not ClawSpec's checks: while s0 and s1 wait
+    # 2 s on their checks, s2 and s3 already run (before issue 14's change they waited).
+    write_contract(_slow_checks(4, 2.0))
+    assert main(["run", ".", "--concurrency", "2"]) == 1
+    arrived = _arrivals(server)
+    assert arrived["s2"] - arrived["s0"] < 1.5
+    assert arrived["s3"] - arrived["s1"] < 1.5
+    assert server.max_active == 2
+    report = _report(workspace)
+    assert [s["status"] for s in report["scenarios"]] == ["fail"] * 4
+    # A scenario's duration is its own (its slot, run and checks), not time spent queueing.
+    assert all(2000 <= s["duration_ms"] < 4000 for s in report["scenarios"])
+
+
+def test_concurrency_one_keeps_each_scenario_s_checks_before_the_next_run(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str]
+) -> None:
+    write_contract(_slow_checks(2, 1.0))
+    assert main(["run", ".", "--concurrency", "1"]) == 1
+    arrived = _arrivals(server)
+    assert arrived["s1"] - arrived["s0"] >= 1.0  # s0's 1 s check ended before s1 started
+    assert server.max_active == 1
+
+
 def test_scenario_and_tag_filters(
     workspace: Path,
     write_contract,

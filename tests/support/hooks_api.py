@@ -103,6 +103,7 @@ class HooksServer:
                             "path": self.path,
                             "body": body,
                             "authorization": self.headers.get("Authorization"),
+                            "arrived": time.monotonic(),
                         }
                     )
                 if self.headers.get("Authorization") != f"Bearer {server.token}":
