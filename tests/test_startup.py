@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,55 @@ def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
     assert "clawspec.contracts.loader" in loaded
     assert _loaded(NOT_FOR_VALIDATE, loaded) == []
     assert _loaded(EVALUATION_ONLY, loaded) == []
+
+
+# Not needed before `clawspec run` sends its first hook request: the report models, the run's
+# evidence and the OTLP receiver are imported while the first agents run (issue 14).
+NOT_BEFORE_FIRST_RUN = [
+    "clawspec.reports.model",
+    "clawspec.runner.report_evidence",
+    "clawspec.traces.receiver",
+    "http.server",
+]
+
+PROBE = """
+import json, os, sys
+import clawspec.gateway.client as client
+first = []
+original = client.HooksClient._post
+def probe(self, *args, **kwargs):  # the real request, after noting what is imported by then
+    if not first:
+        first.append(sorted(sys.modules))
+    return original(self, *args, **kwargs)
+client.HooksClient._post = probe
+from clawspec.cli import main
+code = main(["run", ".", "--concurrency", "1"])
+print(json.dumps({"code": code, "first": first[0], "after": sorted(sys.modules)}))
+"""
+
+
+def test_run_sends_its_first_hook_request_before_importing_report_code(tmp_path: Path) -> None:
+    from tests.support.hooks_api import HooksServer
+
+    (tmp_path / "a.clawspec.yaml").write_text(
+        'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n'
+        '  - name: x\n    when: {invoke: "go [write:out.md]"}\n'
+        "    then: [{type: artifact_exists, path: out.md}]\n",
+        encoding="utf-8",
+    )
+    with HooksServer("startup-token-5a4b3c", tmp_path) as server:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")},
+            "CLAWSPEC_HOOKS_TOKEN": "startup-token-5a4b3c",
+            "CLAWSPEC_GATEWAY_BASE_URL": server.base_url,
+            "PYTHONPATH": str(ROOT),
+        }
+        argv = [sys.executable, "-c", PROBE]
+        out = subprocess.run(argv, check=False, capture_output=True, text=True, cwd=tmp_path,
+                             env=env)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["code"] == 0
+    assert _loaded(NOT_BEFORE_FIRST_RUN, set(seen["first"])) == []
+    # ... and they are imported once the run needs them (the check above can fail).
+    assert "clawspec.reports.model" in seen["after"]

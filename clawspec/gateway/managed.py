@@ -8,14 +8,16 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
 from clawspec.config import Settings
 from clawspec.text import redact
-from clawspec.traces.receiver import DEFAULT_PORT, OtlpReceiver, normalize_endpoint
-from clawspec.traffic.routing import ProxyRoutes
+
+if TYPE_CHECKING:
+    from clawspec.traffic.routing import ProxyRoutes
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
@@ -80,6 +82,10 @@ def trace_receiver(settings: Settings) -> Iterator[str]:
       or on 127.0.0.1:4318 (target mode: point your gateway's exporter there); if 4318 is taken,
       use whatever listens there, as above.
     """
+    # Imported here: the receiver (http.server, OTLP decoding) is needed only with this backend,
+    # and everything `clawspec run` imports before its first hook request delays that request.
+    from clawspec.traces.receiver import DEFAULT_PORT, OtlpReceiver, normalize_endpoint
+
     url = settings.observability.url
     if url:
         endpoint = normalize_endpoint(url)

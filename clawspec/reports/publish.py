@@ -12,12 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from clawspec.config import Settings
-from clawspec.reports.json_report import write_json
-from clawspec.reports.model import RunReport
 from clawspec.text import clean, one_line
+
+if TYPE_CHECKING:
+    from clawspec.reports.model import RunReport
 
 REPORT_JSON_NAME = "clawspec-report.json"
 
@@ -40,6 +41,8 @@ def publish(
     `stdout` receives workflow commands and `stderr` warnings (default: the process streams);
     `http` is an optional `requests.Session` for the PR comment.
     """
+    from clawspec.reports.json_report import write_json
+
     secrets = settings.secret_values()
     err = stderr if stderr is not None else sys.stderr
     written: list[Path] = []

@@ -6,12 +6,15 @@ import os
 import sys
 import threading
 from collections.abc import Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from clawspec.assertions.base import Status
-from clawspec.reports.changes import change_headline, change_sections
-from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.text import clean, fmt_duration_ms, pluralize, redact
+
+if TYPE_CHECKING:
+    # Not imported with this module: `clawspec run` builds its reporter before the first hook
+    # request, and the report models are imported while the agents run.
+    from clawspec.reports.model import RunReport, ScenarioResult
 
 COLOURS = {
     Status.PASS: "32",
@@ -105,6 +108,8 @@ class TerminalReporter:
 
     def _changes(self, report: RunReport) -> None:
         """Lead with change (issue 12): regressions since the baseline, fixed, flaky, behaviour."""
+        from clawspec.reports.changes import change_headline, change_sections
+
         headline = change_headline(report)
         if headline:
             self._print(f"\n{headline}")

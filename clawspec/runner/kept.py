@@ -20,15 +20,16 @@ import zlib
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from clawspec.reports.model import AssertionResult, RunReport, ScenarioResult, Totals
+if TYPE_CHECKING:
+    # Imported where used: `clawspec run` creates its KeptResults before the first hook
+    # request, and imports the report models while the agents run (see runner/run.py).
+    from clawspec.reports.model import AssertionResult, RunReport, ScenarioResult
 
 BLOCK = 64  # results compressed together: enough for their repeated text to pay off
 LEVEL = 1  # zlib's fastest level: a few bytes larger than the default, several times faster
 _MAX_INT = 1 << 63  # JSON integers beyond int64 are not worth the doubt
-
-_ENCODER = ScenarioResult.__pydantic_serializer__
 
 
 class Ran(NamedTuple):
@@ -74,6 +75,8 @@ class KeptResults:
 
     def results(self) -> Iterator[ScenarioResult]:
         """Every kept result as models again, in plan order (each block decompressed once)."""
+        from clawspec.reports.model import ScenarioResult
+
         with self._lock:
             self._seal()
         opened: tuple[int, bytes] = (-1, b"")
@@ -108,6 +111,8 @@ class FinishedRun:
     def report(self) -> RunReport:
         """The run's report: every result turned back into models (once the contracts are
         gone, see `api.run`)."""
+        from clawspec.reports.model import RunReport, Totals
+
         scenarios = list(self.results.results())
         return RunReport(
             version=self.version,
@@ -125,7 +130,7 @@ def _encoded(result: ScenarioResult) -> bytes | None:
     if not _exact(result):
         return None
     try:
-        return _ENCODER.to_json(result)
+        return type(result).__pydantic_serializer__.to_json(result)
     except (ValueError, UnicodeError):  # e.g. a lone surrogate in a message
         return None
 

@@ -9,14 +9,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
 from clawspec.assertions.base import Status
-from clawspec.reports.model import RunReport, ScenarioResult, Totals
 from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.scenario import RunEnv, ScenarioOutcome, ScenarioPlan, new_run_id, run_scenario
 from clawspec.runner.slots import RunSlots, worker_count
+
+if TYPE_CHECKING:
+    from clawspec.reports.model import RunReport, ScenarioResult
+
+# The report models are imported where results are built, not with this module: `clawspec run`
+# sends its first hook requests first, and the import happens while the agents run.
 
 # After an interrupt, running scenarios get this long to finish before they are abandoned.
 INTERRUPT_GRACE_S = 10.0
@@ -201,6 +206,8 @@ def _result(
 
 def unrun_report(plans: Sequence[ScenarioPlan], message: str) -> RunReport:
     """A report in which no scenario could run (e.g. the gateway never came up)."""
+    from clawspec.reports.model import RunReport, Totals
+
     results = [_unrun(plan, Status.ERROR, message) for plan in plans]
     return RunReport(
         version=__version__,
@@ -220,6 +227,8 @@ def _not_completed(plan: ScenarioPlan, started: bool) -> ScenarioResult:
 
 
 def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
+    from clawspec.reports.model import ScenarioResult
+
     return ScenarioResult(
         id=plan.id,
         contract=plan.contract.display,

@@ -23,21 +23,14 @@ from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
 from clawspec.contracts.paths import PathEscapeError
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
-from clawspec.reports.model import (
-    AssertionResult,
-    ScenarioEvidence,
-    ScenarioResult,
-    TraceRef,
-    scenario_status,
-)
 from clawspec.runner.evidence import Evidence
-from clawspec.runner.report_evidence import scenario_evidence
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
     import requests
 
+    from clawspec.reports.model import AssertionResult, ScenarioEvidence, ScenarioResult, TraceRef
     from clawspec.runner.slots import Slot
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
@@ -218,6 +211,9 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv, slot: Slot | None = None) -> S
                 for index in range(len(scenario.then)):
                     results.append(_evaluate(plan, "then", index, ctx, values, env.environ))
 
+    # Imported after the agent run, not with this module (see runner/run.py).
+    from clawspec.reports.model import ScenarioResult, scenario_status
+
     status = Status.ERROR if message else scenario_status(r.status for r in results)
     replay_miss = traffic_problem(traffic)
     if replay_miss:
@@ -255,6 +251,8 @@ def _evaluate(
     environ: Mapping[str, str],
 ) -> AssertionResult:
     """Render and evaluate one assertion; any exception becomes `error` for it alone."""
+    from clawspec.reports.model import AssertionResult
+
     raw = plan.contract.raw_assertion(plan.index, phase, index)
     type_name = str(raw.get("type"))
     try:
@@ -287,6 +285,8 @@ def _report_evidence(
     evidence: Evidence, run: RunInfo, stop: threading.Event, scenario_id: str
 ) -> ScenarioEvidence | None:
     """What the run did, for the reports; a problem here must never cost the verdicts."""
+    from clawspec.runner.report_evidence import scenario_evidence
+
     try:
         return scenario_evidence(evidence, run, stop)
     except Exception:
@@ -312,6 +312,8 @@ def trace_ref(evidence: Evidence) -> TraceRef | None:
     trace = evidence.peek("trace")
     if trace is None or not hasattr(trace, "spans"):
         return None
+    from clawspec.reports.model import TraceRef
+
     return TraceRef(backend=trace.backend, id=trace.id, url=trace.url)
 
 

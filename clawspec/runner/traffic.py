@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clawspec.errors import ConfigError
-from clawspec.reports.model import ModelTrafficResult
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
     from clawspec.api import Loaded
     from clawspec.config import Settings
     from clawspec.gateway.client import InvokeRequest
+    from clawspec.reports.model import ModelTrafficResult
     from clawspec.runner.scenario import RunEnv, ScenarioPlan
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
@@ -75,6 +75,8 @@ def traffic_result(traffic: ScenarioTraffic | None, env: RunEnv) -> ModelTraffic
         folder = traffic.folder.resolve().relative_to(env.workspace.resolve()).as_posix()
     except ValueError:
         folder = str(traffic.folder)
+    from clawspec.reports.model import ModelTrafficResult
+
     diff = [line for lines in traffic.unmatched for line in lines][:200]
     return ModelTrafficResult(
         mode=env.traffic.mode,
