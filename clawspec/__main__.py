@@ -1,5 +1,5 @@
 """`python -m clawspec` runs the CLI."""
 
-from clawspec.cli import main
+from clawspec.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from clawspec import __version__
 from clawspec.authoring import commands as authoring
@@ -453,5 +453,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.FAILED)
 
 
+def entry() -> NoReturn:
+    """The `clawspec` command (console script, `python -m clawspec`): `main`, then a quick exit."""
+    from clawspec.process_exit import leave
+
+    leave(main())
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()
