@@ -49,6 +49,14 @@ Reply to register.
 """
 
 
+class _Listener(ThreadingHTTPServer):
+    # The real gateway (Node) listens with a backlog of 511. socketserver's default of 5 drops
+    # connection attempts when many scenarios start at once, and the client's TCP stack only
+    # tries again after 1 s: a second of delay no gateway adds.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class HooksServer:
     """Start with `with HooksServer(token, workspace) as server:`; `server.base_url`."""
 
@@ -63,8 +71,7 @@ class HooksServer:
         self.max_active = 0
         self.released = threading.Event()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = _Listener(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
