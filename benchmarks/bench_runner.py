@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.harness import (
     QUICK,
+    ChildRun,
     Figure,
     bare_loop,
     clawspec_run,
@@ -34,9 +35,12 @@ from benchmarks.harness import (
 
 def side_by_side(
     scenarios: int, concurrency: int, latency_s: float, repeats: int
-) -> tuple[Figure, Figure, list[float]]:
-    """Alternate bare loop and clawspec run `repeats` times; fresh workspace and log each time."""
-    bare, run, ratios, durations = [], [], [], []
+) -> tuple[list[ChildRun], list[ChildRun], list[float]]:
+    """Alternate bare loop and clawspec run `repeats` times; fresh workspace and log each time.
+    Returns both processes of each repeat and the last report's first/last-tenth durations."""
+    bare: list[ChildRun] = []
+    run: list[ChildRun] = []
+    durations: list[int] = []
     with tempfile.TemporaryDirectory() as folder:
         for attempt in range(repeats):
             loop = bare_loop(fresh(Path(folder), f"bare{attempt}"), scenarios, concurrency,
@@ -48,11 +52,18 @@ def side_by_side(
             if result.returncode != 0 or loop.returncode != 0:
                 print(result.stdout[-2000:], loop.stdout[-2000:])
                 raise SystemExit(f"run failed: totals {report.get('totals')}")
-            bare.append(loop.seconds)
-            run.append(result.seconds)
-            ratios.append(result.seconds / loop.seconds)
+            bare.append(loop)
+            run.append(result)
             durations = [s["duration_ms"] for s in report["scenarios"]]
-    return Figure(bare), Figure(run), [*ratios, *_tail(durations)]
+    return bare, run, _tail(durations)
+
+
+def _seconds(runs: list[ChildRun]) -> Figure:
+    return Figure([r.seconds for r in runs])
+
+
+def _ratios(bare: list[ChildRun], run: list[ChildRun]) -> Figure:
+    return Figure([r.seconds / b.seconds for b, r in zip(bare, run, strict=True)])
 
 
 def _tail(durations: list[int]) -> list[float]:
@@ -63,13 +74,19 @@ def _tail(durations: list[int]) -> list[float]:
 
 
 def ratio_case(scenarios: int, concurrency: int, repeats: int) -> None:
-    bare, run, extra = side_by_side(scenarios, concurrency, 0.2, repeats)
-    ratios, (first, last) = Figure(extra[:-2]), extra[-2:]
+    bare_runs, runs, (first, last) = side_by_side(scenarios, concurrency, 0.2, repeats)
+    bare, run, ratios = _seconds(bare_runs), _seconds(runs), _ratios(bare_runs, runs)
     label = f"{scenarios} scenarios, concurrency {concurrency}, 200 ms/run"
     print(f"{label}: {repeats} repeat(s), bare loop and clawspec run alternating")
     row("bare hook loop (the limit)", f"{bare.median:.2f} s", bare.spread("s"), "-")
     row("clawspec run", f"{run.median:.2f} s", run.spread("s"), "-")
     row("ratio run / bare loop", f"{ratios.median:.3f}", ratios.spread("", digits=3), "<= 1.05")
+    for name, part in (("start-up (to the first hook request)", "start_s"),
+                       ("tail (last answer to exit)", "tail_s")):  # fmt: skip
+        ours = Figure([getattr(r, part) for r in runs])
+        limit = Figure([getattr(r, part) for r in bare_runs])
+        row(f"  {name}", f"{ours.median:.2f} s", ours.spread("s"), "-",
+            f"(bare loop {limit.median:.2f} s)")  # fmt: skip
     row("scenario duration, first / last tenth", f"{first:.2f}/{last:.2f} s", "last repeat",
         "flat")  # fmt: skip
 
@@ -78,12 +95,12 @@ def flat_case(sizes: list[int], repeats: int) -> None:
     """Per-scenario overhead (run - bare) / N as the suite grows; short runs keep it quick."""
     print("per-scenario overhead, concurrency 16, 20 ms/run: (clawspec run - bare loop) / N")
     for size in sizes:
-        bare, run, extra = side_by_side(size, 16, 0.02, repeats)
+        bare, run, _ = side_by_side(size, 16, 0.02, repeats)
         per = Figure(
-            [(r - b) / size * 1000 for r, b in zip(run.samples, bare.samples, strict=True)]
+            [(r.seconds - b.seconds) / size * 1000 for b, r in zip(bare, run, strict=True)]
         )
         row(f"{size:>6} scenarios: overhead per scenario", f"{per.median:.2f} ms",
-            per.spread("ms"), "flat", f"(ratio {Figure(extra[:-2]).median:.2f})")  # fmt: skip
+            per.spread("ms"), "flat", f"(ratio {_ratios(bare, run).median:.2f})")  # fmt: skip
 
 
 def main() -> None:

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 TOKEN = "bench-token-0123456789"
 LOG = "logs/openclaw.log"
+TIMELINE = "timeline.txt"  # the gateway fake's 'arrived answered' line per hook run
 QUICK = os.environ.get("CLAWSPEC_BENCH_QUICK") == "1" or "--quick" in sys.argv
 # Another checkout of ClawSpec to measure instead of this one (e.g. the code before a change):
 # its folder goes first on the children's PYTHONPATH.
@@ -79,10 +80,15 @@ class ChildRun:
     returncode: int
     stdout: str
     cpu_s: float = 0.0  # user + system CPU time of the process
+    # From the gateway fake's timeline: process start -> first hook request arrives, and last
+    # answer -> process end (where a run differs from the bare loop outside the runs).
+    start_s: float = 0.0
+    tail_s: float = 0.0
 
 
 def run_child(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> ChildRun:
     """Run a process; its wall time and peak RSS (from wait4, the child's own rusage)."""
+    wall_start = time.time()
     started = time.perf_counter()
     child = subprocess.Popen(
         argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -91,8 +97,16 @@ def run_child(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None)
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
+    wall_end = time.time()
     cpu = usage.ru_utime + usage.ru_stime
-    return ChildRun(seconds, usage.ru_maxrss / 1024, child.returncode, out, cpu)
+    start_s = tail_s = 0.0
+    timeline = cwd / TIMELINE  # written by the gateway fake, when one served this process
+    if timeline.exists():
+        runs = [tuple(map(float, line.split())) for line in timeline.read_text().splitlines()]
+        if runs:
+            start_s = min(arrived for arrived, _ in runs) - wall_start
+            tail_s = wall_end - max(answered for _, answered in runs)
+    return ChildRun(seconds, usage.ru_maxrss / 1024, child.returncode, out, cpu, start_s, tail_s)
 
 
 @contextmanager
@@ -100,7 +114,8 @@ def fake_gateway(workspace: Path, latency_s: float) -> Iterator[str]:
     """Start benchmarks/gateway_fake.py in its own process; yield its base URL."""
     child = subprocess.Popen(
         [PYTHON, str(ROOT / "benchmarks" / "gateway_fake.py"), "--workspace", str(workspace),
-         "--log", str(workspace / LOG), "--latency", str(latency_s), "--token", TOKEN],
+         "--log", str(workspace / LOG), "--latency", str(latency_s), "--token", TOKEN,
+         "--timeline", str(workspace / TIMELINE)],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
