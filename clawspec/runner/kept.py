@@ -7,6 +7,9 @@ the JSON report uses), and compressed in blocks with its neighbours, whose text 
 150 bytes a scenario. The models come back once the run is over (`FinishedRun.report`), after
 `api.run` has let the contracts go, so the two never take memory at the same time.
 
+Up to `COMPACT_FROM` results are simply held as models: a run that small takes little memory,
+and encoding them would only add to its time (~30 µs each, ~50 µs more to read back).
+
 A result keeps its models when JSON cannot carry it exactly: an assertion value that is not
 plain JSON (a tuple, a dict with non-string keys, a str subclass, NaN...), a float that is not
 finite, text pydantic cannot encode. What comes back is equal to what was kept.
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
 
 BLOCK = 64  # results compressed together: enough for their repeated text to pay off
 LEVEL = 1  # zlib's fastest level: a few bytes larger than the default, several times faster
+COMPACT_FROM = 1000  # results held as models before the run starts keeping them compact
 _MAX_INT = 1 << 63  # JSON integers beyond int64 are not worth the doubt
 
 
@@ -50,6 +54,7 @@ class KeptResults:
         self._blocks: list[bytes] = []  # zlib-compressed, each BLOCK results' JSON joined
         self._pending: list[bytes] = []  # the JSON of results not compressed yet
         self._pending_size = 0
+        self._compact = False  # past COMPACT_FROM results
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -60,18 +65,30 @@ class KeptResults:
 
     def keep(self, index: int, result: ScenarioResult) -> None:
         """Keep `result` as the result of plan `index` (once per index)."""
-        data = _encoded(result)
         with self._lock:
-            if data is None:
-                self._models[index] = result
+            if self._compact:
+                self._add(index, result)
                 return
+            self._models[index] = result
+            if len(self._models) >= COMPACT_FROM:
+                self._compact = True
+                held, self._models = self._models, {}
+                for number, model in held.items():
+                    self._add(number, model)
+
+    def _add(self, index: int, result: ScenarioResult) -> None:
+        """Keep `result` compact if it is exact as JSON, else as it is (under the lock)."""
+        data = _encoded(result)
+        if data is None:
+            self._models[index] = result
+        else:
             self._block[index] = len(self._blocks)
             self._start[index] = self._pending_size
             self._end[index] = self._pending_size + len(data)
             self._pending.append(data)
             self._pending_size += len(data)
-            if len(self._pending) >= BLOCK:
-                self._seal()
+        if len(self._pending) >= BLOCK:
+            self._seal()
 
     def results(self) -> Iterator[ScenarioResult]:
         """Every kept result as models again, in plan order (each block decompressed once)."""

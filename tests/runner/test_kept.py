@@ -15,11 +15,18 @@ from clawspec.reports.github.summary import render_summary
 from clawspec.reports.json_report import render_json
 from clawspec.reports.junit import write_junit
 from clawspec.reports.model import RunReport, ScenarioResult, Totals
+from clawspec.runner import kept as kept_module
 from clawspec.runner.kept import BLOCK, FinishedRun, KeptResults
 from tests.reports.factory import assertion, mixed_report, scenario
 from tests.reports.rich_report import rich_report
 
 SECRETS = ["s3cret-token-value"]
+
+
+@pytest.fixture(autouse=True)
+def compact_from_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of these tests' size hold their results as models: keep them compact at once."""
+    monkeypatch.setattr(kept_module, "COMPACT_FROM", 0)
 
 
 def _many() -> list[ScenarioResult]:
@@ -39,6 +46,22 @@ def _finished(results: list[ScenarioResult], interrupted: bool = False) -> Finis
 def test_kept_results_come_back_equal_in_plan_order() -> None:
     results = _many()
     assert list(_finished(results).results.results()) == results
+
+
+def test_a_small_run_holds_its_results_as_models_until_it_grows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(kept_module, "COMPACT_FROM", 100)
+    results = _many()
+    kept = KeptResults(len(results))
+    for index, result in enumerate(results[:99]):
+        kept.keep(index, result)
+    assert not kept._pending and not kept._blocks  # nothing encoded yet
+    assert len(kept._models) == 99
+    for index in range(99, len(results)):
+        kept.keep(index, results[index])
+    assert not kept._models  # the first 99 too, once the 100th came
+    assert list(kept.results()) == results
 
 
 def test_compact_results_take_a_fraction_of_their_models() -> None:
