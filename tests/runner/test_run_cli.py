@@ -16,6 +16,7 @@ import pytest
 
 from clawspec.cli import main
 from clawspec.reports.json_report import schema_path
+from clawspec.runner import kept
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token-9f8e7d6c5b"
@@ -34,6 +35,14 @@ def gateway_env(server: HooksServer, monkeypatch: pytest.MonkeyPatch) -> dict[st
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
+
+
+@pytest.fixture(params=["models", "compact"])
+def results_kept(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways a run keeps its finished results: as models (small runs) and compact (past
+    `kept.COMPACT_FROM`, here from the first result)."""
+    if request.param == "compact":
+        monkeypatch.setattr(kept, "COMPACT_FROM", 0)
 
 
 def _report(workspace: Path) -> dict:
@@ -68,6 +77,7 @@ scenarios:
 )
 
 
+@pytest.mark.usefixtures("results_kept")
 def test_passing_scenario_end_to_end_through_the_cli(
     workspace: Path,
     write_contract,
@@ -129,6 +139,7 @@ scenarios:
 )
 
 
+@pytest.mark.usefixtures("results_kept")
 def test_gateway_faults_error_only_their_scenario_and_exit_1(
     workspace: Path,
     write_contract,
@@ -269,6 +280,7 @@ def test_wrong_token_is_an_error_naming_the_status(
     assert "wrong-token-1234" not in (workspace / "reports" / "clawspec-report.json").read_text()
 
 
+@pytest.mark.usefixtures("results_kept")
 def test_results_come_out_in_contract_order_while_finishing_out_of_order(
     workspace: Path,
     write_contract,
