@@ -5,10 +5,9 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
-import gc
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from pydantic import ValidationError
 
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
+from clawspec.contracts.collector import collector_paused
 from clawspec.contracts.models import Contract, Scenario
 from clawspec.contracts.paths import escapes_workspace
 from clawspec.contracts.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
@@ -131,27 +131,6 @@ def load_contracts(
     if errors:
         raise ContractError(errors)
     return loaded
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector.
-
-    Loading allocates millions of small objects and frees almost none, so the collector would
-    re-scan all of them again and again: more than half of the load time of a large suite.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # What loading allocated lives on (the contracts): straight to the oldest generation
-        # (freeze, then unfreeze, scans nothing) rather than young, where the first collection
-        # after loading would scan all of it at once (~0.1 s at 10,000 scenarios).
-        gc.freeze()
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 def load_contract(
