@@ -155,12 +155,12 @@ def load_contract(
             f"'scenarios'; found {found}"
         ]
     try:
-        return LoadedContract(path, shown, _validate(shown, doc, workspace, environ), doc)
+        return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
     except ContractError:
         pass
     doc = parse_yaml(text, path)  # every position, to point at each problem exactly
     try:
-        return LoadedContract(path, shown, _validate(shown, doc, workspace, environ), doc)
+        return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
     except ContractError as exc:
         return exc.messages
 
@@ -169,10 +169,12 @@ def load_contract(
 ASSERTION_DEPTH = 4
 
 
-def _validate(shown: str, doc: SourceDoc, workspace: Path, environ: Mapping[str, str]) -> Contract:
+def _validate(
+    shown: str, doc: SourceDoc, workspace: Path, environ: Mapping[str, str], text: str
+) -> Contract:
     """The validated contract; ContractError lists every problem, in file order."""
     # The semantic checks run whether or not the structure is valid (SPEC §2: every error).
-    errors = _check_semantics(shown, doc, workspace, environ)
+    errors = _check_semantics(shown, doc, workspace, environ, _may_hold_templates(text))
     try:
         contract = Contract.model_validate(doc.data)
     except ValidationError as exc:
@@ -266,8 +268,19 @@ def _expected(err: Any) -> str:
     return f"{err['msg'][0].lower()}{err['msg'][1:]}, found {shown}"
 
 
+def _may_hold_templates(text: str) -> bool:
+    r"""False when no string of a YAML document can hold '{{' (a template): YAML makes one only
+    from a literal '{{' or, in a double-quoted string, from an escape (`\x7b`, `\` + line break);
+    folded lines are joined with a space."""
+    return "{{" in text or "\\" in text
+
+
 def _check_semantics(
-    shown: str, doc: SourceDoc, workspace: Path, environ: Mapping[str, str]
+    shown: str,
+    doc: SourceDoc,
+    workspace: Path,
+    environ: Mapping[str, str],
+    templated: bool = True,
 ) -> list[str]:
     """Checks pydantic cannot make (unique names, template variables, workspace paths); they
     read the raw data so they report even when the structure has other errors."""
@@ -284,7 +297,7 @@ def _check_semantics(
             errors.append(_format(shown, doc, loc, f"duplicate scenario name '{name}'", True))
         seen.add(name) if isinstance(name, str) else None
         when = scenario.get("when")
-        if isinstance(when, dict):
+        if templated and isinstance(when, dict):
             loc = ("scenarios", s_index, "when")
             errors.extend(_check_strings(shown, doc, loc, when, environ))
         for phase in PHASES:
@@ -293,7 +306,8 @@ def _check_semantics(
                 if not isinstance(raw, dict):
                     continue
                 loc = ("scenarios", s_index, phase, a_index)
-                errors.extend(_check_strings(shown, doc, loc, raw, environ))
+                if templated:
+                    errors.extend(_check_strings(shown, doc, loc, raw, environ))
                 errors.extend(_check_paths(shown, doc, loc, raw))
     return errors
 
