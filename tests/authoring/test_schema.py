@@ -30,6 +30,7 @@ CONFIGS = sorted(p for p in REPO.glob("**/clawspec.yaml") if ".cache" not in p.p
 LOADER_ONLY = {
     "duplicate_name_not_first_key": "duplicate scenario names",
     "duplicate_scenario_name": "duplicate scenario names",
+    "escaped_template_variable": "template variables",
     "path_escapes_workspace": "paths climbing out of the workspace",
     "unknown_template_variable": "template variables",
     "unset_env_variable": "unset {{env.NAME}} variables",
