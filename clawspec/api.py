@@ -189,17 +189,22 @@ def run(
     abandon: threading.Event | None = None,
 ) -> RunResult:
     """Run the selected scenarios and write the reports (also when interrupted)."""
-    import requests
+    from clawspec.contracts.collector import collector_paused
 
-    from clawspec.gateway.managed import gateway_for_run
-    from clawspec.reports.publish import publish, report_json_path
-    from clawspec.runner.run import execute, unrun_report
-    from clawspec.runner.scenario import RunEnv
-    from clawspec.runner.slots import worker_count
-    from clawspec.runner.traffic import traffic_for_run, traffic_warnings
+    # Modules and contracts live until the run ends: the collector would only re-scan them
+    # before the first hook request (see contracts/collector.py).
+    with collector_paused():
+        import requests
 
-    environ = dict(os.environ if environ is None else environ)
-    loaded = load(paths, config=config, environ=environ, flags=flags)
+        from clawspec.gateway.managed import gateway_for_run
+        from clawspec.reports.publish import publish, report_json_path
+        from clawspec.runner.run import execute, unrun_report
+        from clawspec.runner.scenario import RunEnv
+        from clawspec.runner.slots import worker_count
+        from clawspec.runner.traffic import traffic_for_run, traffic_warnings
+
+        environ = dict(os.environ if environ is None else environ)
+        loaded = load(paths, config=config, environ=environ, flags=flags)
     settings = loaded.settings
     listener = listener or _Quiet()
     selection = plan(loaded, scenarios, tags, exclude_tags)

@@ -290,8 +290,11 @@ def cmd_validate(args: argparse.Namespace) -> ExitCode:
 def cmd_run(args: argparse.Namespace) -> ExitCode:
     import threading
 
-    from clawspec import api
-    from clawspec.reports.terminal import TerminalReporter
+    from clawspec.contracts.collector import collector_paused
+
+    with collector_paused():  # modules that live on (see cmd_validate)
+        from clawspec import api
+        from clawspec.reports.terminal import TerminalReporter
 
     flags = run_flags(args)
     if args.dry_run:
