@@ -78,7 +78,7 @@ def main() -> None:
         write_suite(workspace, n, template=FILE_AND_LOG)
         print(f"scale: {n:,} scenarios in 20 contracts, {repeats} repeats")
         runs = [
-            run_child([CLAWSPEC, "validate", "."], workspace, child_env()) for _ in range(repeats)
+            run_child([*CLAWSPEC, "validate", "."], workspace, child_env()) for _ in range(repeats)
         ]
         if runs[0].returncode != 0:
             raise SystemExit(runs[0].stdout[-2000:])

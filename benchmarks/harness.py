@@ -28,7 +28,9 @@ QUICK = os.environ.get("CLAWSPEC_BENCH_QUICK") == "1" or "--quick" in sys.argv
 # Another checkout of ClawSpec to measure instead of this one (e.g. the code before a change):
 # its folder goes first on the children's PYTHONPATH.
 SOURCE = os.environ.get("CLAWSPEC_BENCH_SOURCE")
-CLAWSPEC = str(ROOT / ".venv" / "bin" / "clawspec")
+# The command as a user runs it (the console script); another checkout's code runs as
+# `python -m clawspec`, since its CLI may lack the entry point this venv's script names.
+CLAWSPEC = [PYTHON, "-m", "clawspec"] if SOURCE else [str(ROOT / ".venv" / "bin" / "clawspec")]
 
 SCENARIO = """  - name: s{i}
     when: {{invoke: "go [write:out/s{i}.md]"}}
@@ -171,7 +173,7 @@ def bare_loop(workspace: Path, scenarios: int, concurrency: int, latency_s: floa
 def clawspec_run(workspace: Path, concurrency: int, latency_s: float) -> ChildRun:
     """`clawspec run` over the suite in `workspace` against a fresh fake gateway."""
     with fake_gateway(workspace, latency_s) as url:
-        argv = [CLAWSPEC, "run", "--concurrency", str(concurrency)]
+        argv = [*CLAWSPEC, "run", "--concurrency", str(concurrency)]
         return run_child(argv, workspace, clawspec_env(url))
 
 
