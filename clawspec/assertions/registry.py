@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cached_property
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import Field
@@ -34,10 +34,12 @@ class AssertionSpec:
     def fields(self) -> list[str]:
         return [name for name in self.model.model_fields if name != "type"]
 
-    @property
-    def path_fields(self) -> list[str]:
-        """Fields typed WorkspacePath, optional ones (`WorkspacePath | None`) included."""
-        return list(_path_fields(self.model))
+    @cached_property
+    def path_fields(self) -> tuple[str, ...]:
+        """Fields typed WorkspacePath, optional ones (`WorkspacePath | None`) included.
+
+        Asked for every assertion of every contract loaded: worked out once per type."""
+        return _path_fields(self.model)
 
 
 REGISTRY: dict[str, AssertionSpec] = {}
@@ -68,9 +70,7 @@ def assertion_union() -> Any:
     return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
 
 
-@cache
 def _path_fields(model: type[Assertion]) -> tuple[str, ...]:
-    # Asked for every assertion of every contract loaded: worked out once per type.
     return tuple(
         name
         for name, info in model.model_fields.items()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import functools
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -327,7 +326,8 @@ def _check_strings(
 def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> list[str]:
     errors = []
     kind = raw.get("type")
-    for name in _path_fields(kind) if isinstance(kind, str) else ():
+    spec = REGISTRY.get(kind) if isinstance(kind, str) else None  # e.g. `type: [x]`: unhashable
+    for name in spec.path_fields if spec else ():
         value = raw.get(name)
         # Templates never introduce '..' except through env values, which are known now.
         if isinstance(value, str) and escapes_workspace(value):
@@ -340,12 +340,6 @@ def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> l
                 )
             )
     return errors
-
-
-@functools.cache
-def _path_fields(type_name: str) -> tuple[str, ...]:
-    spec = REGISTRY.get(type_name)
-    return tuple(spec.path_fields) if spec else ()
 
 
 def _templated(
