@@ -83,6 +83,14 @@ def hook_body(message: str, name: str, session_key: str | None = None) -> dict[s
     return body
 
 
+class _Listener(ThreadingHTTPServer):
+    # The backlog is read when the server starts listening (in its constructor): set on an
+    # instance afterwards it changed nothing, and socketserver's 5 could drop the connection
+    # attempts of 16 scenarios starting at once (a 1 s TCP retry). The real gateway uses 511.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class FakeGateway:
     """Serve the hooks API on 127.0.0.1; each run sleeps `latency_s`, logs, then answers."""
 
@@ -105,9 +113,7 @@ class FakeGateway:
         self._lock = threading.Lock()
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.server.request_queue_size = 128
+        self.server = _Listener(("127.0.0.1", 0), self._handler())
 
     @property
     def base_url(self) -> str:
