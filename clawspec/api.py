@@ -198,9 +198,9 @@ def run(
 
         from clawspec.gateway.managed import gateway_for_run
         from clawspec.reports.publish import publish, report_json_path
+        from clawspec.runner.lanes import worker_count
         from clawspec.runner.run import execute, unrun_report
         from clawspec.runner.scenario import RunEnv
-        from clawspec.runner.slots import worker_count
         from clawspec.runner.traffic import traffic_for_run, traffic_warnings
 
         environ = dict(os.environ if environ is None else environ)

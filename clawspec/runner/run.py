@@ -14,8 +14,16 @@ from typing import TYPE_CHECKING, Protocol
 from clawspec import __version__
 from clawspec.assertions.base import Status
 from clawspec.runner.kept import FinishedRun, KeptResults, Ran
-from clawspec.runner.scenario import RunEnv, ScenarioOutcome, ScenarioPlan, new_run_id, run_scenario
-from clawspec.runner.slots import RunSlots, worker_count
+from clawspec.runner.lanes import RunLanes
+from clawspec.runner.scenario import (
+    RunEnv,
+    ScenarioOutcome,
+    ScenarioPlan,
+    StartedScenario,
+    check_scenario,
+    new_run_id,
+    start_scenario,
+)
 
 if TYPE_CHECKING:
     from clawspec.reports.model import RunReport, ScenarioResult
@@ -89,37 +97,35 @@ def _execute(
     running: set[tuple[int, int]] = set()
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
 
-    slots = RunSlots(concurrency)
-
-    def worker() -> None:
+    def next_item() -> tuple[int, int] | None:
+        if env.stop.is_set():
+            return None  # interrupted: what has not started is reported as not run
         try:
-            while not env.stop.is_set():
-                try:
-                    item = work.get_nowait()
-                except queue.Empty:
-                    return
-                with slots.hold() as slot:
-                    if env.stop.is_set():
-                        return  # interrupted while waiting for a slot: reported as not run
-                    with done:
-                        running.add(item)
-                    outcome = run_scenario(plans[item[0]], env, slot)
-                with done:
-                    outcomes[item[0]][item[1]] = outcome
-                    running.discard(item)
-                    if all(outcomes[item[0]]):
-                        finished.append(item[0])
-                    done.notify_all()
-        finally:
-            with done:
-                done.notify_all()  # the last one out wakes the reporting loop at once
+            item = work.get_nowait()
+        except queue.Empty:
+            return None
+        with done:
+            running.add(item)
+        return item
 
-    # Daemon threads: an abandoned scenario blocked in a long HTTP wait must not keep the
-    # process alive after the reports are written.
-    threads = [
-        threading.Thread(target=worker, daemon=True, name=f"clawspec-{i}")
-        for i in range(worker_count(concurrency, sum(counts)))
-    ]
+    def check(item: tuple[int, int], started: StartedScenario) -> None:
+        outcome = check_scenario(started)
+        with done:
+            outcomes[item[0]][item[1]] = outcome
+            running.discard(item)
+            if all(outcomes[item[0]]):
+                finished.append(item[0])
+            done.notify_all()
+
+    def thread_ended() -> None:
+        with done:
+            done.notify_all()  # the last one out wakes the reporting loop at once
+
+    def start(item: tuple[int, int]) -> StartedScenario:
+        return start_scenario(plans[item[0]], env)
+
+    lanes = RunLanes(concurrency, next_item, start, check, thread_ended)
+    threads = lanes.threads(sum(counts))
     for thread in threads:
         thread.start()
 

@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     import requests
 
     from clawspec.reports.model import AssertionResult, ScenarioEvidence, ScenarioResult, TraceRef
-    from clawspec.runner.slots import Slot
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
 log = logging.getLogger("clawspec.runner")
@@ -148,18 +148,40 @@ def invoke_request(
     )
 
 
-def run_scenario(plan: ScenarioPlan, env: RunEnv, slot: Slot | None = None) -> ScenarioOutcome:
-    """Run one scenario and return its result; never raises for assertion problems.
+@dataclass
+class StartedScenario:
+    """A scenario whose agent run has answered (or that never got to run): its checks are next.
 
-    `slot` (the run slot this scenario holds) is given back as soon as the gateway has answered:
-    the `then` checks do not keep the next scenario's agent run waiting.
+    The runner's run lanes (runner/lanes.py) start scenarios on one set of threads and check
+    them on another; this is what travels between the two.
     """
+
+    plan: ScenarioPlan
+    env: RunEnv
+    ctx: EvalContext
+    values: dict[str, Any]
+    run_id: str
+    started_clock: float
+    results: list[AssertionResult]
+    message: str = ""
+    invoked: bool = False  # an invocation was attempted
+    unreachable: bool = False
+    traffic: ScenarioTraffic | None = None
+    # Open while the checks run: model calls made then still count for this scenario.
+    scope: ExitStack = field(default_factory=ExitStack)
+
+
+def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
+    """Run one scenario and return its result; never raises for assertion problems."""
+    return check_scenario(start_scenario(plan, env))
+
+
+def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
+    """Render, check the `given` preconditions and invoke the agent; return once it answered."""
     started_clock = time.monotonic()
     run_id = new_run_id()
     started = datetime.now(env.tz)
     values = template_values(plan, env, run_id, started)
-    contract = plan.contract.contract
-    scenario = plan.scenario
     log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
     log_size, log_inode = _stat(log_path)
@@ -167,79 +189,82 @@ def run_scenario(plan: ScenarioPlan, env: RunEnv, slot: Slot | None = None) -> S
     # The inode tells the log adapter whether the log was rotated during the run.
     evidence.extra["log_inode"] = log_inode
     evidence.extra.update(env.shared)
-    run = RunInfo(scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
+    run = RunInfo(plan.scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
         env.workspace,
         env.settings,
         run,
         evidence,
-        poll_interval_s=contract.defaults.poll_interval,
+        poll_interval_s=plan.contract.contract.defaults.poll_interval,
         stop=env.stop,
     )
-    results: list[AssertionResult] = []
-    message = ""
-    invoked = unreachable = False
-
-    for index in range(len(scenario.given)):
+    state = StartedScenario(plan, env, ctx, values, run_id, started_clock, [])
+    for index in range(len(plan.scenario.given)):
         result = _evaluate(plan, "given", index, ctx, values, env.environ)
-        results.append(result)
+        state.results.append(result)
         if result.status in (Status.FAIL, Status.ERROR):
-            message = f"precondition given[{index}] ({result.type}) failed: {result.message}"
-            break
-    traffic: ScenarioTraffic | None = None
-    if not message:
-        invoked = True
-        request = invoke_request(plan, env, values, run.session_key)
-        with model_traffic(plan, env, request) as traffic:
-            try:
-                outcome = env.client.invoke(request)
-            except InvocationError as exc:
-                unreachable = exc.unreachable
-                message = f"invocation failed: {exc}"
-                run = _with(run, gateway_run_id=exc.gateway_run_id)
-            else:
-                run = _with(
-                    run,
-                    gateway_run_id=outcome.gateway_run_id,
-                    session_key=outcome.session_key,
-                    completed_at=datetime.now(env.tz),
-                )
-            if slot is not None:
-                slot.release()
-            ctx.run = run
-            if not message:
-                for index in range(len(scenario.then)):
-                    results.append(_evaluate(plan, "then", index, ctx, values, env.environ))
+            state.message = f"precondition given[{index}] ({result.type}) failed: {result.message}"
+            return state
+    state.invoked = True
+    request = invoke_request(plan, env, values, run.session_key)
+    with ExitStack() as scope:
+        state.traffic = scope.enter_context(model_traffic(plan, env, request))
+        try:
+            outcome = env.client.invoke(request)
+        except InvocationError as exc:
+            state.unreachable = exc.unreachable
+            state.message = f"invocation failed: {exc}"
+            ctx.run = _with(run, gateway_run_id=exc.gateway_run_id)
+        else:
+            ctx.run = _with(
+                run,
+                gateway_run_id=outcome.gateway_run_id,
+                session_key=outcome.session_key,
+                completed_at=datetime.now(env.tz),
+            )
+        state.scope = scope.pop_all()  # closed by check_scenario, on whichever thread
+    return state
+
+
+def check_scenario(state: StartedScenario) -> ScenarioOutcome:
+    """Check the `then` assertions of a started scenario and build its result."""
+    plan, env, ctx = state.plan, state.env, state.ctx
+    scenario, results, message = plan.scenario, state.results, state.message
+    with state.scope:
+        if state.invoked and not message:
+            for index in range(len(scenario.then)):
+                results.append(_evaluate(plan, "then", index, ctx, state.values, env.environ))
 
     # Imported after the agent run, not with this module (see runner/run.py).
     from clawspec.reports.model import ScenarioResult, scenario_status
 
     status = Status.ERROR if message else scenario_status(r.status for r in results)
-    replay_miss = traffic_problem(traffic)
+    replay_miss = traffic_problem(state.traffic)
     if replay_miss:
         # The recording no longer fits the scenario: its verdicts say nothing (issue 10).
         status, message = Status.ERROR, replay_miss
     if not message and status != Status.PASS:
         first = next(r for r in results if r.status == status)
         message = f"{first.phase}[{first.index}] ({first.type}): {first.message}"
+    run = ctx.run
     result = ScenarioResult(
         id=plan.id,
         contract=plan.contract.display,
         line=plan.contract.scenario_line(plan.index),
         name=scenario.name,
-        target=contract.target.path,
+        target=plan.contract.contract.target.path,
         status=status,
         message=one_line(message, 500),
-        run_id=run_id,
+        run_id=state.run_id,
         gateway_run_id=run.gateway_run_id,
-        duration_ms=int((time.monotonic() - started_clock) * 1000),
-        trace=trace_ref(evidence),
+        duration_ms=int((time.monotonic() - state.started_clock) * 1000),
+        trace=trace_ref(ctx.evidence),
         assertions=results,
         tags=list(scenario.tags),
-        evidence=_report_evidence(evidence, run, env.stop, plan.id) if invoked else None,
-        model_traffic=traffic_result(traffic, env),
+        evidence=_report_evidence(ctx.evidence, run, env.stop, plan.id) if state.invoked else None,
+        model_traffic=traffic_result(state.traffic, env),
     )
-    return ScenarioOutcome(result, invoked, unreachable)
+    return ScenarioOutcome(result, state.invoked, state.unreachable)
 
 
 def _evaluate(

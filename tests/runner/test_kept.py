@@ -48,20 +48,26 @@ def test_kept_results_come_back_equal_in_plan_order() -> None:
     assert list(_finished(results).results.results()) == results
 
 
-def test_a_small_run_holds_its_results_as_models_until_it_grows(
+def test_a_small_run_holds_its_results_as_models_a_large_one_compact_from_its_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(kept_module, "COMPACT_FROM", 100)
     results = _many()
-    kept = KeptResults(len(results))
-    for index, result in enumerate(results[:99]):
-        kept.keep(index, result)
-    assert not kept._pending and not kept._blocks  # nothing encoded yet
-    assert len(kept._models) == 99
-    for index in range(99, len(results)):
-        kept.keep(index, results[index])
-    assert not kept._models  # the first 99 too, once the 100th came
-    assert list(kept.results()) == results
+    monkeypatch.setattr(kept_module, "COMPACT_FROM", len(results))
+    small = KeptResults(len(results))
+    for index, result in enumerate(results):
+        small.keep(index, result)
+    assert not small._pending and not small._blocks  # nothing encoded, even at the last one
+    assert len(small._models) == len(results)
+    assert list(small.results()) == results
+
+    monkeypatch.setattr(kept_module, "COMPACT_FROM", len(results) - 1)
+    large = KeptResults(len(results))
+    large.keep(0, results[0])
+    assert not large._models and len(large._pending) == 1  # compact from the first result
+    for index in range(1, len(results)):
+        large.keep(index, results[index])
+    assert not large._models
+    assert list(large.results()) == results
 
 
 def test_compact_results_take_a_fraction_of_their_models() -> None:
