@@ -1,4 +1,4 @@
-"""Run lanes: `concurrency` threads that only start agent runs, and as many that check them.
+"""Run lanes: `concurrency` threads that only start agent runs, twice as many that check them.
 
 A lane thread starts a scenario (preconditions, invocation), hands it to a checking thread as
 soon as the gateway answers, and goes straight on to the next scenario's run: the gateway never
@@ -10,9 +10,8 @@ the interpreter lock on every run (about 2.5 ms a run at concurrency 16).
 At most twice `concurrency` scenarios are started and not yet checked, and there is a checking
 thread for each: a scenario's checks start the moment its run answers, never queue behind
 others'. When checks are slow (file timeouts, the judge), the lanes wait for them rather than
-run ahead. With `concurrency: 1`
-scenarios stay strictly one after another (each one's checks end before the next run starts):
-a suite that runs one at a time may rely on that.
+run ahead. With `concurrency: 1` scenarios stay strictly one after another (each one's checks
+end before the next run starts): a suite that runs one at a time may rely on that.
 """
 
 from __future__ import annotations
