@@ -279,10 +279,11 @@ def _check_semantics(
     doc: SourceDoc,
     workspace: Path,
     environ: Mapping[str, str],
-    templated: bool = True,
+    templated: bool,
 ) -> list[str]:
     """Checks pydantic cannot make (unique names, template variables, workspace paths); they
-    read the raw data so they report even when the structure has other errors."""
+    read the raw data so they report even when the structure has other errors. `templated` is
+    False when no string of the file can hold a template: the variable check is skipped."""
     errors: list[str] = []
     seen: set[str] = set()
     scenarios = doc.data.get("scenarios")

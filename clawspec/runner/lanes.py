@@ -27,11 +27,14 @@ Started = TypeVar("Started")
 
 def worker_count(concurrency: int, attempts: int) -> int:
     """Threads a run uses: its lanes and twice as many checking threads (one at concurrency 1)."""
-    return _lanes(concurrency, attempts) * (1 if concurrency <= 1 else 3)
+    lanes, checkers = _threads(concurrency, attempts)
+    return lanes + checkers
 
 
-def _lanes(concurrency: int, attempts: int) -> int:
-    return max(1, min(concurrency, attempts))
+def _threads(concurrency: int, attempts: int) -> tuple[int, int]:
+    """(lanes, checking threads): at concurrency 1 the one lane checks its own scenarios."""
+    lanes = max(1, min(concurrency, attempts))
+    return lanes, 0 if concurrency <= 1 else 2 * lanes
 
 
 class RunLanes(Generic[Item, Started]):
@@ -58,10 +61,9 @@ class RunLanes(Generic[Item, Started]):
 
     def threads(self, attempts: int) -> list[threading.Thread]:
         """The threads of a run of `attempts` items (daemons, not started yet)."""
-        lanes = _lanes(self._concurrency, attempts)
-        inline = self._concurrency == 1
+        lanes, self._checkers = _threads(self._concurrency, attempts)
+        inline = self._checkers == 0
         self._lanes_left = lanes
-        self._checkers = worker_count(self._concurrency, attempts) - lanes
         # Daemon threads: an abandoned scenario blocked in a long HTTP wait must not keep the
         # process alive after the reports are written.
         return [

@@ -171,11 +171,6 @@ class StartedScenario:
     scope: ExitStack = field(default_factory=ExitStack)
 
 
-def run_scenario(plan: ScenarioPlan, env: RunEnv) -> ScenarioOutcome:
-    """Run one scenario and return its result; never raises for assertion problems."""
-    return check_scenario(start_scenario(plan, env))
-
-
 def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     """Render, check the `given` preconditions and invoke the agent; return once it answered."""
     started_clock = time.monotonic()
