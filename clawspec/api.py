@@ -12,14 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from clawspec.config import Settings, find_config, load_settings
-from clawspec.contracts.loader import LoadedContract, discover, load_contracts, select_scenarios
+from clawspec.contracts.discovery import discover
 from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
 
 # Only what loading and validating need is imported at module level: `clawspec validate` must
 # not import HTTP clients, the runner or the report writers; `run` imports them when called.
+# The contract loader (and the assertion models it builds) is imported once the files are
+# known, while they are being parsed (`load`).
 if TYPE_CHECKING:
     import requests
 
+    from clawspec.contracts.loader import LoadedContract
     from clawspec.reports.model import RunReport, ShardInfo
     from clawspec.runner.run import RunListener
     from clawspec.runner.scenario import ScenarioPlan
@@ -60,14 +63,28 @@ def load(
     config: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
+    parse_ahead: bool = False,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Loaded:
-    """Read the configuration and load and validate every contract named by `paths`."""
+    """Read the configuration and load and validate every contract named by `paths`.
+
+    With `parse_ahead` (the CLI), a large suite's files are parsed in a forked process while
+    this one builds the assertion models and runs `meanwhile` (see contracts/parse_ahead.py).
+    """
+    from clawspec.contracts.parse_ahead import parsing_ahead
+
     environ = dict(os.environ if environ is None else environ)
     paths = list(paths) or ["."]
     settings = settings_for(config, Path(paths[0]), environ, flags)
     workspace = (settings.workspace or Path.cwd()).resolve()
     files = discover(paths, settings.scenario_patterns)
-    return Loaded(settings, workspace, load_contracts(files, workspace, environ))
+    with parsing_ahead(files, enabled=parse_ahead) as ahead:
+        if meanwhile is not None:
+            meanwhile()
+        from clawspec.contracts.loader import load_contracts
+
+        parsed = ahead.take() if ahead is not None else None
+        return Loaded(settings, workspace, load_contracts(files, workspace, environ, parsed))
 
 
 def settings_for(
@@ -95,6 +112,7 @@ def plan(
     exclude_tags: Sequence[str] = (),
 ) -> list[ScenarioPlan]:
     """Select the scenarios to run, in contract order."""
+    from clawspec.contracts.loader import select_scenarios
     from clawspec.runner.scenario import ScenarioPlan
 
     chosen = select_scenarios(loaded.contracts, scenarios, tags, exclude_tags)
@@ -175,6 +193,26 @@ def gateway_client(settings: Settings, http: requests.Session, listener: RunList
     )
 
 
+# What running needs beyond loading (HTTP client, gateway, runner, report writers).
+_RUN_MODULES = (
+    "requests",
+    "clawspec.gateway.managed",
+    "clawspec.reports.publish",
+    "clawspec.runner.lanes",
+    "clawspec.runner.run",
+    "clawspec.runner.scenario",
+    "clawspec.runner.traffic",
+)
+
+
+def _import_runner() -> None:
+    """`run` imports its modules while a large suite's files are parsed in another process."""
+    import importlib
+
+    for name in _RUN_MODULES:
+        importlib.import_module(name)
+
+
 def run(
     paths: Sequence[str | Path],
     *,
@@ -187,13 +225,26 @@ def run(
     listener: RunListener | None = None,
     stop: threading.Event | None = None,
     abandon: threading.Event | None = None,
+    parse_ahead: bool = False,
 ) -> RunResult:
-    """Run the selected scenarios and write the reports (also when interrupted)."""
+    """Run the selected scenarios and write the reports (also when interrupted).
+
+    `parse_ahead`: as for `load`; the runner's modules are imported while the files are parsed.
+    """
     from clawspec.contracts.collector import collector_paused
 
     # Modules and contracts live until the run ends: the collector would only re-scan them
     # before the first hook request (see contracts/collector.py).
     with collector_paused():
+        environ = dict(os.environ if environ is None else environ)
+        loaded = load(
+            paths,
+            config=config,
+            environ=environ,
+            flags=flags,
+            parse_ahead=parse_ahead,
+            meanwhile=_import_runner,
+        )
         import requests
 
         from clawspec.gateway.managed import gateway_for_run
@@ -202,9 +253,6 @@ def run(
         from clawspec.runner.run import execute, unrun_report
         from clawspec.runner.scenario import RunEnv
         from clawspec.runner.traffic import traffic_for_run, traffic_warnings
-
-        environ = dict(os.environ if environ is None else environ)
-        loaded = load(paths, config=config, environ=environ, flags=flags)
     settings = loaded.settings
     listener = listener or _Quiet()
     selection = plan(loaded, scenarios, tags, exclude_tags)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from clawspec import __version__
+from clawspec import __version__, pydantic_plugins
 from clawspec.authoring import commands as authoring
 from clawspec.errors import ClawSpecError, ContractError, ExitCode, UsageError
 
@@ -275,7 +275,12 @@ def cmd_validate(args: argparse.Namespace) -> ExitCode:
     with collector_paused():
         from clawspec.api import load
 
-        loaded = load(args.paths, config=args.config, flags=_flags(args, ["workspace"]))
+        loaded = load(
+            args.paths,
+            config=args.config,
+            flags=_flags(args, ["workspace"]),
+            parse_ahead=True,
+        )
     scenarios = sum(len(c.contract.scenarios) for c in loaded.contracts)
     assertions = sum(
         len(s.given) + len(s.then) for c in loaded.contracts for s in c.contract.scenarios
@@ -321,6 +326,7 @@ def cmd_run(args: argparse.Namespace) -> ExitCode:
             listener=reporter,
             stop=stop,
             abandon=abandon,
+            parse_ahead=True,
         )
     finally:
         restore()
@@ -426,8 +432,10 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     # pydantic looks for plugins in every installed package's entry points the first time it
     # builds a model (tens of milliseconds on each call); ClawSpec uses none. A user who sets
-    # the variable keeps their choice.
+    # the variable keeps their choice. While they are off, pydantic need not even import the
+    # entry-point machinery (see pydantic_plugins).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    pydantic_plugins.install()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

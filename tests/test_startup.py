@@ -108,6 +108,35 @@ def test_validate_of_the_examples_imports_no_http_client_or_sdk() -> None:
     assert "clawspec.contracts.loader" in loaded
     assert _loaded(NOT_FOR_VALIDATE, loaded) == []
     assert _loaded(EVALUATION_ONLY, loaded) == []
+    # pydantic's plugin lookup (entry points) is not imported while plugins are disabled
+    assert "pydantic" in loaded
+    assert _loaded(["importlib.metadata", "email", "zipfile"], loaded) == []
+
+
+PLUGINS = """
+import json, os, sys
+from clawspec.cli import main
+code = main(["validate", "examples"])
+loader = sys.modules["pydantic.plugin._loader"]
+print(json.dumps({"code": code, "real": "__file__" in vars(loader),
+                  "metadata": "importlib.metadata" in sys.modules,
+                  "plugins": list(loader.get_plugins())}))
+"""
+
+
+@pytest.mark.parametrize(("setting", "real"), [(None, False), ("__all__", False), ("other", True)])
+def test_pydantic_plugins_stay_the_users_choice(setting: str | None, real: bool) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if setting is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = setting
+    out = subprocess.run(
+        [sys.executable, "-c", PLUGINS], capture_output=True, text=True, cwd=ROOT, env=env,
+        check=True,
+    )  # fmt: skip
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    # Disabled (by the CLI's default or the user): the stand-in answers, no entry-point lookup.
+    # Some plugins named: pydantic's own loader takes over and looks them up.
+    assert seen == {"code": 0, "real": real, "metadata": real, "plugins": []}
 
 
 def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from clawspec.contracts.source import safe_load
+
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -85,7 +87,7 @@ def load_data(path: Path) -> Any:
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text)
-        return yaml.safe_load(text)
+        return safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
         raise DataError(f"'{path.name}' is not valid {kind}: {_first_line(exc)}") from None
@@ -99,7 +101,7 @@ def document_fields(path: Path) -> Any:
     if front is None:
         raise NoFrontMatterError(f"'{path.name}' has no YAML front matter")
     try:
-        return yaml.safe_load(front) or {}
+        return safe_load(front) or {}
     except yaml.YAMLError as exc:
         raise DataError(
             f"front matter of '{path.name}' is not valid YAML: {_first_line(exc)}"

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
+from clawspec.contracts.source import safe_load
 from clawspec.text import capped as capped_text
 from clawspec.text import fmt_number, one_line, pluralize, quote_list
 
@@ -202,7 +203,7 @@ class DelegationPath(Assertion):
                 continue
             try:
                 text = path.read_text(encoding="utf-8")
-                data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+                data = json.loads(text) if path.suffix == ".json" else safe_load(text)
             except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
                 first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 return Verdict.errored(f"cannot read routing data '{raw}': {first}")

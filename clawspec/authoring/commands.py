@@ -145,7 +145,8 @@ def cmd_coverage(args: argparse.Namespace) -> ExitCode:
     from clawspec.authoring.coverage import HISTORY_RUNS, history_reports, measure, parse_ratio
     from clawspec.authoring.coverage_output import render_json, render_summary, render_terminal
     from clawspec.authoring.workspace import discover_workspace
-    from clawspec.contracts.loader import discover, display_path, load_contract
+    from clawspec.contracts.discovery import discover, display_path
+    from clawspec.contracts.loader import load_contract
     from clawspec.errors import ClawSpecError, UsageError
 
     try:

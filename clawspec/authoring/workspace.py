@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawspec.contracts.loader import PRUNED_DIRS
+from clawspec.contracts.discovery import PRUNED_DIRS
 from clawspec.lint.document import read_document
 
 MAX_SKILL_DEPTH = 6  # OpenClaw searches skill roots up to 6 levels deep

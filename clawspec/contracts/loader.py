@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,12 +13,13 @@ from pydantic import ValidationError
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
 from clawspec.contracts.collector import collector_paused
+from clawspec.contracts.discovery import display_path
 from clawspec.contracts.models import Contract, Scenario
+from clawspec.contracts.parse_ahead import Parsed, read_contract
 from clawspec.contracts.paths import escapes_workspace
-from clawspec.contracts.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
+from clawspec.contracts.source import Loc, Mark, SourceDoc, parse_yaml
 from clawspec.errors import ContractError, UsageError
 
-PRUNED_DIRS = {".git", ".venv", "venv", "node_modules", ".cache", "__pycache__", ".tox"}
 PHASES = ("given", "then")
 
 
@@ -47,82 +45,20 @@ class LoadedContract:
         return self.doc.data["scenarios"][scenario]["when"]
 
 
-def display_path(path: Path) -> str:
-    """Show `path` relative to the current folder when it is inside it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def pattern_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a glob with `**` into a regex over '/'-separated relative paths."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-def discover(paths: Sequence[str | Path], patterns: Sequence[str]) -> list[Path]:
-    """Return the contract files named by `paths` (files as given, folders searched)."""
-    regexes = [pattern_regex(p) for p in patterns]
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            found.append(path)
-        elif path.is_dir():
-            matches = sorted(_walk(path, regexes))
-            if not matches:
-                shown = ", ".join(patterns)
-                raise UsageError(f"{raw}: no contract files found (patterns: {shown})")
-            found.extend(matches)
-        else:
-            raise UsageError(f"{raw}: no such file or folder")
-    unique: dict[Path, Path] = {}
-    for path in found:
-        unique.setdefault(path.resolve(), path)
-    return list(unique.values())
-
-
-def _walk(root: Path, regexes: list[re.Pattern[str]]) -> Iterable[Path]:
-    # Patterns are written from the project root (`skills/**/tests/scenarios.yaml`), so a file
-    # also matches by its path relative to the current folder: `clawspec run skills/newsletter`
-    # finds `skills/newsletter/tests/scenarios.yaml`.
-    cwd = Path.cwd().resolve()
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in PRUNED_DIRS)
-        for name in sorted(files):
-            full = Path(folder, name)
-            candidates = {full.relative_to(root).as_posix()}
-            with contextlib.suppress(ValueError):
-                candidates.add(full.resolve().relative_to(cwd).as_posix())
-            if any(r.match(rel) for r in regexes for rel in candidates):
-                yield full
-
-
 def load_contracts(
-    files: Sequence[Path], workspace: Path, environ: Mapping[str, str]
+    files: Sequence[Path],
+    workspace: Path,
+    environ: Mapping[str, str],
+    parsed: Mapping[Path, Parsed] | None = None,
 ) -> list[LoadedContract]:
-    """Load and validate every file; raise ContractError listing all problems found."""
+    """Load and validate every file; raise ContractError listing all problems found.
+
+    `parsed` holds files already read and parsed (`parse_ahead`); the others are read here.
+    """
     loaded, errors = [], []
     with collector_paused():
         for path in files:
-            result = load_contract(path, workspace, environ)
+            result = load_contract(path, workspace, environ, (parsed or {}).get(path))
             if isinstance(result, LoadedContract):
                 loaded.append(result)
             else:
@@ -133,20 +69,14 @@ def load_contracts(
 
 
 def load_contract(
-    path: Path, workspace: Path, environ: Mapping[str, str]
+    path: Path, workspace: Path, environ: Mapping[str, str], parsed: Parsed | None = None
 ) -> LoadedContract | list[str]:
     """Load one contract file: the contract, or the list of error messages."""
     shown = display_path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [f"{shown}: cannot read contract: {exc}"]
-    try:
-        # Other positions than where scenarios and assertions start are needed only to report
-        # errors: the first pass keeps only those (LoadedContract's lines).
-        doc = parse_yaml(text, path, item_depth=ASSERTION_DEPTH)
-    except SourceError as exc:
-        return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
+    first = parsed if parsed is not None else read_contract(path, shown)
+    if isinstance(first, list):
+        return first
+    text, doc = first
     if not isinstance(doc.data, dict):
         found = "an empty file" if doc.data is None else type(doc.data).__name__
         return [
@@ -162,10 +92,6 @@ def load_contract(
         return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
     except ContractError as exc:
         return exc.messages
-
-
-# scenarios[i].given|then[j]: the deepest list item whose start a valid contract keeps.
-ASSERTION_DEPTH = 4
 
 
 def _validate(

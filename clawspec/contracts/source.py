@@ -156,6 +156,17 @@ def _parse(text: str, path: Path, loader_class: Any, item_depth: int | None = No
         loader.dispose()
 
 
+def safe_load(text: str) -> Any:
+    """`yaml.safe_load` on libyaml's parser, for the data files agents write (front matter,
+    state, routing): checks read one or more per scenario. A document libyaml rejects is read
+    again by the pure-Python parser, which words the error as users see it everywhere (and
+    accepts the rare corners where the two parsers disagree)."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # the safe loader, on libyaml
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 def _explain_yaml_error(text: str, path: Path) -> tuple[str, Mark]:
     try:
         _parse(text, path, yaml.SafeLoader)

@@ -174,9 +174,11 @@ class LogIndex:
         if reader is None:
             index.exists = False
             return index
+        before = reader.lines
         for ref_line in reader.read(final=True):
             index._feed(*ref_line)
-        index._resolve()
+        if reader.lines != before:  # else the loop's last resolve is still current
+            index._resolve()
         index.lines_read = reader.lines
         return index
 

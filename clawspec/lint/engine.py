@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawspec.contracts.loader import PRUNED_DIRS, display_path
+from clawspec.contracts.discovery import PRUNED_DIRS, display_path
 from clawspec.errors import ConfigError, ExitCode, UsageError
 from clawspec.lint.document import KINDS, read_document
 from clawspec.lint.rules import RULES, SEVERITIES, LintOptions, Rule

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from clawspec.contracts.loader import PRUNED_DIRS, display_path
+from clawspec.contracts.discovery import PRUNED_DIRS, display_path
 from clawspec.errors import UsageError
 from clawspec.migration import contracts as m
 

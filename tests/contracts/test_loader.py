@@ -23,7 +23,7 @@ import pytest
 
 from clawspec.cli import main
 from clawspec.config import DEFAULT_PATTERNS
-from clawspec.contracts.loader import discover
+from clawspec.contracts.discovery import discover
 
 HERE = Path(__file__).parent
 INVALID = HERE / "invalid"

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clawspec.contracts.loader import ASSERTION_DEPTH, PHASES
+from clawspec.contracts.loader import PHASES
+from clawspec.contracts.parse_ahead import ASSERTION_DEPTH
 from clawspec.contracts.source import ItemMarks, Mark, SourceError, parse_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
