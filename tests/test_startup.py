@@ -205,3 +205,50 @@ def test_run_sends_its_first_hook_request_before_importing_report_code(tmp_path:
     assert _loaded(NOT_BEFORE_FIRST_RUN, set(seen["first"])) == []
     # ... and they are imported once the run needs them (the check above can fail).
     assert "clawspec.reports.model" in seen["after"]
+
+
+FORK_PROBE = """
+import json, sys
+import clawspec.contracts.parse_ahead as ahead
+at_fork = []
+real_fork = ahead._fork
+def fork(files):  # what the parent has imported when the child starts parsing
+    at_fork.append(sorted(m for m in ("pydantic", "clawspec.assertions", "requests")
+                          if m in sys.modules))
+    return real_fork(files)
+ahead._fork = fork
+from clawspec.cli import main
+code = main(["run", ".", "--concurrency", "1", "--scenario", "s0"])
+print(json.dumps({"code": code, "at_fork": at_fork}))
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+    reason="contracts are parsed ahead only on Linux with 2 CPUs or more",
+)
+def test_run_forks_its_parser_before_building_the_assertion_models(tmp_path: Path) -> None:
+    """The assertion models and the HTTP client are imported while the child parses: the
+    terminal reporter, imported before, needs only the statuses (clawspec/status.py)."""
+    from tests.support.hooks_api import HooksServer
+
+    scenario = (
+        '  - name: s{i}\n    when: {{invoke: "go [write:out/s{i}.md]"}}\n'
+        "    then: [{{type: artifact_exists, path: out/s{i}.md}}]\n"
+    )
+    body = "".join(scenario.format(i=i) for i in range(700))  # over parse_ahead.MIN_BYTES
+    (tmp_path / "a.clawspec.yaml").write_text(
+        f'version: "1.0"\ntarget: {{type: skill, path: s}}\nscenarios:\n{body}', encoding="utf-8"
+    )
+    with HooksServer("startup-token-6b5c4d", tmp_path) as server:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")},
+            "CLAWSPEC_HOOKS_TOKEN": "startup-token-6b5c4d",
+            "CLAWSPEC_GATEWAY_BASE_URL": server.base_url,
+            "PYTHONPATH": str(ROOT),
+        }
+        out = subprocess.run([sys.executable, "-c", FORK_PROBE], check=False,
+                             capture_output=True, text=True, cwd=tmp_path, env=env)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen == {"code": 0, "at_fork": [["pydantic"]]}

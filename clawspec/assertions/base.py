@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum, StrEnum
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
@@ -15,20 +15,11 @@ from pydantic import ConfigDict, model_validator
 
 from clawspec.contracts.paths import PathEscapeError, resolve_in_workspace
 from clawspec.frozen_model import FrozenModel
+from clawspec.status import Status
 
 if TYPE_CHECKING:
     from clawspec.config import Settings
     from clawspec.runner.evidence import Evidence
-
-
-class Status(StrEnum):
-    """The five verdicts (SPEC §5)."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    SKIP = "skip"
-    WARN = "warn"
-    ERROR = "error"
 
 
 class Need(Enum):

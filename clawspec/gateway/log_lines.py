@@ -31,6 +31,7 @@ import os
 import re
 import threading
 from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,6 +77,8 @@ class _Segment:
     starts: array = field(default_factory=lambda: array("q", [0]))  # + one past the end
     messages: dict[int, str] = field(default_factory=dict)  # line index -> JSON `message`
     message_text: str = ""  # the messages joined, for a literal search at C speed
+    message_starts: array = field(default_factory=lambda: array("q"))  # each in message_text
+    message_lines: array = field(default_factory=lambda: array("q"))  # the line of each
 
     @property
     def count(self) -> int:
@@ -88,6 +91,8 @@ class _Segment:
             message = json_message(text)
             if message is not None:
                 self.messages[base + index] = message
+                self.message_starts.append(len(self.message_text))
+                self.message_lines.append(base + index)
                 self.message_text += message + "\n"
         self.text += "".join(line + "\n" for line in lines)
 
@@ -96,6 +101,10 @@ class _Segment:
 
     def first_hit(self, pattern: Pattern, start: int) -> int | None:
         """Index of the first line at or after `start` that matches, else None."""
+        if start >= self.count:
+            return None
+        if pattern.regex is None and "\n" not in pattern.text:
+            return self._first_literal(pattern.text, start)
         if pattern.regex is None and (
             pattern.text not in self.text and pattern.text not in self.message_text
         ):
@@ -105,6 +114,21 @@ class _Segment:
             if pattern.hit(self.line(index)) or (message is not None and pattern.hit(message)):
                 return index
         return None
+
+    def _first_literal(self, text: str, start: int) -> int | None:
+        """`first_hit` for a literal without a line break, at C speed: found in the joined
+        text (or messages), a match cannot span two lines, so its position names its line."""
+        found = None
+        at = self.text.find(text, self.starts[start])
+        if at >= 0:
+            found = bisect_right(self.starts, at) - 1
+        first_message = bisect_left(self.message_lines, start)
+        if first_message < len(self.message_lines):
+            at = self.message_text.find(text, self.message_starts[first_message])
+            if at >= 0:
+                line = self.message_lines[bisect_right(self.message_starts, at) - 1]
+                found = line if found is None else min(found, line)
+        return found
 
 
 def split_lines(data: bytes) -> list[str]:

@@ -24,13 +24,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO
 
 from clawspec.gateway.log_facts import (
     AgentEnded,
-    Fact,
     Failure,
     Hook,
+    LineFacts,
     RunDone,
     RunStart,
     SessionKey,
@@ -81,15 +81,10 @@ class _Legacy:
     line: int
 
 
-class _Ref(NamedTuple):  # where a line is, and what it names; read back only for log_entry
-    # (a tuple: one per line per run index, built several times faster than a frozen dataclass)
-    line: int
-    segment: int
-    offset: int
-    length: int
-    trace_id: str | None
-    span_id: str | None
-    ids: tuple[str, ...]
+# Where a line is and what it names, read back only for log_entry: (line number, segment,
+# offset, length, the line's facts). A plain tuple: one per line per run index, and a run index
+# reads a few hundred lines at concurrency 16 (a named tuple is built by a Python function).
+_Ref = tuple[int, int, int, int, LineFacts]
 
 
 @dataclass
@@ -156,27 +151,29 @@ class LogIndex:
         stop = stop or threading.Event()
         started = clock()
         reader: _Reader | None = None
-        while True:
-            if reader is None and Path(path).exists():
-                index.segments = _segments(Path(path), offset, started_at, inode)
-                reader = _Reader(index.segments)
-            if reader is not None:
-                for ref_line in reader.read(final=False):
-                    index._feed(*ref_line)
-                index._resolve()
-                if index._settled():
+        try:
+            while True:
+                if reader is None and Path(path).exists():
+                    index.segments = _segments(Path(path), offset, started_at, inode)
+                    reader = _Reader(index.segments)
+                if reader is not None:
+                    reader.read(index._feed, final=False)
+                    index._resolve()
+                    if index._settled():
+                        break
+                budget = subagent_wait_s if index._children_pending() else wait_s
+                remaining = started + max(budget, wait_s) - clock()
+                if remaining <= 0 or stop.is_set():
                     break
-            budget = subagent_wait_s if index._children_pending() else wait_s
-            remaining = started + max(budget, wait_s) - clock()
-            if remaining <= 0 or stop.is_set():
-                break
-            stop.wait(min(poll_interval_s, remaining))
-        if reader is None:
-            index.exists = False
-            return index
-        before = reader.lines
-        for ref_line in reader.read(final=True):
-            index._feed(*ref_line)
+                stop.wait(min(poll_interval_s, remaining))
+            if reader is None:
+                index.exists = False
+                return index
+            before = reader.lines
+            reader.read(index._feed, final=True)
+        finally:
+            if reader is not None:
+                reader.close()
         if reader.lines != before:  # else the loop's last resolve is still current
             index._resolve()
         index.lines_read = reader.lines
@@ -259,42 +256,55 @@ class LogIndex:
 
     # -- reading -------------------------------------------------------------------------
 
-    def _feed(self, lineno: int, segment: int, offset: int, raw: bytes) -> None:
-        line = facts_of(raw)  # worked out once per process, not per run
-        for fact in line.facts:
-            self._apply(lineno, fact)
-        if line.legacy is not None:
-            self._legacy.append(_Legacy(line.legacy["run_id"], line.legacy, lineno))
-        if line.trace_id or line.ids:
-            self._refs.append(
-                _Ref(lineno, segment, offset, len(raw), line.trace_id, line.span_id, line.ids)
-            )
+    def _feed(self, lines: list[bytes], segment: int, number: int, offset: int) -> None:
+        """Apply consecutive lines of `segment`, the first numbered `number + 1`, at `offset`.
 
-    def _apply(self, lineno: int, fact: Fact) -> None:
-        if isinstance(fact, RunStart):
-            run = self._runs.get(fact.run_id)
-            if run is None:
-                run = _Run(fact.run_id, fact.session_id, fact.trace_id, set(), set(), lineno)
-                self._runs[run.run_id] = run
-            if fact.span_id:
-                run.spans.add(fact.span_id)
-            run.parent_spans.add(fact.parent_span_id)
-        elif isinstance(fact, ToolStart):
-            self._tools.append(ToolCall(fact.name, fact.run_id, fact.time, lineno,
-                                        fact.tool_call_id))  # fmt: skip
-        elif isinstance(fact, ToolEnd):
-            self._tool_ends[(fact.run_id, fact.tool_call_id)] = fact.time
-        elif isinstance(fact, RunDone):
-            if fact.run_id in self._runs:
-                self._runs[fact.run_id].done = True
-        elif isinstance(fact, AgentEnded):
-            self._ended.add(fact.run_id)
-        elif isinstance(fact, SessionKey):
-            self._keys.setdefault(fact.session_id, fact.session_key)
-        elif isinstance(fact, Failure):
-            self._failures.append((fact.run_id, fact.error))
-        else:
-            self._hooks.append(fact)
+        The hot loop of a busy run (every line written while the run ran, for every run):
+        what a line says is worked out once per process (`facts_of`); here only its facts
+        are applied, each by the handler of its type."""
+        refs = self._refs.append
+        handlers = _HANDLERS
+        for raw in lines:
+            number += 1
+            line = facts_of(raw)
+            for fact in line.facts:
+                handlers[type(fact)](self, number, fact)
+            if line.legacy is not None:
+                self._legacy.append(_Legacy(line.legacy["run_id"], line.legacy, number))
+            if line.trace_id or line.ids:
+                refs((number, segment, offset, len(raw), line))
+            offset += len(raw)
+
+    def _run_start(self, lineno: int, fact: RunStart) -> None:
+        run = self._runs.get(fact.run_id)
+        if run is None:
+            run = _Run(fact.run_id, fact.session_id, fact.trace_id, set(), set(), lineno)
+            self._runs[run.run_id] = run
+        if fact.span_id:
+            run.spans.add(fact.span_id)
+        run.parent_spans.add(fact.parent_span_id)
+
+    def _tool_start(self, lineno: int, fact: ToolStart) -> None:
+        self._tools.append(ToolCall(fact.name, fact.run_id, fact.time, lineno, fact.tool_call_id))
+
+    def _tool_end(self, lineno: int, fact: ToolEnd) -> None:
+        self._tool_ends[(fact.run_id, fact.tool_call_id)] = fact.time
+
+    def _run_done(self, lineno: int, fact: RunDone) -> None:
+        if fact.run_id in self._runs:
+            self._runs[fact.run_id].done = True
+
+    def _agent_ended(self, lineno: int, fact: AgentEnded) -> None:
+        self._ended.add(fact.run_id)
+
+    def _session_key(self, lineno: int, fact: SessionKey) -> None:
+        self._keys.setdefault(fact.session_id, fact.session_key)
+
+    def _failure(self, lineno: int, fact: Failure) -> None:
+        self._failures.append((fact.run_id, fact.error))
+
+    def _hook(self, lineno: int, fact: Hook) -> None:
+        self._hooks.append(fact)
 
     # -- scoping -------------------------------------------------------------------------
 
@@ -405,52 +415,75 @@ class LogIndex:
     def _read_scoped(self) -> Iterator[tuple[int, str]]:
         scope = self.run_ids | self.session_ids | self.session_keys | set(self.seeds)
         scope |= {h.run_id for h in self._hooks if h.session_id in self.session_ids and h.run_id}
-        spans = {r.span_id for r in self._refs if r.span_id and not scope.isdisjoint(r.ids)}
-        wanted = [r for r in self._refs if _in_scope(r, scope, self.trace_ids, spans)]
+        spans = {
+            ref[4].span_id
+            for ref in self._refs
+            if ref[4].span_id and not scope.isdisjoint(ref[4].ids)
+        }
+        wanted = [ref for ref in self._refs if _in_scope(ref[4], scope, self.trace_ids, spans)]
         handles: dict[int, Any] = {}
         try:
-            for ref in wanted:
-                if ref.segment not in handles:
-                    handles[ref.segment] = self.segments[ref.segment][0].open("rb")
-                handle = handles[ref.segment]
-                handle.seek(ref.offset)
-                raw = handle.read(ref.length)
-                yield ref.line, raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            for number, segment, offset, length, _ in wanted:
+                if segment not in handles:
+                    handles[segment] = self.segments[segment][0].open("rb")
+                handle = handles[segment]
+                handle.seek(offset)
+                raw = handle.read(length)
+                yield number, raw.decode("utf-8", errors="replace").rstrip("\r\n")
         finally:
             for handle in handles.values():
                 handle.close()
 
 
 class _Reader:
-    """Stream lines of the segments; a last line without newline waits unless `final`."""
+    """Read the segments' lines forward; a last line without newline waits unless `final`.
+
+    The current file stays open between polls (`close` when done) and is read in one call per
+    poll, split at C speed: a run index reads a few hundred lines of the shared log, and each
+    system call lets every other thread of a busy run take the interpreter lock first."""
 
     def __init__(self, segments: list[tuple[Path, int]]) -> None:
         self.segments = segments
         self.current = 0
         self.position = segments[0][1] if segments else 0
         self.lines = 0
+        self._handle: BinaryIO | None = None
 
-    def read(self, final: bool) -> Iterator[tuple[int, int, int, bytes]]:
+    def read(self, feed: Callable[[list[bytes], int, int, int], None], final: bool) -> None:
+        """Call `feed(lines, segment, lines before, offset)` with the lines not yet read."""
         while self.current < len(self.segments):
-            path = self.segments[self.current][0]
             last = self.current == len(self.segments) - 1
-            try:
-                handle = path.open("rb")
-            except FileNotFoundError:
-                handle = None
-            if handle is not None:
-                with handle:
-                    handle.seek(self.position)
-                    for raw in handle:
-                        if not raw.endswith(b"\n") and last and not final:
-                            break  # the writer is mid-line: read it on the next poll
-                        self.lines += 1
-                        yield self.lines, self.current, self.position, raw
-                        self.position += len(raw)
+            if self._handle is None:
+                self._handle = _open_or_none(self.segments[self.current][0])
+            if self._handle is not None:
+                self._handle.seek(self.position)
+                data = self._handle.read()
+                if last and not final:
+                    data = data[: data.rfind(b"\n") + 1]  # the writer is mid-line: next poll
+                self._feed(data, feed)
             if last:
                 return
+            self.close()
             self.current += 1
             self.position = self.segments[self.current][1]
+
+    def _feed(self, data: bytes, feed: Callable[[list[bytes], int, int, int], None]) -> None:
+        if b"\r" in data:  # split exactly like iterating the file: at b"\n" only
+            lines = [line + b"\n" for line in data.split(b"\n")]
+            lines[-1] = lines[-1][:-1]
+            if not lines[-1]:
+                lines.pop()
+        else:
+            lines = data.splitlines(keepends=True)
+        if lines:
+            feed(lines, self.current, self.lines, self.position)
+            self.lines += len(lines)
+            self.position += len(data)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
 
 
 def _segments(
@@ -462,15 +495,7 @@ def _segments(
     stat = path.stat()
     if offset <= 0:
         return [(path, 0)]
-    archives: list[tuple[Path, os.stat_result]] = []
-    for number in range(1, MAX_ARCHIVES + 1):
-        for candidate in (path.with_name(f"{path.stem}.{number}{path.suffix}"),
-                          path.with_name(f"{path.name}.{number}")):  # fmt: skip
-            try:
-                archives.append((candidate, candidate.stat()))
-                break
-            except OSError:
-                continue
+    archives = _archives(path)
     if inode is not None and stat.st_ino != inode:
         chain = [a for a in archives if a[1].st_ino == inode]
         newer = archives[: archives.index(chain[0])] if chain else []
@@ -492,12 +517,56 @@ def _segments(
     return [*files, (path, 0)]
 
 
-def _in_scope(ref: _Ref, scope: set[str], traces: set[str], spans: set[str | None]) -> bool:
+def _open_or_none(path: Path) -> BinaryIO | None:
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        return None
+
+
+def _archives(path: Path) -> list[tuple[Path, os.stat_result]]:
+    """The rotated files of `path`, newest first: for each number, `<stem>.N<ext>` or else
+    `<path>.N`. One listing of the folder instead of a stat per name: every run-scoped index
+    asks, and a log usually has no archive at all."""
+    names = [
+        (f"{path.stem}.{n}{path.suffix}", f"{path.name}.{n}") for n in range(1, MAX_ARCHIVES + 1)
+    ]
+    wanted = {name for pair in names for name in pair}
+    try:
+        with os.scandir(path.parent) as entries:
+            present = {entry.name for entry in entries if entry.name in wanted}
+    except OSError:
+        return []
+    archives: list[tuple[Path, os.stat_result]] = []
+    for pair in names:
+        for name in pair:
+            if name in present:
+                try:
+                    archives.append((path.with_name(name), path.with_name(name).stat()))
+                    break
+                except OSError:
+                    continue
+    return archives
+
+
+def _in_scope(line: LineFacts, scope: set[str], traces: set[str], spans: set[str | None]) -> bool:
     """A line naming ids is in scope when it names one of the run's; a line naming none, when
     it was written in a span of the run's trace that lines of the run also use."""
-    if ref.ids:
-        return not scope.isdisjoint(ref.ids)
-    return ref.trace_id in traces and ref.span_id in spans
+    if line.ids:
+        return not scope.isdisjoint(line.ids)
+    return line.trace_id in traces and line.span_id in spans
+
+
+_HANDLERS: dict[type, Callable[[LogIndex, int, Any], None]] = {
+    RunStart: LogIndex._run_start,
+    ToolStart: LogIndex._tool_start,
+    ToolEnd: LogIndex._tool_end,
+    RunDone: LogIndex._run_done,
+    AgentEnded: LogIndex._agent_ended,
+    SessionKey: LogIndex._session_key,
+    Failure: LogIndex._failure,
+    Hook: LogIndex._hook,
+}
 
 
 def _legacy_time(fields: dict[str, str]) -> str | None:

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from clawspec.assertions.base import Status
+from clawspec.status import Status
 from clawspec.text import clean, fmt_duration_ms, pluralize, redact
 
 if TYPE_CHECKING:

@@ -283,3 +283,22 @@ def test_a_literal_at_any_alignment_is_found_in_sealed_segments(
         _same(index, path, pattern)
     for absent in ("alpha1000", "zzzzzzz", "hook:clawspec:9999"):
         _same(index, path, absent)
+
+
+@pytest.mark.parametrize("message_first", [True, False])
+def test_a_literal_found_after_earlier_calls_is_the_first_line_raw_or_message(
+    tmp_path: Path, message_first: bool
+) -> None:
+    """A literal is looked up in the joined text and the joined messages at C speed, from the
+    line where the last call stopped: the earlier of the two hits is the answer."""
+    path = tmp_path / "gw.log"
+    path.write_text("one\n" + _json("two"))
+    index = LogLines(path)
+    pattern = Pattern('needle "q"')  # escaped in a JSON line's raw text: matches its message
+    assert index.first_match(pattern) == Match(None, 2)
+    later = [_json('a needle "q" here'), 'raw needle "q"\n']
+    with path.open("a") as handle:
+        handle.write("filler\n" + "".join(later if message_first else later[::-1]))
+    assert index.first_match(pattern) == Match(4, 5)
+    _same(index, path, 'needle "q"')
+    assert index.first_match(Pattern("filler")) == Match(3, 5)

@@ -151,6 +151,13 @@ def test_delegation_scoping_is_recursive(tmp_path: Path) -> None:
     )
 
 
+def s1_hook_and_child_done(lines: list[bytes]) -> tuple[int, int]:
+    """Indexes of run s1's hook completion line and of its sub-agent's last line."""
+    hook = next(i for i, raw in enumerate(lines) if HOOK_RUN["s1"].encode() in raw)
+    done = b"embedded run done: runId=" + EMBEDDED["s1-child"].encode()
+    return hook, next(i for i, raw in enumerate(lines) if done in raw)
+
+
 def test_offset_ignores_lines_before_the_run_started(tmp_path: Path) -> None:
     lines = real_lines()
     start = first_line_of("ca", lines)
@@ -263,12 +270,7 @@ def test_hook_completion_line_alone_does_not_count_as_found(tmp_path: Path) -> N
 
 def test_waits_for_lines_flushed_after_the_hook_answer(tmp_path: Path) -> None:
     lines = real_lines()
-    hook = next(i for i, raw in enumerate(lines) if HOOK_RUN["s1"].encode() in raw)
-    child_done = next(
-        i
-        for i, raw in enumerate(lines)
-        if b"embedded run done: runId=" + EMBEDDED["s1-child"].encode() in raw
-    )
+    hook, child_done = s1_hook_and_child_done(lines)
     path = tmp_path / "openclaw.log"
     path.write_bytes(b"".join(lines[:hook]))  # neither the hook line nor the sub-agent yet
 
@@ -314,3 +316,38 @@ def test_plugin_not_settled_while_a_harness_run_is_open() -> None:
         i for i, r in enumerate(records) if r.kind == "harness" and r.run_id == EMBEDDED["s1-child"]
     )
     assert not index_for("s1").plugin_settled(records[:cut])
+
+
+def test_lines_split_at_line_feeds_only_like_reading_the_file(tmp_path: Path) -> None:
+    """The slice is read in one call and split in C: a carriage return alone does not end a
+    line (CRLF lines and a bare CR inside a line count as iterating the file does)."""
+    path = tmp_path / "run.log"
+    path.write_bytes(
+        b"t0 run_id=abc tool=a\r\n"
+        b"t1 run_id=abc note=x\ry tool=b\n"
+        b"t2 run_id=zzz tool=c\n"
+        b"t3 run_id=abc tool=d"
+    )
+    index = LogIndex.build(path, run_ids=["abc"])
+    with path.open("rb") as handle:
+        assert index.lines_read == len(list(handle)) == 4
+    assert [(c.name, c.line) for c in index.tool_calls] == [("a", 1), ("b", 2), ("d", 4)]
+    assert [n for n, _ in index.lines()] == [1, 2, 4]
+
+
+def test_a_line_half_written_at_a_poll_is_read_whole_at_the_next(tmp_path: Path) -> None:
+    lines = real_lines()
+    hook, child_done = s1_hook_and_child_done(lines)
+    path = tmp_path / "openclaw.log"
+    path.write_bytes(b"".join(lines[:hook]) + lines[hook][:40])  # the hook line cut short
+
+    def flush() -> None:
+        with path.open("ab") as handle:
+            handle.write(lines[hook][40:] + b"".join(lines[hook + 1 : child_done + 1]))
+
+    timer = threading.Timer(0.3, flush)
+    timer.start()
+    index = index_for("s1", path, wait_s=5, poll_interval_s=0.05)
+    timer.join()
+    assert index.hook_seen and index.lines_read == child_done + 1
+    assert [c.name for c in index.tool_calls] == ["sessions_spawn", "write"]
