@@ -83,7 +83,7 @@ def load(
             meanwhile()
         from clawspec.contracts.loader import load_contracts
 
-        parsed = ahead.take() if ahead is not None else None
+        parsed = ahead.results() if ahead is not None else None
         return Loaded(settings, workspace, load_contracts(files, workspace, environ, parsed))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from clawspec.contracts import templates
 from clawspec.contracts.collector import collector_paused
 from clawspec.contracts.discovery import display_path
 from clawspec.contracts.models import Contract, Scenario
-from clawspec.contracts.parse_ahead import Parsed, read_contract
+from clawspec.contracts.parse_ahead import Parsed, parsed_here, read_contract
 from clawspec.contracts.paths import escapes_workspace
 from clawspec.contracts.source import Loc, Mark, SourceDoc, parse_yaml
 from clawspec.errors import ContractError, UsageError
@@ -49,20 +49,19 @@ def load_contracts(
     files: Sequence[Path],
     workspace: Path,
     environ: Mapping[str, str],
-    parsed: Mapping[Path, Parsed] | None = None,
+    parsed: Iterable[tuple[int, Parsed]] | None = None,
 ) -> list[LoadedContract]:
     """Load and validate every file; raise ContractError listing all problems found.
 
-    `parsed` holds files already read and parsed (`parse_ahead`); the others are read here.
+    `parsed` yields each file's index and result, in any order (`parse_ahead`); by default the
+    files are read and parsed here, one after another. Contracts and errors come in file order.
     """
-    loaded, errors = [], []
+    outcomes: list[LoadedContract | list[str]] = [[] for _ in files]
     with collector_paused():
-        for path in files:
-            result = load_contract(path, workspace, environ, (parsed or {}).get(path))
-            if isinstance(result, LoadedContract):
-                loaded.append(result)
-            else:
-                errors.extend(result)
+        for index, result in parsed_here(files) if parsed is None else parsed:
+            outcomes[index] = load_contract(files[index], workspace, environ, result)
+    loaded = [outcome for outcome in outcomes if isinstance(outcome, LoadedContract)]
+    errors = [error for outcome in outcomes if isinstance(outcome, list) for error in outcome]
     if errors:
         raise ContractError(errors)
     return loaded

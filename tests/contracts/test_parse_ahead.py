@@ -56,17 +56,28 @@ files = [Path(p) for p in sys.argv[1:]] if len(sys.argv) > 1 else sorted(Path(".
 {setup}
 with P.parsing_ahead(files) as ahead:
     forked = ahead is not None
-    taken = ahead.take() if ahead else None
-here = {{p: P.read_contract(p, display_path(p)) for p in files}}
+    {meanwhile}
+    taken = list(ahead.results()) if ahead else []
+indexes = [index for index, _ in taken]
+here = [P.read_contract(p, display_path(p)) for p in files]
 def plain(result):
     if isinstance(result, list):
         return result
     text, doc = result
     return [text, doc.data, sorted(map(list, doc.values.items())), sorted(doc.keys.items())]
-same = taken is not None and all(plain(taken[p]) == plain(here[p]) for p in files)
-print(json.dumps({{"forked": forked, "taken": taken is not None, "same": same,
-                   "errors": [r for r in here.values() if isinstance(r, list)]}}))
+same = all(plain(result) == plain(here[index]) for index, result in taken)
+print(json.dumps({{"forked": forked, "each_once": sorted(indexes) == list(range(len(files))),
+                   "same": same, "by_child": ahead.parsed_by_child if ahead else 0,
+                   "here": ahead.parsed_here if ahead else 0,
+                   "errors": [r for r in here if isinstance(r, list)]}}))
 """
+IN_THE_CHILD = (
+    "parent = os.getpid()\nreal = P.read_contract\n"
+    "def flaky(path, shown):\n"
+    "    if os.getpid() != parent:\n{child}\n"
+    "    return real(path, shown)\n"
+    "P.read_contract = flaky"
+)
 
 
 def test_the_child_parses_every_file_as_the_parent_would(tmp_path: Path) -> None:
@@ -74,8 +85,10 @@ def test_the_child_parses_every_file_as_the_parent_would(tmp_path: Path) -> None
     (tmp_path / "broken.yaml").write_text(HEAD + "  - name: [unclosed\n", encoding="utf-8")
     (tmp_path / "latin1.yaml").write_bytes(b"version: caf\xe9\n")
     (tmp_path / "empty.yaml").write_text("", encoding="utf-8")
-    seen = _python(COMPARE.format(setup=""), tmp_path)
-    assert seen["forked"] and seen["taken"]
+    # Taken only once the child is done: every result is the child's.
+    seen = _python(COMPARE.format(setup="import time", meanwhile="time.sleep(1.5)"), tmp_path)
+    assert seen["forked"] and seen["each_once"]
+    assert (seen["by_child"], seen["here"]) == (7, 0)
     assert seen["same"]  # texts, data, kept positions and errors, file by file
     errors = sorted(e for errs in seen["errors"] for e in errs)
     assert len(errors) == 2
@@ -83,19 +96,32 @@ def test_the_child_parses_every_file_as_the_parent_would(tmp_path: Path) -> None
     assert "cannot read contract" in errors[1]
 
 
+def test_a_slow_child_and_the_parent_meet_in_the_middle(tmp_path: Path) -> None:
+    _suite(tmp_path, files=12, scenarios=40)
+    setup = "import time\n" + IN_THE_CHILD.format(child="        time.sleep(0.2)")
+    # By the time the parent wants results the child has taken its first file at least.
+    seen = _python(COMPARE.format(setup=setup, meanwhile="time.sleep(0.3)"), tmp_path)
+    assert seen["forked"] and seen["each_once"] and seen["same"]
+    # The parent parses from the back while the child's next result is not ready.
+    assert seen["by_child"] >= 1 and seen["here"] >= 1
+    assert seen["by_child"] + seen["here"] == 12
+
+
+def test_without_memfd_the_results_go_through_an_unlinked_temporary_file(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    setup = "import time\ndel os.memfd_create  # as on a kernel or Python without it"
+    seen = _python(COMPARE.format(setup=setup, meanwhile="time.sleep(1.5)"), tmp_path)
+    assert seen["forked"] and seen["each_once"] and seen["same"]
+    assert (seen["by_child"], seen["here"]) == (4, 0)
+
+
 def test_a_child_that_fails_leaves_the_parsing_to_the_parent(tmp_path: Path) -> None:
     _suite(tmp_path)
-    # The child's parser fails (as a crash or a kill would): take() says so, nothing is lost.
-    setup = (
-        "parent = os.getpid()\nreal = P.read_contract\n"
-        "def flaky(path, shown):\n"
-        "    if os.getpid() != parent:\n        raise RuntimeError('child fails')\n"
-        "    return real(path, shown)\n"
-        "P.read_contract = flaky"
-    )
-    seen = _python(COMPARE.format(setup=setup), tmp_path)
-    assert seen["forked"]
-    assert not seen["taken"]
+    # The child's parser fails at once (as a crash or a kill would): nothing is lost.
+    setup = IN_THE_CHILD.format(child="        raise RuntimeError('child fails')")
+    seen = _python(COMPARE.format(setup=setup, meanwhile=""), tmp_path)
+    assert seen["forked"] and seen["each_once"] and seen["same"]
+    assert (seen["by_child"], seen["here"]) == (0, 4)
     code = (
         "import json, os\nfrom clawspec.contracts import parse_ahead as P\n"
         "import clawspec.api as A\n" + setup + "\nloaded = A.load(['.'], parse_ahead=True)\n"
@@ -104,6 +130,19 @@ def test_a_child_that_fails_leaves_the_parsing_to_the_parent(tmp_path: Path) -> 
     )
     loaded = _python(code, tmp_path)
     assert loaded == {"scenarios": 480, "lines": [22, 22, 22, 22]}
+
+
+def test_a_child_that_dies_midway_keeps_what_it_sent(tmp_path: Path) -> None:
+    _suite(tmp_path, files=6, scenarios=80)
+    # The child dies at its third file, after the parent has waited for it: the first two are
+    # its results, the parent parses the other four.
+    setup = "import time\n" + IN_THE_CHILD.format(
+        child="        flaky.calls = getattr(flaky, 'calls', 0) + 1\n"
+        "        if flaky.calls == 3:\n            os._exit(3)"
+    )
+    seen = _python(COMPARE.format(setup=setup, meanwhile="time.sleep(1.5)"), tmp_path)
+    assert seen["forked"] and seen["each_once"] and seen["same"]
+    assert (seen["by_child"], seen["here"]) == (2, 4)
 
 
 def test_an_abandoned_child_is_stopped_and_reaped(tmp_path: Path) -> None:
