@@ -27,8 +27,12 @@ FROM ${PYTHON_IMAGE}
 LABEL org.opencontainers.image.title="ClawSpec" \
       org.opencontainers.image.description="Scenario contracts for OpenClaw agents and skills" \
       org.opencontainers.image.licenses="MIT"
+# MALLOC_ARENA_MAX: glibc gives each thread that allocates at once an arena of its own (up to
+# 8 per core), and a run's checking threads all do: at 10,000 scenarios peak RSS 138 MB with the
+# default, 124 MB with 2 arenas, and no slower (README "Performance").
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    MALLOC_ARENA_MAX=2 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PATH="/opt/openclaw/bin:${PATH}"
