@@ -25,21 +25,25 @@ results never depend on the child.
 from __future__ import annotations
 
 import logging
-import mmap
 import os
 import pickle
-import select
 import signal
 import struct
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawspec.contracts.discovery import display_path
 from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
+
+if TYPE_CHECKING:
+    import mmap
+
+# `mmap`, `select` and `tempfile` are imported only when a child is forked: most suites are too
+# small for it, and `validate` should not pay for them.
 
 # Below this many bytes of contracts (a few hundred scenarios) parsing takes a few ms: less than
 # a fork and the round trip cost.
@@ -87,6 +91,8 @@ class ParseAhead:
         self._data = data  # the shared file holding the child's pickled results
         self._claims = claims
         self._files = list(files)
+        import select
+
         self._pending = bytearray()  # notes read but not used yet
         self._poll = select.poll()
         self._poll.register(notes, select.POLLIN)
@@ -201,11 +207,15 @@ def _shared_file() -> int:
     try:
         return os.memfd_create("clawspec-parse-ahead", os.MFD_CLOEXEC)
     except (AttributeError, OSError):
+        import tempfile
+
         with tempfile.TemporaryFile() as handle:  # already unlinked: nothing is left behind
             return os.dup(handle.fileno())
 
 
 def _fork(files: Sequence[Path]) -> ParseAhead | None:
+    import mmap
+
     opened: list[int] = []
     try:
         claims = mmap.mmap(-1, max(1, len(files)))  # anonymous, so shared with the child
