@@ -74,10 +74,14 @@ def read_contract(path: Path, shown: str) -> Parsed:
         return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
 
 
+def _read(path: Path) -> Parsed:
+    return read_contract(path, display_path(path))
+
+
 def parsed_here(files: Sequence[Path]) -> Iterator[tuple[int, Parsed]]:
     """Each file's index and result, parsed by this process, in file order."""
     for index, path in enumerate(files):
-        yield index, read_contract(path, display_path(path))
+        yield index, _read(path)
 
 
 class ParseAhead:
@@ -86,13 +90,13 @@ class ParseAhead:
     def __init__(
         self, pid: int, notes: int, data: int, claims: mmap.mmap, files: Sequence[Path]
     ) -> None:
+        import select
+
         self._pid = pid
         self._notes = notes  # read end of the pipe the child writes its notes to
         self._data = data  # the shared file holding the child's pickled results
         self._claims = claims
         self._files = list(files)
-        import select
-
         self._pending = bytearray()  # notes read but not used yet
         self._poll = select.poll()
         self._poll.register(notes, select.POLLIN)
@@ -132,8 +136,7 @@ class ParseAhead:
 
     def _parse(self, index: int) -> Parsed:
         self.parsed_here += 1
-        path = self._files[index]
-        return read_contract(path, display_path(path))
+        return _read(self._files[index])
 
     def _child_result(self, index: int, wait: bool) -> Parsed | None:
         """The child's result for file `index` (its next one), None when not (yet) there."""
@@ -253,7 +256,7 @@ def _parse_from_the_front(files: Sequence[Path], claims: mmap.mmap, data: int, s
         claims[index] = CHILD
         if claims[index] != CHILD:
             return
-        blob = pickle.dumps(read_contract(path, display_path(path)), pickle.HIGHEST_PROTOCOL)
+        blob = pickle.dumps(_read(path), pickle.HIGHEST_PROTOCOL)
         _write_all(data, blob)
         _write_all(sink, NOTE.pack(index, written, written + len(blob)))
         written += len(blob)

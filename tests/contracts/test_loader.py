@@ -352,6 +352,32 @@ def test_env_template_with_unset_variable_names_it(
     )
 
 
+def test_results_taken_in_any_order_load_in_file_order(tmp_path: Path) -> None:
+    # Parsing ahead hands files over as they are ready (the child's from the front, the
+    # parent's own from the back): contracts and errors still come in file order.
+    from clawspec.contracts.loader import load_contracts
+    from clawspec.contracts.parse_ahead import parsed_here
+    from clawspec.errors import ContractError
+
+    head = 'version: "1.0"\ntarget: {type: skill, path: skills/s}\nscenarios:\n'
+    scenario = "  - {{name: s{i}, when: {{invoke: go}}, then: [{{type: tool_was_called{extra}}}]}}"
+    scenario += "\n"
+    files = []
+    for i in range(4):
+        extra = ", x: 1" if i in (1, 3) else ", tool: write"
+        files.append(tmp_path / f"c{i}.clawspec.yaml")
+        files[-1].write_text(head + scenario.format(i=i, extra=extra), encoding="utf-8")
+    backwards = list(reversed(list(parsed_here(files))))
+    with pytest.raises(ContractError) as caught:
+        load_contracts(files, tmp_path, {}, backwards)
+    where = [m.split(": scenario")[0] for m in caught.value.messages]
+    assert where == [f"{files[n]}:4:{column}" for n in (1, 3) for column in (43, 67)]
+    for broken in (1, 3):
+        files[broken].write_text(head + scenario.format(i=broken, extra=", tool: w"), "utf-8")
+    loaded = load_contracts(files, tmp_path, {}, reversed(list(parsed_here(files))))
+    assert [c.contract.scenarios[0].name for c in loaded] == ["s0", "s1", "s2", "s3"]
+
+
 def _regen() -> None:
     """Rewrite every invalid/<case>.expected from the current CLI output."""
     import os
@@ -384,29 +410,3 @@ def _regen() -> None:
 
 if __name__ == "__main__" and "--regen" in sys.argv:
     _regen()
-
-
-def test_results_taken_in_any_order_load_in_file_order(tmp_path: Path) -> None:
-    # Parsing ahead hands files over as they are ready (the child's from the front, the
-    # parent's own from the back): contracts and errors still come in file order.
-    from clawspec.contracts.loader import load_contracts
-    from clawspec.contracts.parse_ahead import parsed_here
-    from clawspec.errors import ContractError
-
-    head = 'version: "1.0"\ntarget: {type: skill, path: skills/s}\nscenarios:\n'
-    scenario = "  - {{name: s{i}, when: {{invoke: go}}, then: [{{type: tool_was_called{extra}}}]}}"
-    scenario += "\n"
-    files = []
-    for i in range(4):
-        extra = ", x: 1" if i in (1, 3) else ", tool: write"
-        files.append(tmp_path / f"c{i}.clawspec.yaml")
-        files[-1].write_text(head + scenario.format(i=i, extra=extra), encoding="utf-8")
-    backwards = list(reversed(list(parsed_here(files))))
-    with pytest.raises(ContractError) as caught:
-        load_contracts(files, tmp_path, {}, backwards)
-    where = [m.split(": scenario")[0] for m in caught.value.messages]
-    assert where == [f"{files[n]}:4:{column}" for n in (1, 3) for column in (43, 67)]
-    for broken in (1, 3):
-        files[broken].write_text(head + scenario.format(i=broken, extra=", tool: w"), "utf-8")
-    loaded = load_contracts(files, tmp_path, {}, reversed(list(parsed_here(files))))
-    assert [c.contract.scenarios[0].name for c in loaded] == ["s0", "s1", "s2", "s3"]
