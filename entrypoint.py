@@ -45,6 +45,30 @@ def _boolean(name: str, value: str) -> bool:
     raise InputError(f"input '{name}': expected true or false, found '{value}'")
 
 
+def _comment_mode(name: str, value: str) -> str:
+    """A PR comment mode: always, changes, failures or off (true/false and yes/no alias them)."""
+    lowered = value.strip().lower()
+    if lowered in ("always", "changes", "failures", "off"):
+        return lowered
+    try:
+        return "always" if _boolean(name, value) else "off"
+    except InputError:
+        raise InputError(
+            f"input '{name}': expected always, changes, failures or off, found '{value}'"
+        ) from None
+
+
+def _auto_switch(name: str, value: str, flag: str) -> list[str]:
+    """`auto` leaves the choice to ClawSpec; true/false give `--flag` / `--no-flag`."""
+    if value.strip().lower() == "auto":
+        return []
+    try:
+        on = _boolean(name, value)
+    except InputError:
+        raise InputError(f"input '{name}': expected auto, true or false, found '{value}'") from None
+    return [flag] if on else [flag.replace("--", "--no-", 1)]
+
+
 RUN, MERGE = "run", "merge"
 BOTH = frozenset({RUN, MERGE})
 
@@ -89,8 +113,15 @@ INPUTS: tuple[Input, ...] = (
     Input("junit_path", _flag("--junit"), commands=BOTH),
     Input("report_path", _flag("--report-json"), commands=BOTH),
     Input("html_report", _flag("--report-html"), commands=BOTH),
-    Input("pr_comment", _switch("--pr-comment"), commands=BOTH),
+    Input("codequality", _flag("--codequality"), commands=BOTH),
+    Input(
+        "pr_comment",
+        lambda name, value: [f"--pr-comment={_comment_mode(name, value)}"],
+        commands=BOTH,
+    ),
     Input("github_token", env="GITHUB_TOKEN", commands=BOTH),
+    Input("check_run", lambda name, value: _auto_switch(name, value, "--check-run"), commands=BOTH),
+    Input("check_name", _flag("--check-name"), commands=BOTH),
     Input("max_skipped", _flag("--max-skipped"), commands=BOTH),
     Input("observability_backend", _flag("--observability-backend")),
     Input("fail_on", _flag("--fail-on"), commands=BOTH),

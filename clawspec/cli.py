@@ -36,6 +36,18 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _comment_mode(value: str) -> str:
+    """Check a `--pr-comment` MODE (true/false are aliases of always/off)."""
+    mode = {"true": "always", "false": "off"}.get(value.strip().lower(), value.strip().lower())
+    if mode not in ("always", "changes", "failures", "off"):
+        # nargs="?" takes the next word: a path written after the flag lands here.
+        raise argparse.ArgumentTypeError(
+            f"expected always, changes, failures or off, found '{value}' (put paths before "
+            "--pr-comment, or write --pr-comment=MODE)"
+        )
+    return mode
+
+
 def _outputs(parser: argparse.ArgumentParser) -> None:
     """The report and exit-policy options `run` and `merge` share."""
     parser.add_argument(
@@ -65,10 +77,28 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
         "--report-html", metavar="FILE", help="write the self-contained HTML report here"
     )
     parser.add_argument(
+        "--codequality",
+        metavar="FILE",
+        help="write a GitLab Code Quality report here (findings in merge requests)",
+    )
+    parser.add_argument(
         "--pr-comment",
-        action="store_true",
+        nargs="?",
+        const="always",
+        type=_comment_mode,
+        metavar="MODE",
+        help="pull-request comment (GitHub): always (the default MODE), changes (a new comment "
+        "only when the verdicts changed), failures (only when something failed) or off",
+    )
+    parser.add_argument(
+        "--check-run",
+        action=argparse.BooleanOptionalAction,
         default=None,
-        help="create/update a pull-request comment (GitHub)",
+        help="write a GitHub check run with an annotation for every non-passing assertion "
+        "(default: when the token may write checks)",
+    )
+    parser.add_argument(
+        "--check-name", metavar="NAME", help="name of the check run (default: 'ClawSpec: <job>')"
     )
     parser.add_argument(
         "--fail-on",
@@ -230,7 +260,10 @@ OUTPUT_FLAGS = (
     "max_skipped",
     "junit",
     "report_html",
+    "codequality",
     "pr_comment",
+    "check_run",
+    "check_name",
     "fail_on",
     "baseline",
     "save_baseline",

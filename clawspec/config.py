@@ -85,6 +85,9 @@ class ObservabilitySettings(_Section):
     workspace: str | None = None
     trace_poll_delay_ms: int = Field(1000, ge=0)
     trace_timeout_ms: int = Field(30000, ge=0)
+    # Local backend: a trace counts as complete once no span came for this long (the plugin
+    # flushes every 200 ms; raise it if a busy gateway pauses longer between batches).
+    trace_settle_ms: int = Field(1500, ge=0)
 
 
 class ModelPrice(_Section):
@@ -133,6 +136,23 @@ Tolerance = Annotated[
         }
     ),
 ]
+
+# When the PR comment is written (`true`/`false` stay as aliases of always/off); the JSON Schema
+# for editors accepts both spellings.
+PrCommentMode = Annotated[
+    Literal["always", "changes", "failures", "off"],
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"enum": ["always", "changes", "failures", "off"]},
+                {"type": "boolean"},
+            ],
+            "default": "off",
+        }
+    ),
+]
+_COMMENT_ALIASES = {"true": "always", "yes": "always", "on": "always", "1": "always"}
+_COMMENT_ALIASES |= {"false": "off", "no": "off", "0": "off"}
 
 
 class RegressionSettings(_Section):
@@ -186,12 +206,25 @@ class Settings(BaseModel):
     report_json: str | None = None
     junit: str | None = None
     report_html: str | None = None  # the self-contained HTML report (issue 11)
+    codequality: str | None = Field(
+        None, description="GitLab Code Quality report to write (merge request findings)."
+    )
     gateway_base_url: str = "http://127.0.0.1:18789"
     hooks_path: str = "/hooks"
     gateway_health_path: str = "/health"
     gateway_webhook_endpoint: str = "/webhook/mcp-skill-invoke"
     trigger_mode: Literal["hooks", "webhook"] = "hooks"
-    gateway_log_pattern: str = "/tmp/openclaw/openclaw-{date}.log"
+    gateway_log_pattern: str | None = Field(
+        None,
+        description="The log of a gateway you run yourself ({date} / {{today}}: the date in the "
+        "gateway's zone). Unset: OpenClaw's default, /tmp/openclaw/openclaw[-PROFILE]-{date}.log "
+        "or /tmp/openclaw-UID/...; set it when your openclaw.json sets logging.file.",
+    )
+    gateway_profile: str | None = Field(
+        None,
+        description="The OpenClaw profile of a gateway you run yourself (openclaw --profile NAME; "
+        "default: OPENCLAW_PROFILE): it names the default log.",
+    )
     # JSONL written by ClawSpec's OpenClaw plugin on a gateway you run yourself (token usage,
     # tool executions); set automatically in bring-up mode.
     plugin_output: str | None = None
@@ -211,7 +244,19 @@ class Settings(BaseModel):
         1.0, ge=0, le=1, description="Share of a scenario's attempts that must pass."
     )
     regression: RegressionSettings = Field(default_factory=RegressionSettings)
-    pr_comment: bool = False
+    pr_comment: PrCommentMode = Field(
+        "off",
+        description="When to write the PR comment: always, changes (new comment only when the "
+        "verdicts changed), failures (new comment only when something failed), off.",
+    )
+    check_run: Literal["auto"] | bool = Field(
+        "auto",
+        description="GitHub check run with every annotation; auto: when the token may write "
+        "checks.",
+    )
+    check_name: str | None = Field(
+        None, description="Name of the check run (default: 'ClawSpec: <job>')."
+    )
     shard: str | None = Field(
         None, description="Run one part of the selection: 'i/n' (1-based) or 'auto' (GitLab)."
     )
@@ -248,6 +293,28 @@ class Settings(BaseModel):
     gateway_auth_token: SecretStr | None = None
     github_token: SecretStr | None = None
     masked: list[SecretStr] = Field(default_factory=list, exclude=True, repr=False)
+
+    @field_validator("pr_comment", mode="before")
+    @classmethod
+    def _comment_mode(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            return "always" if value else "off"
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            return _COMMENT_ALIASES.get(lowered, lowered)
+        return value
+
+    @field_validator("check_run", mode="before")
+    @classmethod
+    def _check_run(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in _COMMENT_ALIASES or lowered == "off":
+                return _COMMENT_ALIASES.get(lowered, "off") == "always"
+            if lowered != "auto":
+                raise ValueError(f"expected auto, true or false, found '{value}'")
+            return lowered
+        return value
 
     @field_validator("max_skipped")
     @classmethod

@@ -2,6 +2,9 @@
 # The main job on the bundled examples: bring up a real OpenClaw gateway (driven by a scripted
 # model provider on loopback) and run every example contract through the `clawspec` CLI.
 # Installs what it needs on first use; runs the gateway in a loopback-only network namespace.
+# The scenarios tagged demo-failure are meant to fail or error, every other one to pass.
+# Exit 0: every scenario ended as designed; 1: one did not (named on stderr), or no report;
+# any other code: clawspec's own (2 bad contract or config, 3 gateway not up, 130 interrupted).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -44,10 +47,50 @@ sys.exit(\"the scripted model provider did not start; see provider.log\")" || ex
 code=$?
 set -e
 
+# The scenarios tagged demo-failure are meant to fail (or error): they show what a failure looks
+# like. Every other scenario is meant to pass. Tell the two apart from the JSON report.
+report="$work/clawspec-reports/clawspec-report.json"
 case "$code" in
-  0|1) echo "demo finished (clawspec exit $code): the scenarios tagged demo-failure fail on purpose"
-       echo "open $work/clawspec-reports/clawspec-report.html in a browser to see why"
-       exit 0 ;;
+  0|1) ;;
   *)   echo "demo failed: clawspec exited $code" >&2
        exit "$code" ;;
 esac
+if [ ! -f "$report" ]; then
+  echo "demo failed: clawspec wrote no JSON report ($report)" >&2
+  exit 1
+fi
+set +e
+.venv/bin/python - "$report" <<'PY'
+import json
+import sys
+
+EXPECTED_TAG = "demo-failure"
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+print("\ndemo verdicts (scenarios tagged demo-failure are meant to fail or error):")
+wrong = []
+for s in report["scenarios"]:
+    status = s["status"]
+    meant_to_fail = EXPECTED_TAG in (s.get("tags") or [])
+    if meant_to_fail and status in ("fail", "error"):
+        verdict = f"{status.upper()} (expected: {EXPECTED_TAG})"
+    elif not meant_to_fail and status == "pass":
+        verdict = "PASS"
+    else:
+        meant = "meant to fail" if meant_to_fail else "meant to pass"
+        verdict = f"{status.upper()} (UNEXPECTED: {meant})"
+        wrong.append((s["id"], status, meant, s.get("message") or ""))
+    print(f"  {verdict:<34} {s['id']}")
+if wrong:
+    print(f"\n{len(wrong)} scenario(s) did not end as designed:", file=sys.stderr)
+    for sid, status, meant, message in wrong:
+        print(f"  {sid}: {status}, {meant}" + (f": {message}" if message else ""), file=sys.stderr)
+    sys.exit(1)
+PY
+verdict=$?
+set -e
+echo "open $work/clawspec-reports/clawspec-report.html in a browser to see why a scenario failed"
+if [ "$verdict" -ne 0 ]; then
+  echo "demo failed: not every scenario ended as designed (see above)" >&2
+  exit 1
+fi
+echo "demo finished: every scenario ended as designed (clawspec exit $code)"

@@ -35,6 +35,7 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 DOCS = (ROOT / "README.md").read_text(encoding="utf-8")
 HOOKS_TOKEN = "hooks-secret-7f3a9c1e"
 GITHUB_TOKEN = "ghs_secretGitHubToken42"
+HEAD_SHA = "5e1f" * 10
 VENV_BIN = "Scripts" if os.name == "nt" else "bin"
 
 
@@ -76,7 +77,8 @@ def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
     args = build_parser().parse_args(invocation.argv)  # SystemExit on an unknown flag
     assert args.command == "run"
     assert args.junit == "j.xml"
-    assert args.pr_comment is True
+    assert args.pr_comment == "always"
+    assert (args.check_run, args.check_name) == (False, "value-of-check_name")
     assert args.bring_up is True
     assert args.fail_on == "error"
     assert args.repeat == 3
@@ -95,6 +97,7 @@ def _sample(name: str) -> str:
         "working_directory": "sub",
         "bring_up": "true",
         "pr_comment": "yes",
+        "check_run": "false",
         "save_baseline": "true",
         "baseline": "github",
         "tags": "smoke, fast",
@@ -124,7 +127,7 @@ def test_command_merge_maps_its_inputs_and_ignores_the_run_only_ones() -> None:
     assert args.reports == ["shards/", "more reports/*.json"]
     assert (args.junit, args.pr_comment, args.fail_on, args.max_skipped) == (
         "j.xml",
-        True,
+        "always",
         "error",
         "20%",
     )
@@ -148,6 +151,41 @@ def test_empty_inputs_are_unset_and_secrets_travel_in_the_environment() -> None:
     assert invocation.argv == ["run", "--fail-on", "fail"]
     assert invocation.env == {"CLAWSPEC_HOOKS_TOKEN": "h-secret", "GITHUB_TOKEN": "g-secret"}
     assert invocation.cwd == ROOT
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "argv"),
+    [
+        ("pr_comment", "true", ["--pr-comment=always"]),
+        ("pr_comment", "false", ["--pr-comment=off"]),
+        ("pr_comment", "Changes", ["--pr-comment=changes"]),
+        ("pr_comment", "failures", ["--pr-comment=failures"]),
+        ("pr_comment", "off", ["--pr-comment=off"]),
+        ("pr_comment", "", []),  # the default: the configuration decides (default off)
+        ("check_run", "auto", []),  # the default: when the token may write checks
+        ("check_run", "true", ["--check-run"]),
+        ("check_run", "false", ["--no-check-run"]),
+        ("check_name", "Agents", ["--check-name", "Agents"]),
+    ],
+)
+def test_comment_mode_and_check_run_inputs(name: str, value: str, argv: list[str]) -> None:
+    invocation = entrypoint.from_inputs({entrypoint.env_name(name): value}, ROOT)
+    assert invocation.argv == ["run", *argv]
+    build_parser().parse_args(invocation.argv)
+    default = str(ACTION["inputs"][name]["default"])
+    assert entrypoint.from_inputs({entrypoint.env_name(name): default}, ROOT).argv == ["run"]
+
+
+def test_bad_comment_mode_and_check_run_inputs_are_usage_errors() -> None:
+    with pytest.raises(
+        entrypoint.InputError,
+        match="input 'pr_comment': expected always, changes, failures or off, found 'daily'",
+    ):
+        entrypoint.from_inputs({"INPUT_PR_COMMENT": "daily"}, ROOT)
+    with pytest.raises(
+        entrypoint.InputError, match="input 'check_run': expected auto, true or false"
+    ):
+        entrypoint.from_inputs({"INPUT_CHECK_RUN": "sometimes"}, ROOT)
 
 
 def test_a_bad_boolean_input_is_a_usage_error() -> None:
@@ -292,7 +330,8 @@ def _runner_env(
 ) -> dict[str, str]:
     """The environment the runner gives a container action step."""
     event = tmp / "event.json"
-    event.write_text(json.dumps({"action": "opened", "pull_request": {"number": 5}}))
+    pull = {"number": 5, "head": {"sha": HEAD_SHA}}
+    event.write_text(json.dumps({"action": "opened", "pull_request": pull}))
     env = _base_env(tmp / "home")
     env |= {
         "CI": "true",
@@ -388,6 +427,19 @@ def test_container_runs_as_the_github_action(
     # the HTML report is on by default in the action, next to the JSON report (and secret-scanned)
     html = (project / outputs["report_path"]).with_name("clawspec-report.html").read_text()
     assert '<script type="application/json" id="report-data">' in html
+    # One check run on the PR's head, with every failing assertion on its contract line.
+    (check,) = github_api.check_runs()
+    assert (check["name"], check["head_sha"], check["conclusion"]) == (
+        "ClawSpec: clawspec",
+        HEAD_SHA,
+        "failure",
+    )
+    assert [(a["path"], a["start_line"]) for a in check["output"]["annotations"]] == [
+        ("project/demo.clawspec.yaml", 13),
+        ("project/demo.clawspec.yaml", 15),
+        ("project/demo.clawspec.yaml", 17),
+    ]
+    assert "check run failure: " in done.stderr
     # The PR comment was created; a second run updates it in place.
     assert len(github_api.comments(5)) == 1
     again = _run(image_venv, [], env, project)
@@ -399,7 +451,8 @@ def test_container_runs_as_the_github_action(
         [project, tmp_path / "home"],
         [tmp_path / "step_summary", tmp_path / "output"],
         [done.stdout, done.stderr, again.stdout, again.stderr],
-        [c["body"] for c in github_api.comments()],
+        [c["body"] for c in github_api.comments()]
+        + [json.dumps(r.body) for r in github_api.requests if r.body],
     )
 
 
@@ -418,6 +471,9 @@ def test_container_fork_pr_403_is_a_warning_and_keeps_the_exit_code(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "warning: PR comment not written: POST" in done.stderr
     assert "Resource not accessible by integration" in done.stderr
+    assert "warning: check run not written: POST" in done.stderr
+    assert "permissions: checks: write" in done.stderr
+    assert github_api.check_runs() == []
     assert (tmp_path / "step_summary").read_text().startswith("## ClawSpec results")
     assert github_api.comments() == []
     _assert_no_secret_anywhere([project], [], [done.stdout, done.stderr], [])

@@ -166,3 +166,67 @@ def test_skip_budget_parsing(text: str, parsed: tuple[str, float]) -> None:
 def test_bad_skip_budgets_are_rejected(text: str) -> None:
     with pytest.raises(ValueError):
         parse_skip_budget(text)
+
+
+@pytest.mark.parametrize(
+    ("file_text", "expected"),
+    [
+        ("{}\n", "off"),
+        ("pr_comment: true\n", "always"),
+        ("pr_comment: false\n", "off"),
+        ("pr_comment: always\n", "always"),
+        ("pr_comment: changes\n", "changes"),
+        ("pr_comment: failures\n", "failures"),
+        ("pr_comment: 'off'\n", "off"),
+        ("pr_comment: off\n", "off"),  # YAML 1.1 reads a bare off as false: the same mode
+    ],
+)
+def test_pr_comment_modes_keep_true_and_false_as_aliases(
+    tmp_path: Path, file_text: str, expected: str
+) -> None:
+    assert load_settings(_file(tmp_path, file_text), {}).pr_comment == expected
+
+
+def test_pr_comment_and_check_run_have_one_name_everywhere(tmp_path: Path) -> None:
+    """Config `pr_comment`/`check_run`/`check_name`, CLAWSPEC_* and the flags."""
+    path = _file(tmp_path, "pr_comment: always\ncheck_run: false\ncheck_name: Agents\n")
+    settings = load_settings(path, {})
+    assert (settings.pr_comment, settings.check_run, settings.check_name) == (
+        "always",
+        False,
+        "Agents",
+    )
+    environ = {"CLAWSPEC_PR_COMMENT": "failures", "CLAWSPEC_CHECK_RUN": "true"}
+    environ["CLAWSPEC_CHECK_NAME"] = "From env"
+    settings = load_settings(path, environ)
+    assert (settings.pr_comment, settings.check_run, settings.check_name) == (
+        "failures",
+        True,
+        "From env",
+    )
+    args = build_parser().parse_args(
+        ["run", "x", "--pr-comment", "changes", "--no-check-run", "--check-name", "Flag"]
+    )
+    settings = load_settings(path, environ, run_flags(args))
+    assert (settings.pr_comment, settings.check_run, settings.check_name) == (
+        "changes",
+        False,
+        "Flag",
+    )
+    bare = build_parser().parse_args(["run", "--pr-comment", "--check-run"])
+    assert run_flags(bare)["pr_comment"] == "always"
+    assert run_flags(bare)["check_run"] is True
+    assert load_settings(None, {}).check_run == "auto"
+
+
+def test_bad_comment_mode_and_check_run_values_say_what_is_expected(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"clawspec.yaml:1:1: pr_comment: Input should be"):
+        load_settings(_file(tmp_path, "pr_comment: sometimes\n"), {})
+    with pytest.raises(
+        ConfigError,
+        match=r"environment CLAWSPEC_CHECK_RUN: check_run: expected auto, true or false, "
+        r"found 'maybe'",
+    ):
+        load_settings(None, {"CLAWSPEC_CHECK_RUN": "maybe"})
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "--pr-comment", "examples"])

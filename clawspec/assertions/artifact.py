@@ -278,14 +278,28 @@ def golden_diff(reference: str, candidate: str, golden: str, path: str) -> tuple
 class StateFile(Assertion):
     """A YAML/JSON state file holds an expected status and/or set of fields."""
 
+    # The JSON Schema states `_not_both_paths` too (clawspec/authoring/schema.py).
+    model_config = ConfigDict(
+        json_schema_extra={"x-rules": [{"not": {"required": ["path", "state_path"]}}]}
+    )
+
     one_of = (("path", "state_path"),)
     type: Literal["state_file"]
     path: WorkspacePath | None = Field(None, description="State file (or use `state_path`).")
-    state_path: WorkspacePath | None = Field(None, description="Alias of `path`.")
+    state_path: WorkspacePath | None = Field(
+        None, description="Alias of `path`. Give either `path` or `state_path`, not both."
+    )
     expected_status: Any = Field(None, description="Value the `status` key must equal.")
     expected_fields: dict[str, Any] | None = Field(
         None, description="Subset the file must contain; dotted keys reach nested values."
     )
+
+    @model_validator(mode="after")
+    def _not_both_paths(self) -> StateFile:
+        # Both given, `path` would win and `state_path` be ignored without a word.
+        if self.path is not None and self.state_path is not None:
+            raise ValueError("give either 'path' or 'state_path', not both")
+        return self
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
         shown = self.path or self.state_path or ""

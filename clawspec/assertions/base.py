@@ -69,6 +69,12 @@ class Verdict:
         return cls(Status.ERROR, message)
 
 
+# Late evidence is waited for at least this share of the scenario's timeout after the answer,
+# and never less than MIN_EVIDENCE_WAIT_S (EvalContext.evidence_wait_s).
+EVIDENCE_FLOOR = 0.25
+MIN_EVIDENCE_WAIT_S = 5.0
+
+
 class PathField:
     """Marks a field as a contract path: resolved against the workspace, escape = load error."""
 
@@ -100,6 +106,20 @@ class EvalContext:
     poll_interval_s: float = 1.0
     stop: threading.Event = field(default_factory=threading.Event)
     clock: Callable[[], float] = time.monotonic
+    timeout_s: float = 60.0  # the scenario's timeout: what evidence waits are derived from
+    started_clock: float | None = None  # `clock()` when the run started (None: not started)
+
+    def evidence_wait_s(self) -> float:
+        """How much longer a run's late evidence (log lines, sub-agents, spans) is waited for.
+
+        Until the scenario's timeout runs out, counted from the run's start, and at least a
+        quarter of the timeout from now (never under MIN_EVIDENCE_WAIT_S): a run that used its
+        whole timeout still gives the sub-agents it spawned time to show up. A busy machine
+        slows the gateway, its sub-agents and its log alike, so the scenario's timeout, which
+        the user raises for a slow agent, is the one scale every wait follows.
+        """
+        elapsed = 0.0 if self.started_clock is None else self.clock() - self.started_clock
+        return max(self.timeout_s - elapsed, EVIDENCE_FLOOR * self.timeout_s, MIN_EVIDENCE_WAIT_S)
 
     def path(self, value: str) -> Path:
         """Resolve a contract path against the workspace (raises PathEscapeError on escape)."""

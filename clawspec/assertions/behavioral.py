@@ -101,10 +101,11 @@ class LogEntry(Assertion):
                     f"in run {scoped.label}",
                     number,
                 )
-        return Verdict.failed(
+        text = (
             f"no line of run {scoped.label} in '{self.path}' matches '{self.pattern}' "
             f"({pluralize(len(lines), 'line')} of the run)"
         )
+        return scoped.undecided(text) or Verdict.failed(text)
 
 
 def line_matcher(pattern: str) -> Callable[[str], bool]:
@@ -198,14 +199,15 @@ class ToolWasCalled(Assertion):
         if scoped.problem:
             return scoped.problem
         counts = scoped.index.tool_counts()
-        count = counts.get(self.tool, 0)
+        count = _calls_named(scoped.index, self.tool)
         if count:
             return Verdict.passed(
                 f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
                 count,
             )
         seen = f"tools called: {_counted(counts)}" if counts else "no tools called"
-        return Verdict.failed(f"tool '{self.tool}' not called in run {scoped.label}; {seen}", 0)
+        text = f"tool '{self.tool}' not called in run {scoped.label}; {seen}"
+        return scoped.undecided(text) or Verdict.failed(text, 0)
 
 
 @register(
@@ -226,19 +228,18 @@ class ToolNotCalled(Assertion):
         if scoped.problem:
             return scoped.problem
         calls = scoped.index.tool_calls
-        count = sum(1 for call in calls if call.name == self.tool)
+        count = _calls_named(scoped.index, self.tool)
         if count:
             return Verdict.failed(
                 f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
                 count,
                 0,
             )
-        return Verdict.passed(
+        text = (
             f"tool '{self.tool}' not called in run {scoped.label} "
-            f"({pluralize(len(calls), 'tool call')} seen)",
-            0,
-            0,
+            f"({pluralize(len(calls), 'tool call')} seen)"
         )
+        return scoped.undecided(text) or Verdict.passed(text, 0, 0)
 
 
 @register(
@@ -264,17 +265,13 @@ class DelegationOccurred(Assertion):
                 f"run {scoped.label} delegated to '{self.to_agent}'", self.to_agent, self.to_agent
             )
         if agents:
-            return Verdict.failed(
+            text = (
                 f"no delegation to '{self.to_agent}' in run {scoped.label}; "
-                f"delegated to: {quote_list(agents)}",
-                agents,
-                self.to_agent,
+                f"delegated to: {quote_list(agents)}"
             )
-        return Verdict.failed(
-            f"no delegation in run {scoped.label} (expected '{self.to_agent}')",
-            [],
-            self.to_agent,
-        )
+        else:
+            text = f"no delegation in run {scoped.label} (expected '{self.to_agent}')"
+        return scoped.undecided(text) or Verdict.failed(text, agents, self.to_agent)
 
 
 @register(
@@ -304,11 +301,8 @@ class ToolNotPermitted(Assertion):
                 self.allowed_tools,
             )
         calls = sum(counts.values())
-        return Verdict.passed(
-            f"{pluralize(calls, 'tool call')} in run {scoped.label}, all allowed",
-            sorted(counts),
-            self.allowed_tools,
-        )
+        text = f"{pluralize(calls, 'tool call')} in run {scoped.label}, all allowed"
+        return scoped.undecided(text) or Verdict.passed(text, sorted(counts), self.allowed_tools)
 
 
 @register(
@@ -358,23 +352,40 @@ class TokenBudget(Assertion):
             f"{name} tokens {fmt_number(measured[name])} ≤ {fmt_number(limit)}"
             for name, limit in limits.items()
         )
-        return Verdict.passed(f"{within} ({pluralize(usage.calls, source)})", measured, limits)
-
-
-# How long the log may lag behind the hook answer (the gateway flushes its last lines late).
-LOG_SETTLE_S = 2.0
-# A spawned sub-agent may start seconds after the parent's hook answer (queued behind the
-# gateway's session store); a found run with pending children waits up to this long.
-SUBAGENT_SETTLE_S = 30.0
+        text = f"{within} ({pluralize(usage.calls, source)})"
+        return scoped.undecided(text) or Verdict.passed(text, measured, limits)
 
 
 class RunLog:
-    """The run's log index (shared by the scenario's assertions) or why it is unusable."""
+    """The run's log index (shared by the scenario's assertions) or why it is unusable.
 
-    def __init__(self, index: LogIndex, label: str, problem: Verdict | None) -> None:
+    The log may lag behind the hook's answer, and a spawned sub-agent may start many seconds
+    after its parent ended: the index waits for both up to `ctx.evidence_wait_s()` (derived
+    from the scenario's timeout). Evidence still missing then makes `undecided` turn a verdict
+    that the missing lines could change into `error`.
+    """
+
+    def __init__(
+        self, index: LogIndex, label: str, problem: Verdict | None, timeout_s: float = 0.0
+    ) -> None:
         self.index = index
         self.label = label
         self.problem = problem
+        self.timeout_s = timeout_s
+
+    def undecided(self, verdict_text: str) -> Verdict | None:
+        """`error` when the run's evidence is incomplete (a pass of a negative assertion or a
+        fail of a positive one could still flip), else None: the verdict stands."""
+        if not self.index.pending:
+            return None
+        shown = "; ".join(self.index.pending[:3])
+        more = len(self.index.pending) - 3
+        shown += f"; and {more} more" if more > 0 else ""
+        return Verdict.errored(
+            f"{verdict_text}, but the run's log is incomplete after waiting "
+            f"{self.index.waited_s:.1f} s: {shown} (the wait follows the scenario's timeout of "
+            f"{self.timeout_s:g} s; raise `timeout` if the gateway is slow)"
+        )
 
     @classmethod
     def load(
@@ -404,6 +415,8 @@ class RunLog:
         is_active = active is not None and _same_file(path, active)
         offset = ctx.evidence.log_offset if is_active else 0
 
+        wait_s = ctx.evidence_wait_s()
+
         def build() -> LogIndex:
             return LogIndex.build(
                 path,
@@ -412,28 +425,58 @@ class RunLog:
                 session_keys=keys,
                 started_at=ctx.run.started_at.timestamp(),
                 inode=ctx.evidence.extra.get("log_inode") if is_active else None,
-                wait_s=LOG_SETTLE_S,
-                subagent_wait_s=SUBAGENT_SETTLE_S,
+                wait_s=wait_s,
+                subagent_wait_s=wait_s,
                 poll_interval_s=ctx.poll_interval_s,
                 stop=ctx.stop,
                 clock=ctx.clock,
             )
 
         index = ctx.evidence.cached(f"log_index|{path}|{offset}|{ids}|{keys}", build)
+        timeout = ctx.timeout_s
         if not index.exists:
-            return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"))
+            return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"), timeout)
         if not index.found:
-            return cls(index, label, Verdict.errored(_not_found(kind, path, label, ids, keys)))
-        return cls(index, label, None)
+            problem = Verdict.errored(_not_found(kind, path, label, ids, keys, index))
+            return cls(index, label, problem, timeout)
+        return cls(index, label, None, timeout)
 
 
-def _not_found(kind: str, path: Path, label: str, ids: tuple[str, ...], keys: tuple[str, ...]):
+def _not_found(
+    kind: str,
+    path: Path,
+    label: str,
+    ids: tuple[str, ...],
+    keys: tuple[str, ...],
+    index: LogIndex,
+) -> str:
+    """Say what was looked for, what the log held and how long it was waited for, and the
+    likely cause: no line at all, no debug run lines, or only other runs' lines (slow)."""
     from clawspec.gateway.logs import DEBUG_HINT
 
     looked = f"run id {' or '.join(repr(i) for i in ids)}"
     if keys:
         looked += f", session key {' or '.join(repr(k) for k in keys)}"
-    return f"run {label} not found in {kind} '{path}' (looked for {looked}; {DEBUG_HINT})"
+    lines = pluralize(index.lines_read, "line")
+    seen = f"{lines} written since the run started, {pluralize(index.run_starts_seen, 'run')}"
+    if not index.lines_read:
+        hint = "is this the log the gateway writes? (gateway_log_pattern)"
+    elif not index.run_starts_seen:
+        hint = DEBUG_HINT
+    else:
+        hint = "the gateway had not logged this run yet: raise the scenario's `timeout`"
+    return (
+        f"run {label} not found in {kind} '{path}' after waiting {index.waited_s:.1f} s "
+        f"(looked for {looked}; saw {seen} started; {hint})"
+    )
+
+
+def _calls_named(index: LogIndex, tool: str) -> int:
+    """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
+    from clawspec.gateway.tool_search import CONTROLS
+
+    calls = index.tool_search_calls if tool in CONTROLS else index.tool_calls
+    return sum(1 for call in calls if call.name == tool)
 
 
 def _usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
@@ -451,7 +494,7 @@ def _usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
                 records[:] = read_plugin_records(plugin, offset)
                 return index.plugin_settled(records)
 
-            ctx.wait_until(settled, LOG_SETTLE_S)
+            ctx.wait_until(settled, ctx.evidence_wait_s())
             return records
 
         scope = ",".join(sorted(index.run_ids))

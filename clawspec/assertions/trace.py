@@ -7,11 +7,13 @@ each of them is `skip` with the same reason (SPEC §5). `warn` only where the se
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
@@ -25,6 +27,61 @@ if TYPE_CHECKING:
     from clawspec.traces.model import Trace
 
 SHOWN = 10  # names shown in a one-line message before "… and N more"
+_Evaluate = Callable[[Any, "EvalContext"], Verdict]
+
+
+def _when_pending(flips: Callable[[Any, Verdict], bool]) -> Callable[[_Evaluate], _Evaluate]:
+    """Turn a verdict that missing spans could change into `error` while the trace is
+    incomplete (`Trace.pending`: a spawned sub-agent never showed up or did not finish).
+
+    `flips(assertion, verdict)` says whether more spans could change this verdict: a pass of
+    an upper bound (a budget, "not invoked"), a fail of something that must appear. A negative
+    assertion never passes without the evidence it needs.
+    """
+
+    def decorate(evaluate: _Evaluate) -> _Evaluate:
+        @functools.wraps(evaluate)
+        def checked(self: Any, ctx: EvalContext) -> Verdict:
+            verdict = evaluate(self, ctx)
+            if verdict.status in (Status.SKIP, Status.ERROR) or not flips(self, verdict):
+                return verdict
+            trace = _trace(ctx)  # the scenario's cached trace: no second lookup
+            if isinstance(trace, Verdict) or not trace.pending:
+                return verdict
+            shown = "; ".join(trace.pending[:3])
+            more = len(trace.pending) - 3
+            shown += f"; and {more} more" if more > 0 else ""
+            return Verdict.errored(
+                f"{verdict.message}, but the trace is incomplete: {shown} (the wait follows "
+                f"the scenario's timeout of {ctx.timeout_s:g} s; raise `timeout` if the "
+                "gateway is slow)"
+            )
+
+        return checked
+
+    return decorate
+
+
+def _passed(assertion: Any, verdict: Verdict) -> bool:
+    return verdict.status == Status.PASS
+
+
+def _not_passed(assertion: Any, verdict: Verdict) -> bool:
+    return verdict.status in (Status.FAIL, Status.WARN)
+
+
+def _call_count_flips(assertion: LlmCallCount, verdict: Verdict) -> bool:
+    if verdict.status == Status.PASS:
+        return assertion.max is not None
+    return assertion.min is not None and verdict.value < assertion.min
+
+
+def _sequence_flips(assertion: ToolSequence, verdict: Verdict) -> bool:
+    return assertion.mode == "strict" or verdict.status == Status.FAIL
+
+
+def _model_flips(assertion: ModelUsed, verdict: Verdict) -> bool:
+    return _not_passed(assertion, verdict) if assertion.expected else _passed(assertion, verdict)
 
 
 def _trace(ctx: EvalContext) -> Trace | Verdict:
@@ -45,8 +102,20 @@ class LlmCallCount(Assertion):
     one_of = (("min", "max"),)
     type: Literal["llm_call_count"]
     min: int | None = Field(None, ge=0, description="Minimum number of LLM calls.")
-    max: int | None = Field(None, ge=0, description="Maximum number of LLM calls.")
+    max: int | None = Field(
+        None, ge=0, description="Maximum number of LLM calls. Must not be below `min`."
+    )
 
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> LlmCallCount:
+        # No count passes both bounds: a load error, not a failure found only at run time.
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(
+                f"min ({self.min}) is greater than max ({self.max}): no count can pass"
+            )
+        return self
+
+    @_when_pending(_call_count_flips)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -92,13 +161,16 @@ class ToolSequence(Assertion):
     expected: list[str] = Field(min_length=1, description="Tool names in order.")
     mode: Literal["ordered", "strict", "contains"] = Field("ordered", description="Match mode.")
 
+    @_when_pending(_sequence_flips)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.gateway.tool_search import CONTROLS
         from clawspec.traces.evidence import tool_names
 
-        actual = tool_names(trace)
+        # Tool Search's wrappers count as the tools they call, unless a control is expected.
+        actual = tool_names(trace, raw=bool(CONTROLS.intersection(self.expected)))
         shown = f"[{capped(actual, quote=True)}]" if actual else "[] (no tool calls)"
         problem = self._problem(actual)
         if problem:
@@ -141,6 +213,7 @@ class ModelUsed(Assertion):
     expected: str | None = Field(None, description="Substring that must appear in a model name.")
     not_expected: str | None = Field(None, description="Substring no model name may contain.")
 
+    @_when_pending(_model_flips)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -184,6 +257,7 @@ class DelegationPath(Assertion):
     routing_decisions: WorkspacePath | None = Field(None, description="Fallback routing file.")
     state_path: WorkspacePath | None = Field(None, description="Fallback router state file.")
 
+    @_when_pending(_not_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -247,6 +321,7 @@ class PerSpanBudget(Assertion):
     span_type: Literal["llm", "tool", "agent", "general"] = Field("llm", description="Span type.")
     span_name: str | None = Field(None, description="Only spans whose name contains this.")
 
+    @_when_pending(_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -303,6 +378,7 @@ class TraceTokenBudget(Assertion):
     max_input_tokens: int | None = Field(None, ge=0, description="Maximum total input tokens.")
     max_output_tokens: int | None = Field(None, ge=0, description="Maximum total output tokens.")
 
+    @_when_pending(_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -336,6 +412,7 @@ class TraceDuration(Assertion):
     type: Literal["trace_duration"]
     max_ms: float = Field(ge=0, description="Maximum duration in milliseconds.")
 
+    @_when_pending(_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -376,6 +453,7 @@ class TraceCost(Assertion):
     type: Literal["trace_cost"]
     max_usd: float = Field(ge=0, description="Maximum cost in USD.")
 
+    @_when_pending(_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -424,6 +502,7 @@ class NoSpanErrors(Assertion):
 
     type: Literal["no_span_errors"]
 
+    @_when_pending(_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
@@ -453,15 +532,17 @@ class ToolNotInvoked(Assertion):
     type: Literal["tool_not_invoked"]
     tool: str = Field(description="Tool name that must not appear in any tool span.")
 
+    @_when_pending(_passed)
     def evaluate(self, ctx: EvalContext) -> Verdict:
         # Positive evidence (SPEC §5): only a found trace can show the tool was not called;
         # without one `_trace` skips.
         trace = _trace(ctx)
         if isinstance(trace, Verdict):
             return trace
+        from clawspec.gateway.tool_search import CONTROLS
         from clawspec.traces.evidence import tool_names
 
-        names = tool_names(trace)
+        names = tool_names(trace, raw=self.tool in CONTROLS)
         count = names.count(self.tool)
         if count:
             return Verdict.failed(

@@ -177,6 +177,7 @@ def render_workflow(workspace: Workspace) -> str:
         "permissions:",
         "  contents: read",
         "  pull-requests: write   # for the pull-request comment",
+        "  checks: write          # for the check run with every failing assertion",
         "jobs:",
         "  clawspec:",
         "    runs-on: ubuntu-latest",

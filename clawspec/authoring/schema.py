@@ -7,7 +7,7 @@ through the `# yaml-language-server: $schema=…` line `clawspec init` writes.
 
 What the schema cannot see, only the loader checks (README "Editor set-up"): template variables
 and unset `{{env.NAME}}`, paths that climb out of the workspace, duplicate scenario names,
-duplicate YAML keys, and ISO timestamps in `updated_after`.
+duplicate YAML keys, ISO timestamps in `updated_after`, and `llm_call_count` `min` > `max`.
 """
 
 from __future__ import annotations

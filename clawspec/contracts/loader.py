@@ -104,7 +104,10 @@ def _validate(
     except ValidationError as exc:
         errors += [_format(shown, doc, loc, msg, key) for loc, msg, key in _explain(exc, doc)]
     if errors:
-        raise ContractError(sorted(set(errors), key=lambda e: _position(shown, e)))
+        # Deduplicated in the order found, then sorted by position; the sort is stable, so
+        # errors at one position keep that order (a set's order changes with PYTHONHASHSEED).
+        unique = dict.fromkeys(errors)
+        raise ContractError(sorted(unique, key=lambda e: _position(shown, e)))
     return contract
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -16,11 +17,29 @@ CONNECT_TIMEOUT_S = 10
 # The gateway holds the request until the run ends; give it a little beyond the run's own bound.
 HTTP_GRACE_S = 5
 # OpenClaw's answers when it refused a hook run before the run started, so nothing ran and a
-# retry is safe: 502 right after start-up (its session store is not ready yet), and 503 when the
+# retry is safe: 502 right after start-up (its session store is not ready yet), 503 when the
 # run waited in the gateway's dispatch queue past its 15 s admission timeout (a busy gateway or
-# machine; OpenClaw aborts the run's start-up when it answers this).
-NOT_STARTED = ("before entering the agent runner", "did not start before admission timeout")
-NOT_STARTED_RETRY_PAUSES_S = (1.0, 3.0)
+# machine; OpenClaw aborts the run's start-up when it answers this), and 409 when its hooks
+# configuration was reloaded during the request or another run changed the run's session while
+# it started (OpenClaw's own texts end in "retry").
+NOT_STARTED = (
+    "before entering the agent runner",
+    "did not start before admission timeout",
+    "hook configuration changed",
+    "rejected because the target session changed",
+)
+# Pauses before the retries of a run the gateway never started. They grow because a busy
+# gateway drains its queue slowly (on a loaded 2-core machine preparing one run took 47-65 s,
+# and every refused attempt has already waited the 15 s admission timeout), so retrying at once
+# would only queue again behind the same runs. They are bounded by the scenario's `timeout`: a
+# retry is sent only if, after its pause, at least MIN_RETRY_BUDGET_S of the timeout (counted
+# from the first attempt) is left, and it asks the gateway for just what is left
+# (`timeoutSeconds`, and the same HTTP wait + HTTP_GRACE_S). So the whole invocation, refused
+# attempts and pauses included, ends within `timeout` + HTTP_GRACE_S like a single attempt:
+# with `timeout: 120` and a gateway that keeps answering 503 that is 5 attempts (15 s each)
+# and pauses of 2, 5, 10 and 20 s; with `timeout: 30`, 2 attempts.
+NOT_STARTED_RETRY_PAUSES_S = (2.0, 5.0, 10.0, 20.0, 30.0)
+MIN_RETRY_BUDGET_S = 5.0  # a warm run takes 0.6-3 s; a retry with less left cannot finish
 
 
 @dataclass(frozen=True)
@@ -55,11 +74,23 @@ class InvocationError(Exception):
     """The run could not be started or did not complete with status ok."""
 
     def __init__(
-        self, message: str, *, unreachable: bool = False, gateway_run_id: str | None = None
+        self,
+        message: str,
+        *,
+        unreachable: bool = False,
+        gateway_run_id: str | None = None,
+        http_status: int | None = None,
+        completion_status: str | None = None,
+        timed_out: bool = False,
+        waited_s: float | None = None,
     ) -> None:
         super().__init__(message)
         self.unreachable = unreachable
         self.gateway_run_id = gateway_run_id
+        self.http_status = http_status  # a non-2xx answer's status
+        self.completion_status = completion_status  # a completed run's status other than ok
+        self.timed_out = timed_out  # no answer within the timeout (+ HTTP grace)
+        self.waited_s = waited_s  # how long the request that timed out waited
 
 
 class GatewayClient(Protocol):
@@ -78,6 +109,9 @@ class HooksClient:
         token: str | None,
         session: requests.Session | None = None,
         on_warning: Any = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.url = base_url.rstrip("/") + "/" + hooks_path.strip("/") + "/agent"
         self._token = token
@@ -85,10 +119,14 @@ class HooksClient:
         self._on_warning = on_warning or (lambda message: None)
         self._session_keys_refused = False
         self._lock = threading.Lock()
+        self._sleep = sleep
+        self._clock = clock
 
     def invoke(self, request: InvokeRequest) -> InvokeResult:
         session_key = None if self._session_keys_refused else request.session_key
-        response = self._post_started(request, session_key)
+        started = self._clock()
+        deadline = started + request.timeout_s
+        response, attempts = self._post_started(request, session_key, deadline)
         if response.status_code == 400 and session_key and _mentions_session_key(response):
             # The gateway does not allow request session keys: retry once without, warn once
             # per run, and correlate by the returned runId instead (SPEC §9).
@@ -101,32 +139,52 @@ class HooksClient:
                     "(hooks.allowRequestSessionKey is off); correlating by run id"
                 )
             session_key = None
-            response = self._post_started(request, None)
+            response, attempts = self._post_started(request, None, deadline)
+        if attempts > 1 and _never_started(response):
+            raise InvocationError(
+                f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)} "
+                f"({attempts} attempts in {self._clock() - started:.0f} s)",
+                http_status=response.status_code,
+            )
         return self._result(response, session_key)
 
-    def _post_started(self, request: InvokeRequest, session_key: str | None) -> requests.Response:
-        """POST, retrying a run the gateway says never started.
+    def _post_started(
+        self, request: InvokeRequest, session_key: str | None, deadline: float
+    ) -> tuple[requests.Response, int]:
+        """POST, retrying a run the gateway says never started, within the scenario's timeout.
 
         Right after start-up OpenClaw may refuse the first runs with 502 "failed before entering
         the agent runner" (its session store is not ready yet); under load it answers 503 "did not
-        start before admission timeout". Nothing ran, so a retry after a short pause is safe and
-        keeps CI from flaking; any other answer is returned as it is.
+        start before admission timeout". Nothing ran, so a retry after a pause is safe and keeps
+        CI from flaking; the pauses grow and stop at `deadline` (NOT_STARTED_RETRY_PAUSES_S).
+        Any other answer is returned as it is. Returns the last answer and the attempts made.
         """
+        timeout_s = max(1.0, min(request.timeout_s, deadline - self._clock()))
+        response = self._post(request, session_key, timeout_s)
+        attempts = 1
         for pause_s in NOT_STARTED_RETRY_PAUSES_S:
-            response = self._post(request, session_key)
             if not _never_started(response):
-                return response
-            time.sleep(pause_s)
-        return self._post(request, session_key)
+                break
+            left_after_pause = deadline - self._clock() - pause_s
+            if left_after_pause < MIN_RETRY_BUDGET_S:
+                break  # a retry would run past the scenario's timeout
+            self._sleep(pause_s)
+            timeout_s = max(1.0, deadline - self._clock())
+            response = self._post(request, session_key, timeout_s)
+            attempts += 1
+        return response, attempts
 
-    def _post(self, request: InvokeRequest, session_key: str | None) -> requests.Response:
+    def _post(
+        self, request: InvokeRequest, session_key: str | None, timeout_s: float | None = None
+    ) -> requests.Response:
+        timeout_s = request.timeout_s if timeout_s is None else timeout_s
         body: dict[str, Any] = {
             "message": request.message,
             "name": request.name,
             "agentId": request.agent_id,
             "deliver": False,
             "waitForCompletion": True,
-            "timeoutSeconds": int(max(1, round(request.timeout_s))),
+            "timeoutSeconds": int(max(1, round(timeout_s))),
         }
         if session_key:
             body["sessionKey"] = session_key
@@ -135,7 +193,7 @@ class HooksClient:
             self.url,
             body,
             self._token,
-            request.timeout_s + HTTP_GRACE_S,
+            timeout_s + HTTP_GRACE_S,
             f"completion within {request.timeout_s:g} s",
         )
 
@@ -166,6 +224,7 @@ class HooksClient:
             raise InvocationError(
                 f"run {run_id} completed with status '{status}'{detail if error else ''}",
                 gateway_run_id=run_id,
+                completion_status=status,
             )
         return InvokeResult(run_id, session_key, status, body)
 
@@ -241,6 +300,7 @@ def post_json(
 ) -> requests.Response:
     """POST `body` with the Bearer token; map transport failures to InvocationError."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    started = time.monotonic()
     try:
         return http.post(
             url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, read_timeout_s)
@@ -250,7 +310,11 @@ def post_json(
             f"gateway unreachable: POST {url}: {_reason(exc)}", unreachable=True
         ) from None
     except requests.Timeout:
-        raise InvocationError(f"no {waiting_for} (POST {url})") from None
+        raise InvocationError(
+            f"no {waiting_for} (POST {url})",
+            timed_out=True,
+            waited_s=time.monotonic() - started,
+        ) from None
     except requests.RequestException as exc:
         raise InvocationError(f"POST {url} failed: {_reason(exc)}") from None
 
@@ -259,7 +323,8 @@ def require_2xx(response: requests.Response, url: str) -> None:
     """A non-2xx answer is an invocation error carrying the status and a body excerpt."""
     if not 200 <= response.status_code < 300:
         raise InvocationError(
-            f"POST {url} → {response.status_code}: {one_line(response.text, 200)}"
+            f"POST {url} → {response.status_code}: {one_line(response.text, 200)}",
+            http_status=response.status_code,
         )
 
 
@@ -274,7 +339,7 @@ class RoutingClient:
 
 
 def _never_started(response: requests.Response) -> bool:
-    return response.status_code in (502, 503) and any(m in response.text for m in NOT_STARTED)
+    return response.status_code in (409, 502, 503) and any(m in response.text for m in NOT_STARTED)
 
 
 def _mentions_session_key(response: requests.Response) -> bool:

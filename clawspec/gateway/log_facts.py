@@ -135,6 +135,159 @@ def _object_facts(value: dict[str, Any], logger: Any, trace: str | None) -> list
     return []
 
 
+# -- how a run ended or how far it got: read only when a run failed (`outcome_of`) ----------
+#
+# These facts are not in `Fact` and never reach `LogIndex` (its handlers know the types above):
+# a failed or timed-out scenario reads them from its run's scoped lines (gateway/run_failure.py).
+
+_STAGES = re.compile(
+    r"\[trace:embedded-run\] (startup|prep) stages: runId=(\S+) sessionId=(\S+) .*?\btotalMs=(\d+)"
+)
+_PROMPT_START = re.compile(r"embedded run prompt start: runId=(\S+) sessionId=(\S+)")
+_RUN_TIMEOUT = re.compile(r"embedded run timeout: runId=(\S+) sessionId=(\S+) timeoutMs=(\d+)")
+_RUN_DONE_MS = re.compile(r"embedded run done: runId=(\S+) sessionId=(\S+) durationMs=(\d+)")
+_QUEUED = re.compile(r"message queued: sessionId=(\S+) sessionKey=(\S+) source=cron-isolated")
+_RETRY = re.compile(r"transient same-model retry (\d+)/(\d+) for (\S+) reason=([\w.-]+)")
+_OUTCOME_MARKERS = (
+    b"hook agent run completed",
+    b"transient same-model retry",
+    b"embedded run ",
+    b" stages: runId=",
+    b"model_fallback_decision",
+    b"source=cron-isolated",
+    b"lane=hook-dispatch",
+)
+
+
+class HookOutcome(NamedTuple):
+    """`gateway/hooks` "hook agent run completed ...": how the gateway ended a hook run."""
+
+    run_id: str  # the hook run id the caller got back
+    status: str  # ok / error / skipped
+    summary: str | None  # the gateway's own cause, when the status is not ok
+    agent_id: str | None
+    logical_key: str | None  # the session key the caller sent
+    session_id: str | None
+    model: str | None
+
+
+class ModelFailure(NamedTuple):
+    """A `model_fallback_decision` whose candidate failed: which model, and why (`reason`:
+    auth, model_not_found, timeout, ...; `status`: the HTTP status when there was one)."""
+
+    run_id: str | None
+    session_id: str | None
+    provider: str | None
+    model: str | None
+    reason: str | None
+    status: int | None
+    detail: str | None
+
+
+class RunStep(NamedTuple):
+    """A timed step of a hook run: `queued` (its isolated session is queued; `key` is the session
+    key), `start` (embedded run start: preparation begins), `startup` / `prep` (stage summaries,
+    `ms` = totalMs; OpenClaw logs them at warn level when slow, ≥ 10 s in all or ≥ 5 s in one
+    stage, else at trace level), `prompt` (the model is asked), `timeout` (`ms` = the run's
+    timeout) and `done` (`ms` = durationMs)."""
+
+    kind: str
+    session_id: str
+    run_id: str | None
+    time: str | None
+    ms: int | None = None
+    key: str | None = None
+
+
+class ModelRetry(NamedTuple):
+    """`transient same-model retry 2/8 for fake/fake-model reason=server_error: delayMs=…`:
+    OpenClaw retries a failing model call (the line names neither run nor session, only its
+    trace)."""
+
+    attempt: int
+    limit: int
+    model: str
+    reason: str
+
+
+class HookDispatch(NamedTuple):
+    """`lane enqueue: lane=hook-dispatch`: the line's trace is a hook request's."""
+
+
+Outcome = HookOutcome | ModelFailure | RunStep | HookDispatch | ModelRetry
+
+
+class OutcomeLine(NamedTuple):
+    trace_id: str | None
+    facts: tuple[Outcome, ...]
+
+
+_NO_OUTCOME = OutcomeLine(None, ())
+
+
+def _analyse_outcome(raw: bytes) -> OutcomeLine:
+    if not any(marker in raw for marker in _OUTCOME_MARKERS):
+        return _NO_OUTCOME
+    data = parse_text(raw).data
+    if data is None:
+        return _NO_OUTCOME
+    message = _str(data.get("message")) or ""
+    time, facts = _str(data.get("time")), []
+    if message.startswith("hook agent run completed"):
+        facts += [_hook_outcome(v) for v in _objects(data) if v.get("runId") and v.get("status")]
+    elif message.startswith("model fallback decision"):
+        facts += [_model_failure(v) for v in _objects(data) if _failed_candidate(v)]
+    elif message.startswith("embedded run start: ") and (m := _RUN_START.match(message)):
+        facts.append(RunStep("start", m.group(2), m.group(1), time))
+    elif m := _STAGES.search(message):
+        facts.append(RunStep(m.group(1), m.group(3), m.group(2), time, int(m.group(4))))
+    elif m := _PROMPT_START.match(message):
+        facts.append(RunStep("prompt", m.group(2), m.group(1), time))
+    elif m := _RUN_TIMEOUT.match(message):
+        facts.append(RunStep("timeout", m.group(2), m.group(1), time, int(m.group(3))))
+    elif m := _RUN_DONE_MS.match(message):
+        facts.append(RunStep("done", m.group(2), m.group(1), time, int(m.group(3))))
+    elif m := _QUEUED.match(message):
+        facts.append(RunStep("queued", m.group(1), None, time, key=m.group(2)))
+    elif message.startswith("lane enqueue: lane=hook-dispatch "):
+        facts.append(HookDispatch())
+    elif m := _RETRY.match(message):
+        facts.append(ModelRetry(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)))
+    return OutcomeLine(_str(data.get("traceId")), tuple(facts)) if facts else _NO_OUTCOME
+
+
+outcome_of = LineCache(_analyse_outcome).get
+
+
+def _objects(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [v for k, v in data.items() if k.isdigit() and k != "0" and isinstance(v, dict)]
+
+
+def _hook_outcome(value: dict[str, Any]) -> HookOutcome:
+    return HookOutcome(
+        str(value["runId"]), str(value["status"]), _str(value.get("summary")),
+        _str(value.get("agentId")), _str(value.get("logicalSessionKey")),
+        _str(value.get("sessionId")), _str(value.get("model")),
+    )  # fmt: skip
+
+
+def _failed_candidate(value: dict[str, Any]) -> bool:
+    return value.get("event") == "model_fallback_decision" and "fail" in str(
+        value.get("decision", "")
+    )
+
+
+def _model_failure(value: dict[str, Any]) -> ModelFailure:
+    status = value.get("status")
+    return ModelFailure(
+        _str(value.get("runId")), _str(value.get("sessionId")),
+        _str(value.get("candidateProvider")) or _str(value.get("requestedProvider")),
+        _str(value.get("candidateModel")) or _str(value.get("requestedModel")),
+        _str(value.get("reason")), status if isinstance(status, int) else None,
+        _str(value.get("errorPreview")) or _str(value.get("fallbackStepFromFailureDetail")),
+    )  # fmt: skip
+
+
 def _legacy_fields(text: str) -> dict[str, str] | None:
     fields = {k: v[1:-1] if v.startswith('"') else v for k, v in _KV.findall(text)}
     first = text.split(" ", 1)[0]

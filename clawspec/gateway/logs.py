@@ -12,7 +12,14 @@ line, then scopes them to the run (SPEC §9 "Logs"):
     `agent:<agentId>:subagent:<uuid>`, started under a span of a run in scope), recursively.
 
 A bare traceId is not enough: a heartbeat run of `agent:main:main` may inherit the trace of a
-hook request, so sub-agents also need the sub-agent session key and the parent span.
+hook request, so sub-agents also need the sub-agent session key and the parent span. Sub-agent
+keys are flat at every depth (`agent:<id>:subagent:<uuid>`; `agent:<id>:acp:<uuid>` for the ACP
+runtime): nesting shows only through the parent span, which the scoping follows.
+
+Tool Search wrappers (`tool_call`, `tool_search_code`) count as the calls they make
+(`gateway.tool_search`). Evidence that has not arrived when the wait ends is named in
+`pending` (a spawned sub-agent that never started or did not finish, a wrapper still running):
+an assertion whose verdict more lines could change reports `error` with it, never a pass.
 """
 
 from __future__ import annotations
@@ -39,12 +46,17 @@ from clawspec.gateway.log_facts import (
     facts_of,
 )
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
+from clawspec.gateway.tool_search import unwrap
 
 DEBUG_HINT = "run lines need logging.level: debug"
 MAX_ARCHIVES = 5  # OpenClaw keeps 5 rotated files
 
 _AGENT_KEY = re.compile(r"^agent:([^:]+):")
-_SUBAGENT = re.compile(r"^agent:([^:]+):subagent:")
+_SUBAGENT = re.compile(r"^agent:([^:]+):(?:subagent|acp):")
+SPAWN_TOOL = "sessions_spawn"
+# Without any run-start line a short while into the wait, the log has no debug lines (or is
+# not the gateway's): waiting out the whole budget would only delay the same answer.
+NO_RUN_LINES_GRACE_S = 5.0
 _LEGACY_TOKENS = {
     "input_tokens": "input", "prompt_tokens": "input", "output_tokens": "output",
     "completion_tokens": "output", "total_tokens": "total",
@@ -102,11 +114,15 @@ class LogIndex:
     session_ids: set[str] = field(default_factory=set)
     session_keys: set[str] = field(default_factory=set)
     trace_ids: set[str] = field(default_factory=set)
-    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)  # real calls (wrappers unwrapped)
+    tool_search_calls: list[ToolCall] = field(default_factory=list)  # Tool Search's controls
     subagents: list[str] = field(default_factory=list)  # agent ids delegated to, in order
+    pending: list[str] = field(default_factory=list)  # evidence still missing when waiting ended
+    waited_s: float = 0.0  # how long the build waited for the run's lines
     errors: list[str] = field(default_factory=list)  # failures reported for runs in scope
     legacy_usage: TokenUsage | None = None
     lines_read: int = 0
+    run_starts_seen: int = 0  # `embedded run start` lines of any run in the slice
     # raw material, kept for re-scoping while waiting for the last lines
     _runs: dict[str, _Run] = field(default_factory=dict, repr=False)
     _keys: dict[str, str] = field(default_factory=dict, repr=False)
@@ -118,6 +134,7 @@ class LogIndex:
     _ended: set[str] = field(default_factory=set, repr=False)
     _tool_ends: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
     _scoped_lines: list[tuple[int, str]] | None = field(default=None, repr=False)
+    _open_wrappers: list[ToolCall] = field(default_factory=list, repr=False)
 
     @classmethod
     def build(
@@ -143,7 +160,9 @@ class LogIndex:
         `started_at` (epoch seconds) and `inode` help detect a rotation during the run.
         A found run whose sub-agents have not all started or ended yet gets up to
         `subagent_wait_s` instead: the hook answers when the parent ends, and a child may
-        still be queued behind the gateway's session store.
+        start many seconds later on a busy machine. What is still missing then is in
+        `pending`. A slice without a single run-start line after NO_RUN_LINES_GRACE_S ends
+        the wait early: the log has no debug lines, and waiting longer cannot find the run.
         """
         seeds = tuple(dict.fromkeys(r for r in run_ids if r))
         keys = tuple(dict.fromkeys(k for k in session_keys if k))
@@ -162,7 +181,11 @@ class LogIndex:
                     if index._settled():
                         break
                 budget = subagent_wait_s if index._children_pending() else wait_s
-                remaining = started + max(budget, wait_s) - clock()
+                elapsed = clock() - started
+                remaining = max(budget, wait_s) - elapsed
+                no_run_lines = not index.run_starts_seen and not index.found
+                if no_run_lines and elapsed >= min(NO_RUN_LINES_GRACE_S, wait_s):
+                    break
                 if remaining <= 0 or stop.is_set():
                     break
                 stop.wait(min(poll_interval_s, remaining))
@@ -177,6 +200,8 @@ class LogIndex:
         if reader.lines != before:  # else the loop's last resolve is still current
             index._resolve()
         index.lines_read = reader.lines
+        index.waited_s = max(0.0, clock() - started)
+        index.pending = index._missing() if index.found else []
         return index
 
     # -- what assertions ask -------------------------------------------------------------
@@ -276,6 +301,7 @@ class LogIndex:
             offset += len(raw)
 
     def _run_start(self, lineno: int, fact: RunStart) -> None:
+        self.run_starts_seen += 1
         run = self._runs.get(fact.run_id)
         if run is None:
             run = _Run(fact.run_id, fact.session_id, fact.trace_id, set(), set(), lineno)
@@ -376,7 +402,16 @@ class LogIndex:
             for slot, value in tokens.items():
                 usage[slot] += value
         calls.sort(key=lambda c: c.line)
-        self.tool_calls = calls
+        ended = self._tool_ends
+        split = unwrap(
+            calls,
+            name=lambda c: c.name,
+            call_id=lambda c: c.tool_call_id,
+            ended=lambda c: (c.run_id, c.tool_call_id or "") in ended,
+        )
+        self.tool_calls = split.calls
+        self.tool_search_calls = split.controls
+        self._open_wrappers = split.open_wrappers
         self.subagents = list(dict.fromkeys(agents))
         self.errors = [err for rid, err in self._failures if rid in runs]
         self.legacy_usage = (
@@ -393,21 +428,42 @@ class LogIndex:
             return True  # legacy lines have no completion marker
         if not self.hook_seen and not set(self.seeds) & set(self._runs):
             return False
-        spawns = sum(1 for c in self.tool_calls if c.name == "sessions_spawn")
-        subagent_runs = [r for r in self.run_ids if self._is_child(r)]
-        if spawns > len(subagent_runs):
-            return False
-        return all(self._runs[r].done or r in self._ended for r in subagent_runs)
+        return not self._children_pending() and not self._open_wrappers
 
     def _children_pending(self) -> bool:
         """The run was found and called sessions_spawn, but not every child has ended."""
         if not self.found:
             return False
-        spawns = sum(1 for c in self.tool_calls if c.name == "sessions_spawn")
+        spawns = sum(1 for c in self.tool_calls if c.name == SPAWN_TOOL)
         children = [r for r in self.run_ids if self._is_child(r)]
-        return spawns > len(children) or not all(
-            self._runs[r].done or r in self._ended for r in children
+        return spawns > len(children) or not all(self._ended_run(r) for r in children)
+
+    def _ended_run(self, run_id: str) -> bool:
+        return self._runs[run_id].done or run_id in self._ended
+
+    def _missing(self) -> list[str]:
+        """What the run's slice still lacks: children spawned but never started or still
+        running, and Tool Search wrappers that have not ended (each may call a tool yet)."""
+        missing: list[str] = []
+        spawns = [c for c in self.tool_calls if c.name == SPAWN_TOOL]
+        children = sorted(
+            (self._runs[r] for r in self.run_ids if self._is_child(r)), key=lambda r: r.line
         )
+        for spawn in spawns[len(children) :]:
+            missing.append(f"sub-agent spawned {_when(spawn)} by run {spawn.run_id} never started")
+        for child in children:
+            if not self._ended_run(child.run_id):
+                agent = self.agent_of(child.run_id) or "?"
+                missing.append(
+                    f"sub-agent run {child.run_id} (agent '{agent}', started at line "
+                    f"{child.line}) did not finish"
+                )
+        for wrapper in self._open_wrappers:
+            missing.append(
+                f"Tool Search call '{wrapper.name}' {_when(wrapper)} in run {wrapper.run_id} "
+                "did not end (it may still call a tool)"
+            )
+        return missing
 
     def _is_child(self, run_id: str) -> bool:
         return bool(_SUBAGENT.match(self._keys.get(self._runs[run_id].session_id, "")))
@@ -567,6 +623,10 @@ _HANDLERS: dict[type, Callable[[LogIndex, int, Any], None]] = {
     Failure: LogIndex._failure,
     Hook: LogIndex._hook,
 }
+
+
+def _when(call: ToolCall) -> str:
+    return f"at {call.time}" if call.time else f"at line {call.line}"
 
 
 def _legacy_time(fields: dict[str, str]) -> str | None:

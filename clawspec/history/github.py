@@ -79,19 +79,19 @@ class GitHubStore:
                 "github_token input) with 'permissions: actions: read'"
             )
         if self._api is None:
-            from clawspec.reports.github.pr_comment import GitHubApi
+            from clawspec.reports.github.api import GitHubApi
 
             self._api = GitHubApi(self.api_url, self._token, self._http)
         return self._api
 
     def _get(self, url: str) -> Any:
-        from clawspec.reports.github.pr_comment import PrCommentError, PrCommentForbiddenError
+        from clawspec.reports.github.api import GitHubApiError, GitHubForbiddenError
 
         try:
             return self._client().request("GET", url)
-        except PrCommentForbiddenError as exc:
+        except GitHubForbiddenError as exc:
             raise HistoryError(f"{exc}; {PERMISSION_HINT}") from None
-        except PrCommentError as exc:
+        except GitHubApiError as exc:
             raise HistoryError(str(exc)) from None
 
     def branches(self) -> list[str]:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from clawspec.config import Settings
-from clawspec.text import clean, one_line
+from clawspec.text import clean, one_line, pluralize
 
 if TYPE_CHECKING:
+    from clawspec.reports.github.commands import GitHubRunner
     from clawspec.reports.model import RunReport
 
 REPORT_JSON_NAME = "clawspec-report.json"
@@ -70,6 +71,16 @@ def publish(
 
         if attempt("HTML report", lambda: write_html(report, html_path, secrets)):
             written.append(html_path)
+    quality_path = Path(settings.codequality) if settings.codequality else None
+    if quality_path is not None:
+        from clawspec.reports.codequality import repository_root, write_codequality
+
+        root = repository_root(environ)
+        if attempt(
+            "Code Quality report",
+            lambda: write_codequality(report, quality_path, secrets, root),
+        ):
+            written.append(quality_path)
     _keep_workspace_owner(written, environ)
     if environ.get("GITHUB_ACTIONS") == "true":
         _publish_github(
@@ -113,7 +124,12 @@ def _publish_github(
         attempt("job summary", lambda: write_summary(runner, report))
         attempt("annotations", lambda: write_annotations(runner, report))
     attempt("step outputs", lambda: write_outputs(runner, report, json_path, junit_path))
-    if settings.pr_comment and whole:
+    if settings.check_run is not False and whole:
+        attempt(
+            "check run",
+            lambda: _check_run(report, settings, environ, runner=runner, err=err, http=http),
+        )
+    if settings.pr_comment != "off" and whole:
         if report.shard is not None:
             # Matrix jobs share one GITHUB_JOB: give each shard's comment its own marker so
             # the shards neither overwrite each other nor the merged comment.
@@ -138,19 +154,79 @@ def _comment(
 
     token = settings.github_token.get_secret_value() if settings.github_token else None
     try:
-        result = publish_pr_comment(report, environ, token, secrets, http=http)  # type: ignore[arg-type]
+        result = publish_pr_comment(
+            report,
+            environ,
+            token,
+            secrets,
+            mode=settings.pr_comment,
+            http=http,  # type: ignore[arg-type]
+        )
     except PrCommentError as exc:
         # Expected failures (fork PRs, a token without rights, GitHub down): a warning only.
         print(clean(f"warning: PR comment not written: {exc}", secrets), file=err, flush=True)
         return
     if result is None:
         print("note: PR comment skipped: this run is not about a pull request", file=err)
+    elif result.action == "skipped":
+        print(f"note: PR comment skipped ({settings.pr_comment}): {result.reason}", file=err)
     else:
+        why = f" ({result.reason})" if result.reason else ""
         print(
-            clean(f"PR comment {result.action}: {result.url or result.comment_id}", secrets),
+            clean(f"PR comment {result.action}: {result.url or result.comment_id}{why}", secrets),
             file=err,
             flush=True,
         )
+
+
+def _check_run(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    runner: GitHubRunner,
+    err: TextIO,
+    http: object | None,
+) -> None:
+    from clawspec.reports.github.api import GitHubApiError
+    from clawspec.reports.github.check_run import is_fork_pull_request, publish_check_run
+    from clawspec.reports.model import exit_code
+
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    if settings.check_run == "auto" and (not token or is_fork_pull_request(environ)):
+        why = "a pull request from a fork gets a read-only token" if token else "no GitHub token"
+        print(f"note: check run skipped: {why} (check_run: true tries anyway)", file=err)
+        return
+    code = exit_code(report, settings.max_skipped, settings.fail_on)
+    try:
+        result = publish_check_run(
+            report,
+            environ,
+            token,
+            code,
+            runner.secrets,
+            name=settings.check_name,
+            http=http,  # type: ignore[arg-type]
+        )
+    except GitHubApiError as exc:
+        # No `checks: write` (fork PRs, restricted tokens), GitHub down: a warning, and the exit
+        # code stays the exit policy's.
+        # Asked for explicitly, it is also a warning annotation; `auto` only says so in the log.
+        message = f"check run not written: {exc}"
+        if settings.check_run is True:
+            runner.command("warning", message, {"title": "ClawSpec: no check run"})
+        print(clean(f"warning: {message}", runner.secrets), file=err, flush=True)
+        return
+    if result is None:
+        print("note: check run skipped: no commit to attach it to (GITHUB_SHA)", file=err)
+        return
+    print(
+        f"check run {result.conclusion}: {result.url or result.check_run_id} "
+        f"({pluralize(result.annotations, 'annotation')} in "
+        f"{pluralize(result.requests, 'request')})",
+        file=err,
+        flush=True,
+    )
 
 
 def _keep_workspace_owner(paths: list[Path], environ: Mapping[str, str]) -> None:

@@ -72,6 +72,9 @@ class TerminalReporter:
             )
             if result.attempts is not None:
                 line += (" FLAKY " if result.flaky else " ") + result.attempts.describe()
+            if result.status != Status.PASS and result.tags:
+                # e.g. a tag saying the scenario is meant to fail, or whose it is
+                line += f" [tags: {', '.join(result.tags)}]"
             if result.status != Status.PASS and result.message:
                 line += f"\n      {result.message}"
             self._print(line)

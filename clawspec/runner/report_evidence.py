@@ -19,7 +19,7 @@ from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
 from clawspec.runner.evidence import Evidence
 from clawspec.text import one_line
-from clawspec.traces.evidence import TRACE_KEY, by_start, delegation_spans
+from clawspec.traces.evidence import TRACE_KEY, by_start, delegation_spans, tool_spans
 from clawspec.traces.model import Span, SpanType, Trace
 
 MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
@@ -179,7 +179,7 @@ def _trace_tools(trace: Trace) -> list[ToolCallRecord]:
             ended_at=_iso(span.end_ms),
             error=span.error is not None,
         )
-        for span in by_start(trace.of_type(SpanType.TOOL))
+        for span in tool_spans(trace)
     ]
 
 

@@ -82,10 +82,16 @@ class RunEnv:
     def log_path_for(self, today: str) -> Path | None:
         if self.gateway_log is not None:
             return self.gateway_log
-        pattern = self.settings.gateway_log_pattern
-        text = pattern.replace("{{today}}", today).replace("{date}", today)
-        path = Path(text)
-        return path if path.is_absolute() else self.workspace / path
+        from clawspec.gateway.log_location import gateway_log_path
+
+        settings = self.settings
+        return gateway_log_path(
+            settings.gateway_log_pattern,
+            settings.gateway_profile,
+            today,
+            self.workspace,
+            self.environ,
+        )
 
 
 @dataclass(frozen=True)
@@ -192,6 +198,8 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
         evidence,
         poll_interval_s=plan.contract.contract.defaults.poll_interval,
         stop=env.stop,
+        timeout_s=plan.scenario.timeout or plan.contract.contract.defaults.timeout,
+        started_clock=started_clock,
     )
     state = StartedScenario(plan, env, ctx, values, run_id, started_clock, [])
     for index in range(len(plan.scenario.given)):
@@ -208,8 +216,8 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
             outcome = env.client.invoke(request)
         except InvocationError as exc:
             state.unreachable = exc.unreachable
-            state.message = f"invocation failed: {exc}"
             ctx.run = _with(run, gateway_run_id=exc.gateway_run_id)
+            state.message = f"invocation failed: {exc}{_failure_cause(exc, ctx, request)}"
         else:
             ctx.run = _with(
                 run,
@@ -219,6 +227,45 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
             )
         state.scope = scope.pop_all()  # closed by check_scenario, on whichever thread
     return state
+
+
+def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeRequest) -> str:
+    """The gateway's own cause of a failed invocation, read from its log lines of this run only,
+    and the likely fix (gateway/run_failure.py); "" when neither is known.
+
+    OpenClaw never puts the cause in the hook answer. The log is read when the run ended with a
+    status other than ok, or when no answer came although the request outlived OpenClaw's
+    admission timeout (the run was started: the log tells how far it got). A problem here must
+    never hide the failure itself.
+    """
+    from clawspec.gateway.run_failure import ADMISSION_TIMEOUT_S, explain, read_run_failure
+
+    evidence, run = ctx.evidence, ctx.run
+    unfinished = exc.timed_out and (exc.waited_s or 0.0) >= ADMISSION_TIMEOUT_S
+    failure = None
+    try:
+        if evidence.gateway_log is not None and (exc.completion_status or unfinished):
+            failure = read_run_failure(
+                evidence.gateway_log,
+                evidence.log_offset,
+                run_ids=(run.run_id, run.gateway_run_id),
+                session_keys=(run.session_key,),
+                agent_id=request.agent_id,
+                started_at=run.started_at.timestamp(),
+                inode=evidence.extra.get("log_inode"),
+                unfinished=unfinished,
+                stop=ctx.stop,
+            )
+        return explain(
+            message=str(exc),
+            http_status=exc.http_status,
+            timed_out=exc.timed_out,
+            failure=failure,
+            agent_id=request.agent_id,
+        )
+    except Exception:
+        log.debug("no cause read for the failed run %s", run.run_id, exc_info=True)
+        return ""
 
 
 def check_scenario(state: StartedScenario) -> ScenarioOutcome:

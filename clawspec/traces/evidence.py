@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs import SPAWN_TOOL, LogIndex
+from clawspec.gateway.tool_search import Unwrapped, unwrap
 from clawspec.text import one_line, pluralize
 from clawspec.traces.backends.base import TraceBackend, TraceQuery
 from clawspec.traces.lookup import poll_trace
@@ -100,6 +102,7 @@ def build_query(ctx: EvalContext, related: frozenset[str] = frozenset()) -> Trac
         ended_at=run.completed_at or datetime.now(run.started_at.tzinfo),
         scenario=run.scenario,
         related_ids=related,
+        wait_s=ctx.evidence_wait_s(),
     )
 
 
@@ -147,9 +150,75 @@ def _cause(exc: Exception) -> str:
 # -- What the trace says: derived facts the trace assertions judge -------------------------------
 
 
-def tool_names(trace: Trace) -> list[str]:
-    """Return the tool calls' names in start order (tool_name, else the span name)."""
-    return [span.tool_name or span.name for span in by_start(trace.of_type(SpanType.TOOL))]
+def tool_names(trace: Trace, *, raw: bool = False) -> list[str]:
+    """Return the tool calls' names in start order (tool_name, else the span name).
+
+    Tool Search's wrappers count as the calls they make (their inner spans are there), and
+    its look-ups call nothing: both are left out unless `raw` (every tool span)."""
+    if raw:
+        return [_tool_name(span) for span in by_start(trace.of_type(SpanType.TOOL))]
+    return [_tool_name(span) for span in tool_spans(trace)]
+
+
+def tool_spans(trace: Trace) -> list[Span]:
+    """The spans of the run's real tool calls in start order (Tool Search's controls left out)."""
+    return _tool_calls(trace).calls
+
+
+def _tool_name(span: Span) -> str:
+    return span.tool_name or span.name
+
+
+def _tool_calls(trace: Trace) -> Unwrapped[Span]:
+    # Spans are exported when they end: every wrapper in a trace has ended.
+    return unwrap(
+        by_start(trace.of_type(SpanType.TOOL)),
+        name=_tool_name,
+        call_id=lambda span: _first_str(span, CALL_ID_ATTRIBUTES),
+        ended=lambda span: True,
+    )
+
+
+def _first_str(span: Span, keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = span.attributes.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def pending_subagents(trace: Trace) -> list[str]:
+    """What the trace still lacks: sub-agents a successful `sessions_spawn` started that have
+    no span yet, and sub-agent sessions with spans but no finished run span (OpenClaw exports
+    a run's span when the run ends)."""
+    spawns = [
+        span
+        for span in _tool_calls(trace).calls
+        if _tool_name(span) == SPAWN_TOOL and span.error is None
+    ]
+    if not spawns:
+        return []
+    seen: set[str] = set()
+    finished: set[str] = set()
+    for span in trace.spans:
+        key = _first_str(span, SESSION_KEY_FULL)
+        if key and _CHILD_KEY.search(key):
+            seen.add(key)
+            if span.type == SpanType.AGENT:
+                finished.add(key)
+    children = max(len(seen), len(delegation_spans(trace)[1]))
+    missing = [
+        f"sub-agent spawned at {_clock(span.start_ms)} never appeared in the trace"
+        for span in spawns[children:]
+    ]
+    missing += [f"sub-agent session '{key}' did not finish" for key in sorted(seen - finished)]
+    return missing
+
+
+def _clock(epoch_ms: float | None) -> str:
+    if epoch_ms is None:
+        return "an unknown time"
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 
 def by_start(spans: Iterable[Span]) -> list[Span]:
@@ -174,16 +243,22 @@ def _ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
 ROUTING_LIST_KEYS = ("path", "delegations", "decisions", "routing", "agents", "history")
 ROUTING_AGENT_KEYS = ("agent", "to", "routed_to", "agent_id", "agentId", "target")
 SESSION_KEY_ATTRIBUTES = ("session_key", "sessionkey", "session.key", "session.id", "thread_id")
+SESSION_KEY_FULL = ("openclaw.session_key", "session.key", "session_key", "openclaw.sessionKey")
+CALL_ID_ATTRIBUTES = (
+    "gen_ai.tool.call.id", "openclaw.tool_call_id", "tool_call_id", "tool.call.id",
+)  # fmt: skip
+# A sub-agent's session key: `agent:<id>:subagent:<uuid>`, or `agent:<id>:acp:<uuid>` (ACP).
+_CHILD_KEY = re.compile(r":(?:subagent|acp):")
 
 
 def _session_agent(span: Span) -> str | None:
     """The agent id of a sub-agent session key (`agent:<id>:subagent:<uuid>`) on the span."""
     for key, value in span.attributes.items():
-        if not isinstance(value, str) or ":subagent:" not in value:
+        if not isinstance(value, str) or not _CHILD_KEY.search(value):
             continue
         if key.lower().endswith(SESSION_KEY_ATTRIBUTES):
             parts = value.split(":")
-            index = parts.index("subagent")
+            index = next(i for i, part in enumerate(parts) if part in ("subagent", "acp"))
             return parts[index - 1] if index >= 1 and parts[index - 1] != "agent" else None
     return None
 

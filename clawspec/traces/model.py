@@ -67,6 +67,9 @@ class Trace:
     end_ms: float | None = None
     url: str | None = None  # a link to the trace in the backend's UI, where it has one
     cost_usd: float | None = None  # native total cost of the trace, where the backend has it
+    # Evidence still missing when the wait for it ended (a spawned sub-agent that never showed
+    # up or did not finish): verdicts the missing spans could change are `error`.
+    pending: tuple[str, ...] = ()
 
     def of_type(self, span_type: SpanType) -> list[Span]:
         return [span for span in self.spans if span.type == span_type]

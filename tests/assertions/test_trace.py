@@ -840,3 +840,81 @@ def test_runner_skips_trace_assertions_without_a_backend_and_honours_the_skip_bu
     ]
     assert len(hooks.requests) == 1  # the agent ran; only the trace evidence is missing
     assert main(["run", ".", "--max-skipped", "0"]) == 1
+
+
+# -- Tool Search wrappers and late sub-agents ----------------------------------------------------
+
+
+def _wrapped(*names: str) -> list[Span]:
+    """Each call made through Tool Search's `tool_call`: the wrapper span, then the inner one."""
+    spans: list[Span] = []
+    for i, name in enumerate(names):
+        spans.append(span(f"w{i}", TOOL, tool_name="tool_call", start_ms=2.0 * i,
+                          attributes={"gen_ai.tool.call.id": f"call_{i}"}))  # fmt: skip
+        inner = f"tool_search_code:call_{i}:{name}:1"
+        spans.append(span(f"i{i}", TOOL, tool_name=name, start_ms=2.0 * i + 1,
+                          attributes={"gen_ai.tool.call.id": inner}))  # fmt: skip
+    return spans
+
+
+@pytest.mark.parametrize(
+    ("assertion", "status"),
+    [
+        ("type: tool_sequence\nmode: strict\nexpected: [sessions_spawn, write]", Status.PASS),
+        ("type: tool_not_invoked\ntool: tool_call", Status.FAIL),  # a control, named: counted
+        ("type: tool_not_invoked\ntool: exec", Status.PASS),
+        ("type: tool_not_invoked\ntool: write", Status.FAIL),
+    ],
+)
+def test_tool_search_wrappers_count_as_the_tools_they_call(
+    evaluate: Evaluate, assertion: str, status: Status
+) -> None:
+    found = trace(*_wrapped("sessions_spawn"), *tools("x", "write")[1:])
+    assert evaluate(assertion, found).status == status
+
+
+PENDING = ("sub-agent spawned at 2026-11-25T10:00:00.000+00:00 never appeared in the trace "
+           "(waited 60.0 s)",)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "assertion",
+    [
+        "type: tool_not_invoked\ntool: exec",
+        "type: no_span_errors",
+        "type: llm_call_count\nmax: 10",
+        "type: llm_call_count\nmin: 5",
+        "type: tool_sequence\nmode: strict\nexpected: [sessions_spawn]",
+        "type: tool_sequence\nexpected: [sessions_spawn, write]",
+        "type: model_used\nnot_expected: gpt",
+        "type: model_used\nexpected: claude",
+        "type: trace_token_budget\nmax_input_tokens: 1000",
+        "type: per_span_budget\nmax_tokens: 1000",
+        "type: trace_duration\nmax_ms: 100000",
+        "type: delegation_path\nexpected: [main, brand]",
+    ],
+)
+def test_an_incomplete_trace_makes_verdicts_the_missing_spans_could_change_errors(
+    evaluate: Evaluate, assertion: str
+) -> None:
+    spans = [*_wrapped("sessions_spawn"), span("l0", LLM, model="fake-model", input_tokens=10,
+             output_tokens=1, start_ms=0.0, end_ms=5.0)]  # fmt: skip
+    status, message = outcome(evaluate(assertion, trace(*spans, pending=PENDING)))
+    assert status == Status.ERROR, message
+    assert f"but the trace is incomplete: {PENDING[0]} (the wait follows" in message
+
+
+@pytest.mark.parametrize(
+    ("assertion", "status"),
+    [
+        ("type: tool_not_invoked\ntool: sessions_spawn", Status.FAIL),
+        ("type: llm_call_count\nmin: 1", Status.PASS),
+        ("type: llm_call_count\nmax: 0", Status.FAIL),
+        ("type: tool_sequence\nmode: contains\nexpected: [sessions_spawn]", Status.PASS),
+    ],
+)
+def test_verdicts_more_spans_cannot_change_stand_on_an_incomplete_trace(
+    evaluate: Evaluate, assertion: str, status: Status
+) -> None:
+    spans = [*_wrapped("sessions_spawn"), span("l0", LLM, model="fake-model")]
+    assert evaluate(assertion, trace(*spans, pending=PENDING)).status == status

@@ -31,6 +31,7 @@ LOADER_ONLY = {
     "duplicate_name_not_first_key": "duplicate scenario names",
     "duplicate_scenario_name": "duplicate scenario names",
     "escaped_template_variable": "template variables",
+    "llm_call_count_min_above_max": "a minimum greater than the maximum",
     "path_escapes_workspace": "paths climbing out of the workspace",
     "unknown_template_variable": "template variables",
     "unset_env_variable": "unset {{env.NAME}} variables",

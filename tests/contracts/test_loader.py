@@ -11,6 +11,7 @@ prints now; read every changed position against the SPEC before committing it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -97,6 +98,8 @@ def test_validate_rejects_malformed_contract_with_exact_location(
         ("token_budget_one_of", "7:9", "one of 'max_total_tokens', 'max_input_tokens'"),
         ("model_used_both", "7:9", "exactly one of 'expected', 'not_expected' is required"),
         ("source_without_key", "7:9", "'source' and 'key' must be given together"),
+        ("llm_call_count_min_above_max", "7:9", "min (5) is greater than max (2): no count"),
+        ("state_file_both_paths", "7:9", "give either 'path' or 'state_path', not both"),
         ("duplicate_scenario_name", "9:5", "duplicate scenario name 'smoke'"),
         ("duplicate_name_not_first_key", "9:5", "duplicate scenario name 'smoke'"),
         ("unknown_template_variable", "8:15", "unknown template variable '{{tomorrow}}'"),
@@ -141,7 +144,61 @@ def test_several_errors_in_one_file_are_all_reported_in_file_order(
     assert err.endswith("5 problem(s) found; nothing was run\n")
 
 
-@pytest.mark.parametrize("case", ["yaml_tab_indent", "duplicate_scenario_name", "missing_field"])
+@pytest.mark.parametrize(
+    ("case", "loc", "message"),
+    [
+        (
+            "llm_call_count_min_above_max",
+            "7:9",
+            "min (5) is greater than max (2): no count can pass",
+        ),
+        ("state_file_both_paths", "7:9", "give either 'path' or 'state_path', not both"),
+    ],
+)
+def test_impossible_assertion_fields_are_load_errors_of_the_real_loader(
+    case: str, loc: str, message: str, tmp_path: Path
+) -> None:
+    from clawspec.contracts.loader import load_contracts
+    from clawspec.errors import ContractError
+
+    path = tmp_path / f"{case}.yaml"
+    shutil.copy(INVALID / f"{case}.yaml", path)
+    with pytest.raises(ContractError) as caught:
+        load_contracts([path], tmp_path, {})
+    [error] = caught.value.messages
+    assert error.startswith(f"{path}:{loc}: scenario 'smoke', then[0] (")
+    assert error.endswith(message)
+
+
+def test_errors_at_one_position_come_in_the_same_order_whatever_the_hash_seed(
+    workspace: Path,
+) -> None:
+    # Two positions with two messages each: a set's order depends on PYTHONHASHSEED (1 and 2
+    # gave different orders before the loader kept the order the errors were found in).
+    name = _copy_case("several_errors_one_position", workspace)
+    runs = []
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "clawspec", "validate", name],
+            cwd=workspace,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 2
+        runs.append(done.stderr)
+    positions = re.findall(rf"^error: {name}:(\d+:\d+):", runs[0], flags=re.MULTILINE)
+    assert positions == ["7:9", "7:9", "8:5", "8:5"]
+    assert len(set(runs[0].splitlines())) == 5  # distinct messages at each position
+    assert runs[0] == runs[1] == (INVALID / f"{name[:-5]}.expected").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["yaml_tab_indent", "duplicate_scenario_name", "missing_field", "llm_call_count_min_above_max"],
+)
 def test_validate_subprocess_exits_2_with_error_on_stderr(case: str, workspace: Path) -> None:
     name = _copy_case(case, workspace)
     done = subprocess.run(

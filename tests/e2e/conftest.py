@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -89,10 +90,30 @@ def openclaw_launcher(isolated_netns: None) -> str:
     pytest.skip(reason)
 
 
-def provider_config(base_url: str) -> dict[str, Any]:
-    """extra_config pointing the gateway at the scripted provider."""
+def run_clawspec(
+    work: Path, launcher: str, *args: str, timeout_s: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """`clawspec run WORK ARGS…` as a user runs it, in its own process, against `launcher`
+    (no CLAWSPEC_/GITHUB_ variables of the test environment leak in)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWSPEC_", "GITHUB_"))}
+    env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO)})
+    argv = [sys.executable, "-m", "clawspec", "run", str(work), "--no-color", *args]
+    return subprocess.run(
+        argv, check=False, capture_output=True, text=True, timeout=timeout_s, env=env, cwd=work
+    )
+
+
+def provider_config(base_url: str, *, tool_search: bool = True) -> dict[str, Any]:
+    """extra_config pointing the gateway at the scripted provider.
+
+    Tool Search stays OpenClaw's default (on since 2026.9.6), as users run it: the scripted
+    provider calls the tools it is not offered through `tool_call`. `tool_search=False` gives
+    the model every tool directly (`tools.toolSearch: false`)."""
+    tools: dict[str, Any] = {"profile": "coding"}
+    if not tool_search:
+        tools["toolSearch"] = False
     return {
-        "tools": {"profile": "coding", "toolSearch": False},
+        "tools": tools,
         "agents": {"defaults": {"model": {"primary": f"fake/{MODEL_ID}"}}},
         "models": {
             "catalogRefresh": {"enabled": False},

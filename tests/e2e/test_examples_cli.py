@@ -4,16 +4,15 @@ OpenClaw gateway (issue 3's end-to-end proof). Runs inside the loopback-only nam
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from tests.e2e.conftest import run_clawspec
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,35 +27,13 @@ def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactor
     work = tmp_path_factory.mktemp("examples") / "examples"
     shutil.copytree(EXAMPLES, work)
     scripts = load_scripts(work / "provider-scripts.json")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("CLAWSPEC_", "GITHUB_"))
-    }
-    env.update({"CLAWSPEC_OPENCLAW_BIN": openclaw_launcher, "PYTHONPATH": str(REPO)})
     with ScriptedProvider(scripts, port=18080) as provider:  # the port openclaw.json names
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "clawspec",
-                "run",
-                str(work),
-                "--no-color",
-                "--report-dir",
-                str(work / "reports"),
-                "--junit",
-                str(work / "reports/junit.xml"),
-                "--report-html",
-                str(work / "reports/report.html"),
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env=env,
-            cwd=work,
-        )
+        proc = run_clawspec(
+            work, openclaw_launcher, "--report-dir", str(work / "reports"),
+            "--junit", str(work / "reports/junit.xml"),
+            "--report-html", str(work / "reports/report.html"),
+            "--codequality", str(work / "reports/gl-code-quality.json"),
+        )  # fmt: skip
         requests = provider.requests
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {
@@ -66,6 +43,20 @@ def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactor
         "provider_requests": requests,
         "scenarios": {s["name"]: s for s in report["scenarios"]},
     }
+
+
+@pytest.fixture(scope="module")
+def examples_replay(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The examples again, replaying their committed cassettes with no model provider at all
+    (as the example workflow runs them on pull requests)."""
+    work = tmp_path_factory.mktemp("examples-replay") / "examples"
+    shutil.copytree(EXAMPLES, work)
+    proc = run_clawspec(
+        work, openclaw_launcher, "--model-traffic", "replay", "--report-dir",
+        str(work / "reports"), "--codequality", str(work / "reports/gl-code-quality.json"),
+    )  # fmt: skip
+    report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
+    return {"proc": proc, "report": report, "work": work}
 
 
 def _assertion(scenario: dict[str, Any], type_name: str) -> dict[str, Any]:
@@ -152,8 +143,14 @@ def test_model_provider_failure_is_an_error_within_the_timeout(examples_run: dic
     assert scenario["status"] == "error"
     assert scenario["message"].startswith("invocation failed: ")
     assert scenario["assertions"] == []
-    # timeout 10 s + the client's 5 s HTTP grace: an error, never a hang
-    assert scenario["duration_ms"] < 30_000
+    # the contract's timeout + the client's 5 s HTTP grace (+ slack for a busy machine): an
+    # error, never a hang
+    contract = (examples_run["work"] / "skills/newsletter/tests/scenarios.yaml").read_text()
+    (down,) = [
+        s for s in yaml.safe_load(contract)["scenarios"] if s["name"] == "model-provider-down"
+    ]
+    timeout = down["timeout"]
+    assert scenario["duration_ms"] < (timeout + 5 + 10) * 1000
 
 
 def test_junit_and_gateway_log_are_written(examples_run: dict) -> None:
@@ -229,3 +226,40 @@ def test_html_report_of_the_examples_in_real_chromium(examples_run: dict, tmp_pa
         driver.save_screenshot(str(shot))
         assert browser.screenshot_variance(shot) > 200
         assert browser.console_messages(driver) == [] and browser.network_requests(driver) == []
+
+
+def test_replay_of_the_committed_cassettes_gives_the_designed_verdicts(
+    examples_replay: dict,
+) -> None:
+    statuses = {s["name"]: s["status"] for s in examples_replay["report"]["scenarios"]}
+    assert statuses == {
+        "writes-draft": "pass",
+        "delegates-review": "pass",
+        "sends-in-test-mode": "fail",
+        "stays-within-budget": "fail",
+        "delegates-to-copywriter": "fail",
+        "model-provider-down": "error",
+    }, examples_replay["proc"].stdout
+
+
+def test_code_quality_reports_of_two_runs_are_valid_with_stable_fingerprints(
+    examples_run: dict, examples_replay: dict
+) -> None:
+    """GitLab's merge request widget tells new from fixed findings by fingerprint: the same
+    assertions give the same fingerprints in another run (other run ids, other timings)."""
+    from tests.reports.test_codequality import _valid
+
+    live, replay = (
+        _valid((run["work"] / "reports/gl-code-quality.json").read_bytes())
+        for run in (examples_run, examples_replay)
+    )
+    scenarios = examples_run["report"]["scenarios"]
+    not_passed = [a for s in scenarios for a in s["assertions"] if a["status"] in ("fail", "error")]
+    bare = [s for s in scenarios if s["status"] == "error" and not s["assertions"]]
+    assert len(live) == len(not_passed) + len(bare) == 5  # one per failing assertion / bare error
+    assert {f["fingerprint"] for f in live} == {f["fingerprint"] for f in replay}
+    assert len({f["fingerprint"] for f in live}) == len(live)  # different assertions differ
+    for finding in live:
+        assert finding["location"]["path"].startswith(("skills/", "agents/")), finding
+        assert finding["location"]["lines"]["begin"] > 1
+    assert {f["severity"] for f in live} == {"major", "critical"}

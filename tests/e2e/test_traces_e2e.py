@@ -97,8 +97,11 @@ def _trace_of(receiver: OtlpReceiver, run_id: str, started: datetime, answer: di
         started_at=started,
         ended_at=datetime.now(UTC),
         scenario=run_id,
+        wait_s=90,  # the hook's timeoutSeconds: a sub-agent may start late on a busy machine
     )
-    return poll_trace(LocalBackend(settings, {}), query, delay_ms=300, timeout_ms=30_000)
+    trace = poll_trace(LocalBackend(settings, {}), query, delay_ms=300, timeout_ms=30_000)
+    assert trace.pending == (), trace.pending
+    return trace
 
 
 def test_delegating_run_gives_one_trace_with_the_sub_agent_nested(traced) -> None:

@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 from clawspec.cli import main
+from clawspec.gateway import client
 from clawspec.reports.json_report import schema_path
 from clawspec.runner import kept
 from tests.support.hooks_api import HooksServer
@@ -587,10 +588,14 @@ def test_a_run_the_gateway_never_started_is_retried_then_reported(
     gateway_env: dict[str, str],
     refusal: str,
     status: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Short pauses, then one that would pass the scenario's 10 s timeout: no retry after it.
+    monkeypatch.setattr(client, "NOT_STARTED_RETRY_PAUSES_S", (0.1, 0.2, 30.0))
     write_contract(
         HEADER
-        + f"""scenarios:
+        + f"""defaults: {{timeout: 10}}
+scenarios:
   - name: store-warming-up
     when: {{invoke: "[{refusal}:1] [write:ok.md]"}}
     then: [{{type: artifact_exists, path: ok.md}}]
@@ -605,4 +610,5 @@ def test_a_run_the_gateway_never_started_is_retried_then_reported(
     assert by_name["never-ready"]["status"] == "error"
     assert f"→ {status}: " in by_name["never-ready"]["message"]
     attempts = [r for r in server.requests if f"[{refusal}:9]" in r["body"]["message"]]
-    assert len(attempts) == 3  # the first try and two retries
+    assert len(attempts) == 3  # the first try and two retries; a third would pass the timeout
+    assert "(3 attempts in " in by_name["never-ready"]["message"]

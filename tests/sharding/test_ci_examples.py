@@ -58,7 +58,7 @@ def test_github_matrix_shards_upload_and_one_merge_job_publishes() -> None:
         commands.append(build_parser().parse_args(entrypoint.from_inputs(environ, ROOT).argv))
     run, merged = commands
     assert (run.command, run.shard, run.durations) == ("run", "3/3", "clawspec-durations.json")
-    assert (merged.command, merged.pr_comment) == ("merge", True)
+    assert (merged.command, merged.pr_comment) == ("merge", "always")
     assert merged.reports == ["clawspec-shards/**/shard-*.json"]
 
 
@@ -93,6 +93,8 @@ def test_gitlab_parallel_jobs_and_a_merge_job_with_needs_and_junit() -> None:
     assert shards["parallel"] == 4
     assert merge["needs"] == [{"job": "clawspec", "artifacts": True}]
     assert merge["artifacts"]["reports"]["junit"] == "clawspec-reports/junit.xml"
+    quality = merge["artifacts"]["reports"]["codequality"]
+    assert quality == "clawspec-reports/gl-code-quality.json"
     assert "reports" not in shards["artifacts"]  # one JUnit report per pipeline, not five
     run = _parse(shards["script"][0].replace("$CI_NODE_INDEX", "1"))
     assert (run.command, run.shard, run.fail_on) == ("run", "auto", "never")
@@ -102,6 +104,7 @@ def test_gitlab_parallel_jobs_and_a_merge_job_with_needs_and_junit() -> None:
         ["clawspec-shards"],
         "clawspec-reports/junit.xml",
     )
+    assert merged.codequality == quality
 
 
 def test_jenkins_parallel_stages_stash_unstash_merge_and_junit() -> None:

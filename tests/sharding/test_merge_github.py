@@ -39,6 +39,7 @@ def github(
             "GITHUB_REPOSITORY": "octo/agents",
             "GITHUB_WORKFLOW": "ClawSpec",
             "GITHUB_TOKEN": GITHUB_TOKEN,
+            "GITHUB_SHA": "d" * 40,
         }
         for key, value in env.items():
             monkeypatch.setenv(key, value)
@@ -83,6 +84,7 @@ def test_shards_publish_nothing_of_the_whole_and_the_merge_publishes_it_once(
         assert outputs["summary"].endswith(f"(shard {index}/3)")
         shard_files.append(files)
     assert github.comments() == []  # --pr-comment on a shard waits for the merge
+    assert github.check_runs() == []  # so does the check run
 
     files = _job(monkeypatch, tmp_path, "merge", "merge")
     assert main(["merge", "reports/shards", "--pr-comment", "--junit", "reports/junit.xml"]) == 1
@@ -118,6 +120,12 @@ def test_shards_publish_nothing_of_the_whole_and_the_merge_publishes_it_once(
     (comment,) = github.comments(PR)
     assert "<!-- clawspec:ClawSpec:merge -->" in comment["body"]
     assert "**44 scenarios**" in comment["body"]
+    # One check run for the matrix, with every failing assertion past the 10 of the step.
+    (check,) = github.check_runs()
+    assert (check["name"], check["conclusion"]) == ("ClawSpec: merge", "failure")
+    failures = [a for a in check["output"]["annotations"] if a["annotation_level"] == "failure"]
+    assert len(failures) >= failing > 10
+    assert {a["path"] for a in failures} > files_annotated  # files the 10 never reached
     assert row in comment["body"]
     # A re-run of the merge job updates the one comment.
     _job(monkeypatch, tmp_path, "merge-again", "merge")

@@ -16,6 +16,14 @@ And the Actions endpoints the `github` history store reads (issue 12), seeded wi
       server (another port, as GitHub's blob storage is another host), which serves the zip and
       records whether an Authorization header reached it; an expired artifact answers 410.
 `forbid_actions()` answers them like a token without `actions: read` (403).
+
+And the Checks API the check run uses, validated as GitHub validates it (422 otherwise: more
+than 50 annotations in one request, a missing or unknown field value, a title over 255
+characters, a message over 64 KB, a summary or text over 65,535 characters):
+  POST  /repos/{owner}/{repo}/check-runs        → 201
+  PATCH /repos/{owner}/{repo}/check-runs/{id}   → 200; output.annotations are appended
+`forbid_checks()` answers them like a token without `checks: write` (403); `check_runs()`
+returns what was stored, every annotation included.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import zipfile
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 FORK_MESSAGE = "Resource not accessible by integration"
 _LIST = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$")
@@ -36,6 +44,19 @@ _ONE = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$")
 _RUNS = re.compile(r"^/repos/[^/]+/[^/]+/actions(?:/workflows/([^/]+))?/runs$")
 _ARTIFACTS = re.compile(r"^/repos/[^/]+/[^/]+/actions/runs/(\d+)/artifacts$")
 _ZIP = re.compile(r"^/repos/[^/]+/[^/]+/actions/artifacts/(\d+)/zip$")
+_CHECKS = re.compile(r"^/repos/([^/]+)/([^/]+)/check-runs$")
+_CHECK = re.compile(r"^/repos/([^/]+)/([^/]+)/check-runs/(\d+)$")
+_LEVELS = ("notice", "warning", "failure")
+_CONCLUSIONS = (
+    "action_required",
+    "cancelled",
+    "failure",
+    "neutral",
+    "success",
+    "skipped",
+    "stale",
+    "timed_out",
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +85,8 @@ class _State:
     faults: list[_Fault] = field(default_factory=list)
     forbid_writes: bool = False
     forbid_actions: bool = False
+    forbid_checks: bool = False
+    check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
     runs: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     blobs: dict[int, bytes] = field(default_factory=dict)
@@ -122,6 +145,17 @@ class _Handler(BaseHTTPRequestHandler):
         if "/actions/" in url.path and self.command == "GET":
             self._actions(url.path, parse_qs(url.query))
             return
+        checks, check = _CHECKS.match(url.path), _CHECK.match(url.path)
+        if (checks or check) and state.forbid_checks:
+            self._send(403, {"message": FORK_MESSAGE, "documentation_url": "https://docs"})
+        elif checks and self.command == "POST":
+            self._create_check(body or {}, checks)
+        elif check and self.command == "PATCH":
+            self._update_check(int(check.group(3)), body or {})
+        else:
+            self._comments(url, body)
+
+    def _comments(self, url: SplitResult, body: dict[str, Any] | None) -> None:
         listing, single = _LIST.match(url.path), _ONE.match(url.path)
         if listing and self.command == "GET":
             self._list(int(listing.group(3)), parse_qs(url.query), url.path)
@@ -131,6 +165,46 @@ class _Handler(BaseHTTPRequestHandler):
             self._update(int(single.group(3)), body or {})
         else:
             self._send(404, {"message": "Not Found"})
+
+    def _create_check(self, body: dict[str, Any], match: re.Match[str]) -> None:
+        errors = _check_errors(body, creating=True)
+        if errors:
+            self._send(422, {"message": "Invalid request.", "errors": errors})
+            return
+        state = self.server.state
+        with state.lock:
+            state.next_id += 1
+            run = {key: value for key, value in body.items() if key != "output"}
+            output = dict(body.get("output") or {})
+            run |= {
+                "id": state.next_id,
+                "html_url": f"https://github.invalid/{match.group(1)}/{match.group(2)}/runs/"
+                f"{state.next_id}",
+                "output": output | {"annotations": list(output.get("annotations") or [])},
+            }
+            state.check_runs[run["id"]] = run
+            public = _public_check(run)
+        self._send(201, public)
+
+    def _update_check(self, check_id: int, body: dict[str, Any]) -> None:
+        errors = _check_errors(body, creating=False)
+        if errors:
+            self._send(422, {"message": "Invalid request.", "errors": errors})
+            return
+        state = self.server.state
+        with state.lock:
+            run = state.check_runs.get(check_id)
+            if run is not None:
+                output = dict(body.get("output") or {})
+                added = list(output.pop("annotations", None) or [])
+                run.update({key: value for key, value in body.items() if key != "output"})
+                run["output"].update(output)
+                run["output"]["annotations"] += added
+                public = _public_check(run)
+        if run is None:
+            self._send(404, {"message": "Not Found"})
+        else:
+            self._send(200, public)
 
     def _list(self, number: int, query: dict[str, list[str]], path: str) -> None:
         state = self.server.state
@@ -256,6 +330,45 @@ def artifact_zip(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def _check_errors(body: dict[str, Any], *, creating: bool) -> list[str]:
+    """What GitHub would refuse in a check-run request (422), as short descriptions."""
+    errors = []
+    if creating:
+        errors += [f"missing {key}" for key in ("name", "head_sha") if not body.get(key)]
+    if body.get("status") == "completed" and body.get("conclusion") not in _CONCLUSIONS:
+        errors.append(f"conclusion {body.get('conclusion')!r} with status completed")
+    output = body.get("output")
+    if output is None:
+        return errors
+    errors += [f"output.{key} missing" for key in ("title", "summary") if not output.get(key)]
+    for key in ("summary", "text"):
+        if len(output.get(key) or "") > 65_535:
+            errors.append(f"output.{key} longer than 65535 characters")
+    annotations = output.get("annotations") or []
+    if len(annotations) > 50:
+        errors.append(f"{len(annotations)} annotations: at most 50 per request")
+    for item in annotations:
+        missing = [
+            key
+            for key in ("path", "start_line", "end_line", "annotation_level", "message")
+            if item.get(key) in (None, "")
+        ]
+        errors += [f"annotation without {key}" for key in missing]
+        if item.get("annotation_level") not in _LEVELS:
+            errors.append(f"annotation_level {item.get('annotation_level')!r}")
+        if len(item.get("title") or "") > 255:
+            errors.append("annotation title longer than 255 characters")
+        if len(str(item.get("message", "")).encode()) > 64 * 1024:
+            errors.append("annotation message over 64 KB")
+    return errors
+
+
+def _public_check(run: dict[str, Any]) -> dict[str, Any]:
+    output = {key: value for key, value in run["output"].items() if key != "annotations"}
+    output["annotations_count"] = len(run["output"]["annotations"])
+    return {**run, "output": output}
+
+
 def _public(comment: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in comment.items() if not k.startswith("_")}
 
@@ -372,6 +485,15 @@ class GitHubApiServer:
     def forbid_actions(self, forbidden: bool = True) -> None:
         """Answer the Actions endpoints like GitHub does for a token without `actions: read`."""
         self.state.forbid_actions = forbidden
+
+    def check_runs(self) -> list[dict[str, Any]]:
+        """Every check run created, with all its annotations, oldest first."""
+        with self.state.lock:
+            return [json.loads(json.dumps(run)) for run in self.state.check_runs.values()]
+
+    def forbid_checks(self, forbidden: bool = True) -> None:
+        """Answer the Checks API like GitHub does for a token without `checks: write`."""
+        self.state.forbid_checks = forbidden
 
     def forbid_writes(self, forbidden: bool = True) -> None:
         """Answer POST/PATCH like GitHub does for a fork PR's read-only token."""

@@ -8,6 +8,9 @@ completes with that completion status, `[drop]` closes the connection without an
 runs (issue 12): the n-th request carrying that key gets the n-th outcome (cycling): `ok` runs
 normally, `quiet` completes without any side effect (no `[write:…]`), `error` completes with an
 error status. Counting is per key, so concurrent attempts still get each outcome exactly once.
+`on_run(body, run_id)`, when given, is asked first: a dict it returns is the answer (200), a
+(status, dict) pair an answer with that status, e.g. a completion shaped like OpenClaw's after
+writing the gateway's log lines of that run; None goes on with the markers.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -60,10 +63,18 @@ class _Listener(ThreadingHTTPServer):
 class HooksServer:
     """Start with `with HooksServer(token, workspace) as server:`; `server.base_url`."""
 
-    def __init__(self, token: str, workspace: Path, *, allow_session_key: bool = True) -> None:
+    def __init__(
+        self,
+        token: str,
+        workspace: Path,
+        *,
+        allow_session_key: bool = True,
+        on_run: Callable[[dict[str, Any], str], Any] | None = None,
+    ) -> None:
         self.token = token
         self.workspace = workspace
         self.allow_session_key = allow_session_key
+        self.on_run = on_run
         self.requests: list[dict[str, Any]] = []
         self.not_ready_seen: dict[str, int] = {}
         self.nth_seen: dict[str, int] = {}
@@ -146,6 +157,10 @@ class HooksServer:
             def _run(self, body: dict[str, Any]) -> None:
                 message = str(body.get("message", ""))
                 run_id = uuid.uuid4().hex
+                answer = server.on_run(body, run_id) if server.on_run else None
+                if answer is not None:
+                    self._json(*(answer if isinstance(answer, tuple) else (200, answer)))
+                    return
                 if "[drop]" in message:
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return

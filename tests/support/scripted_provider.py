@@ -14,6 +14,14 @@ and may also carry ``"usage": {"prompt_tokens": N, "completion_tokens": M}`` and
 ``"no_finish": true`` (stream without finish_reason), with ``"times": K`` limiting a fault to
 the first K requests for that step (default: every time).
 
+Tool Search: OpenClaw 2026.9.6 turns Tool Search on by default, and then only offers the model a few
+tools directly (core primitives such as ``write``, ``read``, ``exec``) plus the wrappers
+``tool_search``, ``tool_describe`` and ``tool_call``; other tools (e.g. ``sessions_spawn``) are
+callable only as ``tool_call {"id": NAME, "args": {...}}``. So a step naming a tool that the request
+does not offer, while it offers ``tool_call``, is answered with that wrapper call instead (same call
+id). A step naming ``tool_call`` itself is sent as written. Scripts thus work with Tool Search on or
+off.
+
 Which step? The gateway appends an internal *user* message after every tool result, so counting
 user messages loops forever. We count the assistant messages that made tool calls after the
 script's marker message: that is how many tool steps were already taken.
@@ -24,6 +32,7 @@ Run standalone: ``python -m tests.support.scripted_provider --port 18080 --scrip
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import threading
@@ -50,6 +59,7 @@ class RecordedRequest:
     script: str | None = None
     step: int | None = None
     answered: str = ""  # "tool_calls", "text", "status:500", "no_finish", "fallback"
+    wrapped: tuple[str, ...] = ()  # tools of the step sent through `tool_call` (Tool Search)
 
 
 @dataclass
@@ -115,10 +125,59 @@ def _tool_calls_of(step: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-def render_stream(step: dict[str, Any], call_prefix: str) -> list[bytes]:
-    """SSE chunks for one step, in the shape the OpenAI JS SDK accumulates."""
+TOOL_CALL = "tool_call"  # OpenClaw's Tool Search wrapper: tool_call {"id": NAME, "args": {...}}
+
+
+def offered_tools(body: dict[str, Any]) -> set[str] | None:
+    """Names of the tools a chat request offers the model, or None if it sends no `tools` list."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return None
+    names: set[str] = set()
+    for tool in tools:
+        if isinstance(tool, dict):
+            fn = tool.get("function")
+            name = fn.get("name") if isinstance(fn, dict) else tool.get("name")
+            if isinstance(name, str):
+                names.add(name)
+    return names
+
+
+def through_tool_search(
+    calls: list[dict[str, Any]], offered: set[str] | None
+) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """Send each call whose tool is not offered through `tool_call` when that wrapper is offered.
+
+    Returns the calls to answer with and the names of the tools that were wrapped.
+    """
+    if offered is None or TOOL_CALL not in offered:
+        return calls, ()
+    out: list[dict[str, Any]] = []
+    wrapped: list[str] = []
+    for call in calls:
+        name = call.get("name")
+        if name == TOOL_CALL or name in offered:
+            out.append(call)
+            continue
+        args = call.get("arguments", {})
+        if isinstance(args, str):
+            # Bad JSON is sent as written: the gateway reports the bad arguments.
+            with contextlib.suppress(json.JSONDecodeError):
+                args = json.loads(args) if args.strip() else {}
+        out.append({"name": TOOL_CALL, "arguments": {"id": name, "args": args}})
+        wrapped.append(str(name))
+    return out, tuple(wrapped)
+
+
+def render_stream(
+    step: dict[str, Any], call_prefix: str, offered: set[str] | None = None
+) -> list[bytes]:
+    """SSE chunks for one step, in the shape the OpenAI JS SDK accumulates.
+
+    `offered` names the tools of the request (None: not known, every call is sent as written).
+    """
     out = [_chunk({"role": "assistant", "content": ""}, None)]
-    calls = _tool_calls_of(step)
+    calls, _ = through_tool_search(_tool_calls_of(step), offered)
     for i, call in enumerate(calls):
         args = call.get("arguments", {})
         args_text = args if isinstance(args, str) else json.dumps(args)
@@ -225,7 +284,9 @@ class _Handler(BaseHTTPRequestHandler):
             if _tool_calls_of(step)
             else "text"
         )
-        self._record(body, script=name, step=index, answered=answered)
+        offered = offered_tools(body)
+        _, wrapped = through_tool_search(_tool_calls_of(step), offered)
+        self._record(body, script=name, step=index, answered=answered, wrapped=wrapped)
         if step.get("slow"):
             time.sleep(float(step["slow"]))
         if step.get("status"):
@@ -243,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
-        for chunk in render_stream(step, call_prefix=f"call_{name}_{index}"):
+        for chunk in render_stream(step, call_prefix=f"call_{name}_{index}", offered=offered):
             self.wfile.write(chunk)
             self.wfile.flush()
 

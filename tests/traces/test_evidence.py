@@ -168,6 +168,7 @@ def test_the_query_names_the_run_and_its_completion_time(tmp_path: Path) -> None
         ended_at=STARTED + timedelta(seconds=20),
         scenario="smoke",
         related_ids=frozenset(),
+        wait_s=60.0,  # the harness's default scenario timeout: late sub-agents' window
     )
 
 

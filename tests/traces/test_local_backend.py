@@ -10,6 +10,8 @@ import pytest
 from clawspec.config import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.local import LocalBackend
+from clawspec.traces.evidence import pending_subagents
+from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import SpanType, TraceUnavailable
 from clawspec.traces.otlp_json import ReceivedSpan
 from clawspec.traces.receiver import OtlpReceiver
@@ -214,7 +216,10 @@ def test_a_trace_still_receiving_spans_waits_until_settled(receiver: OtlpReceive
     now[0] += 0.5
     assert local.find_trace(query()) is None  # spans arrived 0.5 s ago
     now[0] += 1.0
-    assert local.find_trace(query()) is None  # quiet, but the spawned sub-agent is missing
+    # Quiet: returned, and the spawned sub-agent it lacks is what poll_trace waits for.
+    quiet = local.find_trace(query())
+    assert quiet is not None
+    assert [p.split(" at ")[0] for p in pending_subagents(quiet)] == ["sub-agent spawned"]
     child = ReceivedSpan(
         TRACE_A,
         "d" * 16,
@@ -229,6 +234,7 @@ def test_a_trace_still_receiving_spans_waits_until_settled(receiver: OtlpReceive
     now[0] += 1.5
     trace = local.find_trace(query())
     assert trace is not None and len(trace.spans) == len(spans) + 2
+    assert pending_subagents(trace) == []
 
 
 def test_an_unsettled_trace_is_returned_after_max_settle(receiver: OtlpReceiver) -> None:
@@ -312,3 +318,37 @@ def test_default_backend_is_local_only_in_bring_up_mode() -> None:
     assert not uses_local_backend(
         Settings(gateway={"mode": "bring_up"}, observability={"backend": "none"})
     )
+
+
+def test_spans_of_other_sessions_in_the_runs_trace_are_not_the_scenarios(
+    receiver: OtlpReceiver,
+) -> None:
+    """A heartbeat of the main session may inherit the hook's trace id: its failing message span
+    and its model call must not reach the scenario's trace; the run's sub-agent (nested two
+    levels, one through the ACP runtime) does."""
+    spans = run_spans(TRACE_A, "r1", logical="hook:clawspec:run-1")
+    hook = next(s for s in spans if s.name == "openclaw.hook")
+    run = next(s for s in spans if s.name == "openclaw.run")
+    cron = {"openclaw.session_key": CRON_KEY.replace("job-1", "r1")}
+    spans[spans.index(hook)] = ReceivedSpan(
+        hook.trace_id, hook.span_id, hook.name, hook.parent_span_id, 1, hook.start_ns,
+        hook.end_ns, {**hook.attributes, **cron},
+    )  # fmt: skip
+    main = {"openclaw.session_key": "agent:main:main", "openclaw.session_id": "heartbeat"}
+    child = {"openclaw.session_key": "agent:brand:subagent:u1", "openclaw.session_id": "c1"}
+    grandchild = {"openclaw.session_key": "agent:legal:acp:u2", "openclaw.session_id": "c2"}
+    extra = [
+        ReceivedSpan(TRACE_A, "e" * 16, "openclaw.message", spans[0].span_id, 1, NS, NS + 5,
+                     main, status_code=2, status_message="heartbeat failed"),
+        ReceivedSpan(TRACE_A, "f" * 16, "openclaw.model.call", "e" * 16, 1, NS, NS + 4, main),
+        ReceivedSpan(TRACE_A, "1" * 16, "openclaw.run", run.span_id, 1, NS, NS + 3, child),
+        ReceivedSpan(TRACE_A, "2" * 16, "openclaw.model.call", "1" * 16, 1, NS, NS + 2, child),
+        ReceivedSpan(TRACE_A, "3" * 16, "openclaw.run", "1" * 16, 1, NS, NS + 2, grandchild),
+    ]  # fmt: skip
+    receiver.store.add([*spans, *extra])
+    trace = poll_trace(backend(receiver.endpoint), query(), delay_ms=0, timeout_ms=1000)
+    ids = {span.id for span in trace.spans}
+    assert "e" * 16 not in ids and "f" * 16 not in ids  # the heartbeat and its model call
+    assert {"1" * 16, "2" * 16, "3" * 16} <= ids  # the sub-agents, at any depth
+    assert len(trace.spans) == len(spans) + 3
+    assert not [span for span in trace.spans if span.error == "heartbeat failed"]

@@ -115,3 +115,66 @@ def test_poll_trace_stops_polling_when_the_run_is_interrupted() -> None:
         poll_trace(backend, QUERY, delay_ms=500, timeout_ms=30_000, stop=stop, clock=clock)
     assert len(backend.queries) == 1
     assert stop.waits == []
+
+
+# -- late sub-agents: a spawn without its child is waited for, then reported, never ignored ----
+
+
+def _spawning(*, child: str | None, child_done: bool = True) -> Trace:
+    """The parent's run with one successful `sessions_spawn` (called through Tool Search's
+    `tool_call`, as with OpenClaw's default), and its child's spans if `child` is given."""
+    parent = {"openclaw.session_key": "agent:main:cron:j1:run:s1"}
+    spans = [
+        Span("run", "t1", "openclaw.run", SpanType.AGENT, attributes=parent, start_ms=1.0),
+        Span("w", "t1", "openclaw.tool.execution", SpanType.TOOL, "run", 2.0,
+             tool_name="tool_call", attributes={"gen_ai.tool.call.id": "call_1"}),
+        Span("sp", "t1", "openclaw.tool.execution", SpanType.TOOL, "run", 3.0,
+             tool_name="sessions_spawn",
+             attributes={"gen_ai.tool.call.id": "tool_search_code:call_1:sessions_spawn:1"}),
+    ]  # fmt: skip
+    if child:
+        key = {"openclaw.session_key": f"agent:{child}:subagent:u1"}
+        spans.append(Span("cm", "t1", "openclaw.model.call", SpanType.LLM, "run", 4.0,
+                          attributes=key))  # fmt: skip
+        if child_done:
+            spans.append(Span("cr", "t1", "openclaw.run", SpanType.AGENT, "run", 4.0,
+                              agent_name=child, attributes=key))  # fmt: skip
+    return Trace("t1", "fake", tuple(spans))
+
+
+def _poll_with_wait(backend: Backend, wait_s: float) -> tuple[Trace, ClockedStop]:
+    from dataclasses import replace
+
+    clock = FakeClock()
+    stop = ClockedStop(clock)
+    query = replace(QUERY, wait_s=wait_s)
+    return poll_trace(backend, query, delay_ms=500, timeout_ms=3000, stop=stop, clock=clock), stop
+
+
+def test_a_spawned_sub_agent_that_never_shows_up_is_waited_for_then_reported_pending() -> None:
+    backend = Backend(_spawning(child=None))
+    trace, stop = _poll_with_wait(backend, wait_s=20.0)
+    assert sum(stop.waits) == pytest.approx(20.0)  # the scenario's window, not trace_timeout
+    assert len(trace.pending) == 1
+    assert trace.pending[0].startswith("sub-agent spawned at 1970-01-01T00:00:00.003+00:00 ")
+    assert trace.pending[0].endswith("never appeared in the trace (waited 20.0 s)")
+
+
+def test_a_sub_agent_that_started_but_did_not_finish_is_pending() -> None:
+    trace, _ = _poll_with_wait(Backend(_spawning(child="brand", child_done=False)), wait_s=4.0)
+    assert trace.pending == (
+        "sub-agent session 'agent:brand:subagent:u1' did not finish (waited 4.0 s)",
+    )
+
+
+def test_a_late_sub_agent_is_waited_for_and_then_the_trace_is_complete() -> None:
+    late = _spawning(child="brand")
+    backend = Backend(_spawning(child=None), _spawning(child="brand", child_done=False), late)
+    trace, _ = _poll_with_wait(backend, wait_s=60.0)
+    assert trace is late and trace.pending == ()
+    assert len(backend.queries) == 3
+
+
+def test_a_trace_without_spawns_is_returned_at_once() -> None:
+    trace, stop = _poll_with_wait(Backend(TRACE), wait_s=60.0)
+    assert trace is TRACE and stop.waits == []

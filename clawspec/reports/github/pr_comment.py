@@ -1,37 +1,50 @@
 """The pull-request comment: one per workflow and job, created once and then updated in place.
 
 The comment carries a hidden marker (`<!-- clawspec:{workflow}:{job} -->`); a later run finds it
-by paging through the PR's comments and PATCHes it instead of adding a new one. REST API through
-`requests` at `GITHUB_API_URL`; retries with backoff on 5xx and on secondary rate limits.
-A token that may not comment (pull requests from forks get a read-only token) is a warning,
-never a failed run. The token is sent only in the Authorization header and never printed.
+by paging through the PR's comments and PATCHes it instead of adding a new one. It also carries a
+hidden fingerprint of the verdicts (`<!-- clawspec-verdicts:<hash> -->`), which the `changes`
+mode compares. The mode decides when a comment is worth a notification (GitHub notifies on a new
+comment, not on an edit): `always` creates or updates; `failures` creates only when something
+failed or errored; `changes` creates only when the verdicts differ from the last comment's (or,
+without one, from the baseline's) and otherwise updates the last comment in place. Every mode
+updates an existing comment, so a fixed PR's comment turns green.
+REST calls go through `GitHubApi` (retries, rate limits). A token that may not comment (pull
+requests from forks get a read-only token) is a warning, never a failed run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import requests
 
+from clawspec.reports.github.api import (
+    BACKOFF_S,
+    DEFAULT_API_URL,
+    GitHubApi,
+    GitHubApiError,
+    GitHubForbiddenError,
+)
 from clawspec.reports.github.summary import render_summary
 from clawspec.reports.model import RunReport
-from clawspec.text import clean, one_line
+from clawspec.text import clean
 
-DEFAULT_API_URL = "https://api.github.com"
 # GitHub refuses comment bodies over 65,536 characters; stay well below (bytes >= characters).
 MAX_BODY_CHARS = 65_536
 BODY_BUDGET_BYTES = 60_000
-MAX_ATTEMPTS = 4
-BACKOFF_S = 1.0
-MAX_WAIT_S = 60.0
-TIMEOUT_S = (10, 30)
 PER_PAGE = 100
 MAX_PAGES = 50
+
+CommentMode = Literal["always", "changes", "failures", "off"]
+COMMENT_MODES: tuple[str, ...] = ("always", "changes", "failures", "off")
+_FINGERPRINT = re.compile(r"<!-- clawspec-verdicts:([0-9a-f]{16}) -->")
 
 FORK_HINT = (
     "the token may not write to this pull request (pull requests from forks get a read-only "
@@ -40,12 +53,9 @@ FORK_HINT = (
 )
 
 
-class PrCommentError(Exception):
-    """The comment could not be written; the message is safe to print (no token, no body)."""
-
-
-class PrCommentForbiddenError(PrCommentError):
-    """The token may not comment (403), e.g. on a pull request from a fork."""
+# The comment's errors are the client's (the names stay for the callers that catch them).
+PrCommentError = GitHubApiError
+PrCommentForbiddenError = GitHubForbiddenError
 
 
 @dataclass(frozen=True)
@@ -60,11 +70,12 @@ class PrTarget:
 
 @dataclass(frozen=True)
 class CommentResult:
-    """What happened: `created` or `updated`, the comment id and its web URL."""
+    """What happened: `created`, `updated` or `skipped` (and why), the comment id and URL."""
 
     action: str
-    comment_id: int
+    comment_id: int | None = None
     url: str | None = None
+    reason: str = ""
 
 
 def comment_marker(environ: Mapping[str, str]) -> str:
@@ -101,124 +112,121 @@ def find_target(environ: Mapping[str, str]) -> PrTarget | None:
     return PrTarget(api_url, repository, number, comment_marker(environ))
 
 
+def verdict_fingerprint(report: RunReport) -> str:
+    """Return a short hash of the verdicts: each scenario's status and each assertion's.
+
+    Only (scenario id, assertion, status) enter it, never durations, messages or measured
+    values, so a re-run that ends the same way has the same fingerprint.
+    """
+    items: list[tuple[str, str, str]] = []
+    for scenario in report.scenarios:
+        items.append((scenario.id, "scenario", scenario.status.value))
+        items += [
+            (scenario.id, f"{a.phase}[{a.index}]", a.status.value) for a in scenario.assertions
+        ]
+    return hashlib.sha256(json.dumps(sorted(items)).encode()).hexdigest()[:16]
+
+
+def fingerprint_of(body: str) -> str | None:
+    """Return the verdict fingerprint a comment body carries (None: none, e.g. an older one)."""
+    match = _FINGERPRINT.search(body)
+    return match.group(1) if match else None
+
+
+def has_failures(report: RunReport) -> bool:
+    """True when a scenario failed or errored, or a shard of a merged run is missing."""
+    totals = report.totals
+    return bool(totals.failed or totals.errored or (report.merged and report.merged.missing))
+
+
+def changed_against_baseline(report: RunReport) -> bool | None:
+    """True when a scenario's verdict differs from the baseline's (None: not compared)."""
+    comparison = report.comparison
+    if comparison is None or comparison.baseline_missing is not None:
+        return None
+    return any(c.status != c.baseline_status for c in comparison.scenarios)
+
+
+def decide(mode: str, report: RunReport, existing: str | None) -> tuple[str, str]:
+    """Return what a comment mode does: ("create" | "update" | "skip", why).
+
+    `existing` is the body of this job's latest comment on the PR (None: there is none).
+    """
+    if mode == "off":
+        return "skip", "pr_comment is off"
+    if mode == "changes":
+        if existing is not None:
+            before = fingerprint_of(existing)
+            if before is not None and before != verdict_fingerprint(report):
+                return "create", "the verdicts changed since the last comment"
+            return "update", "the verdicts are those of the last comment"
+        against = changed_against_baseline(report)
+        if against is None:
+            return "create", "first results, and no baseline to compare with"
+        if not against:
+            return "skip", "the verdicts are those of the baseline"
+        return "create", "the verdicts changed against the baseline"
+    if existing is not None:
+        return "update", ""
+    if mode == "failures" and not has_failures(report):
+        return "skip", "nothing failed or errored"
+    return "create", ""
+
+
 def render_pr_comment(report: RunReport, marker: str, secrets: Iterable[str] = ()) -> str:
-    """Return the comment body: the marker, then the summary within the comment size limit."""
-    budget = BODY_BUDGET_BYTES - len(marker.encode()) - 1
+    """Return the comment body: the marker, the summary within the comment size limit, and the
+    verdict fingerprint."""
+    fingerprint = f"<!-- clawspec-verdicts:{verdict_fingerprint(report)} -->"
+    budget = BODY_BUDGET_BYTES - len(marker.encode()) - len(fingerprint) - 2
     summary = render_summary(
         report, budget, secrets, limit_name="GitHub's 65,536-character comment limit"
     )
-    body = f"{marker}\n{summary}"
+    body = f"{marker}\n{summary}{fingerprint}\n"
     return body[:MAX_BODY_CHARS]
 
 
-class GitHubApi:
-    """The few REST calls the comment needs, with retries; errors never contain the token."""
-
-    def __init__(
-        self,
-        api_url: str,
-        token: str,
-        http: requests.Session | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        backoff_s: float = BACKOFF_S,
-    ) -> None:
-        self.api_url = api_url.rstrip("/")
-        self._token = token
-        self._http = http or requests.Session()
-        self._sleep = sleep
-        self._backoff_s = backoff_s
-
-    def request(
-        self, method: str, url: str, body: dict[str, Any] | None = None
-    ) -> requests.Response:
-        """Send one request, retrying 5xx, 429 and secondary rate limits; raise on failure."""
-        headers = {
-            "Authorization": f"Bearer {self._token}",
-            "Accept": "application/vnd.github+json",
-            "X-GitHub-Api-Version": "2022-11-28",
-            "User-Agent": "clawspec",
-        }
-        shown = url.split("?", 1)[0]
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            try:
-                response = self._http.request(
-                    method, url, json=body, headers=headers, timeout=TIMEOUT_S
-                )
-            except requests.RequestException as exc:
-                if attempt == MAX_ATTEMPTS:
-                    raise PrCommentError(f"{method} {shown} failed: {type(exc).__name__}") from None
-                self._sleep(self._backoff_s * 2 ** (attempt - 1))
-                continue
-            wait = self._retry_wait(response, attempt)
-            if wait is None or attempt == MAX_ATTEMPTS:
-                break
-            self._sleep(wait)
-        if response.status_code >= 400:
-            message = _error_message(response)
-            text = f"{method} {shown} → {response.status_code}: {message}"
-            if response.status_code == 403 or (response.status_code == 404 and method != "GET"):
-                raise PrCommentForbiddenError(text)
-            raise PrCommentError(text)
-        return response
-
-    def _retry_wait(self, response: requests.Response, attempt: int) -> float | None:
-        status = response.status_code
-        retry_after = response.headers.get("retry-after")
-        exhausted = response.headers.get("x-ratelimit-remaining") == "0"
-        secondary = "secondary rate limit" in response.text.lower()
-        if (
-            status >= 500
-            or status == 429
-            or (status == 403 and (retry_after or exhausted or secondary))
-        ):
-            if retry_after and retry_after.strip().isdigit():
-                return min(float(retry_after), MAX_WAIT_S)
-            reset = response.headers.get("x-ratelimit-reset")
-            if exhausted and reset and reset.isdigit():
-                return min(max(0.0, float(reset) - time.time()), MAX_WAIT_S)
-            return self._backoff_s * 2 ** (attempt - 1)
-        return None
-
-    def comments(self, target: PrTarget) -> Iterable[dict[str, Any]]:
-        """Yield every comment of the PR, following the `Link: rel="next"` pages."""
-        url: str | None = (
-            f"{self.api_url}/repos/{target.repository}/issues/{target.number}/comments"
-            f"?per_page={PER_PAGE}"
-        )
-        for _ in range(MAX_PAGES):
-            if not url:
-                return
-            response = self.request("GET", url)
-            items = response.json()
-            if not isinstance(items, list):
-                raise PrCommentError(f"GET {url.split('?', 1)[0]}: expected a list of comments")
-            yield from (item for item in items if isinstance(item, dict))
-            url = response.links.get("next", {}).get("url")
-
-    def upsert(self, target: PrTarget, body: str) -> CommentResult:
-        """PATCH the comment that carries the marker, else POST a new one."""
-        existing = next(
-            (c for c in self.comments(target) if target.marker in str(c.get("body"))), None
-        )
-        if existing is not None:
-            url = f"{self.api_url}/repos/{target.repository}/issues/comments/{existing['id']}"
-            data = self.request("PATCH", url, {"body": body}).json()
-            return CommentResult(
-                "updated", int(data.get("id", existing["id"])), data.get("html_url")
-            )
-        url = f"{self.api_url}/repos/{target.repository}/issues/{target.number}/comments"
-        data = self.request("POST", url, {"body": body}).json()
-        return CommentResult("created", int(data["id"]), data.get("html_url"))
+def comments(api: GitHubApi, target: PrTarget) -> Iterable[dict[str, Any]]:
+    """Yield every comment of the PR, following the `Link: rel="next"` pages."""
+    url: str | None = (
+        f"{api.api_url}/repos/{target.repository}/issues/{target.number}/comments"
+        f"?per_page={PER_PAGE}"
+    )
+    for _ in range(MAX_PAGES):
+        if not url:
+            return
+        response = api.request("GET", url)
+        items = response.json()
+        if not isinstance(items, list):
+            raise GitHubApiError(f"GET {url.split('?', 1)[0]}: expected a list of comments")
+        yield from (item for item in items if isinstance(item, dict))
+        url = response.links.get("next", {}).get("url")
 
 
-def _error_message(response: requests.Response) -> str:
-    try:
-        data = response.json()
-    except ValueError:
-        return one_line(response.text, 160)
-    if isinstance(data, dict) and data.get("message"):
-        return one_line(str(data["message"]), 160)
-    return one_line(response.text, 160)
+def latest_comment(api: GitHubApi, target: PrTarget) -> dict[str, Any] | None:
+    """Return this job's newest comment (GitHub lists the oldest first), or None."""
+    found = None
+    for comment in comments(api, target):
+        if target.marker in str(comment.get("body")):
+            found = comment
+    return found
+
+
+def write_comment(
+    api: GitHubApi, target: PrTarget, report: RunReport, body: str, mode: str = "always"
+) -> CommentResult:
+    """Create, update or skip the comment as `mode` decides."""
+    existing = latest_comment(api, target)
+    action, why = decide(mode, report, None if existing is None else str(existing.get("body")))
+    if action == "skip":
+        return CommentResult("skipped", reason=why)
+    if action == "update" and existing is not None:
+        url = f"{api.api_url}/repos/{target.repository}/issues/comments/{existing['id']}"
+        data = api.request("PATCH", url, {"body": body}).json()
+        comment_id = int(data.get("id", existing["id"]))
+        return CommentResult("updated", comment_id, data.get("html_url"), why)
+    url = f"{api.api_url}/repos/{target.repository}/issues/{target.number}/comments"
+    data = api.request("POST", url, {"body": body}).json()
+    return CommentResult("created", int(data["id"]), data.get("html_url"), why)
 
 
 def publish_pr_comment(
@@ -227,11 +235,13 @@ def publish_pr_comment(
     token: str | None,
     secrets: Iterable[str] = (),
     *,
+    mode: str = "always",
     http: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
     backoff_s: float = BACKOFF_S,
 ) -> CommentResult | None:
-    """Create or update the PR comment; None when the run is not about a pull request.
+    """Create, update or skip the PR comment as `mode` decides; None when the run is not about
+    a pull request.
 
     Raises PrCommentError (or PrCommentForbiddenError) with a printable message on failure.
     """
@@ -246,7 +256,7 @@ def publish_pr_comment(
     body = render_pr_comment(report, target.marker, secrets)
     api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
     try:
-        return api.upsert(target, body)
+        return write_comment(api, target, report, body, mode)
     except PrCommentForbiddenError as exc:
         raise PrCommentForbiddenError(clean(f"{exc}; {FORK_HINT}", secrets)) from None
     except PrCommentError as exc:

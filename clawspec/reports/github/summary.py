@@ -65,7 +65,8 @@ def _link(url: str) -> str:
 ICONS = {"passed": "✅", "failed": "❌", "errored": "💥", "warned": "⚠️", "skipped": "⏭️"}
 
 
-def _headline(report: RunReport) -> str:
+def headline(report: RunReport) -> str:
+    """Return the summary's headline: scenarios, duration and the count of each status."""
     t = report.totals
     parts = [f"{ICONS[word]} {word} {n:,}" for word, n in t.counts()]
     return (
@@ -227,7 +228,7 @@ def _usage_table(report: RunReport) -> list[str]:
 
 
 def _render(report: RunReport, view: _View, title: str) -> str:
-    lines = [f"## {title}", "", _headline(report), ""]
+    lines = [f"## {title}", "", headline(report), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
     lines += _parts_note(report)

@@ -22,6 +22,9 @@ class TraceQuery:
     scenario: str
     # Ids the gateway log tied to the run (embedded run ids, session keys/ids, trace ids).
     related_ids: frozenset[str] = frozenset()
+    # How long late spans (sub-agents that start after the answer) may still be waited for:
+    # derived from the scenario's timeout (EvalContext.evidence_wait_s).
+    wait_s: float = 0.0
 
 
 class TraceBackend(Protocol):

@@ -15,8 +15,9 @@ trace is every span with the matched trace id(s) — sub-agent runs share their 
 on OpenClaw; spans of another trace whose parent span is in the matched one are merged in as well.
 
 Spans arrive in batches while and just after the run, so a trace is only returned once it has
-been quiet for `settle_ms` and every `sessions_spawn` has its sub-agent run — or once it has been
-visible for `max_settle_ms` (then as it is).
+been quiet for `observability.trace_settle_ms`, or once it has been visible for half of
+`observability.trace_timeout_ms` (then as it is). Sub-agents that start late are waited for by
+`poll_trace`, up to the scenario's evidence window, for every backend alike.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from clawspec.traces.span_store import TraceMatch
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 WINDOW_SLACK_NS = 1_000_000_000  # clocks of the gateway and ClawSpec differ a little
-SPAWN_TOOL = "sessions_spawn"
 
 
 class _Source(Protocol):
@@ -84,16 +84,18 @@ class LocalBackend:
         settings: Settings,
         environ: Mapping[str, str] | None = None,
         *,
-        settle_ms: float = 1500.0,
+        settle_ms: float | None = None,
         max_settle_ms: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         del environ  # the local backend needs no credentials
         obs = settings.observability
         self.url = normalize_endpoint(obs.url) if obs.url else None
-        self.settle_ms = settle_ms
+        self.settle_ms = settle_ms if settle_ms is not None else obs.trace_settle_ms
+        # Past half of the lookup's own timeout a never-quiet trace is taken as it is, so the
+        # lookup still answers within `trace_timeout_ms`.
         self.max_settle_ms = (
-            max_settle_ms if max_settle_ms is not None else min(obs.trace_timeout_ms / 2, 15_000)
+            max_settle_ms if max_settle_ms is not None else obs.trace_timeout_ms / 2
         )
         self._clock = clock
         self._first_seen: dict[str, float] = {}
@@ -134,23 +136,7 @@ class LocalBackend:
             first = self._first_seen.setdefault(run_id, now)
         if (now - first) * 1000 >= self.max_settle_ms:
             return True
-        return match.idle_ms >= self.settle_ms and spawns_done(match.spans)
-
-
-def spawns_done(spans: Iterable[ReceivedSpan]) -> bool:
-    """Every successful `sessions_spawn` tool span has a sub-agent run span in the trace."""
-    spans = list(spans)
-    spawns = sum(
-        1
-        for s in spans
-        if s.name == "openclaw.tool.execution"
-        and s.attributes.get("gen_ai.tool.name") == SPAWN_TOOL
-        and s.status_code != 2
-    )
-    runs = [s for s in spans if s.name == "openclaw.run"]
-    keys = (str(s.attributes.get("openclaw.session_key")) for s in runs)
-    children = {key for key in keys if ":subagent:" in key}
-    return len(children) >= spawns
+        return match.idle_ms >= self.settle_ms
 
 
 def without_other_attempts(match: TraceMatch, hook_run_id: str | None) -> TraceMatch:

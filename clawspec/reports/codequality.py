@@ -1,0 +1,185 @@
+"""GitLab Code Quality report: one finding per assertion that did not pass.
+
+GitLab reads `artifacts: reports: codequality: FILE`: a JSON array of findings, each with
+`description`, `check_name`, `fingerprint`, `severity` (info, minor, major, critical, blocker),
+`location.path` (relative to the repository root) and `location.lines.begin`. The merge request
+widget compares the fingerprints with the target branch's pipeline: a fingerprint only in the
+merge request is "new", one only in the target branch "fixed". So a fingerprint names *which*
+check it is (contract, scenario, phase, index, type), never what it said: messages carry run ids
+and measured numbers that change on every run.
+
+Severity follows what the finding means for the run: an assertion that regressed against the
+baseline is `blocker`, `error` is `critical`, `fail` is `major`, a failure of a flaky scenario
+(as the annotations treat it: it does not fail the run by itself) is `minor`, a warning `info`.
+Skipped scenarios are not findings. A scenario that failed or errored without a failing assertion
+(the invocation failed) is one finding at the scenario's line, `clawspec/scenario`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from clawspec.assertions.base import Status
+from clawspec.reports.github.annotations import repo_relative
+from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.text import cleaner, one_line
+
+SEVERITIES = ("info", "minor", "major", "critical", "blocker")
+_BY_STATUS = {Status.WARN: "info", Status.FAIL: "major", Status.ERROR: "critical"}
+_DESCRIPTION_LIMIT = 1000
+_FAILING = (Status.FAIL, Status.ERROR)
+
+
+def fingerprint(path: str, scenario: str, phase: str, index: int | str, kind: str) -> str:
+    """Return the sha256 hex of what identifies a check across runs (never its message)."""
+    key = json.dumps([path, scenario, phase, index, kind])  # ASCII: any name hashes
+    return hashlib.sha256(key.encode("ascii")).hexdigest()
+
+
+def _severity(status: Status, regressed: bool, flaky: bool) -> str:
+    if status in _FAILING and regressed:
+        return "blocker"
+    if status in _FAILING and flaky:
+        return "minor"
+    return _BY_STATUS[status]
+
+
+def _printable(text: str) -> str:
+    """Replace lone surrogates (UTF-8 cannot hold them) with U+FFFD; keep proper pairs."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def _finding(
+    description: str, check: str, key: list[Any], severity: str, path: str, line: int
+) -> dict[str, Any]:
+    return {
+        "description": description,
+        "check_name": check,
+        "fingerprint": fingerprint(*key),
+        "severity": severity,
+        "location": {"path": path, "lines": {"begin": line if line > 0 else 1}},
+    }
+
+
+def _of_scenario(
+    scenario: ScenarioResult, path: str, regressed: bool, flaky: bool
+) -> Iterator[tuple[str, str, list[Any], str, str, int]]:
+    """(description, check_name, fingerprint key, severity, path, line) per finding."""
+    label = " [regressed against the baseline]" if regressed else ""
+    if flaky:
+        rate = scenario.attempts.describe() if scenario.attempts else "some attempts failed"
+        label = f" [flaky: {rate}]"
+    failing = False
+    for a in scenario.assertions:
+        if a.status not in _BY_STATUS:
+            continue
+        failing = failing or a.status in _FAILING
+        yield (
+            f"{scenario.name}: {a.phase}[{a.index}] {a.message}{label}",
+            f"clawspec/{a.type}",
+            [path, scenario.name, a.phase, a.index, a.type],
+            _severity(a.status, regressed, flaky),
+            path,
+            a.line or scenario.line,
+        )
+    if failing:
+        return
+    status = scenario.status
+    if status in _FAILING or flaky:
+        # No assertion says why (the invocation failed, a precondition stopped it, or only
+        # other attempts failed): the scenario itself is the finding.
+        message = scenario.message or ("some attempts failed" if flaky else status.upper())
+        yield (
+            f"{scenario.name}: {message}{label}",
+            "clawspec/scenario",
+            [path, scenario.name, "scenario", "", "scenario"],
+            _severity(status if status in _FAILING else Status.FAIL, regressed, flaky),
+            path,
+            scenario.line,
+        )
+
+
+def findings(
+    report: RunReport,
+    secrets: Iterable[str] = (),
+    repo_root: str | Path | None = None,
+    cwd: Path | None = None,
+) -> list[dict[str, Any]]:
+    """Return the report's findings in report order, texts cleaned and masked, then cut."""
+    clean = cleaner(secrets)
+    comparison = report.comparison
+    compared = comparison is not None and comparison.baseline_missing is None
+    changes = {c.id: c.change for c in comparison.scenarios} if comparison else {}
+    found: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for scenario in report.scenarios:
+        path = repo_relative(scenario.contract, repo_root, cwd)
+        regressed = changes.get(scenario.id) == "regressed"
+        # As the annotations: a flaky scenario's failures are not the run's failures unless it
+        # regressed, or (uncompared) its pass rate is below min_pass_rate.
+        flaky = (
+            scenario.flaky
+            and not regressed
+            and (compared or scenario.status in (Status.PASS, Status.WARN))
+        )
+        for text, check, key, severity, file, line in _of_scenario(
+            scenario, path, regressed, flaky
+        ):
+            description = _printable(one_line(clean(text), _DESCRIPTION_LIMIT))
+            shown = [_printable(clean(value)) for value in (check, file)]
+            item = _finding(description, shown[0], key, severity, shown[1], line)
+            # Fingerprints must be unique in a file; the same key twice (two scenarios of one
+            # name in one contract) gets its occurrence number, still stable between runs.
+            count = seen.get(item["fingerprint"], 0)
+            seen[item["fingerprint"]] = count + 1
+            if count:
+                item["fingerprint"] = fingerprint(*key[:-1], f"{key[-1]}#{count + 1}")
+            found.append(item)
+    return found
+
+
+def render_codequality(
+    report: RunReport,
+    secrets: Iterable[str] = (),
+    repo_root: str | Path | None = None,
+    cwd: Path | None = None,
+) -> bytes:
+    """Render the report as a GitLab Code Quality report (a JSON array, UTF-8)."""
+    text = json.dumps(findings(report, secrets, repo_root, cwd), indent=2, ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
+
+
+def repository_root(environ: Mapping[str, str], cwd: Path | None = None) -> Path | None:
+    """The repository root: GitLab's `CI_PROJECT_DIR`, GitHub's `GITHUB_WORKSPACE`, else the
+    nearest folder above `cwd` holding `.git` (Jenkins, local runs); None when there is none."""
+    for variable in ("CI_PROJECT_DIR", "GITHUB_WORKSPACE"):
+        if environ.get(variable):
+            return Path(environ[variable])
+    here = Path(os.path.abspath(cwd or Path.cwd()))
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def write_codequality(
+    report: RunReport,
+    path: Path,
+    secrets: Iterable[str] = (),
+    repo_root: str | Path | None = None,
+) -> Path:
+    """Write the Code Quality report atomically; return its path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(render_codequality(report, secrets, repo_root))
+    partial.replace(path)
+    return path

@@ -1,0 +1,117 @@
+"""The GitHub REST client the PR comment, the check run and the `github` history store share.
+
+REST API through `requests` at `GITHUB_API_URL`. Retries with backoff on 5xx, on 429 and on
+GitHub's rate limits: a 403 or 429 carrying `Retry-After` waits that long, an exhausted primary
+limit (`x-ratelimit-remaining: 0`) waits until `x-ratelimit-reset`, and a secondary limit without
+either header backs off exponentially (every wait capped at MAX_WAIT_S). A 403 that is not a rate
+limit means the token lacks a permission (pull requests from forks get a read-only token): that
+is `GitHubForbiddenError`, which callers turn into a warning. The token is sent only in the
+Authorization header and never appears in an error message.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import requests
+
+from clawspec.text import one_line
+
+DEFAULT_API_URL = "https://api.github.com"
+MAX_ATTEMPTS = 4
+BACKOFF_S = 1.0
+MAX_WAIT_S = 60.0
+TIMEOUT_S = (10, 30)
+
+
+class GitHubApiError(Exception):
+    """A call failed; the message is safe to print (method, URL without query, status, reason)."""
+
+
+class GitHubForbiddenError(GitHubApiError):
+    """The token may not do this (403, or 404 on a write): a missing permission, a fork PR."""
+
+
+class GitHubApi:
+    """Send REST requests with retries; errors never contain the token."""
+
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        http: requests.Session | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        backoff_s: float = BACKOFF_S,
+    ) -> None:
+        self.api_url = api_url.rstrip("/")
+        self._token = token
+        self._http = http or requests.Session()
+        self._sleep = sleep
+        self._backoff_s = backoff_s
+
+    def request(
+        self, method: str, url: str, body: dict[str, Any] | None = None
+    ) -> requests.Response:
+        """Send one request, retrying 5xx, 429 and rate limits; raise on failure."""
+        headers = {
+            "Authorization": f"Bearer {self._token}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "User-Agent": "clawspec",
+        }
+        shown = url.split("?", 1)[0]
+        limited = False
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                response = self._http.request(
+                    method, url, json=body, headers=headers, timeout=TIMEOUT_S
+                )
+            except requests.RequestException as exc:
+                if attempt == MAX_ATTEMPTS:
+                    raise GitHubApiError(f"{method} {shown} failed: {type(exc).__name__}") from None
+                self._sleep(self._backoff_s * 2 ** (attempt - 1))
+                continue
+            wait = self._retry_wait(response, attempt)
+            limited = wait is not None and response.status_code in (403, 429)
+            if wait is None or attempt == MAX_ATTEMPTS:
+                break
+            self._sleep(wait)
+        if response.status_code >= 400:
+            text = f"{method} {shown} → {response.status_code}: {_error_message(response)}"
+            forbidden = response.status_code == 403 or (
+                response.status_code == 404 and method != "GET"
+            )
+            if forbidden and not limited:  # a rate limit that never lifted is not a permission
+                raise GitHubForbiddenError(text)
+            raise GitHubApiError(text)
+        return response
+
+    def _retry_wait(self, response: requests.Response, attempt: int) -> float | None:
+        status = response.status_code
+        retry_after = response.headers.get("retry-after")
+        exhausted = response.headers.get("x-ratelimit-remaining") == "0"
+        secondary = "secondary rate limit" in response.text.lower()
+        if (
+            status >= 500
+            or status == 429
+            or (status == 403 and (retry_after or exhausted or secondary))
+        ):
+            if retry_after and retry_after.strip().isdigit():
+                return min(float(retry_after), MAX_WAIT_S)
+            reset = response.headers.get("x-ratelimit-reset")
+            if exhausted and reset and reset.isdigit():
+                return min(max(0.0, float(reset) - time.time()), MAX_WAIT_S)
+            return self._backoff_s * 2 ** (attempt - 1)
+        return None
+
+
+def _error_message(response: requests.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return one_line(response.text, 160)
+    if isinstance(data, dict) and data.get("message"):
+        return one_line(str(data["message"]), 160)
+    return one_line(response.text, 160)
