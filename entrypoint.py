@@ -31,9 +31,15 @@ def _words(value: str) -> list[str]:
     return [item for item in re.split(r"[,\s]+", value) if item]
 
 
-def _paths(value: str) -> list[str]:
-    """Split the scenarios input: one path per line, or several separated by spaces."""
-    return [item for line in value.splitlines() for item in shlex.split(line)]
+def _paths(name: str, value: str) -> list[str]:
+    """Split a paths input: one path per line, or several separated by spaces (shell quoting)."""
+    paths: list[str] = []
+    for line in value.splitlines():
+        try:
+            paths.extend(shlex.split(line))
+        except ValueError as exc:  # an unbalanced quote, e.g. bob's skills
+            raise InputError(f"action input '{name}': {exc} in: {line.strip()}") from None
+    return paths
 
 
 def _boolean(name: str, value: str) -> bool:
@@ -42,7 +48,7 @@ def _boolean(name: str, value: str) -> bool:
         return True
     if lowered in ("false", "no", "off", "0"):
         return False
-    raise InputError(f"input '{name}': expected true or false, found '{value}'")
+    raise InputError(f"action input '{name}': expected true or false, found '{value}'")
 
 
 def _comment_mode(name: str, value: str) -> str:
@@ -54,7 +60,7 @@ def _comment_mode(name: str, value: str) -> str:
         return "always" if _boolean(name, value) else "off"
     except InputError:
         raise InputError(
-            f"input '{name}': expected always, changes, failures or off, found '{value}'"
+            f"action input '{name}': expected always, changes, failures or off, found '{value}'"
         ) from None
 
 
@@ -65,7 +71,9 @@ def _auto_switch(name: str, value: str, flag: str) -> list[str]:
     try:
         on = _boolean(name, value)
     except InputError:
-        raise InputError(f"input '{name}': expected auto, true or false, found '{value}'") from None
+        raise InputError(
+            f"action input '{name}': expected auto, true or false, found '{value}'"
+        ) from None
     return [flag] if on else [flag.replace("--", "--no-", 1)]
 
 
@@ -99,7 +107,7 @@ def _switch(flag: str) -> Callable[[str, str], list[str]]:
 
 # Every input of action.yml, in its order (tests check action.yml, this table and the docs agree).
 INPUTS: tuple[Input, ...] = (
-    Input("scenarios", lambda _name, value: _paths(value), positional=True),
+    Input("scenarios", _paths, positional=True),
     Input("config", _flag("--config"), commands=BOTH),
     Input("working_directory", special=True, commands=BOTH),
     Input("gateway_url", _flag("--gateway-base-url")),
@@ -132,7 +140,7 @@ INPUTS: tuple[Input, ...] = (
     Input("command", special=True, commands=BOTH),
     Input(
         "merge_reports",
-        lambda _name, value: _paths(value),
+        _paths,
         commands=frozenset({MERGE}),
         positional=True,
     ),
@@ -175,7 +183,7 @@ def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
     """
     command = environ.get(env_name("command"), "").strip() or RUN
     if command not in (RUN, MERGE):
-        raise InputError(f"input 'command': expected run or merge, found '{command}'")
+        raise InputError(f"action input 'command': expected run or merge, found '{command}'")
     paths: list[str] = []
     flags: list[str] = []
     env: dict[str, str] = {}
@@ -192,8 +200,8 @@ def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
             (paths if item.positional else flags).extend(item.to_argv(item.name, value))
     if command == MERGE and not paths:
         raise InputError(
-            "input 'merge_reports': the shard reports to merge (files, globs or folders) are "
-            "required with 'command: merge'"
+            "action input 'merge_reports': the shard reports to merge (files, globs or folders) "
+            "are required with 'command: merge'"
         )
     return Invocation([command, *paths, *flags], env, cwd)
 
@@ -228,7 +236,8 @@ def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | 
     environ.update(invocation.env)
     if not invocation.cwd.is_dir():
         print(
-            f"error: input 'working_directory': no such folder '{invocation.cwd}'", file=sys.stderr
+            f"error: action input 'working_directory': no such folder '{invocation.cwd}'",
+            file=sys.stderr,
         )
         return 2
     os.chdir(invocation.cwd)

@@ -193,6 +193,31 @@ def test_a_bad_boolean_input_is_a_usage_error() -> None:
         entrypoint.from_inputs({"INPUT_BRING_UP": "maybe"}, ROOT)
 
 
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [("scenarios", {}), ("merge_reports", {"INPUT_COMMAND": "merge"})],
+)
+def test_an_unbalanced_quote_in_a_paths_input_is_a_usage_error_without_traceback(
+    tmp_path: Path, name: str, extra: dict[str, str]
+) -> None:
+    env = _base_env(tmp_path) | {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(tmp_path)}
+    env |= {entrypoint.env_name(name): "bob's skills", **extra}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "entrypoint.py")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert f"action input '{name}': No closing quotation in: bob's skills" in done.stderr
+    assert "Traceback" not in done.stderr
+    with pytest.raises(entrypoint.InputError, match=f"action input '{name}': No closing"):
+        entrypoint.from_inputs({entrypoint.env_name(name): "a.yaml\n'open", **extra}, ROOT)
+
+
 def test_mode_is_the_action_only_with_inputs_on_github_and_no_arguments() -> None:
     on_github = {"GITHUB_ACTIONS": "true", "INPUT_SCENARIOS": ""}
     assert entrypoint.is_action(on_github, [])

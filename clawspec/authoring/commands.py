@@ -189,6 +189,11 @@ def cmd_coverage(args: argparse.Namespace) -> ExitCode:
         from clawspec.reports.github.commands import GitHubRunner
 
         GitHubRunner(os.environ).append_summary(render_summary(report))
+    if not report.targets:
+        # 0/0 is no coverage: a minimum is never met by a workspace with nothing to cover
+        # (a wrong folder, a layout not recognised).
+        print(f"no agents or skills found under {workspace.root}", file=sys.stderr)
+        return ExitCode.FAILED if minimum is not None else ExitCode.OK
     if minimum is not None and report.ratio < minimum:
         print(f"coverage {report.ratio:.0%} is below --min-coverage {minimum:.0%}", file=sys.stderr)
         return ExitCode.FAILED

@@ -29,6 +29,8 @@ def _totals(report: CoverageReport) -> list[str]:
     lines = [
         f"coverage: {report.count('covered')}/{total} targets have scenarios "
         f"({report.ratio:.0%}); {report.count('has_negative')}/{total} have a negative scenario"
+        if total
+        else "coverage: no agents or skills found (nothing to cover)"
     ]
     if report.history:
         lines.append(

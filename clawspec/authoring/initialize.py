@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from clawspec.authoring.scaffold import PlannedFile, plan_files
+from clawspec.authoring.scaffold import ACTION_USES, WORKFLOW, PlannedFile, plan_files
 from clawspec.authoring.workspace import discover_workspace
 from clawspec.errors import UsageError
 
@@ -49,7 +49,8 @@ def initialize(
     notes = list(workspace.problems)
     if not workspace.targets:
         notes.append(
-            f"no skills (skills/*/SKILL.md) or agents (agents/*/SOUL.md, openclaw.json) in {root}"
+            "no skills (a SKILL.md under skills/) or agents (a SOUL.md under agents/, "
+            f"openclaw.json) in {root}"
         )
     planned = plan_files(workspace)
     actions = [_action(root, item, force) for item in planned]
@@ -61,6 +62,11 @@ def initialize(
                 target = root / item.path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(item.text, encoding="utf-8")
+        if any(a.path == WORKFLOW and a.action in ("create", "replace") for a in actions):
+            notes.append(
+                f"{WORKFLOW}: replace {ACTION_USES} in its `uses:` line with the repository "
+                "you take ClawSpec from and a commit you trust (see the comment there)"
+            )
     elif conflicts and not dry_run:
         notes.append(
             f"{len(conflicts)} file(s) already exist and differ; nothing was written. "

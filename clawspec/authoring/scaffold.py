@@ -18,6 +18,16 @@ from clawspec.authoring.workspace import Target, Workspace
 SCHEMA_DIR = ".clawspec"
 WORKFLOW = ".github/workflows/clawspec.yml"
 WORKFLOW_SCHEMA = "https://json.schemastore.org/github-workflow.json"
+# ClawSpec has no published action name: the user points `uses:` at the repository they take it
+# from, pinned to a commit (see ACTION_COMMENT and README "GitHub Actions").
+ACTION_USES = "<owner>/clawspec@<commit-sha>"
+ACTION_COMMENT = (
+    "ClawSpec is not published under a fixed action name. Replace <owner>/clawspec with the",
+    "GitHub repository you take ClawSpec from (action.yml at its root) and <commit-sha> with a",
+    "full commit SHA of it that you trust. Or copy that repository into",
+    ".github/actions/clawspec and use `uses: ./.github/actions/clawspec`, or build its",
+    "Dockerfile, push the image and use `uses: docker://<registry>/<image>:<tag>`.",
+)
 # A tool a test run must not use: sending messages reaches real people.
 NEGATIVE_TOOLS = ("message", "sessions_send", "exec")
 
@@ -184,7 +194,8 @@ def render_workflow(workspace: Workspace) -> str:
         "    steps:",
         "      - uses: actions/checkout@v4",
         "      - name: Run the ClawSpec contracts",
-        "        uses: clawspec/clawspec@v1",
+        *(f"        # {line}" for line in ACTION_COMMENT),
+        f"        uses: {ACTION_USES}",
         "        with:",
         f"          scenarios: {' '.join(folders)}",
         '          bring_up: "true"',

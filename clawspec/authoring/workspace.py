@@ -2,9 +2,10 @@
 
 Skills are `skills/<name>/SKILL.md` (OpenClaw also finds grouped layouts such as
 `skills/team/<name>/SKILL.md`; a folder with a SKILL.md ends the search below it). Agents are
-`agents/<id>/SOUL.md` and the agents of the workspace's `openclaw.json` (`agents.entries`, or the
-legacy `agents.list`). An agent's id is its folder name, never a path (ClawSpec 0.1 built it from
-the absolute path).
+folders holding a SOUL.md at any depth under `agents/` (`agents/<id>/SOUL.md`, or grouped as
+`agents/marketing/<id>/SOUL.md`; a folder with a SOUL.md ends the search below it) and the agents
+of the workspace's `openclaw.json` (`agents.entries`, or the legacy `agents.list`). An agent's id
+is its folder name, never a path (ClawSpec 0.1 built it from the absolute path).
 """
 
 from __future__ import annotations
@@ -47,19 +48,23 @@ class Workspace:
         return [*self.skills, *self.agents]
 
 
-def _skill_files(root: Path) -> list[Path]:
+def _marked_files(base: Path, marker: str, max_depth: int | None = None) -> list[Path]:
+    """Every `marker` file (SKILL.md, SOUL.md) in a folder below `base`, not below another."""
     found: list[Path] = []
-    base = root / "skills"
     for folder, dirs, files in os.walk(base):
         depth = len(Path(folder).relative_to(base).parts)
-        if "SKILL.md" in files and depth > 0:
-            found.append(Path(folder, "SKILL.md"))
+        if marker in files and depth > 0:
+            found.append(Path(folder, marker))
             dirs[:] = []
             continue
         dirs[:] = sorted(d for d in dirs if d not in PRUNED_DIRS and d != "tests")
-        if depth >= MAX_SKILL_DEPTH:
+        if max_depth is not None and depth >= max_depth:
             dirs[:] = []
     return sorted(found)
+
+
+def _skill_files(root: Path) -> list[Path]:
+    return _marked_files(root / "skills", "SKILL.md", MAX_SKILL_DEPTH)
 
 
 def _words(value: Any) -> tuple[str, ...]:
@@ -150,10 +155,15 @@ def discover_workspace(root: Path, openclaw_config: Path | None = None) -> Works
         except ValueError as exc:
             workspace.problems.append(str(exc))
     agents: dict[str, Target] = {}
-    for soul in sorted((root / "agents").glob("*/SOUL.md")):
+    for soul in _marked_files(root / "agents", "SOUL.md"):
         agent_id = soul.parent.name
         key = soul.parent.relative_to(root).as_posix()
         source = soul.relative_to(root).as_posix()
+        if agent_id in agents:  # agents/a/brand and agents/b/brand: one id, the first is kept
+            workspace.problems.append(
+                f"{source}: agent id '{agent_id}' is already {agents[agent_id].source}; ignored"
+            )
+            continue
         agents[agent_id] = Target("agent", key, agent_id, source, None, declared.get(agent_id, ()))
     for agent_id, tools in declared.items():
         agents.setdefault(

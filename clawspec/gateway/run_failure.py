@@ -44,7 +44,8 @@ CAUSE_CHARS = 200
 ADMISSION_TIMEOUT_S = 15.0
 # OpenClaw warns about a run's preparation from 10 s on (EMBEDDED_RUN_STAGE_WARN_TOTAL_MS).
 SLOW_PREP_S = 10.0
-# The hook's completion line is written as the answer is sent; give the log a moment.
+# The hook's completion line is written as the answer is sent; give the log a moment (the
+# runner waits a tenth of the scenario's timeout when that is longer).
 LOG_WAIT_S = 2.0
 POLL_S = 0.2
 

@@ -61,6 +61,8 @@ _COMMAND_START = re.compile(r"(?:^|\|\||&&|[|;]|\$\()\s*(?:sudo\s+)?([A-Za-z][\w
 _ASSIGN = re.compile(r"(?:^|\s|export\s+)([A-Z][A-Z0-9_]*)=")
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
+# A shell comment: `#` at the start of a word, to the end of the line (quotes removed first).
+_COMMENT = re.compile(r"(?:^|(?<=\s))#.*$")
 # Shell builtins and POSIX utilities any host has; a skill need not gate on them.
 COMMON_BINS = {
     "alias",
@@ -224,10 +226,16 @@ def _frontmatter_invalid(doc: Document, _: LintOptions) -> Iterable[Hit]:
         yield mark.line, mark.column, message
 
 
-@rule("name-missing", "error", "skill", "The frontmatter has a `name`.")
+@rule(
+    "name-missing",
+    "warning",
+    "skill",
+    "The frontmatter has a `name` (without one OpenClaw names the skill after its folder).",
+)
 def _name_missing(doc: Document, _: LintOptions) -> Iterable[Hit]:
     if doc.frontmatter is not None and not str(doc.frontmatter.get("name") or "").strip():
-        yield 2, 1, "frontmatter has no 'name'"
+        folder = doc.path.resolve().parent.name
+        yield 2, 1, f"frontmatter has no 'name': OpenClaw uses the folder name '{folder}'"
 
 
 @rule("description-missing", "error", "skill", "The frontmatter has a `description`.")
@@ -354,7 +362,8 @@ def _bins(doc: Document, _: LintOptions) -> Iterable[Hit]:
             continue
         opened = _HEREDOC.search(text)
         heredoc = opened.group(1) if opened else None
-        for match in _COMMAND_START.finditer(_QUOTED.sub("''", text)):
+        code = _COMMENT.sub("", _QUOTED.sub("''", text))  # `cmd  # note; exits 1` runs cmd only
+        for match in _COMMAND_START.finditer(code):
             binary = match.group(1)
             after = match.string[match.end() : match.end() + 1]
             if after == "=" or binary[0].isupper() or binary in COMMON_BINS | declared | reported:
@@ -368,21 +377,63 @@ def _bins(doc: Document, _: LintOptions) -> Iterable[Hit]:
             )
 
 
-@rule("requirement-unused", "warning", "skill", "Declared bins and env are mentioned in the body.")
+SCRIPT_MAX_BYTES = 1_000_000  # a bundled script larger than this is not read
+SCRIPT_MAX_FILES = 200
+
+
+def _bundled_scripts(doc: Document) -> str:
+    """The text of the skill's bundled `scripts/` (next to its SKILL.md), as far as it is text."""
+    folder = doc.path.parent / "scripts"
+    if not folder.is_dir():
+        return ""
+    texts: list[str] = []
+    try:
+        paths = sorted(p for p in folder.rglob("*") if p.is_file())[:SCRIPT_MAX_FILES]
+    except OSError:
+        return ""
+    for path in paths:
+        try:
+            if path.stat().st_size > SCRIPT_MAX_BYTES:
+                continue
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        if b"\x00" not in raw[:8192]:  # binaries are not scripts
+            texts.append(raw.decode("utf-8", errors="replace"))
+    return "\n".join(texts)
+
+
+@rule(
+    "requirement-unused",
+    "warning",
+    "skill",
+    "Declared bins and env are mentioned in the body or the skill's bundled `scripts/`.",
+)
 def _unused(doc: Document, _: LintOptions) -> Iterable[Hit]:
-    """A gate the body never mentions hides the skill for nothing (a stale requirement)."""
+    """A gate nothing uses hides the skill for nothing (a stale requirement). A skill's
+    bundled scripts (`scripts/` beside SKILL.md) use requirements the body need not name."""
     block = _requires(doc)
     requires = block.get("requires") if isinstance(block.get("requires"), dict) else {}
     body = "\n".join(line for _, line in doc.body_lines)
+    scripts: str | None = None  # read only when the body does not mention a requirement
     for key in ("bins", "env"):
         for name in _string_list(requires.get(key)):
-            if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", body):
-                mark = doc.key_mark(("metadata",))
-                yield (
-                    mark.line,
-                    mark.column,
-                    (f"requires.{key} declares '{name}' but the body never mentions it"),
-                )
+            word = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+            if word.search(body):
+                continue
+            if scripts is None:
+                scripts = _bundled_scripts(doc)
+            if word.search(scripts):
+                continue
+            mark = doc.key_mark(("metadata",))
+            yield (
+                mark.line,
+                mark.column,
+                (
+                    f"requires.{key} declares '{name}' but neither the body nor the skill's "
+                    "scripts/ mention it"
+                ),
+            )
 
 
 @rule("body-empty", "warning", "skill", "The skill has instructions after its frontmatter.")

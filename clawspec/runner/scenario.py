@@ -238,7 +238,12 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
     admission timeout (the run was started: the log tells how far it got). A problem here must
     never hide the failure itself.
     """
-    from clawspec.gateway.run_failure import ADMISSION_TIMEOUT_S, explain, read_run_failure
+    from clawspec.gateway.run_failure import (
+        ADMISSION_TIMEOUT_S,
+        LOG_WAIT_S,
+        explain,
+        read_run_failure,
+    )
 
     evidence, run = ctx.evidence, ctx.run
     unfinished = exc.timed_out and (exc.waited_s or 0.0) >= ADMISSION_TIMEOUT_S
@@ -254,6 +259,9 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
                 started_at=run.started_at.timestamp(),
                 inode=evidence.extra.get("log_inode"),
                 unfinished=unfinished,
+                # The completion line is written as the answer is sent; a busy gateway may
+                # flush it late: a tenth of the scenario's timeout, at least LOG_WAIT_S.
+                wait_s=max(LOG_WAIT_S, ctx.timeout_s / 10),
                 stop=ctx.stop,
             )
         return explain(

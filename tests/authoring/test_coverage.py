@@ -267,3 +267,62 @@ def test_unreadable_baseline_is_said_and_coverage_still_prints(
     out = capsys.readouterr().out
     assert "history: not checked: baseline report 'missing-report.json': No such file" in out
     assert "coverage: 3/4 targets have scenarios (75%)" in out
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, "utf-8")
+
+
+def test_agents_and_skills_grouped_in_folders_are_found_at_any_depth(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "grouped"
+    _write(
+        root,
+        {
+            "agents/marketing/brand/SOUL.md": "# Brand\n",
+            "agents/marketing/social/SOUL.md": "# Social\n",
+            "agents/support/SOUL.md": "# Support\n",
+            "agents/ops/team/oncall/SOUL.md": "# On call\n",
+            "agents/ops/README.md": "not an agent\n",
+            "skills/team/send-newsletter/SKILL.md": "---\nname: send-newsletter\n---\n",
+            "skills/a/b/c/deep/SKILL.md": "---\nname: deep\n---\n",
+            "agents/marketing/brand/tests/scenarios.yaml": BRAND,
+        },
+    )
+    monkeypatch.chdir(root)
+    assert main(["coverage", "--format", "json"]) == 0
+    rows = {row["target"]: row for row in json.loads(capsys.readouterr().out)["targets"]}
+    assert sorted(rows) == [
+        "agents/marketing/brand",
+        "agents/marketing/social",
+        "agents/ops/team/oncall",
+        "agents/support",
+        "skills/a/b/c/deep",
+        "skills/team/send-newsletter",
+    ]
+    assert rows["agents/marketing/brand"]["name"] == "brand"
+    assert rows["agents/marketing/brand"]["scenarios"] == 1
+    assert rows["agents/ops/team/oncall"]["name"] == "oncall"
+    assert rows["skills/a/b/c/deep"]["name"] == "deep"
+
+
+def test_a_workspace_with_no_targets_never_meets_a_minimum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "empty"
+    _write(root, {"README.md": "nothing here\n", "agents/notes.md": "no agent\n"})
+    monkeypatch.chdir(root)
+    assert main(["coverage", "--min-coverage", "80%"]) == 1
+    out, err = capsys.readouterr()
+    assert f"no agents or skills found under {root.resolve()}" in err
+    assert "0/0" not in out and "100%" not in out
+    assert "coverage: no agents or skills found" in out
+    assert main(["coverage", "--min-coverage", "0"]) == 1
+    capsys.readouterr()
+    assert main(["coverage"]) == 0  # without a minimum it only says so
+    assert "no agents or skills found under" in capsys.readouterr().err
+    assert main(["coverage", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["totals"]["ratio"] == 0

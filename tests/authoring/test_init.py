@@ -240,3 +240,23 @@ def test_generated_workflow_passes_actionlint(root: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_generated_workflow_names_no_unpublished_action_and_explains_its_uses_line(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["init", str(root)])
+    text = (root / ".github/workflows/clawspec.yml").read_text("utf-8")
+    assert "clawspec/clawspec@v1" not in text
+    step = yaml.safe_load(text)["jobs"]["clawspec"]["steps"][1]
+    assert step["uses"] == "<owner>/clawspec@<commit-sha>"
+    lines = text.splitlines()
+    at = lines.index("        uses: <owner>/clawspec@<commit-sha>")
+    comment = " ".join(line.strip().lstrip("# ") for line in lines[at - 5 : at])
+    assert lines[at - 1].strip().startswith("#")
+    assert "not published under a fixed action name" in comment
+    assert "full commit SHA" in comment and "that you trust" in comment
+    assert "uses: ./.github/actions/clawspec" in comment  # a vendored copy
+    assert "uses: docker://<registry>/<image>:<tag>" in comment  # an image you built
+    out = capsys.readouterr().out
+    assert "note: .github/workflows/clawspec.yml: replace <owner>/clawspec@<commit-sha>" in out

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.cli import main
 from clawspec.lint.engine import Finding, lint_files
 from clawspec.lint.rules import RULES, LintOptions
 
@@ -67,7 +68,7 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         "---\ndescription: Drafts things.\n---\nBody.\n",
         2,
         1,
-        "frontmatter has no 'name'",
+        "frontmatter has no 'name': OpenClaw uses the folder name 'send-newsletter'",
     ),
     "description-missing": (
         "SKILL.md",
@@ -137,7 +138,7 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         GOOD_SKILL.replace("{bins: [resend],", "{bins: [resend, gh],"),
         4,
         1,
-        "requires.bins declares 'gh' but the body never mentions it",
+        "requires.bins declares 'gh' but neither the body nor the skill's scripts/ mention it",
     ),
     "body-empty": (
         "SKILL.md",
@@ -238,3 +239,52 @@ def test_openclaw_json5_style_metadata_is_understood(tmp_path: Path) -> None:
         "      },\n  }\n---\n\n```bash\ngh pr list  # uses $GH_TOKEN\n```\n"
     )
     assert _findings(_write(tmp_path, "SKILL.md", text)) == []
+
+
+def test_a_skill_without_a_name_is_a_warning_since_openclaw_uses_its_folder(
+    tmp_path: Path,
+) -> None:
+    text = "---\ndescription: Drafts things.\n---\nBody.\n"
+    found = _findings(_write(tmp_path, "SKILL.md", text))
+    assert [(f.rule, f.severity) for f in found] == [("name-missing", "warning")]
+    assert "folder name 'send-newsletter'" in found[0].message
+    assert main(["lint", str(tmp_path)]) == 0  # a warning: lint passes unless --strict
+
+
+def test_a_shell_comment_is_not_a_command(tmp_path: Path) -> None:
+    text = GOOD_SKILL.replace(
+        "resend send --to members",
+        "resend send --to members  # retries once; exits 1 on failure && then stops\n"
+        "# first line comment; exits too\n"
+        "resend list | sort   #| wc; exits",
+    )
+    assert _findings(_write(tmp_path, "SKILL.md", text), "bin-undeclared") == []
+    # A command after a `#` that does not start a word is still a command.
+    text = GOOD_SKILL.replace("resend send --to members", "echo a#b; gh issue list")
+    found = _findings(_write(tmp_path, "SKILL.md", text), "bin-undeclared")
+    assert [f.message.split("'")[1] for f in found] == ["gh"]
+
+
+def test_requirements_used_by_the_bundled_scripts_are_used(tmp_path: Path) -> None:
+    text = GOOD_SKILL.replace(
+        "{bins: [resend], env: [RESEND_API_KEY]}",
+        "{bins: [resend, gh, ffmpeg], env: [RESEND_API_KEY, GH_TOKEN, STALE_KEY]}",
+    )
+    path = _write(tmp_path, "SKILL.md", text)
+    scripts = path.parent / "scripts"
+    (scripts / "lib").mkdir(parents=True)
+    (scripts / "publish.sh").write_text('#!/bin/sh\ngh release create "$1"\n', "utf-8")
+    (scripts / "lib" / "auth.py").write_text("import os\nTOKEN = os.environ['GH_TOKEN']\n", "utf-8")
+    (scripts / "logo.png").write_bytes(b"\x89PNG\x00ffmpeg")  # binary: not a use
+    found = _findings(path, "requirement-unused")
+    assert sorted(f.message.split("'")[1] for f in found) == ["STALE_KEY", "ffmpeg"]
+    # The same skill without its scripts/ folder: gh and GH_TOKEN are unused again.
+    for script in sorted(scripts.rglob("*"), reverse=True):
+        script.unlink() if script.is_file() else script.rmdir()
+    found = _findings(path, "requirement-unused")
+    assert sorted(f.message.split("'")[1] for f in found) == [
+        "GH_TOKEN",
+        "STALE_KEY",
+        "ffmpeg",
+        "gh",
+    ]
