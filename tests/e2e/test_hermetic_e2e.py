@@ -183,9 +183,11 @@ def test_replay_without_the_provider_gives_the_same_verdicts_tools_and_tokens(
     assert (replayed["work"] / "notes" / f"{TODAY}.md").read_text("utf-8").startswith("# Notes")
     assert (replayed["work"] / "child.md").is_file()
     assert "no model call reached the proxy" not in proc.stderr
-    # only the gateway's own heartbeat runs, if one fired, are nobody's (refused, and said)
+    # only the gateway's own heartbeat runs are nobody's (refused, and said); a heartbeat turn
+    # may also end before it calls the model (seen when the gateway stops right after it fired)
     log = (replayed["work"] / "reports" / "openclaw-gateway.log").read_text("utf-8")
-    assert ("could not be attributed" in proc.stderr) == ("trigger=heartbeat" in log)
+    if "could not be attributed" in proc.stderr:
+        assert "trigger=heartbeat" in log, proc.stderr
 
 
 def test_a_changed_prompt_is_an_error_with_a_diff_naming_the_message(hermetic: dict) -> None:

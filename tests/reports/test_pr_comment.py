@@ -20,7 +20,7 @@ from clawspec.reports.github.pr_comment import (
 )
 from clawspec.reports.publish import publish
 from tests.reports.factory import assertion, mixed_report, report, scenario
-from tests.support.github_api import FORK_MESSAGE, GitHubApiServer
+from tests.support.github_api import FORK_MESSAGE, GitHubApiServer, pull_request_environ
 
 TOKEN = "ghs_test_token_0123456789"
 MARKER = "<!-- clawspec:CI:test -->"
@@ -34,16 +34,7 @@ def api() -> Iterator[GitHubApiServer]:
 
 @pytest.fixture
 def environ(api: GitHubApiServer, tmp_path: Path) -> dict[str, str]:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": 7}}))
-    return {
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": api.url,
-        "GITHUB_REPOSITORY": "octo/repo",
-        "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_WORKFLOW": "CI",
-        "GITHUB_JOB": "test",
-    }
+    return pull_request_environ(api.url, tmp_path)
 
 
 def _no_sleep(seconds: float) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from clawspec.reports.github.pr_comment import (
 from clawspec.reports.model import Comparison, RunReport, ScenarioChange
 from clawspec.reports.publish import publish
 from tests.reports.factory import assertion, report, scenario
-from tests.support.github_api import GitHubApiServer
+from tests.support.github_api import GitHubApiServer, pull_request_environ
 
 TOKEN = "ghs_comment_modes_token_42"
 MARKER = "<!-- clawspec:CI:test -->"
@@ -34,16 +33,7 @@ def api() -> Iterator[GitHubApiServer]:
 
 @pytest.fixture
 def environ(api: GitHubApiServer, tmp_path: Path) -> dict[str, str]:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": 7}}))
-    return {
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_API_URL": api.url,
-        "GITHUB_REPOSITORY": "octo/repo",
-        "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_WORKFLOW": "CI",
-        "GITHUB_JOB": "test",
-    }
+    return pull_request_environ(api.url, tmp_path)
 
 
 def _green() -> RunReport:

@@ -35,6 +35,7 @@ import threading
 import zipfile
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
@@ -519,3 +520,18 @@ class GitHubApiServer:
         for server in (self._server, self._blobs):
             server.shutdown()
             server.server_close()
+
+
+def pull_request_environ(api_url: str, folder: Path, number: int = 7) -> dict[str, str]:
+    """A GitHub Actions environment of a `pull_request` job (event payload written to `folder`)
+    whose REST API is the local server at `api_url`."""
+    event = folder / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": number}}))
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_API_URL": api_url,
+        "GITHUB_REPOSITORY": "octo/repo",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_WORKFLOW": "CI",
+        "GITHUB_JOB": "test",
+    }
