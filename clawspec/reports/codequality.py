@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.assertions.base import Status
-from clawspec.reports.github.annotations import repo_relative
+from clawspec.reports.github.annotations import failure_roles, repo_relative
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.text import cleaner, one_line
 
@@ -116,21 +116,10 @@ def findings(
 ) -> list[dict[str, Any]]:
     """Return the report's findings in report order, texts cleaned and masked, then cut."""
     clean = cleaner(secrets)
-    comparison = report.comparison
-    compared = comparison is not None and comparison.baseline_missing is None
-    changes = {c.id: c.change for c in comparison.scenarios} if comparison else {}
     found: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for scenario in report.scenarios:
+    for scenario, regressed, flaky in failure_roles(report):
         path = repo_relative(scenario.contract, repo_root, cwd)
-        regressed = changes.get(scenario.id) == "regressed"
-        # As the annotations: a flaky scenario's failures are not the run's failures unless it
-        # regressed, or (uncompared) its pass rate is below min_pass_rate.
-        flaky = (
-            scenario.flaky
-            and not regressed
-            and (compared or scenario.status in (Status.PASS, Status.WARN))
-        )
         for text, check, key, severity, file, line in _of_scenario(
             scenario, path, regressed, flaky
         ):

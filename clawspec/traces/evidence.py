@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from clawspec.text import one_line, pluralize
 from clawspec.traces.backends.base import TraceBackend, TraceQuery
 from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
+from clawspec.traces.scope import CHILD_SESSION
 
 if TYPE_CHECKING:
     from clawspec.assertions.base import EvalContext
@@ -202,7 +202,7 @@ def pending_subagents(trace: Trace) -> list[str]:
     finished: set[str] = set()
     for span in trace.spans:
         key = _first_str(span, SESSION_KEY_FULL)
-        if key and _CHILD_KEY.search(key):
+        if key and CHILD_SESSION.search(key):
             seen.add(key)
             if span.type == SpanType.AGENT:
                 finished.add(key)
@@ -247,14 +247,12 @@ SESSION_KEY_FULL = ("openclaw.session_key", "session.key", "session_key", "openc
 CALL_ID_ATTRIBUTES = (
     "gen_ai.tool.call.id", "openclaw.tool_call_id", "tool_call_id", "tool.call.id",
 )  # fmt: skip
-# A sub-agent's session key: `agent:<id>:subagent:<uuid>`, or `agent:<id>:acp:<uuid>` (ACP).
-_CHILD_KEY = re.compile(r":(?:subagent|acp):")
 
 
 def _session_agent(span: Span) -> str | None:
     """The agent id of a sub-agent session key (`agent:<id>:subagent:<uuid>`) on the span."""
     for key, value in span.attributes.items():
-        if not isinstance(value, str) or not _CHILD_KEY.search(value):
+        if not isinstance(value, str) or not CHILD_SESSION.search(value):
             continue
         if key.lower().endswith(SESSION_KEY_ATTRIBUTES):
             parts = value.split(":")

@@ -16,7 +16,7 @@ from clawspec.traces.model import Span, Trace
 
 _KEY, _ID = "openclaw.session_key", "openclaw.session_id"
 # A sub-agent's session: `agent:<id>:subagent:<uuid>`, or `agent:<id>:acp:<uuid>` (ACP runtime).
-_CHILD_SESSION = re.compile(r":(?:subagent|acp):")
+CHILD_SESSION = re.compile(r":(?:subagent|acp):")
 
 
 def only_this_run(trace: Trace, query: TraceQuery) -> Trace:
@@ -62,7 +62,7 @@ def only_this_run(trace: Trace, query: TraceQuery) -> Trace:
         grew = False
         for span in trace.spans:
             key = _session(span, _KEY)
-            if not key or key in sessions or not _CHILD_SESSION.search(key):
+            if not key or key in sessions or not CHILD_SESSION.search(key):
                 continue
             parent = by_id.get(span.parent_id or "")
             if parent is not None and in_scope(owner(parent)):

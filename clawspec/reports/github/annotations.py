@@ -9,7 +9,7 @@ the repository root (`$GITHUB_WORKSPACE`), which is what the runner needs to pla
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,21 +74,28 @@ def candidate_annotations(
                 "ClawSpec: shard report missing",
             )
         )
+    for scenario, regressed, flaky in failure_roles(report):
+        file = repo_relative(scenario.contract, repo_root, cwd)
+        found.extend(_of_scenario(scenario, file, regressed, flaky))
+    return found
+
+
+def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, bool]]:
+    """Each scenario with whether it regressed against the baseline and whether its failures
+    count as flaky: a flaky scenario's failures are warnings (the next attempt may pass) unless
+    they fail the run: it regressed, or its pass rate is below min_pass_rate uncompared.
+    Annotations and the GitLab Code Quality findings rank failures by the same rule."""
     comparison = report.comparison
     compared = comparison is not None and comparison.baseline_missing is None
     changes = {c.id: c.change for c in comparison.scenarios} if comparison else {}
     for scenario in report.scenarios:
-        file = repo_relative(scenario.contract, repo_root, cwd)
         regressed = changes.get(scenario.id) == "regressed"
-        # Issue 12: a flaky scenario's failures are warnings (the next attempt may pass) unless
-        # they fail the run: it regressed, or its pass rate is below min_pass_rate uncompared.
         flaky = (
             scenario.flaky
             and not regressed
             and (compared or scenario.status in (Status.PASS, Status.WARN))
         )
-        found.extend(_of_scenario(scenario, file, regressed, flaky))
-    return found
+        yield scenario, regressed, flaky
 
 
 def _of_scenario(
