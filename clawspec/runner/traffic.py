@@ -64,8 +64,11 @@ def traffic_problem(traffic: ScenarioTraffic | None) -> str:
         return ""
     first = traffic.unmatched[0]
     changed = next((line for line in first[1:] if not line.startswith("  ")), "")
+    # the first changed line itself, so the terminal and the annotations show what differs
+    edit = next((line.strip() for line in first[1:] if line.startswith(("  +", "  -"))), "")
     more = f" (and {len(traffic.unmatched) - 1} more)" if len(traffic.unmatched) > 1 else ""
-    return one_line(f"model traffic replay: {first[0]} {changed}{more}", 500)
+    where = "; the whole diff: model_traffic.diff in the JSON report"
+    return one_line(f"model traffic replay: {first[0]} {changed} {edit}{more}{where}", 500)
 
 
 def traffic_result(traffic: ScenarioTraffic | None, env: RunEnv) -> ModelTrafficResult | None:

@@ -8,7 +8,8 @@ openclaw@2026.9.6): a "Job ID: <uuid> | Received: <date>" line and a random
 prompt, "[Mon 2026-11-23 09:40 UTC]" in a sub-agent's task, child session keys / run ids in the
 `sessions_spawn` tool result, and OpenClaw's install path (its skills' locations). Field names
 (ids, timestamps) are dropped wherever they occur; text patterns are replaced by a placeholder;
-run-specific paths are replaced literally.
+run-specific paths are replaced literally. Text OpenClaw adds only inside a git checkout (the
+`repo=` of the Runtime line, a project-memory instruction) is removed before the patterns apply.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
+from clawspec.traffic.volatile import (
+    DEFAULT_VOLATILE_FIELDS,
+    DEFAULT_VOLATILE_PATTERNS,
+    ENVIRONMENT_TEXT,
+)
 
 PLACEHOLDER = "<volatile>"
 CACHED_LENGTH = 512
@@ -36,6 +41,8 @@ class Normalizer:
     pattern: re.Pattern[str] | None = None
     # (literal, placeholder): e.g. the workspace path -> <workspace>; longest first
     literals: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    # text removed outright (present in some environments only), before the patterns
+    environment: re.Pattern[str] | None = None
 
     @classmethod
     def build(
@@ -50,7 +57,12 @@ class Normalizer:
             reverse=True,
         )
         joined = "|".join(f"(?:{p})" for p in patterns)
-        return cls(frozenset(fields), re.compile(joined) if joined else None, tuple(pairs))
+        return cls(
+            frozenset(fields),
+            re.compile(joined) if joined else None,
+            tuple(pairs),
+            _ENVIRONMENT,
+        )
 
     def substitute(self, data: Any) -> Any:
         """Run-specific literals (paths) replaced by their placeholders, recursively: what a
@@ -79,6 +91,8 @@ class Normalizer:
 
     def _text(self, value: str) -> str:
         value = self._literal(value)
+        if self.environment is not None:
+            value = self.environment.sub("", value)
         return self.pattern.sub(PLACEHOLDER, value) if self.pattern else value
 
     def body(self, data: Any) -> Any:
@@ -97,6 +111,9 @@ class Normalizer:
             [endpoint, self.body(data)], sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+_ENVIRONMENT = re.compile("|".join(f"(?:{p})" for p in ENVIRONMENT_TEXT))
 
 
 @functools.lru_cache(maxsize=256)

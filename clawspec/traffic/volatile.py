@@ -36,3 +36,22 @@ DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     # The machine in the gateway's "Runtime:" line: host=vm | os=Linux 6.18 (x64) | node=v24
     r"\b(?:host|os|node|active_node|shell)=[^|\n]*",
 )
+
+# OpenClaw's project-memory instruction, added when the workspace is inside a git repository.
+_PROJECT_MEMORY = (
+    r"For every repository-specific memory entry you write, add <!-- project: [^\n]*? --> on "
+    r"the same line\. Do not project-scope [^\n]*? specific to this repository\."
+)
+# Text removed from every string before the volatile patterns apply: what OpenClaw adds only in
+# some environments, so that its presence, not only its value, differs between the recording and
+# the replay (a cassette recorded outside a git checkout replays inside one: the example
+# workflow replays from a clone). Not a setting: these are facts of OpenClaw's prompts.
+ENVIRONMENT_TEXT: tuple[str, ...] = (
+    # the `Runtime:` line's git root: `host=vm | repo=/github/workspace | os=…`
+    r"\brepo=[^|\n]*\| ",
+    # the instruction as its section's only content: the section goes with it
+    r"## (?:Subagent|Conversation) Context\n" + _PROJECT_MEMORY + r"\n(?=## |\Z)",
+    # the instruction after (or before) other context: only the instruction goes
+    r"\n\n" + _PROJECT_MEMORY,
+    _PROJECT_MEMORY + r"\n\n",
+)

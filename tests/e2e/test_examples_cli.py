@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,15 @@ def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.fixture(scope="module")
 def examples_replay(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The examples again, replaying their committed cassettes with no model provider at all
-    (as the example workflow runs them on pull requests)."""
-    work = tmp_path_factory.mktemp("examples-replay") / "examples"
+    """The examples again, replaying their committed cassettes with no model provider at all,
+    from a git checkout (as the example workflow runs them on pull requests): the cassettes were
+    recorded outside one, and OpenClaw's prompts differ inside one."""
+    clone = tmp_path_factory.mktemp("examples-replay")
+    work = clone / "examples"
     shutil.copytree(EXAMPLES, work)
+    git = ["git", "-C", str(clone), "-c", "user.name=ci", "-c", "user.email=ci@example.invalid"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "checkout"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
     proc = run_clawspec(
         work, openclaw_launcher, "--model-traffic", "replay", "--report-dir",
         str(work / "reports"), "--codequality", str(work / "reports/gl-code-quality.json"),

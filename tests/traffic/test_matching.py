@@ -44,7 +44,7 @@ def test_volatile_parts_of_the_gateway_prompt_are_removed(
     text = normalizer.body(captured["run-1/1"]["body"])["messages"][1]["content"]
     assert text.startswith("Job ID: <volatile> | Received: <volatile>\n")
     assert "session=agent:main:cron:<volatile>" in text
-    assert "repo=<clawspec:workspace>" in text
+    assert "repo=" not in text  # only inside a git checkout: see the next test
     assert "Reference UTC: <volatile> UTC" in text
     assert "Write it [script:write-file] run 1" in text  # the hook message itself stays
     system = normalizer.body(captured["run-1/1"]["body"])["messages"][0]["content"]
@@ -54,6 +54,57 @@ def test_volatile_parts_of_the_gateway_prompt_are_removed(
     assert "/.cache/openclaw/app/node_modules/openclaw/skills/" in raw
     assert "<location><volatile>/skills/weather/SKILL.md</location>" in system
     assert "node_modules" not in system
+
+
+PROJECT_MEMORY = (
+    "For every repository-specific memory entry you write, add <!-- project: path:{root} --> "
+    "on the same line. Do not project-scope user-level preferences, standing intents, or facts "
+    "that are not specific to this repository."
+)
+
+
+def _outside_git(body: dict[str, Any]) -> dict[str, Any]:
+    """The captured request as OpenClaw sends it when the workspace is not in a git checkout."""
+    plain = json.loads(json.dumps(body))
+    user = plain["messages"][1]["content"]
+    plain["messages"][1]["content"] = user.replace(f"repo={CAPTURED_WORKSPACE} | ", "")
+    assert plain["messages"][1]["content"] != user
+    return plain
+
+
+def _inside_git(body: dict[str, Any], root: str, extra_context: str = "") -> dict[str, Any]:
+    """... and inside a clone at `root` (seen on openclaw@2026.9.6): `repo=` in the Runtime
+    line and the project-memory instruction as a context section before `## Runtime`."""
+    cloned = _outside_git(body)
+    user = cloned["messages"][1]["content"]
+    cloned["messages"][1]["content"] = user.replace("| host=vm | ", f"| host=vm | repo={root} | ")
+    system = cloned["messages"][0]["content"]
+    memory = PROJECT_MEMORY.format(root=root)
+    section = f"{extra_context}\n\n{memory}" if extra_context else memory
+    cloned["messages"][0]["content"] = system.replace(
+        "\n## Runtime Context\n", f"\n## Subagent Context\n{section}\n## Runtime Context\n", 1
+    )
+    assert "## Subagent Context" in cloned["messages"][0]["content"]
+    return cloned
+
+
+def test_a_recording_made_outside_a_git_checkout_replays_inside_one(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    """The example workflow replays from a clone: OpenClaw then names the git root in its
+    Runtime line and adds a project-memory instruction, neither of which was recorded."""
+    body = captured["run-1/1"]["body"]
+    recorded = normalizer.key(CHAT, _outside_git(body))
+    assert normalizer.key(CHAT, _inside_git(body, "/github/workspace")) == recorded
+    assert normalizer.key(CHAT, _inside_git(body, "/home/u/repo")) == recorded
+    # other context in the same section stays, and still has to match
+    with_context = _inside_git(body, "/github/workspace", extra_context="Task: review the draft")
+    without_memory = json.loads(json.dumps(with_context))
+    without_memory["messages"][0]["content"] = without_memory["messages"][0]["content"].replace(
+        "\n\n" + PROJECT_MEMORY.format(root="/github/workspace"), ""
+    )
+    assert normalizer.key(CHAT, with_context) == normalizer.key(CHAT, without_memory)
+    assert normalizer.key(CHAT, with_context) != recorded
 
 
 def test_tool_call_ids_and_spawned_session_ids_do_not_count(

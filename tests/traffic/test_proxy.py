@@ -148,7 +148,8 @@ def test_changed_prompt_in_replay_is_refused_with_a_diff_naming_the_message(
     assert "  +Greet the whole team" in t.unmatched[0]
     assert traffic_problem(t) == (
         "model traffic replay: model call 1 differs from the closest recording 1.json: "
-        "messages[1] (user) changed:"
+        "messages[1] (user) changed: -Greet the team [script:greet]; the whole diff: "
+        "model_traffic.diff in the JSON report"
     )
 
 
