@@ -206,12 +206,6 @@ def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
     return Invocation([command, *paths, *flags], env, cwd)
 
 
-def _mask(environ: Mapping[str, str], values: Sequence[str]) -> None:
-    from clawspec.reports.github.commands import GitHubRunner
-
-    GitHubRunner(environ, values, sys.stdout).mask_secrets()
-
-
 def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | None = None) -> int:
     """Run ClawSpec as the action or as the CLI; return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -222,8 +216,20 @@ def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | 
         if argv[:1] == ["clawspec"]:
             argv = argv[1:]
         return cli.main(argv)
-    secrets = [environ.get(env_name(i.name), "") for i in INPUTS if i.env]
-    _mask(environ, [s.strip() for s in secrets if s.strip()])
+    from clawspec.reports.github.commands import add_mask_commands
+    from clawspec.secrets import scope
+
+    # One secrets registry for the whole action (the CLI joins it): the secret inputs and the
+    # known credential variables are announced with `::add-mask::` before any other line.
+    with scope() as registry:
+        registry.add(*(environ.get(env_name(i.name), "").strip() for i in INPUTS if i.env))
+        registry.add_environment(environ)
+        registry.announce(sys.stdout, add_mask_commands)
+        return _run_action(environ, cli.main)
+
+
+def _run_action(environ: MutableMapping[str, str], cli_main: Callable[[list[str]], int]) -> int:
+    """Map the inputs, prepare the environment and folder, and run the CLI."""
     base = Path(environ.get("GITHUB_WORKSPACE") or Path.cwd())
     try:
         invocation = from_inputs(environ, base)
@@ -242,7 +248,7 @@ def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | 
         return 2
     os.chdir(invocation.cwd)
     print(f"clawspec {shlex.join(invocation.argv)}  (in {invocation.cwd})", flush=True)
-    return cli.main(invocation.argv)
+    return cli_main(invocation.argv)
 
 
 if __name__ == "__main__":

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime, tzinfo
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from clawspec.config import Settings, find_config, load_settings
+from clawspec.config import Settings, load_settings, locate_config
 from clawspec.contracts.discovery import discover
-from clawspec.errors import ConfigError, ExitCode, GatewayError, UsageError
+from clawspec.errors import ExitCode, GatewayError, UsageError
+from clawspec.secrets import register_settings, scoped
 
 # Only what loading and validating need is imported at module level: `clawspec validate` must
 # not import HTTP clients, the runner or the report writers; `run` imports them when called.
@@ -27,23 +26,23 @@ if TYPE_CHECKING:
     from clawspec.runner.run import RunListener
     from clawspec.runner.scenario import ScenarioPlan
 
+# Re-exported: part of the Python API (`clawspec.api.finish`, `RunResult`, `Loaded`).
+from clawspec.gateway.timezone import gateway_timezone
+from clawspec.runner.finish import RunResult, finish, save_baseline
+from clawspec.runner.loaded import Loaded
 
-@dataclass(frozen=True)
-class Loaded:
-    """Settings and validated contracts of one invocation."""
-
-    settings: Settings
-    workspace: Path
-    contracts: list[LoadedContract]
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What `run` returns: the report, the exit code, and the files written."""
-
-    report: RunReport
-    exit_code: ExitCode
-    written: list[Path] = field(default_factory=list)
+__all__ = [
+    "Loaded",
+    "RunResult",
+    "finish",
+    "gateway_timezone",
+    "load",
+    "plan",
+    "run",
+    "save_baseline",
+    "shard_plans",
+    "validate",
+]
 
 
 class _Quiet:
@@ -71,33 +70,25 @@ def load(
     With `parse_ahead` (the CLI), a large suite's files are parsed in a forked process while
     this one builds the assertion models and runs `meanwhile` (see contracts/parse_ahead.py).
     """
+    from clawspec.contracts.limits import ContractLimits
     from clawspec.contracts.parse_ahead import parsing_ahead
 
     environ = dict(os.environ if environ is None else environ)
     paths = list(paths) or ["."]
-    settings = settings_for(config, Path(paths[0]), environ, flags)
+    settings = load_settings(locate_config(config, Path(paths[0])), environ, flags)
+    # Before any contract is read: what the contracts reference is masked from here on.
+    register_settings(settings, environ)
     workspace = (settings.workspace or Path.cwd()).resolve()
     files = discover(paths, settings.scenario_patterns)
-    with parsing_ahead(files, enabled=parse_ahead) as ahead:
+    limits = ContractLimits.from_settings(settings)
+    with parsing_ahead(files, enabled=parse_ahead, limits=limits) as ahead:
         if meanwhile is not None:
             meanwhile()
         from clawspec.contracts.loader import load_contracts
 
         parsed = ahead.results() if ahead is not None else None
-        return Loaded(settings, workspace, load_contracts(files, workspace, environ, parsed))
-
-
-def settings_for(
-    config: str | Path | None,
-    start: Path,
-    environ: Mapping[str, str],
-    flags: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Settings from `config`, else the clawspec.yaml found walking up from `start`."""
-    if config and not Path(config).is_file():
-        raise ConfigError(f"--config: no such file '{config}'")
-    config_path = Path(config) if config else find_config(start)
-    return load_settings(config_path, environ, flags)
+        loaded = load_contracts(files, workspace, environ, parsed, limits)
+        return Loaded(settings, workspace, loaded)
 
 
 def validate(paths: Sequence[str | Path], **options: Any) -> list[LoadedContract]:
@@ -144,18 +135,6 @@ def shard_plans(
     durations = durations_for(settings, environ, warn)
     part = split_selection([p.id for p in plans], shard, durations)
     return [plans[i] for i in part.positions], part.info
-
-
-def gateway_timezone(settings: Settings) -> tzinfo:
-    """The zone `{{today}}` and log file names use (config `timezone`, else local)."""
-    if settings.timezone:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-        try:
-            return ZoneInfo(settings.timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ConfigError(f"timezone: unknown time zone '{settings.timezone}'") from None
-    return datetime.now().astimezone().tzinfo  # type: ignore[return-value]
 
 
 def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
@@ -213,6 +192,7 @@ def _import_runner() -> None:
         importlib.import_module(name)
 
 
+@scoped  # the run's secrets registry (the CLI's, else one for this call): clawspec/secrets.py
 def run(
     paths: Sequence[str | Path],
     *,
@@ -231,10 +211,10 @@ def run(
 
     `parse_ahead`: as for `load`; the runner's modules are imported while the files are parsed.
     """
-    from clawspec.contracts.collector import collector_paused
+    from clawspec.speed.collector import collector_paused
 
     # Modules and contracts live until the run ends: the collector would only re-scan them
-    # before the first hook request (see contracts/collector.py).
+    # before the first hook request (see speed/collector.py).
     with collector_paused():
         environ = dict(os.environ if environ is None else environ)
         loaded = load(
@@ -311,62 +291,3 @@ def run(
     if outcome.gateway_unreachable and not report.interrupted:
         result = replace(result, exit_code=ExitCode.GATEWAY)
     return result
-
-
-def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) -> RunResult:
-    """Turn a finished report into outputs and an exit code.
-
-    The one step after the scenarios: `run` calls it, and so does anything else that produces
-    a whole report (e.g. merging shard reports), so every output and the exit policy stay the
-    same whichever way the report came to be.
-    """
-    from clawspec.reports.model import exit_code
-    from clawspec.reports.publish import publish
-
-    if report.source is None:
-        from clawspec.history.source import run_source
-
-        report = report.model_copy(update={"source": run_source(environ, settings)})
-    if settings.baseline or settings.fail_on == "regression":
-        from clawspec.regression.step import judge_against_history
-
-        report = judge_against_history(report, settings, environ)
-    written = publish(report, settings, environ)
-    code = exit_code(report, settings.max_skipped, settings.fail_on)
-    if settings.save_baseline:
-        save_baseline(report, settings, environ)
-    return RunResult(report, code, written)
-
-
-def save_baseline(
-    report: RunReport, settings: Settings, environ: Mapping[str, str], err: TextIO | None = None
-) -> bool:
-    """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
-
-    Interrupted runs and single shards are not stored: half a run would make every later
-    comparison look bad.
-    """
-    from clawspec.history.store import HistoryError
-    from clawspec.history.stores import save_report
-    from clawspec.text import clean
-
-    err = err or sys.stderr
-    secrets = settings.secret_values()
-    if report.interrupted:
-        print("note: baseline not saved: the run was interrupted", file=err, flush=True)
-        return False
-    if report.shard is not None:
-        # One shard holds part of the selection; the merge of all shards is the run to keep.
-        print(
-            "note: baseline not saved: this report is one shard; save it from `clawspec merge`",
-            file=err,
-            flush=True,
-        )
-        return False
-    try:
-        message = save_report(report, settings, environ)
-    except HistoryError as exc:
-        print(clean(f"warning: baseline not saved: {exc}", secrets), file=err, flush=True)
-        return False
-    print(clean(message, secrets), file=err, flush=True)
-    return True

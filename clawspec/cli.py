@@ -8,9 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from clawspec import __version__, pydantic_plugins
+from clawspec import __version__
 from clawspec.authoring import commands as authoring
 from clawspec.errors import ClawSpecError, ContractError, ExitCode, UsageError
+from clawspec.speed import pydantic_plugins
 
 # Start-up cost is paid on every call (CI steps, hooks, editors): this module imports only what
 # parsing needs. Each command's handler imports its own modules (the API, pydantic, requests,
@@ -301,7 +302,7 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_validate(args: argparse.Namespace) -> ExitCode:
-    from clawspec.contracts.collector import collector_paused
+    from clawspec.speed.collector import collector_paused
 
     # Importing builds ~50 pydantic models, loading builds the contracts: objects that live on,
     # which the garbage collector would only scan again and again (~3 % of the start-up).
@@ -328,7 +329,7 @@ def cmd_validate(args: argparse.Namespace) -> ExitCode:
 def cmd_run(args: argparse.Namespace) -> ExitCode:
     import threading
 
-    from clawspec.contracts.collector import collector_paused
+    from clawspec.speed.collector import collector_paused
 
     with collector_paused():  # modules that live on (see cmd_validate)
         from clawspec import api
@@ -372,7 +373,9 @@ def cmd_run(args: argparse.Namespace) -> ExitCode:
 
 
 def _warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+    from clawspec.secrets import mask
+
+    print(mask(f"warning: {message}"), file=sys.stderr)
 
 
 def _shard_line(shard: Any) -> str:
@@ -401,15 +404,13 @@ def cmd_history(args: argparse.Namespace) -> ExitCode:
     import os
     from pathlib import Path
 
-    from clawspec.config import find_config, load_settings
+    from clawspec.config import load_settings, locate_config
     from clawspec.errors import UsageError
     from clawspec.history.command import history
 
     if args.limit < 1:
         raise UsageError(f"--limit: expected a positive number, found {args.limit}")
-    if args.config and not Path(args.config).is_file():
-        raise UsageError(f"--config: no such file '{args.config}'")
-    config = Path(args.config) if args.config else find_config(Path.cwd())
+    config = locate_config(args.config, Path.cwd())
     settings = load_settings(config, os.environ, _flags(args, ["baseline"]))
     return history(settings, os.environ, branch=args.branch, limit=args.limit, as_json=args.json)
 
@@ -476,19 +477,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE
     import logging
 
-    logging.basicConfig(
-        level=logging.DEBUG if args.debug else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    from clawspec import secrets
+
+    # The secrets registry comes first: on GitHub every known credential is announced with
+    # `::add-mask::` before any other line, and the debug log masks every record.
+    with secrets.scope(os.environ) as registry:
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            from clawspec.reports.github.commands import add_mask_commands
+
+            registry.announce(sys.stdout, add_mask_commands)
+        handler = logging.StreamHandler()
+        handler.setFormatter(secrets.masking_formatter("%(levelname)s %(name)s: %(message)s"))
+        logging.basicConfig(
+            level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler]
+        )
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Run the command; map errors to one masked line on stderr and an exit code."""
+    import logging
+
+    from clawspec.secrets import mask
+
     try:
         return int(COMMANDS[args.command](args))
     except ContractError as exc:
         for message in exc.messages:
-            print(f"error: {message}", file=sys.stderr)
+            print(mask(f"error: {message}"), file=sys.stderr)
         print(f"{len(exc.messages)} problem(s) found; nothing was run", file=sys.stderr)
         return int(exc.exit_code)
     except ClawSpecError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(mask(f"error: {exc}"), file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -496,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line, the traceback only with --debug
         logging.getLogger("clawspec").debug("unexpected error", exc_info=True)
         print(
-            f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+            mask(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)"),
             file=sys.stderr,
         )
         return int(ExitCode.FAILED)
@@ -504,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> NoReturn:
     """The `clawspec` command (console script, `python -m clawspec`): `main`, then a quick exit."""
-    from clawspec.process_exit import leave
+    from clawspec.speed.process_exit import leave
 
     leave(main())
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -25,6 +26,7 @@ from pydantic import (
 
 from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import ConfigError
+from clawspec.secrets import MASKED_ENV, SECRET_ENV
 from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
@@ -34,27 +36,6 @@ DEFAULT_PATTERNS = [
     "agents/**/tests/scenarios.yaml",
     "**/*.clawspec.yaml",
 ]
-# Credentials ClawSpec never reads into settings but must still mask in every output: the judge's
-# and the trace backends' keys, which their SDKs / clients read from the environment themselves.
-MASKED_ENV = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "OPENROUTER_API_KEY",
-    "GEMINI_API_KEY",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_BEARER_TOKEN_BEDROCK",
-    "OPIK_API_KEY",
-    "LANGFUSE_SECRET_KEY",
-    "LANGFUSE_PUBLIC_KEY",
-    "PHOENIX_API_KEY",
-)
-# Secret settings and the environment variables they are read from, in order (SPEC §3, §4).
-SECRET_ENV = {
-    "hooks_token": ("CLAWSPEC_HOOKS_TOKEN", "OPENCLAW_HOOKS_TOKEN", "HOOKS_TOKEN"),
-    "gateway_auth_token": ("CLAWSPEC_GATEWAY_AUTH_TOKEN", "OPENCLAW_GATEWAY_TOKEN"),
-    "github_token": ("CLAWSPEC_GITHUB_TOKEN", "GITHUB_TOKEN"),
-}
 
 
 class _Section(BaseModel):
@@ -120,6 +101,39 @@ class LintSettings(_Section):
     soul_sections: list[str] = Field(
         default_factory=lambda: ["Core Truths", "Boundaries", "Vibe"],
         description="Headings every SOUL.md must have (rule soul-section-missing).",
+    )
+
+
+MIB = 1024 * 1024
+
+
+class LimitsSettings(_Section):
+    """Ceilings that keep hostile or huge inputs from hanging a run (README "Limits").
+
+    Contracts over a limit are contract errors (exit 2, `file:line:column`); files and logs
+    over one give the assertion an `error` verdict that names the setting to raise.
+    """
+
+    contract_max_bytes: int = Field(
+        MIB, ge=1024, description="Largest contract file, in bytes (1 MiB)."
+    )
+    yaml_alias_nodes: int = Field(
+        100_000,
+        ge=0,
+        description="Values YAML aliases (*name) may repeat in one contract, in all (0: none).",
+    )
+    file_max_bytes: int = Field(
+        16 * MIB,
+        ge=1,
+        description="Largest file an assertion reads (artifact, golden, state, word list), bytes.",
+    )
+    rouge_max_tokens: int = Field(
+        100_000, ge=1, description="Most words artifact_matches_golden compares per file."
+    )
+    log_tail_bytes: int = Field(
+        32 * MIB,
+        ge=MIB,
+        description="An explicit log_path with no start offset: how much of its end is read.",
     )
 
 
@@ -288,11 +302,17 @@ class Settings(BaseModel):
     model_pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     lint: LintSettings = Field(default_factory=LintSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
     # Secrets: filled only from the environment (or action inputs, which arrive as environment).
     hooks_token: SecretStr | None = None
     gateway_auth_token: SecretStr | None = None
     github_token: SecretStr | None = None
     masked: list[SecretStr] = Field(default_factory=list, exclude=True, repr=False)
+    secret_env: list[str] = Field(
+        default_factory=list,
+        description="More environment variables to mask in every output, by name or fnmatch "
+        "pattern (e.g. MYCORP_*), beyond *_KEY, *_TOKEN, *_SECRET, *_PASSWORD, *_CREDENTIALS.",
+    )
 
     @field_validator("pr_comment", mode="before")
     @classmethod
@@ -361,9 +381,13 @@ class Settings(BaseModel):
         return value.rstrip("/")
 
     def secret_values(self) -> list[str]:
-        """Every secret in effect, for masking in all output."""
+        """Every secret in effect, for masking in all output: the secret settings, the known
+        credential variables, and what the running command registered (clawspec/secrets.py)."""
+        from clawspec.secrets import registered
+
         found = (self.hooks_token, self.gateway_auth_token, self.github_token, *self.masked)
-        return [s.get_secret_value() for s in found if s]
+        values = [s.get_secret_value() for s in found if s]
+        return list(dict.fromkeys([*values, *registered()]))
 
 
 def parse_skip_budget(value: str) -> tuple[str, float]:
@@ -405,6 +429,16 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+def locate_config(config: str | Path | None, start: Path) -> Path | None:
+    """The config file of a command: `--config` when given (it must exist), else the
+    clawspec.yaml found walking up from `start`, else None. Every command finds it this way."""
+    if config:
+        if not Path(config).is_file():
+            raise ConfigError(f"--config: no such file '{config}'")
+        return Path(config)
+    return find_config(start)
+
+
 def load_settings(
     config_path: Path | None,
     environ: Mapping[str, str],
@@ -427,6 +461,16 @@ def load_settings(
         if found and name not in merged:
             merged[name] = found
     merged["masked"] = [environ[name] for name in MASKED_ENV if environ.get(name)]
+    named = merged.get("secret_env")
+    if isinstance(named, str):  # CLAWSPEC_SECRET_ENV=A_VAR,B_*
+        named = merged["secret_env"] = [n.strip() for n in named.split(",") if n.strip()]
+    if isinstance(named, list) and named:
+        patterns = [str(n) for n in named]
+        merged["masked"] += [
+            value
+            for key, value in environ.items()
+            if value and any(fnmatchcase(key, pattern) for pattern in patterns)
+        ]
     if merged.get("workspace") is None and config_path is not None:
         merged["workspace"] = config_path.resolve().parent
     elif merged.get("workspace") is not None and config_path is not None:

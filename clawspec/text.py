@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import lru_cache
+
+from clawspec import secrets as _secrets
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 # XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-MASK = "***"
-MIN_SECRET_LENGTH = 4  # shorter values would mask ordinary words
+MASK = _secrets.MASK
+MIN_SECRET_LENGTH = _secrets.MIN_LENGTH  # shorter values would mask ordinary words
 
 
 def strip_ansi(text: str) -> str:
     """Remove ANSI colour/escape sequences."""
     return _ANSI.sub("", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """Return `text` as every UTF-8 writer takes it: a surrogate pair becomes its character and a
+    lone surrogate (JavaScript's JSON writes one for an emoji cut in half; a file name that is
+    not UTF-8 gives some) becomes U+FFFD."""
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def clean(text: str, secrets: Iterable[str] = ()) -> str:
@@ -32,31 +45,24 @@ def cleaner(secrets: Iterable[str] = ()) -> Callable[[str], str]:
 
     def cleaned(text: str) -> str:
         if text.isprintable() and not any(secret in text for secret in maskable):
-            return text
+            return _secrets.mask(text)  # the registered secrets and patterns (clawspec/secrets.py)
         return clean(text, maskable)
 
     return cleaned
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret (longest first) with ***."""
-    for secret in _longest_first(tuple(secrets)):
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
-
-
-@lru_cache(maxsize=32)
-def _longest_first(secrets: tuple[str, ...]) -> tuple[str, ...]:
-    # Reports clean every string they write with the same few secrets: order them once.
-    return tuple(
-        sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
-    )
+    """Replace every occurrence of each secret, and of each registered secret and secret
+    pattern (clawspec/secrets.py), longest first, with ***."""
+    return _secrets.mask(text, secrets)
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """Collapse whitespace to one line and cut it to `limit` characters."""
-    flat = " ".join(text.split())
+    """Mask secrets, collapse whitespace to one line and cut it to `limit` characters.
+
+    Masking comes first: a cut through a secret would leave a part no mask recognises.
+    """
+    flat = " ".join(_secrets.mask(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -73,12 +79,13 @@ def fmt_number(value: float) -> str:
 
 
 def fmt_duration_ms(ms: float) -> str:
-    """Return a compact human duration: '850 ms', '4.1 s', '2 min 5 s'."""
+    """Return a compact human duration: '850 ms', '4.1 s', '30 s', '2 min 5 s' (the one
+    duration format of every message and report)."""
     if ms < 1000:
-        return f"{int(ms)} ms"
+        return f"{ms:.0f} ms"
     seconds = ms / 1000
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return f"{seconds:.1f}".removesuffix(".0") + " s"
     minutes, rest = divmod(int(seconds), 60)
     return f"{minutes} min {rest} s"
 

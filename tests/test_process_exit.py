@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-LEAVE = "from clawspec.process_exit import leave\n"
+LEAVE = "from clawspec.speed.process_exit import leave\n"
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def test_the_command_ends_through_it(tmp_path: Path) -> None:
             sys.executable,
             "-c",
             "import atexit, runpy, sys\n"
-            "atexit.register(lambda: print('clawspec.process_exit' in sys.modules))\n"
+            "atexit.register(lambda: print('clawspec.speed.process_exit' in sys.modules))\n"
             "sys.argv = ['clawspec', 'validate', '.']\n"
             "runpy.run_module('clawspec', run_name='__main__')\n",
         ],

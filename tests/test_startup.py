@@ -214,10 +214,10 @@ import json, sys
 import clawspec.contracts.parse_ahead as ahead
 at_fork = []
 real_fork = ahead._fork
-def fork(files):  # what the parent has imported when the child starts parsing
+def fork(files, *limits):  # what the parent has imported when the child starts parsing
     at_fork.append(sorted(m for m in ("pydantic", "clawspec.assertions", "requests")
                           if m in sys.modules))
-    return real_fork(files)
+    return real_fork(files, *limits)
 ahead._fork = fork
 from clawspec.cli import main
 code = main(["run", ".", "--concurrency", "1", "--scenario", "s0"])

@@ -10,13 +10,18 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from clawspec.assertions import documents
+from clawspec.assertions import documents, rouge
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
 from clawspec.text import fmt_number, quote_list
 
 TIMEOUT = Field(0, ge=0, description="Seconds to wait for the file to appear (default 0).")
 UPDATED_AFTER = Field(None, description="ISO timestamp; the file's mtime must be at or after it.")
+
+
+def max_bytes(ctx: EvalContext) -> int:
+    """The most bytes an assertion reads of one file (`limits.file_max_bytes`)."""
+    return ctx.settings.limits.file_max_bytes
 
 
 def parse_instant(value: str) -> datetime:
@@ -105,14 +110,17 @@ class ArtifactContains(_FileAssertion):
             return found
         problems: list[str] = []
         if self.sections:
-            text = found.read_text(encoding="utf-8", errors="replace")
+            try:
+                text = documents.read_text(found, max_bytes(ctx), errors="replace")
+            except documents.DataError as exc:
+                return Verdict.errored(str(exc))
             present = {documents.normalize_heading(h[1]) for h in documents.markdown_headings(text)}
             missing = [s for s in self.sections if documents.normalize_heading(s) not in present]
             if missing:
                 problems.append(f"missing sections {quote_list(missing)}")
         if self.fields:
             try:
-                data = documents.document_fields(found)
+                data = documents.document_fields(found, max_bytes(ctx))
             except documents.NoFrontMatterError:
                 # Nothing to parse is the agent's omission (fail); unparsable data is an error.
                 data, problems = {}, [*problems, "no YAML front matter"]
@@ -175,7 +183,10 @@ class ArtifactAbsentWords(_FileAssertion):
         found = self.await_file(ctx)
         if isinstance(found, Verdict):
             return found
-        text = found.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = documents.read_text(found, max_bytes(ctx), errors="replace")
+        except documents.DataError as exc:
+            return Verdict.errored(str(exc))
         hits = []
         for word in words:
             lines = [text.count("\n", 0, m.start()) + 1 for m in _word_pattern(word).finditer(text)]
@@ -189,7 +200,7 @@ class ArtifactAbsentWords(_FileAssertion):
     def _load_source(self, ctx: EvalContext) -> list[str] | Verdict:
         assert self.source is not None and self.key is not None
         try:
-            data = documents.load_data(ctx.path(self.source))
+            data = documents.load_data(ctx.path(self.source), max_bytes(ctx))
         except FileNotFoundError:
             return Verdict.errored(f"word list '{self.source}' not found")
         except documents.DataError as exc:
@@ -206,21 +217,6 @@ def _word_pattern(word: str) -> re.Pattern[str]:
     """Whole word/phrase, case-insensitive; a phrase matches across any whitespace (SPEC §9)."""
     body = r"\s+".join(re.escape(part) for part in word.split())
     return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
-
-
-class _UnicodeTokenizer:
-    """rouge-score's default tokenizer drops every non-ASCII character; this one keeps them."""
-
-    def tokenize(self, text: str) -> list[str]:
-        return re.findall(r"\w+", text.lower())
-
-
-def rouge_l_f1(reference: str, candidate: str) -> float:
-    """ROUGE-L F1 of `candidate` against `reference`, Unicode-aware, no stemming."""
-    from rouge_score import rouge_scorer  # heavy: imported only when a golden file is compared
-
-    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_UnicodeTokenizer())
-    return scorer.score(reference, candidate)["rougeL"].fmeasure
 
 
 @register(
@@ -243,9 +239,21 @@ class ArtifactMatchesGolden(_FileAssertion):
         found = self.await_file(ctx)
         if isinstance(found, Verdict):
             return found
-        reference = golden.read_text(encoding="utf-8", errors="replace")
-        candidate = found.read_text(encoding="utf-8", errors="replace")
-        score = round(rouge_l_f1(reference, candidate), 4)
+        limit = max_bytes(ctx)
+        try:
+            reference = documents.read_text(golden, limit, errors="replace", shown=self.golden)
+            candidate = documents.read_text(found, limit, errors="replace", shown=self.path)
+        except documents.DataError as exc:
+            return Verdict.errored(str(exc))
+        words = ctx.settings.limits.rouge_max_tokens
+        try:
+            score = round(rouge.rouge_l_f1(reference, candidate, words), 4)
+        except rouge.TooManyWordsError as exc:
+            shown = (self.golden, self.path)[exc.which]
+            return Verdict.errored(
+                f"'{shown}' has more than {words:,} words, more than ROUGE-L compares "
+                "(limits.rouge_max_tokens)"
+            )
         text = f"ROUGE-L F1 {score:.3f} {{}} {self.rouge_threshold:g} against '{self.golden}'"
         diff = golden_diff(reference, candidate, self.golden, self.path)
         if score >= self.rouge_threshold:
@@ -254,15 +262,20 @@ class ArtifactMatchesGolden(_FileAssertion):
 
 
 GOLDEN_DIFF_LINES = 48  # the report keeps 50 detail lines; the last says what was left out
+# difflib's matching can take minutes on large, different files: above this many lines (both
+# files together) the details say so instead of showing a diff.
+GOLDEN_DIFF_MAX_INPUT = 20_000
 
 
 def golden_diff(reference: str, candidate: str, golden: str, path: str) -> tuple[str, ...]:
     """The unified diff golden → artifact (two lines of context), capped for the reports."""
-    lines = list(
-        difflib.unified_diff(
-            reference.splitlines(), candidate.splitlines(), golden, path, n=2, lineterm=""
+    old, new = reference.splitlines(), candidate.splitlines()
+    if len(old) + len(new) > GOLDEN_DIFF_MAX_INPUT:
+        return (
+            f"(no diff: the files have {len(old) + len(new):,} lines together, more than the "
+            f"{GOLDEN_DIFF_MAX_INPUT:,} a diff is computed for)",
         )
-    )
+    lines = list(difflib.unified_diff(old, new, golden, path, n=2, lineterm=""))
     if len(lines) <= GOLDEN_DIFF_LINES + 1:
         return tuple(lines)
     left = len(lines) - GOLDEN_DIFF_LINES
@@ -304,7 +317,7 @@ class StateFile(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         shown = self.path or self.state_path or ""
         try:
-            data = documents.load_data(ctx.path(shown))
+            data = documents.load_data(ctx.path(shown), max_bytes(ctx))
         except FileNotFoundError:
             return Verdict.failed(f"state file '{shown}' not found")
         except documents.DataError as exc:

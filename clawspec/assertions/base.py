@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import ConfigDict, model_validator
 
 from clawspec.contracts.paths import PathEscapeError, resolve_in_workspace
-from clawspec.frozen_model import FrozenModel
+from clawspec.speed.frozen_model import FrozenModel
 from clawspec.status import Status
 
 if TYPE_CHECKING:

@@ -42,8 +42,16 @@ class GatewayResponse(Assertion):
             url = ctx.settings.gateway_base_url.rstrip("/") + url
         import requests  # only runs that use it pay for importing it
 
-        try:
-            status = ctx.evidence.http.get(url, timeout=10, allow_redirects=False).status_code
+        from clawspec.net import deadline as net
+
+        try:  # a deadline for the whole answer, not a read timeout (README: deadlines)
+            status = net.request(
+                ctx.evidence.http,
+                "GET",
+                url,
+                deadline=net.Deadline.after(10, "10 s"),
+                allow_redirects=False,
+            ).status_code
         except requests.RequestException as exc:
             return Verdict.failed(f"GET {url} failed: {one_line(str(exc), 160)}")
         text = f"GET {url} → {status}"
@@ -94,6 +102,8 @@ class LogEntry(Assertion):
         matches = line_matcher(self.pattern)
         lines = scoped.index.lines()
         where = "" if scoped.index.start_offset == 0 else " (counted from the run's start)"
+        if scoped.index.skipped_bytes:
+            where = " (counted from the first line read)"
         for number, text in lines:
             if matches(text):
                 return Verdict.passed(
@@ -214,6 +224,7 @@ class ToolWasCalled(Assertion):
     category="behavioral",
     needs={Need.LOG},
     example=f"tool: resend.send\n{LOG_EXAMPLE}",
+    negative=True,
 )
 class ToolNotCalled(Assertion):
     """A tool was not called during the run; needs the run found in the log."""
@@ -278,6 +289,7 @@ class DelegationOccurred(Assertion):
     category="behavioral",
     needs={Need.LOG},
     example=f"allowed_tools: [read, write, memory.search]\n{LOG_EXAMPLE}",
+    negative=True,
 )
 class ToolNotPermitted(Assertion):
     """No tool outside the allowed list was called during the run."""
@@ -430,9 +442,18 @@ class RunLog:
                 poll_interval_s=ctx.poll_interval_s,
                 stop=ctx.stop,
                 clock=ctx.clock,
+                tail_bytes=None if is_active else tail,
             )
 
+        # A log other than the active one has no offset recorded at the run's start: it is read
+        # from its last `limits.log_tail_bytes` only, and every verdict says so (the label).
+        tail = ctx.settings.limits.log_tail_bytes
         index = ctx.evidence.cached(f"log_index|{path}|{offset}|{ids}|{keys}", build)
+        if index.skipped_bytes:
+            label += (
+                f" (in the last {tail / 1024 / 1024:g} MiB of the log: limits.log_tail_bytes; "
+                f"{index.skipped_bytes:,} bytes before them not read)"
+            )
         timeout = ctx.timeout_s
         if not index.exists:
             return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"), timeout)

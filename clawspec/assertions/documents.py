@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,34 @@ class DataError(ValueError):
 
 class NoFrontMatterError(DataError):
     """A Markdown file has no front matter at all (the agent did not write the fields)."""
+
+
+# Every file an assertion reads goes through `read_text`: at most this many bytes (+1) are ever
+# in memory, a larger file is an error (`limits.file_max_bytes`, README "Limits").
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+
+class TooLargeError(DataError):
+    """A file larger than assertions read (`limits.file_max_bytes`)."""
+
+
+def read_text(
+    path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, errors: str = "strict", shown: str = ""
+) -> str:
+    """The UTF-8 text of `path` (universal newlines, as `Path.read_text`), reading at most
+    `max_bytes` + 1 bytes: a larger file raises TooLargeError, naming the limit's setting.
+    OSError and (with strict `errors`) UnicodeDecodeError pass through."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size  # a file known too large is not read at all
+        data = handle.read(max_bytes + 1) if size <= max_bytes else b""
+        if size > max_bytes or len(data) > max_bytes:
+            size = max(size, len(data))
+            raise TooLargeError(
+                f"'{shown or path.name}' is {size:,} bytes, over the limit of {max_bytes:,} "
+                "bytes for files assertions read (limits.file_max_bytes)"
+            )
+    text = data.decode("utf-8", errors)
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def normalize_heading(text: str) -> str:
@@ -81,9 +110,9 @@ def markdown_headings(text: str) -> list[tuple[int, str, int]]:
     return headings
 
 
-def load_data(path: Path) -> Any:
+def load_data(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     """Parse a YAML or JSON file (JSON is parsed strictly when the suffix says so)."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, max_bytes)
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text)
@@ -93,11 +122,11 @@ def load_data(path: Path) -> Any:
         raise DataError(f"'{path.name}' is not valid {kind}: {_first_line(exc)}") from None
 
 
-def document_fields(path: Path) -> Any:
+def document_fields(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     """Return the data whose keys `fields` checks: YAML/JSON content, or Markdown front matter."""
     if path.suffix.lower() in (".yaml", ".yml", ".json"):
-        return load_data(path)
-    front, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        return load_data(path, max_bytes)
+    front, _ = split_front_matter(read_text(path, max_bytes))
     if front is None:
         raise NoFrontMatterError(f"'{path.name}' has no YAML front matter")
     try:

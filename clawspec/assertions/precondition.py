@@ -51,8 +51,12 @@ class GatewayHealthy(Assertion):
         import requests  # only runs that use it pay for importing it
 
         url = ctx.settings.gateway_base_url.rstrip("/") + ctx.settings.gateway_health_path
-        try:
-            response = ctx.evidence.http.get(url, timeout=10)
+        from clawspec.net import deadline as net
+
+        try:  # a deadline for the whole answer, not a read timeout (README: deadlines)
+            response = net.request(
+                ctx.evidence.http, "GET", url, deadline=net.Deadline.after(10, "10 s")
+            )
         except requests.RequestException as exc:
             return Verdict.failed(f"GET {url} failed: {one_line(str(exc), 160)}")
         if response.status_code != 200:

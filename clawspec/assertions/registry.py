@@ -25,6 +25,9 @@ class AssertionSpec:
     needs: frozenset[Need]
     example: str
     implemented: bool
+    # passes on the absence of something (a tool not called): evidence that is incomplete must
+    # never make it pass; coverage counts a target with one as tested for what must not happen
+    negative: bool = False
 
     @property
     def summary(self) -> str:
@@ -46,7 +49,12 @@ REGISTRY: dict[str, AssertionSpec] = {}
 
 
 def register(
-    *, category: str, example: str, needs: Iterable[Need] = (), implemented: bool = True
+    *,
+    category: str,
+    example: str,
+    needs: Iterable[Need] = (),
+    implemented: bool = True,
+    negative: bool = False,
 ) -> Callable[[type[Assertion]], type[Assertion]]:
     """Add an assertion class to the registry under the name in its `type` Literal."""
     if category not in CATEGORIES:
@@ -57,11 +65,17 @@ def register(
         if type_name in REGISTRY:
             raise ValueError(f"assertion type {type_name!r} registered twice")
         REGISTRY[type_name] = AssertionSpec(
-            type_name, cls, category, frozenset(needs), example.strip(), implemented
+            type_name, cls, category, frozenset(needs), example.strip(), implemented, negative
         )
         return cls
 
     return decorate
+
+
+def types_needing(need: Need) -> list[str]:
+    """The assertion types that need `need` (e.g. the judge's: the HTML report shows their
+    rubric and scores)."""
+    return sorted(name for name, spec in REGISTRY.items() if need in spec.needs)
 
 
 def assertion_union() -> Any:

@@ -91,7 +91,7 @@ class AgentIdentityConsistent(Assertion):
         soul_file = ctx.path(self.soul_path)
         if not soul_file.is_file():
             return Verdict.errored(f"SOUL file '{self.soul_path}' not found")
-        soul = _read(soul_file, self.soul_path)
+        soul = _read(soul_file, self.soul_path, ctx.settings.limits.file_max_bytes)
         if isinstance(soul, Verdict):
             return soul
         output = _read_artifact(ctx, self.output_path)
@@ -168,11 +168,15 @@ def _read_artifact(ctx: EvalContext, path: str) -> str | Verdict:
         return Verdict.failed(f"'{path}' not found")
     if not file.is_file():
         return Verdict.failed(f"'{path}' is not a file")
-    return _read(file, path)
+    return _read(file, path, ctx.settings.limits.file_max_bytes)
 
 
-def _read(file: Path, shown: str) -> str | Verdict:
+def _read(file: Path, shown: str, max_bytes: int) -> str | Verdict:
+    from clawspec.assertions.documents import DataError, read_text
+
     try:
-        return file.read_text(encoding="utf-8", errors="replace")
+        return read_text(file, max_bytes, errors="replace", shown=shown)
     except OSError as exc:
         return Verdict.errored(f"cannot read '{shown}': {exc.strerror or exc}")
+    except DataError as exc:  # over limits.file_max_bytes
+        return Verdict.errored(str(exc))

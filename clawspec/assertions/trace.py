@@ -16,10 +16,11 @@ import yaml
 from pydantic import Field, model_validator
 
 from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
+from clawspec.assertions.documents import TooLargeError, read_text
 from clawspec.assertions.registry import register
 from clawspec.contracts.source import safe_load
 from clawspec.text import capped as capped_text
-from clawspec.text import fmt_number, one_line, pluralize, quote_list
+from clawspec.text import fmt_duration_ms, fmt_number, one_line, pluralize, quote_list
 
 # The trace readers are needed only to evaluate: `clawspec validate` builds these models without
 # importing them (tests/test_startup.py); each evaluator imports what it reads.
@@ -276,8 +277,10 @@ class DelegationPath(Assertion):
                 notes.append(f"'{raw}' not found")
                 continue
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_text(path, ctx.settings.limits.file_max_bytes, shown=raw)
                 data = json.loads(text) if path.suffix == ".json" else safe_load(text)
+            except TooLargeError as exc:
+                return Verdict.errored(str(exc))
             except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
                 first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 return Verdict.errored(f"cannot read routing data '{raw}': {first}")
@@ -425,19 +428,12 @@ class TraceDuration(Assertion):
         duration, source = measured
         over = duration > self.max_ms
         message = (
-            f"trace duration {fmt_ms(duration)} {'>' if over else '≤'} {fmt_ms(self.max_ms)} "
-            f"(from {source})"
+            f"trace duration {fmt_duration_ms(duration)} {'>' if over else '≤'} "
+            f"{fmt_duration_ms(self.max_ms)} (from {source})"
         )
         value = round(duration, 3)
         status = Status.FAIL if over else Status.PASS
         return Verdict(status, message, value, self.max_ms)
-
-
-def fmt_ms(ms: float) -> str:
-    """Return '850 ms', '41.2 s', '30 s' (seconds to one decimal, no useless '.0')."""
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    return f"{ms / 1000:,.1f}".removesuffix(".0") + " s"
 
 
 def fmt_usd(value: float) -> str:
@@ -525,7 +521,7 @@ class NoSpanErrors(Assertion):
         )
 
 
-@register(category="trace", needs={Need.TRACE}, example="tool: resend.send")
+@register(category="trace", needs={Need.TRACE}, example="tool: resend.send", negative=True)
 class ToolNotInvoked(Assertion):
     """A tool was not called in the trace; needs the trace found."""
 

@@ -82,12 +82,9 @@ def _add_init(commands: argparse._SubParsersAction) -> None:
 
 def _settings(config: str | None, start: Path) -> tuple[Settings, Path | None]:
     """The settings (and the clawspec.yaml read) for a command that runs nothing."""
-    from clawspec.config import find_config, load_settings
-    from clawspec.errors import ConfigError
+    from clawspec.config import load_settings, locate_config
 
-    if config and not Path(config).is_file():
-        raise ConfigError(f"--config: no such file '{config}'")
-    path = Path(config) if config else find_config(start)
+    path = locate_config(config, start)
     return load_settings(path, os.environ), path
 
 

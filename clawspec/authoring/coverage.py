@@ -19,7 +19,6 @@ from clawspec.authoring.workspace import Target, Workspace
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Contract
 
-NEGATIVE_TYPES = ("tool_not_called", "tool_not_permitted", "tool_not_invoked")
 HISTORY_RUNS = 50  # newest stored runs read per branch
 
 
@@ -157,7 +156,7 @@ def measure(
             types = [a.type for a in (*scenario.given, *scenario.then)]
             row.categories |= {REGISTRY[t].category for t in types}
             row.has_negative |= "negative" in scenario.tags or any(
-                t in NEGATIVE_TYPES for t in types
+                REGISTRY[t].negative for t in types
             )
     if history is not None:
         label, reports = history

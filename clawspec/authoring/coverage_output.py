@@ -6,6 +6,7 @@ import json
 
 from clawspec.assertions.registry import CATEGORIES
 from clawspec.authoring.coverage import CoverageReport, TargetCoverage
+from clawspec.reports.github.markdown import code_span, inline
 
 HEADERS = ("target", "kind", "contracts", "scenarios", "negative", "categories", "never passed")
 
@@ -65,8 +66,10 @@ def render_summary(report: CoverageReport) -> str:
     lines = ["## ClawSpec coverage", "", "| " + " | ".join(HEADERS) + " |"]
     lines.append("|" + "---|" * len(HEADERS))
     for row in report.targets:
+        # the target's name comes from the workspace: data, never markup (the other cells are
+        # counts and ClawSpec's own words)
         cells = list(_cells(row, has_history))
-        cells[0] = f"`{cells[0]}`"
+        cells[0] = code_span(row.target.key, table=True)
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *(f"- {line}" for line in _totals(report))]
+    lines += ["", *(f"- {inline(line)}" for line in _totals(report))]
     return "\n".join(lines) + "\n"

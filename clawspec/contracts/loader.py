@@ -12,13 +12,14 @@ from pydantic import ValidationError
 
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
-from clawspec.contracts.collector import collector_paused
 from clawspec.contracts.discovery import display_path
+from clawspec.contracts.limits import DEFAULT_LIMITS, ContractLimits
 from clawspec.contracts.models import Contract, Scenario
 from clawspec.contracts.parse_ahead import Parsed, parsed_here, read_contract
 from clawspec.contracts.paths import escapes_workspace
 from clawspec.contracts.source import Loc, Mark, SourceDoc, parse_yaml
 from clawspec.errors import ContractError, UsageError
+from clawspec.speed.collector import collector_paused
 
 PHASES = ("given", "then")
 
@@ -50,16 +51,18 @@ def load_contracts(
     workspace: Path,
     environ: Mapping[str, str],
     parsed: Iterable[tuple[int, Parsed]] | None = None,
+    limits: ContractLimits = DEFAULT_LIMITS,
 ) -> list[LoadedContract]:
     """Load and validate every file; raise ContractError listing all problems found.
 
     `parsed` yields each file's index and result, in any order (`parse_ahead`); by default the
     files are read and parsed here, one after another. Contracts and errors come in file order.
+    `limits` bound each file's size, nesting and aliases (contracts/limits.py).
     """
     outcomes: list[LoadedContract | list[str]] = [[] for _ in files]
     with collector_paused():
-        for index, result in parsed_here(files) if parsed is None else parsed:
-            outcomes[index] = load_contract(files[index], workspace, environ, result)
+        for index, result in parsed_here(files, limits) if parsed is None else parsed:
+            outcomes[index] = load_contract(files[index], workspace, environ, result, limits)
     loaded = [outcome for outcome in outcomes if isinstance(outcome, LoadedContract)]
     errors = [error for outcome in outcomes if isinstance(outcome, list) for error in outcome]
     if errors:
@@ -68,11 +71,15 @@ def load_contracts(
 
 
 def load_contract(
-    path: Path, workspace: Path, environ: Mapping[str, str], parsed: Parsed | None = None
+    path: Path,
+    workspace: Path,
+    environ: Mapping[str, str],
+    parsed: Parsed | None = None,
+    limits: ContractLimits = DEFAULT_LIMITS,
 ) -> LoadedContract | list[str]:
     """Load one contract file: the contract, or the list of error messages."""
     shown = display_path(path)
-    first = parsed if parsed is not None else read_contract(path, shown)
+    first = parsed if parsed is not None else read_contract(path, shown, limits)
     if isinstance(first, list):
         return first
     text, doc = first
@@ -86,7 +93,8 @@ def load_contract(
         return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
     except ContractError:
         pass
-    doc = parse_yaml(text, path)  # every position, to point at each problem exactly
+    # every position, to point at each problem exactly
+    doc = parse_yaml(text, path, alias_nodes=limits.alias_nodes)
     try:
         return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
     except ContractError as exc:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 
 from clawspec.assertions import assertion_union
-from clawspec.frozen_model import FrozenModel
+from clawspec.speed.frozen_model import FrozenModel
 
 AnyAssertion = assertion_union()
 

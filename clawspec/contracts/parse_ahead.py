@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clawspec.contracts.discovery import display_path
+from clawspec.contracts.limits import DEFAULT_LIMITS, ContractLimits, too_large
 from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 
 if TYPE_CHECKING:
@@ -60,35 +61,51 @@ FREE, CHILD, PARENT = 0, 1, 2  # who parses a file: its byte in the shared claim
 NOTE = struct.Struct("<IQQ")
 
 
-def read_contract(path: Path, shown: str) -> Parsed:
-    """Read and parse one contract file: its text and document, or its error messages."""
+def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:
+    """Read and parse one contract file: its text and document, or its error messages.
+
+    Never more than `limits.max_bytes` (+1) bytes are read: a larger file is an error."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size  # a file known too large is not read
+            data = handle.read(limits.max_bytes + 1) if size <= limits.max_bytes else b""
+            if size > limits.max_bytes or len(data) > limits.max_bytes:
+                return [f"{shown}:1:1: {too_large(max(size, len(data)), limits.max_bytes)}"]
+        # As read_text would: universal newlines.
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except (OSError, UnicodeDecodeError) as exc:
         return [f"{shown}: cannot read contract: {exc}"]
     try:
         # Other positions than where scenarios and assertions start are needed only to report
         # errors: the first pass keeps only those (LoadedContract's lines).
-        return text, parse_yaml(text, path, item_depth=ASSERTION_DEPTH)
+        return text, parse_yaml(text, path, ASSERTION_DEPTH, limits.alias_nodes)
     except SourceError as exc:
         return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
 
 
-def _read(path: Path) -> Parsed:
-    return read_contract(path, display_path(path))
+def _read(path: Path, limits: ContractLimits) -> Parsed:
+    return read_contract(path, display_path(path), limits)
 
 
-def parsed_here(files: Sequence[Path]) -> Iterator[tuple[int, Parsed]]:
+def parsed_here(
+    files: Sequence[Path], limits: ContractLimits = DEFAULT_LIMITS
+) -> Iterator[tuple[int, Parsed]]:
     """Each file's index and result, parsed by this process, in file order."""
     for index, path in enumerate(files):
-        yield index, _read(path)
+        yield index, _read(path, limits)
 
 
 class ParseAhead:
     """A forked child parsing `files` from the front; `results()` to take them."""
 
     def __init__(
-        self, pid: int, notes: int, data: int, claims: mmap.mmap, files: Sequence[Path]
+        self,
+        pid: int,
+        notes: int,
+        data: int,
+        claims: mmap.mmap,
+        files: Sequence[Path],
+        limits: ContractLimits = DEFAULT_LIMITS,
     ) -> None:
         import select
 
@@ -97,6 +114,7 @@ class ParseAhead:
         self._data = data  # the shared file holding the child's pickled results
         self._claims = claims
         self._files = list(files)
+        self._limits = limits
         self._pending = bytearray()  # notes read but not used yet
         self._poll = select.poll()
         self._poll.register(notes, select.POLLIN)
@@ -136,7 +154,7 @@ class ParseAhead:
 
     def _parse(self, index: int) -> Parsed:
         self.parsed_here += 1
-        return _read(self._files[index])
+        return _read(self._files[index], self._limits)
 
     def _child_result(self, index: int, wait: bool) -> Parsed | None:
         """The child's result for file `index` (its next one), None when not (yet) there."""
@@ -179,9 +197,11 @@ class ParseAhead:
 
 
 @contextmanager
-def parsing_ahead(files: Sequence[Path], enabled: bool = True) -> Iterator[ParseAhead | None]:
+def parsing_ahead(
+    files: Sequence[Path], enabled: bool = True, limits: ContractLimits = DEFAULT_LIMITS
+) -> Iterator[ParseAhead | None]:
     """A child parsing `files` while the body runs (None when not worth it or not possible)."""
-    ahead = _fork(files) if enabled and _worth_forking(files) else None
+    ahead = _fork(files, limits) if enabled and _worth_forking(files) else None
     try:
         yield ahead
     finally:
@@ -216,7 +236,7 @@ def _shared_file() -> int:
             return os.dup(handle.fileno())
 
 
-def _fork(files: Sequence[Path]) -> ParseAhead | None:
+def _fork(files: Sequence[Path], limits: ContractLimits) -> ParseAhead | None:
     import mmap
 
     opened: list[int] = []
@@ -234,7 +254,7 @@ def _fork(files: Sequence[Path]) -> ParseAhead | None:
     if pid:
         os.close(sink)
         log.debug("parsing %d contract file(s) ahead in process %d", len(files), pid)
-        return ParseAhead(pid, notes, data, claims, files)
+        return ParseAhead(pid, notes, data, claims, files, limits)
     # The child: parse from the front until a file is taken, note each result, and leave
     # without running the parent's exit handlers or flushing its buffers (os._exit), whatever
     # happens.
@@ -242,13 +262,15 @@ def _fork(files: Sequence[Path]) -> ParseAhead | None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C is the parent's to report
         os.close(notes)
-        _parse_from_the_front(files, claims, data, sink)
+        _parse_from_the_front(files, claims, data, sink, limits)
         status = 0
     finally:
         os._exit(status)
 
 
-def _parse_from_the_front(files: Sequence[Path], claims: mmap.mmap, data: int, sink: int) -> None:
+def _parse_from_the_front(
+    files: Sequence[Path], claims: mmap.mmap, data: int, sink: int, limits: ContractLimits
+) -> None:
     written = 0
     for index, path in enumerate(files):
         if claims[index] != FREE:
@@ -256,7 +278,7 @@ def _parse_from_the_front(files: Sequence[Path], claims: mmap.mmap, data: int, s
         claims[index] = CHILD
         if claims[index] != CHILD:
             return
-        blob = pickle.dumps(_read(path), pickle.HIGHEST_PROTOCOL)
+        blob = pickle.dumps(_read(path, limits), pickle.HIGHEST_PROTOCOL)
         _write_all(data, blob)
         _write_all(sink, NOTE.pack(index, written, written + len(blob)))
         written += len(blob)

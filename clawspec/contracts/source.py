@@ -8,6 +8,7 @@ validation error can point at the exact place in the file.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from array import array
 from collections.abc import Iterator, Mapping
@@ -17,6 +18,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+
+from clawspec.contracts.limits import (
+    DEFAULT_ALIAS_NODES,
+    MAX_DEPTH,
+    RECURSIVE_ALIAS,
+    too_deep,
+    too_many_aliased,
+)
 
 Loc = tuple[str | int, ...]
 # libyaml's parser keeps the same marks and is several times faster on large contracts.
@@ -102,27 +111,55 @@ def _mark(node: yaml.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def parse_yaml(text: str, path: Path, item_depth: int | None = None) -> SourceDoc:
+def parse_yaml(
+    text: str,
+    path: Path,
+    item_depth: int | None = None,
+    alias_nodes: int = DEFAULT_ALIAS_NODES,
+) -> SourceDoc:
     """Parse one YAML document, raising SourceError at YAML's problem mark.
 
+    Data nested deeper than MAX_DEPTH, or aliases repeating more than `alias_nodes` values in
+    all, are SourceErrors too (contracts/limits.py), whichever parser reads the file.
     With `item_depth`, keep only where the list items at most that deep start (no other value,
     no key), for a document whose other positions are needed only to report errors: large
     suites load faster and smaller, and a document with an error is parsed again with every
     position.
     """
     try:
-        return _parse(text, path, _FastLoader, item_depth)
+        return _parse(text, path, _FastLoader, item_depth, alias_nodes)
     except yaml.MarkedYAMLError:
         if _Loader is yaml.SafeLoader:
-            raise SourceError(*_explain_yaml_error(text, path)) from None
+            raise SourceError(*_explain_yaml_error(text, path, alias_nodes)) from None
     except SourceError:
         raise
     # libyaml words some problems differently; errors are rare, so the pure-Python parser
     # re-reads the file to report them the same way everywhere.
-    raise SourceError(*_explain_yaml_error(text, path)) from None
+    raise SourceError(*_explain_yaml_error(text, path, alias_nodes)) from None
 
 
-class _FastLoader(_Loader):  # type: ignore[misc,valid-type]
+class _DepthLimited:
+    """A pure-Python composer recurses for every level: refuse data deeper than MAX_DEPTH
+    while composing (libyaml stops at 1,000 levels itself; `_build` checks its nodes)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self._depth > MAX_DEPTH:
+            mark = self.peek_event().start_mark  # type: ignore[attr-defined]
+            raise yaml.composer.ComposerError(None, None, too_deep(), mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)  # type: ignore[misc]
+        finally:
+            self._depth -= 1
+
+
+class _SafeLoader(_DepthLimited, yaml.SafeLoader):
+    """The pure-Python safe loader, depth-limited: it words errors as users see them."""
+
+
+class _FastLoader(_DepthLimited, _Loader):  # type: ignore[misc,valid-type]
     """The safe loader without the Python work libyaml's composer asks for every node.
 
     It calls `descend_resolver`/`ascend_resolver` around each node (they only serve path
@@ -139,12 +176,20 @@ class _FastLoader(_Loader):  # type: ignore[misc,valid-type]
         self.resolve = functools.lru_cache(maxsize=None)(_RESOLVER.resolve)
 
 
-def _parse(text: str, path: Path, loader_class: Any, item_depth: int | None = None) -> SourceDoc:
+def _parse(
+    text: str,
+    path: Path,
+    loader_class: Any,
+    item_depth: int | None = None,
+    alias_nodes: int = DEFAULT_ALIAS_NODES,
+) -> SourceDoc:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return SourceDoc(path, None)
+        if _may_alias(text):
+            _check_aliases(node, alias_nodes)
         if item_depth is None:
             doc = SourceDoc(path, None)
             doc.data = _build(loader, node, (), doc)
@@ -162,14 +207,37 @@ def safe_load(text: str) -> Any:
     again by the pure-Python parser, which words the error as users see it everywhere (and
     accepts the rare corners where the two parsers disagree)."""
     try:
-        return yaml.load(text, Loader=_Loader)  # the safe loader, on libyaml
+        return _load(text, _Loader)  # the safe loader, on libyaml
     except yaml.YAMLError:
-        return yaml.safe_load(text)
+        return _load(text, _SafeLoader)
 
 
-def _explain_yaml_error(text: str, path: Path) -> tuple[str, Mark]:
+def _load(text: str, loader_class: Any) -> Any:
+    """`yaml.load`, with the alias budget of contracts (DEFAULT_ALIAS_NODES): aliases build
+    shared objects here, but whoever walks the data (a message showing a value) would walk
+    every repetition. Raises yaml.YAMLError past it; the pure-Python loader also past
+    MAX_DEPTH levels (libyaml stops at 1,000)."""
+    loader = loader_class(text)
     try:
-        _parse(text, path, yaml.SafeLoader)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _may_alias(text):
+            try:
+                _check_aliases(node, DEFAULT_ALIAS_NODES, setting=False)
+            except SourceError as exc:
+                problem = str(exc).removeprefix("invalid YAML: ")
+                raise yaml.YAMLError(f"{problem} at line {exc.mark.line}") from None
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _explain_yaml_error(
+    text: str, path: Path, alias_nodes: int = DEFAULT_ALIAS_NODES
+) -> tuple[str, Mark]:
+    try:
+        _parse(text, path, _SafeLoader, alias_nodes=alias_nodes)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Mark(mark.line + 1, mark.column + 1) if mark else Mark(1, 1)
@@ -186,8 +254,71 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _SHARED_LEN = 40
 
 
+# An anchor (`&name`) or alias (`*name`) starts where a node may: at a line's start or after a
+# space, a flow indicator or a JSON-like `"key":`, and is followed by its name. A text without
+# both cannot alias (`**/*.md` in quotes, `Q&A`, ` & ` cannot be either): most documents skip
+# the walk below.
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:])&[^\s\[\]{},]")
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s\[\]{},]")
+
+
+def _may_alias(text: str) -> bool:
+    return "&" in text and "*" in text and bool(_ANCHOR.search(text) and _ALIAS.search(text))
+
+
+def _check_aliases(root: yaml.Node, budget: int, setting: bool = True) -> None:
+    """Raise SourceError when aliases repeat more than `budget` values in all, or an alias sits
+    inside the collection it refers to (contracts/limits.py).
+
+    PyYAML composes an alias as the anchored node itself, so the document is a graph whose
+    nodes may be reached more than once: walked here once each, without recursion, counting
+    the values each repeated reach would add when the data is built."""
+    sizes: dict[int, int] = {}  # node id -> values it stands for (walked nodes only)
+    walking: set[int] = set()  # the collections whose items are being walked
+    repeated = 0
+    stack: list[tuple[yaml.Node, yaml.Node, bool]] = [(root, root, False)]
+    while stack:
+        node, parent, walked = stack.pop()
+        key = id(node)
+        if walked:
+            walking.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            continue
+        if key in sizes:  # reached again: an alias
+            repeated += sizes[key]
+            if repeated > budget:
+                over = too_many_aliased(budget, setting)
+                raise SourceError(f"invalid YAML: {over}", _mark(parent))
+            continue
+        if key in walking:
+            raise SourceError(f"invalid YAML: {RECURSIVE_ALIAS}", _mark(parent))
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        walking.add(key)
+        stack.append((node, parent, True))
+        stack.extend((child, node, False) for child in reversed(_children(node)))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [item for pair in node.value for item in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
+
+
+def _check_depth(node: yaml.Node) -> None:
+    """Refuse the items of a collection MAX_DEPTH deep, at the first one (where the composer
+    of the pure-Python parser stops too)."""
+    if not isinstance(node, yaml.ScalarNode) and node.value:
+        first = node.value[0]
+        first = first[0] if isinstance(first, tuple) else first
+        raise SourceError(f"invalid YAML: {too_deep()}", _mark(first))
+
+
 def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc) -> Any:
     """Plain data from `node`, recording where every value and key starts."""
+    if len(loc) >= MAX_DEPTH:
+        _check_depth(node)
     doc.values[loc] = _mark(node)  # type: ignore[index]
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
@@ -204,7 +335,7 @@ def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc) -> Any:
 def _build_items(loader: Any, node: yaml.Node, loc: Loc, marks: ItemMarks, depth: int) -> Any:
     """Plain data from `node`, recording where the items of lists at most `depth` deep start."""
     if len(loc) >= depth:
-        return _plain(loader, node)
+        return _plain(loader, node, len(loc))
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in _pairs(loader, node):
@@ -219,8 +350,10 @@ def _build_items(loader: Any, node: yaml.Node, loc: Loc, marks: ItemMarks, depth
     return _scalar(loader, node)
 
 
-def _plain(loader: Any, node: yaml.Node) -> Any:
-    """Plain data from `node`, no positions."""
+def _plain(loader: Any, node: yaml.Node, level: int) -> Any:
+    """Plain data from `node` (`level` deep), no positions."""
+    if level >= MAX_DEPTH:
+        _check_depth(node)
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in _pairs(loader, node):
@@ -230,10 +363,10 @@ def _plain(loader: Any, node: yaml.Node) -> Any:
                 text = value_node.value
                 result[key] = sys.intern(text) if len(text) <= _SHARED_LEN else text
             else:
-                result[key] = _plain(loader, value_node)
+                result[key] = _plain(loader, value_node, level + 1)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_plain(loader, item) for item in node.value]
+        return [_plain(loader, item, level + 1) for item in node.value]
     return _scalar(loader, node)
 
 

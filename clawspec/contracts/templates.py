@@ -6,6 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from clawspec.secrets import register_env
+
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 
 KNOWN = (
@@ -36,6 +38,8 @@ def check_variables(text: str, environ: Mapping[str, str]) -> None:
                 raise TemplateError(
                     f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})"
                 )
+            # A contract's reference to a secret-named variable: masked in every output.
+            register_env(name[4:], environ)
         elif name not in KNOWN:
             known = ", ".join(f"{{{{{k}}}}}" for k in (*KNOWN, "env.NAME"))
             raise TemplateError(f"unknown template variable '{{{{{name}}}}}' (known: {known})")
@@ -49,6 +53,7 @@ def render(text: str, values: Mapping[str, str], environ: Mapping[str, str]) -> 
         if name.startswith("env."):
             if name[4:] not in environ:
                 raise TemplateError(f"environment variable '{name[4:]}' is not set")
+            register_env(name[4:], environ)
             return environ[name[4:]]
         if name not in values:
             raise TemplateError(f"unknown template variable '{{{{{name}}}}}'")

@@ -28,6 +28,7 @@ from typing import Any
 
 from clawspec.errors import GatewayError
 from clawspec.gateway import json5
+from clawspec.secrets import register as register_secrets
 from clawspec.traffic.routing import ProxyRoutes, route_providers
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"
@@ -283,6 +284,7 @@ class GatewayProcess:
         state_dir = self._make_state_dir()
         gateway_token, hooks_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         self._secrets = [gateway_token, hooks_token]
+        register_secrets(gateway_token, hooks_token)  # masked in every output from now on
         plugin_output = state_dir / "logs" / "clawspec-plugin.jsonl"
         config = build_config(
             opts,

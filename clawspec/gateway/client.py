@@ -11,11 +11,15 @@ from typing import Any, Protocol
 
 import requests
 
-from clawspec.text import one_line
+from clawspec.net.deadline import GRACE_S, Deadline
+from clawspec.net.deadline import request as request_within
+from clawspec.text import fmt_number, one_line
 
 CONNECT_TIMEOUT_S = 10
 # The gateway holds the request until the run ends; give it a little beyond the run's own bound.
-HTTP_GRACE_S = 5
+# The wait is a deadline, not a read timeout: the whole answer must have arrived by then, so a
+# server that trickles its answer cannot hold a scenario past `timeout` + HTTP_GRACE_S.
+HTTP_GRACE_S = GRACE_S
 # OpenClaw's answers when it refused a hook run before the run started, so nothing ran and a
 # retry is safe: 502 right after start-up (its session store is not ready yet), 503 when the
 # run waited in the gateway's dispatch queue past its 15 s admission timeout (a busy gateway or
@@ -295,15 +299,26 @@ def post_json(
     url: str,
     body: dict[str, Any],
     token: str | None,
-    read_timeout_s: float,
+    limit_s: float,
     waiting_for: str,
 ) -> requests.Response:
-    """POST `body` with the Bearer token; map transport failures to InvocationError."""
+    """POST `body` with the Bearer token; map transport failures to InvocationError.
+
+    `limit_s` is a deadline for the whole exchange (connect, headers and the last byte of the
+    body), not a read timeout: a server that trickles its answer is cut off at it.
+    """
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     started = time.monotonic()
+    deadline = Deadline.after(limit_s, f"{fmt_number(limit_s)} s")
     try:
-        return http.post(
-            url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, read_timeout_s)
+        return request_within(
+            http,
+            "POST",
+            url,
+            json=body,
+            headers=headers,
+            deadline=deadline,
+            connect_timeout_s=CONNECT_TIMEOUT_S,
         )
     except requests.ConnectionError as exc:
         raise InvocationError(

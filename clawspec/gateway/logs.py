@@ -3,9 +3,10 @@
 The gateway writes tslog JSON lines (`"0"` logger, `"1"`.. arguments, `message`, `time`,
 `traceId`/`spanId`/`parentSpanId`); older ClawSpec setups write `key=value` lines carrying
 `run_id=`. `LogIndex.build` streams the log from the offset recorded when the scenario started
-(following a rotation into `<stem>.1<ext>` / `<path>.1`), keeps only the structural lines (run
-starts, tool starts, hook completions, session keys, legacy lines) plus a small reference per
-line, then scopes them to the run (SPEC §9 "Logs"):
+(following a rotation into `<stem>.1<ext>` / `<path>.1`; a log with no recorded offset from its
+last `tail_bytes`; in READ_BLOCK blocks, so memory stays bounded), keeps only the structural
+lines (run starts, tool starts, hook completions, session keys, legacy lines) plus a small
+reference per line, then scopes them to the run (SPEC §9 "Logs"):
 
     hook run id / session key ClawSpec sent → `gateway/hooks` line (sessionId, sessionKey,
     traceId) → embedded runs of that session → sub-agent runs (same traceId, session key
@@ -50,6 +51,9 @@ from clawspec.gateway.tool_search import unwrap
 
 DEBUG_HINT = "run lines need logging.level: debug"
 MAX_ARCHIVES = 5  # OpenClaw keeps 5 rotated files
+# Memory bound of reading: the log is read in blocks of this size; a single line longer than a
+# block is skipped (counted, not indexed: no gateway line is anywhere near that long).
+READ_BLOCK = 8 * 1024 * 1024
 
 _AGENT_KEY = re.compile(r"^agent:([^:]+):")
 _SUBAGENT = re.compile(r"^agent:([^:]+):(?:subagent|acp):")
@@ -123,6 +127,9 @@ class LogIndex:
     legacy_usage: TokenUsage | None = None
     lines_read: int = 0
     run_starts_seen: int = 0  # `embedded run start` lines of any run in the slice
+    # Bytes at the start of the file left unread: a log with no start offset for the run,
+    # larger than `tail_bytes`, is read from its last `tail_bytes` on (0: read from `offset`).
+    skipped_bytes: int = 0
     # raw material, kept for re-scoping while waiting for the last lines
     _runs: dict[str, _Run] = field(default_factory=dict, repr=False)
     _keys: dict[str, str] = field(default_factory=dict, repr=False)
@@ -151,8 +158,13 @@ class LogIndex:
         poll_interval_s: float = 0.25,
         stop: threading.Event | None = None,
         clock: Callable[[], float] = time.monotonic,
+        tail_bytes: int | None = None,
     ) -> LogIndex:
         """Index `path` from `offset` for the run named by `run_ids` / `session_keys`.
+
+        With no offset (0: a log whose size was not recorded when the run started, such as an
+        explicit `log_path`) and `tail_bytes`, only the file's last `tail_bytes` are read, from
+        the first line starting there (`skipped_bytes`: where that is).
 
         The gateway may flush its last lines just after the hook call returns, so this waits
         up to `wait_s` (pacing `poll_interval_s`, ending early on `stop`) until the hook
@@ -174,6 +186,9 @@ class LogIndex:
             while True:
                 if reader is None and Path(path).exists():
                     index.segments = _segments(Path(path), offset, started_at, inode)
+                    if offset <= 0 and tail_bytes is not None:
+                        index.skipped_bytes = _tail_start(Path(path), tail_bytes)
+                        index.segments = [(Path(path), index.skipped_bytes)]
                     reader = _Reader(index.segments)
                 if reader is not None:
                     reader.read(index._feed, final=False)
@@ -512,16 +527,52 @@ class _Reader:
             if self._handle is None:
                 self._handle = _open_or_none(self.segments[self.current][0])
             if self._handle is not None:
-                self._handle.seek(self.position)
-                data = self._handle.read()
-                if last and not final:
-                    data = data[: data.rfind(b"\n") + 1]  # the writer is mid-line: next poll
-                self._feed(data, feed)
+                self._read_blocks(feed, wait_for_end=last and not final)
             if last:
                 return
             self.close()
             self.current += 1
             self.position = self.segments[self.current][1]
+
+    def _read_blocks(
+        self, feed: Callable[[list[bytes], int, int, int], None], wait_for_end: bool
+    ) -> None:
+        """Feed the current file's lines from `position` on, a block (READ_BLOCK) at a time;
+        with `wait_for_end`, a last line without its newline is left for the next poll (the
+        writer is mid-line)."""
+        assert self._handle is not None
+        while True:
+            self._handle.seek(self.position)
+            data = self._handle.read(READ_BLOCK)
+            more = len(data) == READ_BLOCK  # the file may go on
+            if more or wait_for_end:
+                complete = data.rfind(b"\n") + 1
+                if not complete and more:
+                    if not self._skip_long_line(wait_for_end):
+                        return
+                    continue
+                data = data[:complete]
+            self._feed(data, feed)
+            if not more or not data:
+                return
+
+    def _skip_long_line(self, wait_for_end: bool) -> bool:
+        """Step over a line longer than READ_BLOCK (counted, not fed); False when it does not
+        end yet and `wait_for_end`."""
+        assert self._handle is not None
+        at = self.position + READ_BLOCK
+        while True:
+            self._handle.seek(at)
+            block = self._handle.read(READ_BLOCK)
+            end = block.find(b"\n")
+            if end >= 0 or not block:
+                break
+            at += len(block)
+        if end < 0 and wait_for_end:
+            return False
+        self.position = at + end + 1 if end >= 0 else at
+        self.lines += 1
+        return True
 
     def _feed(self, data: bytes, feed: Callable[[list[bytes], int, int, int], None]) -> None:
         if b"\r" in data:  # split exactly like iterating the file: at b"\n" only
@@ -571,6 +622,23 @@ def _segments(
     files = [(first, offset if first_stat.st_size >= offset else 0)]
     files += [(p, 0) for p, _ in chain[1:]]
     return [*files, (path, 0)]
+
+
+def _tail_start(path: Path, tail_bytes: int) -> int:
+    """Where the first line starting in the last `tail_bytes` of `path` begins (0: the file
+    is no larger)."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= tail_bytes:
+            return 0
+        at = size - tail_bytes - 1  # a line starts after a newline: look from the byte before
+        handle.seek(at)
+        while block := handle.read(64 * 1024):
+            end = block.find(b"\n")
+            if end >= 0:
+                return at + end + 1
+            at += len(block)
+        return size
 
 
 def _open_or_none(path: Path) -> BinaryIO | None:

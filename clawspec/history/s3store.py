@@ -7,16 +7,25 @@ config `history: {s3_endpoint_url: ...}` (env `CLAWSPEC_HISTORY__S3_ENDPOINT_URL
 AWS SDK's own `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`. With a custom endpoint, requests use
 path-style addressing (`<endpoint>/<bucket>/<key>`), which every S3-compatible server accepts.
 `boto3` is imported only when an `s3://` store is used.
+
+botocore's `read_timeout` bounds each wait between bytes, not a whole call: every operation
+(retries and the body included) also runs under a deadline of OPERATION_LIMIT_S
+(`deadline.call_within`), so a server that trickles its answer cannot hold the run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from clawspec.history.store import FolderStore, HistoryError
+from clawspec.net.deadline import Deadline, DeadlineExceeded, call_within
+from clawspec.text import fmt_number
 
 TIMEOUTS_S = {"connect_timeout": 10, "read_timeout": 30}
+OPERATION_LIMIT_S = 120.0  # one read, write or listing, retries included
+
+T = TypeVar("T")
 
 
 def endpoint_url(configured: str | None, environ: Mapping[str, str]) -> str | None:
@@ -57,12 +66,27 @@ class S3Blobs:
         where = f" at {self.endpoint}" if self.endpoint else ""
         return HistoryError(f"{self.location(key)}{where}: cannot {action}: {code}: {message}")
 
+    def _bounded(self, action: str, key: str, call: Callable[[], T]) -> T:
+        """Run one operation under its deadline (HistoryError when it passes)."""
+        self._s3()  # the client is made here, not in the worker (boto3's set-up is not shared)
+        limit = Deadline.after(OPERATION_LIMIT_S, f"{fmt_number(OPERATION_LIMIT_S)} s")
+        try:
+            return call_within(call, limit, f"{action} {self.location(key)}")
+        except DeadlineExceeded:
+            where = f" at {self.endpoint}" if self.endpoint else ""
+            raise HistoryError(
+                f"{self.location(key)}{where}: cannot {action}: no answer within {limit.limit}"
+            ) from None
+
     def read(self, key: str) -> bytes | None:
         from botocore.exceptions import BotoCoreError, ClientError
 
-        try:
+        def get() -> bytes:
             answer = self._s3().get_object(Bucket=self.bucket, Key=self._key(key))
             return answer["Body"].read()
+
+        try:
+            return self._bounded("read", key, get)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
                 return None
@@ -74,11 +98,15 @@ class S3Blobs:
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            self._s3().put_object(
-                Bucket=self.bucket,
-                Key=self._key(key),
-                Body=data,
-                ContentType="application/json",
+            self._bounded(
+                "write",
+                key,
+                lambda: self._s3().put_object(
+                    Bucket=self.bucket,
+                    Key=self._key(key),
+                    Body=data,
+                    ContentType="application/json",
+                ),
             )
         except (BotoCoreError, ClientError) as exc:
             raise self._fail("write", key, exc) from None
@@ -89,11 +117,15 @@ class S3Blobs:
         folder = self._key(key)
         folder = f"{folder}/" if folder else ""
         names: list[str] = []
-        try:
+
+        def listing() -> None:
             pages = self._s3().get_paginator("list_objects_v2")
             for page in pages.paginate(Bucket=self.bucket, Prefix=folder, Delimiter="/"):
                 for item in page.get("CommonPrefixes", []):
                     names.append(item["Prefix"][len(folder) :].rstrip("/"))
+
+        try:
+            self._bounded("list", key, listing)
         except (BotoCoreError, ClientError) as exc:
             raise self._fail("list", key, exc) from None
         return sorted(names)

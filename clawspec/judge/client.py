@@ -5,6 +5,16 @@ The SDK's own retries are off (`max_retries=0`) so that one policy applies: retr
 assertion's deadline (`judge.timeout`) would be passed (SPEC §6). `anthropic` and `boto3` are
 imported inside functions: `clawspec --help` must not pay for them.
 
+`judge.timeout` is a deadline, not a read timeout. The SDK's timeouts (httpx) bound each wait
+between bytes only, so a server that trickles its answer would hold the call as long as it
+likes. Each call therefore streams the answer (`with_streaming_response`), with the SDK's
+timeout set to the time left, checks the deadline after every chunk, and runs in a worker thread
+the caller stops waiting for at the deadline (`deadline.call_within`): the call ends by the
+deadline whatever the server does, and the abandoned worker stops at the server's next byte.
+The answer is parsed here, so one that is not the promised JSON (an HTML page from a proxy, a
+bare string, no `content`) is an error naming the status, the content type and its first
+characters, not an AttributeError.
+
 No `temperature`: anthropic 2.x sends API version 2026-10-21, which rejects temperature, top_p
 and top_k with HTTP 400 on every model (even at their defaults), and the SDK dropped the
 arguments. Steadiness comes from the forced tool call, the anchored 1-5 scale in the system
@@ -13,15 +23,19 @@ prompt and, where it matters, `consistency: true`.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from clawspec.judge.verdict import TOOL, TOOL_CHOICE, Usage
+from clawspec.net.deadline import Deadline, DeadlineExceeded, call_within
+from clawspec.secrets import register as register_secrets
 from clawspec.text import fmt_number, one_line, redact
 
 if TYPE_CHECKING:
@@ -31,6 +45,8 @@ NOT_CONFIGURED = (
     "judge not configured: set ANTHROPIC_API_KEY (or judge.provider: bedrock with AWS credentials)"
 )
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+CONNECT_TIMEOUT_S = 10.0  # or the time left, if less
+SHOWN_CHARS = 200  # of an answer that is not the promised JSON
 
 
 class JudgeNotConfiguredError(Exception):
@@ -89,6 +105,7 @@ class JudgeClient:
         env = os.environ if environ is None else environ
         build = _bedrock if judge.provider == "bedrock" else _anthropic
         sdk, secrets = build(judge, env)
+        register_secrets(*secrets)  # resolved credentials (e.g. an AWS profile's): masked
         return cls(
             sdk,
             judge.model,
@@ -114,16 +131,15 @@ class JudgeClient:
             if remaining <= 0:
                 break
             attempt += 1
+            # The injected clock's time left, as a deadline on the real clock.
+            limit = Deadline.after(remaining, f"judge.timeout {fmt_number(self.timeout_s)} s")
             try:
-                message = self.sdk.messages.create(
-                    model=self.model,
-                    max_tokens=self.max_tokens,
-                    system=system,
-                    messages=[{"role": "user", "content": user}],
-                    tools=[TOOL],
-                    tool_choice=TOOL_CHOICE,
-                    timeout=remaining,
+                status, content_type, body = call_within(
+                    partial(self._exchange, system, user, limit), limit, "the judge call"
                 )
+            except DeadlineExceeded:
+                last = "timed out"
+                delay = self.policy.backoff_s(attempt)
             except anthropic.APIStatusError as exc:
                 last = self._describe_status(exc)
                 if exc.status_code not in RETRYABLE_STATUS and exc.status_code < 500:
@@ -138,16 +154,7 @@ class JudgeClient:
             except anthropic.AnthropicError as exc:
                 raise JudgeCallError(f"judge call failed: {self._clean(exc)}") from None
             else:
-                usage = getattr(message, "usage", None)
-                return Reply(
-                    list(message.content or []),
-                    message.stop_reason,
-                    Usage(
-                        1,
-                        int(getattr(usage, "input_tokens", 0) or 0),
-                        int(getattr(usage, "output_tokens", 0) or 0),
-                    ),
-                )
+                return self._reply(status, content_type, body)
             if self.clock() + delay >= deadline:
                 break
             if self.stop.wait(delay):
@@ -160,6 +167,73 @@ class JudgeClient:
             f"judge gave up after {attempt} attempt{'s' if attempt != 1 else ''} in "
             f"{elapsed:.1f} s ({budget}): last {last}"
         )
+
+    def _exchange(self, system: str, user: str, deadline: Deadline) -> tuple[int, str, bytes]:
+        """Send one request; return the status, content type and body read by `deadline`.
+
+        Runs in `call_within`'s worker. Errors of the body's transport (httpx's, which the SDK
+        does not wrap while a streamed body is read) are turned into the SDK's own."""
+        import anthropic
+
+        left = max(deadline.remaining(), 0.001)
+        timeout = anthropic.Timeout(left, connect=min(CONNECT_TIMEOUT_S, left))
+        with self.sdk.messages.with_streaming_response.create(
+            model=self.model,
+            max_tokens=self.max_tokens,
+            system=system,
+            messages=[{"role": "user", "content": user}],
+            tools=[TOOL],
+            tool_choice=TOOL_CHOICE,
+            timeout=timeout,
+        ) as response:
+            chunks: list[bytes] = []
+            try:
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    if deadline.passed():
+                        raise deadline.exceeded("the judge call")
+            except (anthropic.AnthropicError, DeadlineExceeded):
+                raise
+            except Exception as exc:  # httpx's ReadTimeout, RemoteProtocolError, ...
+                request = response.http_request
+                if "timeout" in type(exc).__name__.lower():
+                    raise anthropic.APITimeoutError(request=request) from None
+                raise anthropic.APIConnectionError(message=str(exc), request=request) from None
+            content_type = response.headers.get("content-type", "")
+            return response.status_code, content_type, b"".join(chunks)
+
+    def _reply(self, status: int, content_type: str, body: bytes) -> Reply:
+        """The Reply in a 2xx answer, or JudgeCallError naming what came back instead."""
+        import anthropic
+
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            shown = self._clean_body(body)
+            raise JudgeCallError(
+                f"judge answered HTTP {status} ({content_type or 'no content type'}) but not "
+                f"with a Messages API response: {shown}"
+            )
+        message = anthropic.types.Message.construct(**data)
+        usage = getattr(message, "usage", None)
+        return Reply(
+            list(message.content or []),
+            getattr(message, "stop_reason", None),
+            Usage(
+                1,
+                _tokens(usage, "input_tokens"),
+                _tokens(usage, "output_tokens"),
+            ),
+        )
+
+    def _clean_body(self, body: bytes) -> str:
+        """The first SHOWN_CHARS characters of a body, on one line, secrets masked."""
+        text = body.decode("utf-8", errors="replace")  # never cut inside a character
+        if not text.strip():
+            return "an empty body"
+        return repr(redact(one_line(text, SHOWN_CHARS), self.secrets))
 
     def _describe_status(self, exc: Any) -> str:
         """Return 'HTTP 429 rate_limit_error: …' (Bedrock: x-amzn-ErrorType and body message)."""
@@ -217,6 +291,11 @@ def _bedrock(judge: JudgeSettings, env: Mapping[str, str]) -> tuple[Any, list[st
         max_retries=0,
     )
     return sdk, [s for s in (frozen.secret_key, frozen.token) if s]
+
+
+def _tokens(usage: Any, name: str) -> int:
+    value = usage.get(name) if isinstance(usage, dict) else getattr(usage, name, 0)
+    return value if isinstance(value, int) else 0
 
 
 def _retry_after_s(headers: Mapping[str, str]) -> float | None:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from clawspec.lint.engine import LintReport
+from clawspec.reports.github.markdown import code_span, table_cell
 from clawspec.text import clean, pluralize
 
 SUMMARY_ROWS = 200  # the job summary has a 1 MiB budget shared with other steps
@@ -42,10 +43,10 @@ def render_summary(report: LintReport, strict: bool) -> str:
     if report.findings:
         lines += ["", "| severity | rule | where | message |", "|---|---|---|---|"]
         for finding in report.findings[:SUMMARY_ROWS]:
-            message = clean(finding.message).replace("|", "\\|")
-            lines.append(
-                f"| {finding.severity} | `{finding.rule}` | `{finding.location()}` | {message} |"
-            )
+            # paths and messages come from the linted files: data, never markup (see markdown.py)
+            where = code_span(finding.location(), table=True)
+            message = table_cell(finding.message)
+            lines.append(f"| {finding.severity} | `{finding.rule}` | {where} | {message} |")
         if len(report.findings) > SUMMARY_ROWS:
             lines.append(
                 f"\n… and {len(report.findings) - SUMMARY_ROWS} more (see the JSON output)"

@@ -1,9 +1,14 @@
 """`clawspec migrate PATH…`: find ClawSpec 0.1 files, rewrite them, say what changed.
 
-A file whose constructs have no equivalent is left as it is and reported (exit 2) unless
-`--drop-unsupported` removes them, which is then listed with the other changes. Handoff and
-pipeline files become `<name>.clawspec.yaml` contracts beside them (the 0.1 file is removed),
-so the default `scenario_patterns` find them.
+Files are recognised by their shape (`scenarios` of `when`/`then` or 0.1's
+`steps`/`assertions`/`regression`, `handoff:`, `pipeline:`, `waves:`, `clawspec.yaml`), with or
+without `version`; when none is found, each YAML file's reason is printed. Warnings and errors
+name `file:line:column` of the original file. A file with a construct that has no equivalent,
+or that needs something only the user knows, is left as it is and reported (exit 2); with
+`--drop-unsupported` constructs with no equivalent are removed and warned about instead.
+Handoff and pipeline files become `<name>.clawspec.yaml` contracts beside them (the 0.1 file is
+removed), so the default `scenario_patterns` find them. The result is checked by the contract
+loader itself: what is still invalid is reported as `clawspec validate` reports it.
 """
 
 from __future__ import annotations
@@ -14,17 +19,22 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from clawspec.contracts.discovery import PRUNED_DIRS, display_path
+from clawspec.contracts.loader import load_contract
+from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import UsageError
 from clawspec.migration import contracts as m
+from clawspec.migration.agents import AgentIds
+from clawspec.migration.rewrite import Note, Rewrite
 
 HEADER = (
     "# Migrated from ClawSpec 0.1 by `clawspec migrate` (comments of the original are not kept).\n"
 )
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 CLAWSPEC_FILES = "**/*.clawspec.yaml"
+SCENARIO_KEYS = {"when", "then", "given", "steps", "assertions", "regression"}
+TOP_KEYS = ("scenarios", "handoff", "pipeline", "waves")
 
 
 @dataclass
@@ -34,32 +44,55 @@ class FileResult:
     path: str
     written: str | None = None  # the file written (may differ from `path`)
     changes: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # each `file:line:column: text`
+    errors: list[str] = field(default_factory=list)  # each `file[:line:column]: text`
     notes: list[str] = field(default_factory=list)
+    skipped: str | None = None  # why this is not a ClawSpec 0.1 file
+    explicit: bool = False  # named on the command line (not found in a folder)
 
 
-def _files(paths: list[str]) -> list[Path]:
-    found: list[Path] = []
+def _files(paths: list[str]) -> list[tuple[Path, bool]]:
+    found: list[tuple[Path, bool]] = []
     for raw in paths:
         path = Path(raw)
         if path.is_file():
-            found.append(path)
+            found.append((path, True))
         elif path.is_dir():
             for folder, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in PRUNED_DIRS)
-                found += [Path(folder, f) for f in sorted(files) if f.endswith((".yaml", ".yml"))]
+                found += [
+                    (Path(folder, f), False) for f in sorted(files) if f.endswith((".yaml", ".yml"))
+                ]
         else:
             raise UsageError(f"{raw}: no such file or folder")
     return found
 
 
-def agent_folders(root: Path) -> dict[str, str]:
-    """`agents-marketing-brand` (0.1's id) → `brand` for every agents/**/SOUL.md under root."""
-    found = {}
-    for soul in (root / "agents").rglob("SOUL.md") if (root / "agents").is_dir() else []:
-        parts = soul.parent.relative_to(root).parts
-        found["-".join(parts)] = parts[-1]
-    return found
+def classify(path: Path, data: Any) -> tuple[str | None, str]:
+    """(kind, "") for a ClawSpec 0.1 file, else (None, why it is not one)."""
+    if path.name in CONFIG_NAMES and isinstance(data, dict):
+        return "config", ""
+    if data is None:
+        return None, "empty file"
+    if not isinstance(data, dict):
+        return None, f"the document is a {type(data).__name__}, not a mapping"
+    for kind in ("handoff", "pipeline", "waves"):
+        if kind in data:
+            return kind, ""
+    if "scenarios" not in data:
+        keys = ", ".join(map(str, list(data)[:6])) + (", …" if len(data) > 6 else "")
+        wanted = ", ".join(f"'{k}'" for k in TOP_KEYS)
+        return None, f"no {wanted} at the top (found: {keys or 'nothing'})"
+    scenarios = data["scenarios"]
+    shaped = isinstance(scenarios, list) and any(
+        isinstance(s, dict) and SCENARIO_KEYS & set(s) for s in scenarios
+    )
+    if shaped or "target" in data:
+        return "contract", ""
+    return None, (
+        "'scenarios' holds no scenario (a mapping with when/then, or 0.1's "
+        "steps/assertions/regression)"
+    )
 
 
 def legacy_baselines(root: Path) -> dict[str, Any]:
@@ -79,96 +112,163 @@ def legacy_baselines(root: Path) -> dict[str, Any]:
     return baselines if isinstance(baselines, dict) else {}
 
 
-def _caller(path: Path, root: Path) -> tuple[str | None, dict[str, Any] | None]:
-    """The invocation of a handoff: the trigger of the skill whose tests/ folder holds it."""
+def _skill_target(folder: Path, root: Path) -> dict[str, Any]:
     from clawspec.authoring.workspace import skill_trigger
     from clawspec.lint.document import read_document
 
+    skill = folder / "SKILL.md"
+    front = read_document(skill, str(skill)).frontmatter or {} if skill.is_file() else {}
+    rel = folder.resolve().relative_to(root.resolve()).as_posix()
+    return {"type": "skill", "path": rel, "trigger": skill_trigger(front, folder.name)}
+
+
+def _caller(path: Path, root: Path) -> tuple[str | None, dict[str, Any] | None]:
+    """The invocation of a handoff: the trigger of the skill whose tests/ folder holds it."""
     for folder in path.parents:
         contract = folder / "tests" / "scenarios.yaml"
-        if contract.is_file():
-            data = yaml.safe_load(contract.read_text("utf-8")) or {}
-            target = data.get("target") if isinstance(data, dict) else None
-            if isinstance(target, dict) and target.get("trigger"):
-                return str(target["trigger"]), target
-        skill = folder / "SKILL.md"
-        if skill.is_file():
-            front = read_document(skill, str(skill)).frontmatter or {}
-            trigger = skill_trigger(front, folder.name)
-            rel = folder.resolve().relative_to(root.resolve()).as_posix()
-            return trigger, {"type": "skill", "path": rel, "trigger": trigger}
+        try:
+            data = yaml.safe_load(contract.read_text("utf-8")) if contract.is_file() else None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            data = None  # reported when that file itself is migrated
+        target = data.get("target") if isinstance(data, dict) else None
+        # An agent target's 0.1 `trigger` is the agent's id, not a message to send.
+        if isinstance(target, dict) and target.get("type") == "skill" and target.get("trigger"):
+            return str(target["trigger"]), target
+        if (folder / "SKILL.md").is_file():
+            target = _skill_target(folder, root)
+            return target["trigger"], target
         if folder == root:
             break
     return None, None
 
 
-def migrate_file(
-    path: Path, root: Path, *, invoke: str | None, drop: bool, dry_run: bool
-) -> FileResult | None:
-    """Migrate one file; None when it is not a ClawSpec 0.1 file."""
-    result = FileResult(display_path(path))
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        result.errors.append(f"cannot read: {str(exc).splitlines()[0]}")
-        return result
-    target = path
-    if path.name in CONFIG_NAMES and isinstance(data, dict):
+def folder_target(path: Path, root: Path) -> tuple[dict[str, Any], str] | None:
+    """The target a contract's place implies: the skill or agent whose `tests/` folder holds it."""
+    tests = next((f for f in path.parents if f.name == "tests"), None)
+    owner = tests.parent if tests else None
+    if owner is None or not owner.resolve().is_relative_to(root.resolve()):
+        return None
+    rel = owner.resolve().relative_to(root.resolve())
+    why = f"the file is in {rel.as_posix()}/tests/"
+    if (owner / "SKILL.md").is_file() or (rel.parts[:1] == ("skills",)):
+        return _skill_target(owner, root), why
+    if (owner / "SOUL.md").is_file() or (rel.parts[:1] == ("agents",)):
+        return {"type": "agent", "path": rel.as_posix()}, why
+    return None
+
+
+def _rewrite(kind: str, path: Path, doc: SourceDoc, root: Path, invoke: str | None) -> Rewrite:
+    data = doc.data
+    if kind == "config":
         from clawspec.migration.config_options import rewrite_legacy_options
 
         new, located = rewrite_legacy_options(data)
-        rewrite = m.Rewrite(new, [message for _, message in located])
+        rewrite = Rewrite(new, [Note(loc, message) for loc, message in located])
         patterns = new.get("scenario_patterns")
         if isinstance(patterns, list) and CLAWSPEC_FILES not in patterns:
             # Migrated handoffs and pipelines are `*.clawspec.yaml` files (current default).
             patterns.append(CLAWSPEC_FILES)
-            rewrite.changes.append(f"scenario_patterns: added '{CLAWSPEC_FILES}'")
-    elif isinstance(data, dict) and "handoff" in data:
+            rewrite.change(("scenario_patterns",), f"scenario_patterns: added '{CLAWSPEC_FILES}'")
+        return rewrite
+    agents = AgentIds.scan(root)
+    if kind == "handoff":
         found_invoke, caller = _caller(path, root)
-        rewrite = m.migrate_handoff(data, invoke or found_invoke, caller, agent_folders(root))
-        target = path.with_name(f"{path.stem}.clawspec.yaml")
-    elif isinstance(data, dict) and "pipeline" in data:
-        rewrite = m.migrate_pipeline(data, agent_folders(root))
-        target = path.with_name(f"{path.stem}.clawspec.yaml")
-    elif isinstance(data, dict) and {"target", "scenarios"} <= set(data):
-        rewrite = m.migrate_contract(data, legacy_baselines(root))
-    elif isinstance(data, dict) and "waves" in data:
+        return m.migrate_handoff(data, invoke or found_invoke, caller, agents)
+    if kind == "pipeline":
+        return m.migrate_pipeline(data, agents)
+    return m.migrate_contract(data, legacy_baselines(root), agents, folder_target(path, root))
+
+
+def _located(doc: SourceDoc, shown: str, note: Note, prefix: str = "") -> str:
+    mark = doc.key_mark(note.loc)
+    return f"{shown}:{mark.line}:{mark.column}: {prefix}{note.text}"
+
+
+def migrate_file(
+    path: Path, root: Path, *, invoke: str | None, drop: bool, dry_run: bool
+) -> FileResult:
+    """Migrate one file (`skipped` says why when it is not a ClawSpec 0.1 file)."""
+    shown = display_path(path)
+    result = FileResult(shown)
+    try:
+        text = path.read_text(encoding="utf-8")
+        doc = parse_yaml(text, path)
+    except (OSError, UnicodeDecodeError) as exc:
+        result.errors.append(f"{shown}: cannot read: {exc}")
+        return result
+    except SourceError as exc:
+        result.errors.append(f"{shown}:{exc.mark.line}:{exc.mark.column}: cannot read: {exc}")
+        return result
+    kind, why = classify(path, doc.data)
+    if kind is None:
+        result.skipped = why
+        return result
+    if kind == "waves":
         result.notes.append(
             "ClawSpec 0.1 coverage ledger: not used any more (`clawspec coverage` reads the "
             "workspace); the file can be deleted"
         )
         return result
+    rewrite = _rewrite(kind, path, doc, root, invoke)
+    target = (
+        path if kind in ("config", "contract") else path.with_name(f"{path.stem}.clawspec.yaml")
+    )
+    result.warnings = [_located(doc, shown, n) for n in rewrite.warnings]
+    result.errors = [_located(doc, shown, n) for n in rewrite.manual]
+    if drop:
+        result.warnings += [_located(doc, shown, n, "dropped: ") for n in rewrite.unsupported]
     else:
-        return None
-    if rewrite.unsupported and not drop:
-        result.errors += [f"no equivalent: {u}" for u in rewrite.unsupported]
-        result.errors.append("nothing written; --drop-unsupported removes these and migrates")
+        result.errors += [_located(doc, shown, n, "no equivalent: ") for n in rewrite.unsupported]
+    if result.errors:
+        hint = "; --drop-unsupported removes the constructs with no equivalent"
+        result.errors.append(
+            f"{shown}: nothing written" + (hint if rewrite.unsupported and not drop else "")
+        )
         return result
-    result.changes = rewrite.changes + [f"dropped: {u}" for u in rewrite.unsupported]
-    if path.name not in CONFIG_NAMES:
-        result.errors += _still_invalid(rewrite.data)
-    if result.errors or not result.changes or dry_run:
+    result.changes = [note.text for note in rewrite.changes]
+    new_text = text
+    if result.changes:
+        dumped = yaml.safe_dump(rewrite.data, sort_keys=False, allow_unicode=True, width=100)
+        new_text = HEADER + dumped
+    if kind != "config":
+        result.errors += _still_invalid(target, new_text, root, bool(result.changes), dry_run)
+    if not result.changes or dry_run:
         return result
-    text = HEADER + yaml.safe_dump(rewrite.data, sort_keys=False, allow_unicode=True, width=100)
-    target.write_text(text, encoding="utf-8")
+    target.write_text(new_text, encoding="utf-8")
     if target != path:
         path.unlink()
-        result.changes.append(f"removed {result.path} (now {display_path(target)})")
+        result.changes.append(f"removed {shown} (now {display_path(target)})")
     result.written = display_path(target)
     return result
 
 
-def _still_invalid(data: dict[str, Any]) -> list[str]:
-    from clawspec.contracts.models import Contract
+class _AnyEnvironment(dict[str, str]):
+    """Every `{{env.NAME}}` counts as set: migrate warns about the ones it introduces."""
 
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def _still_invalid(path: Path, text: str, root: Path, changed: bool, dry_run: bool) -> list[str]:
+    """The contract loader's own messages for `text` as it would be at `path`."""
     try:
-        Contract.model_validate(data)
-    except ValidationError as exc:
-        return [
-            f"after migration still invalid: {'.'.join(map(str, e['loc']))}: {e['msg']}"
-            for e in exc.errors(include_url=False)[:5]
-        ]
-    return []
+        doc = parse_yaml(text, path)
+    except SourceError as exc:  # only a file we did not rewrite can fail here
+        return [f"{display_path(path)}:{exc.mark.line}:{exc.mark.column}: {exc}"]
+    found = load_contract(path, root, _AnyEnvironment(), (text, doc))
+    if not isinstance(found, list):
+        return []
+    shown = display_path(path)
+    if not changed:
+        head = f"{shown}: nothing to migrate, but invalid in the current format (fix by hand):"
+    elif dry_run:
+        head = f"{shown}: would still be invalid after migration (lines of the migrated file):"
+    else:
+        head = f"{shown}: migrated, but still invalid (fix by hand):"
+    return [head, *found]
 
 
 def migrate_paths(
@@ -176,29 +276,32 @@ def migrate_paths(
 ) -> list[FileResult]:
     """Migrate every ClawSpec 0.1 file named by `paths` (files, or folders searched)."""
     results = []
-    for path in _files(paths):
+    for path, explicit in _files(paths):
         result = migrate_file(path, root, invoke=invoke, drop=drop, dry_run=dry_run)
-        if result is not None:
-            results.append(result)
+        result.explicit = explicit
+        results.append(result)
     return results
 
 
 def describe(results: list[FileResult], dry_run: bool) -> tuple[str, str]:
-    """(stdout, stderr) text: changes per file, then errors."""
+    """(stdout, stderr) text: changes per file, then warnings and errors."""
     out, err = [], []
+    taken = [r for r in results if r.skipped is None]
     for result in results:
-        if result.errors:
-            err += [f"error: {result.path}: {e}" for e in result.errors]
+        err += [f"warning: {w}" for w in result.warnings]
+        err += [f"error: {e}" for e in result.errors]
+        if result.skipped is not None:
+            if result.explicit or not taken:
+                out.append(f"{result.path}: not a ClawSpec 0.1 file: {result.skipped}")
             continue
         if result.notes:
             out += [f"{result.path}: {note}" for note in result.notes]
-            continue
-        if not result.changes:
+        elif result.changes and (result.written or dry_run):
+            verb = "would change" if dry_run else f"migrated → {result.written}"
+            out.append(f"{result.path}: {verb}")
+            out += [f"  - {change}" for change in result.changes]
+        elif not result.changes and not result.errors:
             out.append(f"{result.path}: already in the current format")
-            continue
-        verb = "would change" if dry_run else f"migrated → {result.written}"
-        out.append(f"{result.path}: {verb}")
-        out += [f"  - {change}" for change in result.changes]
-    if not results:
-        out.append("no ClawSpec 0.1 files found")
+    if not taken:
+        out.insert(0, "no ClawSpec 0.1 files found")
     return "\n".join(out), "\n".join(err)

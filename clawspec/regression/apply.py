@@ -1,7 +1,7 @@
 """Put the regression view into a finished report: baseline, comparison, trends (issue 12).
 
 Pure: the baseline and the history come from the store (`clawspec.history`), resolved by the
-one post-run step (`clawspec.api.finish`), so `run` and `merge` get the same comparison.
+one post-run step (`clawspec.runner.finish`), so `run` and `merge` get the same comparison.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clawspec.assertions.base import Status
 from clawspec.regression.stats import percentile, wilson_interval
 from clawspec.reports.model import (
     AssertionResult,
@@ -24,6 +23,7 @@ from clawspec.reports.model import (
     PassRate,
     ScenarioResult,
 )
+from clawspec.status import Status
 from clawspec.text import one_line
 
 PASSING = (Status.PASS, Status.WARN)

@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from clawspec.assertions.base import Status
 from clawspec.config import RegressionSettings
 from clawspec.regression.attempts import PASSING
 from clawspec.regression.behaviour import behaviour_diff
 from clawspec.regression.stats import fisher_drop_p_value
 from clawspec.reports.model import ChangeKind, Comparison, RunReport, ScenarioChange, ScenarioResult
+from clawspec.status import Status
 
 CHANGES: tuple[str, ...] = get_args(ChangeKind)
 METRICS = ("tokens", "cost_usd", "duration_ms")

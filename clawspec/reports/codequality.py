@@ -24,9 +24,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from clawspec.assertions.base import Status
 from clawspec.reports.github.annotations import failure_roles, repo_relative
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.status import Status
 from clawspec.text import cleaner, one_line
 
 SEVERITIES = ("info", "minor", "major", "critical", "blocker")

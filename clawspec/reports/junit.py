@@ -1,22 +1,33 @@
 """JUnit XML (SPEC §7): one testsuite per contract file, one testcase per scenario.
 
-The document is the one `junit-xml` + `xml.etree` used to write (same elements, attribute order,
-counts and indentation: `_xml` says how), written directly as text: for a 10,000-scenario report
-building and re-walking an element tree took seconds. What `junit-xml` could not express is
-here too (per-testcase `properties`, the `skipped` total on `testsuites`). Every text and
-attribute is cleaned before it is escaped (ANSI codes, control characters XML 1.0 forbids,
-secrets), so the file always re-parses. GitLab shows the *body* of failure/error/skipped and
-Jenkins the `message`, so both carry the reason.
+The document is the Surefire/Jenkins JUnit shape that GitLab, Jenkins and the GitHub reporters
+read, written as text by `_xml` (an element tree built and walked again took seconds for
+10,000 scenarios). It is not written through `junit-xml`: that package cannot express what the
+consumers need here (per-testcase properties, `flakyFailure`/`rerunFailure`, the run's wall time
+on `testsuites`), writes `time="155.39999999999998"` (a float sum) that Jenkins' xUnit plugin
+rejects, and its re-parse fails on a U+FFFF or a lone surrogate. Here every text and attribute
+is cleaned before it is escaped (ANSI codes and control characters stripped, secrets masked,
+any other character XML 1.0 forbids replaced by U+FFFD), so the file is well-formed for any
+input.
+
+Identity: `classname` is the contract's path as the report has it (the scenario id's first
+part) without `.yaml`/`.yml`, and `name` is the scenario, so two contracts of one target with a
+scenario of the same name stay two tests (GitLab keeps one test per classname + name); the
+target is a property. `file` is repository-relative, as annotations and the Code Quality report
+give it. GitLab shows the
+*body* of failure/error/skipped and Jenkins the `message`, so both carry the reason.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from clawspec.assertions.base import Status
 from clawspec.reports._xml import XmlText
-from clawspec.reports.model import AssertionResult, RunReport, ScenarioResult
+from clawspec.reports.github.annotations import repo_relative
+from clawspec.reports.model import AssertionResult, AttemptRun, RunReport, ScenarioResult
 from clawspec.text import cleaner, one_line
 
 _MESSAGE_LIMIT = 1000
@@ -26,6 +37,14 @@ _OUTCOME = {  # element, its type attribute, and the statuses its body lists
     Status.SKIP: ("skipped", "skipped", (Status.SKIP,)),
 }
 _SUITE, _CASE = 1, 2  # indentation levels
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def seconds(ms: int) -> str:
+    """A duration in milliseconds as JUnit seconds with three decimals ("155.400"): exact, and
+    within the three decimals Surefire's schema (and Jenkins' xUnit plugin) accept."""
+    whole, rest = divmod(max(int(ms), 0), 1000)
+    return f"{whole}.{rest:03d}"
 
 
 def _assertion_line(scenario: ScenarioResult, a: AssertionResult) -> str:
@@ -73,7 +92,7 @@ def _properties(xml: XmlText, level: int, pairs: Iterable[tuple[str, object]]) -
 def _regression_properties(
     scenario: ScenarioResult, change: str | None
 ) -> list[tuple[str, str | None]]:
-    """Repeats and comparison (issue 12): pass rate, attempts, flaky, change since the baseline."""
+    """Repeats and comparison: pass rate, attempts, flaky, change since the baseline."""
     stats = scenario.attempts
     return [
         ("pass_rate", f"{stats.pass_rate:.4f}" if stats else None),
@@ -84,65 +103,118 @@ def _regression_properties(
 
 
 def _outcome(xml: XmlText, tag: str, kind: str, message: str, body: str) -> list[str]:
-    """failure/error only with a message or body; skipped always (as junit-xml wrote them)."""
+    """failure/error only with a message or body; skipped always."""
     if tag != "skipped" and not (message or body):
         return []
     attrs = {"type": kind, "message": message} if message else {"type": kind}
     return [xml.element(tag, attrs, _CASE + 1, text=body or None)]
 
 
-def _testcase(xml: XmlText, scenario: ScenarioResult, change: str | None) -> tuple[str, str]:
+def _attempts(xml: XmlText, scenario: ScenarioResult) -> dict[str, list[str]]:
+    """Repeated scenarios, as Surefire writes reruns: a passing testcase gets a `flakyFailure`
+    (`flakyError`) per failed (errored) attempt; a failing one is its first failing attempt
+    (the failure/error element) and gets a `rerunFailure` (`rerunError`) per other one."""
+    stats = scenario.attempts
+    if stats is None or scenario.status == Status.SKIP:
+        return {}
+    failing = [
+        (number, run)
+        for number, run in enumerate(stats.runs, 1)
+        if run.status in (Status.FAIL, Status.ERROR)
+    ]
+    prefix = "flaky" if scenario.status in (Status.PASS, Status.WARN) else "rerun"
+    if prefix == "rerun":
+        failing = failing[1:]
+    elements: dict[str, list[str]] = {}
+    for number, run in failing:
+        word = "Failure" if run.status == Status.FAIL else "Error"
+        element = _attempt(xml, prefix + word, run, number, len(stats.runs))
+        elements.setdefault(prefix + word, []).append(element)
+    return elements
+
+
+def _attempt(xml: XmlText, tag: str, run: AttemptRun, number: int, total: int) -> str:
+    message = one_line(
+        f"attempt {number} of {total}: {run.message or run.status.upper()}", _MESSAGE_LIMIT
+    )
+    # Surefire's schema asks for a stackTrace: here, what identifies the attempt
+    lines = [message, f"duration: {seconds(run.duration_ms)} s"]
+    ids = (("run_id", run.run_id), ("gateway_run_id", run.gateway_run_id))
+    lines += [f"{key}: {value}" for key, value in ids if value]
+    trace = xml.element("stackTrace", {}, _CASE + 2, text="\n".join(lines))
+    return xml.element(
+        tag, {"message": message, "type": f"clawspec.{run.status.value}"}, _CASE + 1, [trace]
+    )
+
+
+# The order of a testcase's children: Surefire's (its schema is a sequence), after the
+# properties (first, as pytest writes them).
+_CHILD_ORDER = (
+    "properties",
+    "failure",
+    "rerunFailure",
+    "flakyFailure",
+    "skipped",
+    "error",
+    "rerunError",
+    "flakyError",
+    "system-out",
+)
+
+
+def _testcase(
+    xml: XmlText, scenario: ScenarioResult, classname: str, file: str, change: str | None
+) -> tuple[str, str]:
     """The testcase element and the tag of its outcome ("" when it passed)."""
-    attrs = {"name": scenario.name}
-    if scenario.duration_ms:
-        attrs["time"] = "%f" % (scenario.duration_ms / 1000)
-    if scenario.target:
-        attrs["classname"] = scenario.target
-    if scenario.contract:
-        attrs["file"] = scenario.contract
+    attrs = {"name": scenario.name, "classname": classname, "time": seconds(scenario.duration_ms)}
+    if file:
+        attrs["file"] = file
     if scenario.line:
         attrs["line"] = str(scenario.line)
     trace = scenario.trace
     pairs = [
+        ("target", scenario.target),
         ("run_id", scenario.run_id),
         ("gateway_run_id", scenario.gateway_run_id),
         ("trace_url", trace.url if trace else None),
         ("trace_id", trace.id if trace else None),
         *_regression_properties(scenario, change),
     ]
-    children = _properties(xml, _CASE + 1, [(name, value) for name, value in pairs if value])
+    children = _attempts(xml, scenario)
+    children["properties"] = _properties(
+        xml, _CASE + 1, [(name, value) for name, value in pairs if value]
+    )
     outcome = ""
     if scenario.status in _OUTCOME:
         tag, kind, statuses = _OUTCOME[scenario.status]
         element = _outcome(xml, tag, kind, _reason(scenario), _body(scenario, statuses))
         outcome = tag if element else ""
-        children += element
+        children[tag] = element
     stdout = _stdout(scenario)
     if stdout:
-        children.append(xml.element("system-out", {}, _CASE + 1, text=stdout))
-    return xml.element("testcase", attrs, _CASE, children), outcome
+        children["system-out"] = [xml.element("system-out", {}, _CASE + 1, text=stdout)]
+    ordered = [element for tag in _CHILD_ORDER for element in children.get(tag, [])]
+    return xml.element("testcase", attrs, _CASE, ordered), outcome
 
 
 def _suite(
     xml: XmlText,
     name: str,
     cases: list[tuple[str, str]],
-    seconds: list[float],
+    ms: int,
     extra: dict[str, str],
     head: list[str],
 ) -> tuple[str, dict[str, str]]:
-    """A testsuite and its attributes, with junit-xml's counts: a failure/error counts when it
-    has a message or body, every skipped element counts (one per skipped scenario); `time`
-    sums the non-zero durations."""
+    """A testsuite and its attributes: a failure/error counts when it has a message or body,
+    every skipped element counts; `time` is the suite's summed scenario time."""
     outcomes = [outcome for _, outcome in cases]
     attrs = {
-        "disabled": "0",
-        "errors": str(outcomes.count("error")),
-        "failures": str(outcomes.count("failure")),
         "name": name,
-        "skipped": str(outcomes.count("skipped")),
         "tests": str(len(cases)),
-        "time": str(sum(s for s in seconds if s)),
+        "failures": str(outcomes.count("failure")),
+        "errors": str(outcomes.count("error")),
+        "skipped": str(outcomes.count("skipped")),
+        "time": seconds(ms),
         **extra,
     }
     children = [*head, *(case for case, _ in cases)]
@@ -156,50 +228,90 @@ def _suites(report: RunReport) -> list[tuple[str, list[ScenarioResult]]]:
     return list(by_contract.items())
 
 
-def render_junit(report: RunReport, secrets: Iterable[str] = ()) -> bytes:
-    """Render the report as JUnit XML (UTF-8 bytes with an XML declaration)."""
+def classnames(paths: Iterable[str]) -> dict[str, str]:
+    """Each contract path's testcase classname: the path without `.yaml`/`.yml` (Jenkins splits
+    a classname at its last dot), or the whole path where two would meet (`x.yaml` beside
+    `x.yml`). Distinct paths always get distinct classnames."""
+    chosen = {}
+    for path in dict.fromkeys(paths):
+        suffix = next((s for s in _YAML_SUFFIXES if path.endswith(s)), "")
+        chosen[path] = path[: -len(suffix)] if suffix and path != suffix else path
+    while True:
+        counts = Counter(chosen.values())
+        clashing = [p for p, name in chosen.items() if counts[name] > 1 and name != p]
+        if not clashing:
+            return chosen
+        for path in clashing:
+            chosen[path] = path
+
+
+def render_junit(
+    report: RunReport,
+    secrets: Iterable[str] = (),
+    repo_root: str | Path | None = None,
+    cwd: Path | None = None,
+) -> bytes:
+    """Render the report as JUnit XML (UTF-8 bytes with an XML declaration).
+
+    `repo_root`: the repository root (`codequality.repository_root`); `file` attributes are
+    relative to it, as annotations give them (None: as the report has them).
+    """
     xml = XmlText(cleaner(secrets))
     changes = {c.id: c.change for c in report.comparison.scenarios} if report.comparison else {}
-    # a suite's properties: both, even when empty (as junit-xml wrote them)
+    # a suite's properties: both, even when empty
     head = _properties(
         xml, _SUITE + 1, [("run_id", report.run_id), ("clawspec_version", report.version)]
     )
     extra = {"timestamp": report.started_at} if report.started_at else {}
+    grouped = _suites(report)
+    names = classnames(contract for contract, _ in grouped)
     suites: list[tuple[str, dict[str, str]]] = []
-    for contract, scenarios in _suites(report):
-        cases = [_testcase(xml, s, changes.get(s.id)) for s in scenarios]
-        seconds = [s.duration_ms / 1000 for s in scenarios]
-        suites.append(_suite(xml, contract, cases, seconds, {**extra, "file": contract}, head))
+    for contract, scenarios in grouped:
+        path = repo_relative(contract, repo_root, cwd)
+        name = names[contract]
+        cases = [_testcase(xml, s, name, path, changes.get(s.id)) for s in scenarios]
+        ms = sum(s.duration_ms for s in scenarios)
+        suites.append(_suite(xml, contract, cases, ms, {**extra, "file": path}, head))
     if report.merged is not None and report.merged.missing:
         suites.append(_missing_shards(xml, report))
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
-    duration = 0.0
     for _, attrs in suites:
         for key in totals:
             totals[key] += int(attrs[key])
-        duration += float(attrs["time"])
-    root = {"name": "clawspec", **{k: str(v) for k, v in totals.items()}, "time": f"{duration:.3f}"}
+    # the run's wall time: scenarios run concurrently, so their sum says little about the run
+    root = {
+        "name": "clawspec",
+        **{k: str(v) for k, v in totals.items()},
+        "time": seconds(report.duration_ms),
+    }
     return xml.document(xml.element("testsuites", root, 0, [suite for suite, _ in suites]))
 
 
 def _missing_shards(xml: XmlText, report: RunReport) -> tuple[str, dict[str, str]]:
     """One errored test case per missing shard: CI test views show the gap, not a smaller pass."""
-    from clawspec.sharding.merge import missing_message
-
     assert report.merged is not None
-    message = f"{missing_message(report.merged)}: the merged report is incomplete"
+    message = f"{report.merged.missing_message()}: the merged report is incomplete"
     cases = []
     for index in report.merged.missing:
-        attrs = {"name": f"shard {index}/{report.merged.total}", "classname": "clawspec.merge"}
+        attrs = {
+            "name": f"shard {index}/{report.merged.total}",
+            "classname": "clawspec.merge",
+            "time": seconds(0),
+        }
         error = _outcome(xml, "error", "error", message, message)
         cases.append((xml.element("testcase", attrs, _CASE, error), "error"))
-    return _suite(xml, "clawspec merge", cases, [], {}, [])
+    return _suite(xml, "clawspec merge", cases, 0, {}, [])
 
 
-def write_junit(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:
+def write_junit(
+    report: RunReport,
+    path: Path,
+    secrets: Iterable[str] = (),
+    repo_root: str | Path | None = None,
+) -> Path:
     """Write the JUnit file atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_junit(report, secrets))
+    partial.write_bytes(render_junit(report, secrets, repo_root))
     partial.replace(path)
     return path

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from clawspec.assertions.base import Status
 from clawspec.config import parse_skip_budget
 from clawspec.errors import ExitCode
-from clawspec.frozen_model import FrozenModel
+from clawspec.secrets import mask_data
+from clawspec.speed.frozen_model import FrozenModel
+from clawspec.text import valid_unicode
 
 
 class _Frozen(FrozenModel):
@@ -18,6 +20,51 @@ class _Frozen(FrozenModel):
     # for the gateway), not while `clawspec run` starts. Workers may do that at the same time:
     # pydantic builds a deferred model under a lock since 2.14 (hence pydantic>=2.14).
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Where agent text enters the report: a lone surrogate (an emoji cut in half by
+        # JavaScript's JSON) would make every UTF-8 output fail, so it becomes U+FFFD here, once.
+        # ASCII strings (nearly all) cost one flag test; sub-models checked their own fields.
+        for name, value in self.__dict__.items():
+            kind = type(value)
+            if (kind is str and not value.isascii()) or kind is list or kind is dict:
+                valid = _valid_text(value)
+                if valid is not value:
+                    object.__setattr__(self, name, valid)
+        super().model_post_init(context)
+
+    @model_validator(mode="after")
+    def _masked(self) -> Self:
+        # Where text enters the report, every secret is masked (clawspec/secrets.py): once,
+        # before any renderer cuts a message to fit, so no output can hold part of a secret.
+        # Sub-models masked their own fields; numbers and statuses are left as they are.
+        for name, value in self.__dict__.items():
+            kind = type(value)
+            if kind is str or kind is list or kind is dict or kind is tuple:
+                masked = mask_data(value)
+                if masked is not value:
+                    object.__setattr__(self, name, masked)
+        return self
+
+
+def _valid_text(value: Any) -> Any:
+    """`value` with `valid_unicode` applied to every string in it (dict keys included); the
+    same object when nothing changed."""
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else valid_unicode(value)
+    if kind is list:
+        for index, item in enumerate(value):  # lists of sub-models: nothing to do, no copy
+            if _valid_text(item) is not item:
+                return [*value[:index], *map(_valid_text, value[index:])]
+        return value
+    if kind is dict:
+        pairs = [(_valid_text(k), _valid_text(v)) for k, v in value.items()]
+        same = all(
+            k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)
+        )
+        return value if same else dict(pairs)
+    return value
 
 
 class AssertionResult(_Frozen):
@@ -261,6 +308,17 @@ class MergeInfo(_Frozen):
     unreported: int = Field(0, description="Scenarios of the selection in no merged report.")
     fingerprint: str
     selected: int
+
+    def missing_message(self) -> str:
+        """e.g. 'shards 2/4 and 4/4 missing: 51 of 200 scenarios have no result' (every
+        renderer and `clawspec merge` say it the same way)."""
+        names = [f"{i}/{self.total}" for i in self.missing]
+        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        word = "shard" if len(names) == 1 else "shards"
+        return (
+            f"{word} {joined} missing: {self.unreported:,} of {self.selected:,} scenarios have "
+            "no result"
+        )
 
 
 class BaselineRef(_Frozen):

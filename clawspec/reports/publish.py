@@ -61,9 +61,11 @@ def publish(
         written.append(json_path)
     junit_path = Path(settings.junit) if settings.junit else None
     if junit_path is not None:
+        from clawspec.reports.codequality import repository_root
         from clawspec.reports.junit import write_junit
 
-        if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets)):
+        root = repository_root(environ)  # `file` as annotations give it: repository-relative
+        if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets, root)):
             written.append(junit_path)
     html_path = Path(settings.report_html) if settings.report_html else None
     if html_path is not None:

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from clawspec.contracts import templates
+from clawspec.gateway.timezone import gateway_timezone
 from clawspec.runner.run import attempts_of
 from clawspec.runner.scenario import (
     RunEnv,
@@ -18,13 +19,11 @@ from clawspec.runner.scenario import (
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
-    from clawspec.api import Loaded
+    from clawspec.runner.loaded import Loaded
 
 
 def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
     """Print every selected scenario as it would run, templates rendered."""
-    from clawspec.api import gateway_timezone
-
     settings = loaded.settings
     env = RunEnv(
         settings,

@@ -147,7 +147,7 @@ def _encoded(result: ScenarioResult) -> bytes | None:
         return None
     try:
         return type(result).__pydantic_serializer__.to_json(result)
-    except (ValueError, UnicodeError):  # e.g. a lone surrogate in a message
+    except (ValueError, UnicodeError):  # the models replace lone surrogates: to be safe
         return None
 
 

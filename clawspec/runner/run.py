@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import queue
 import threading
 import time
@@ -12,7 +11,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
-from clawspec.assertions.base import Status
 from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.lanes import RunLanes
 from clawspec.runner.scenario import (
@@ -24,6 +22,8 @@ from clawspec.runner.scenario import (
     new_run_id,
     start_scenario,
 )
+from clawspec.speed.collector import collector_frozen
+from clawspec.status import Status
 
 if TYPE_CHECKING:
     from clawspec.reports.model import RunReport, ScenarioResult
@@ -68,13 +68,8 @@ def execute(
     A repeated scenario (issue 12) is queued as several attempts, which may run at the same time
     as each other; they are folded into one result, in contract order, once all have finished.
     """
-    # The loaded contracts live for the whole run: keep the garbage collector from re-scanning
-    # them each time the scenarios' allocations trigger it (a large share of a big run's CPU).
-    gc.freeze()
-    try:
+    with collector_frozen():  # the loaded contracts live for the whole run
         return _execute(plans, env, listener, concurrency, abandon)
-    finally:
-        gc.unfreeze()
 
 
 def _execute(

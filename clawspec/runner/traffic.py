@@ -11,10 +11,10 @@ from clawspec.errors import ConfigError
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
-    from clawspec.api import Loaded
     from clawspec.config import Settings
     from clawspec.gateway.client import InvokeRequest
     from clawspec.reports.model import ModelTrafficResult
+    from clawspec.runner.loaded import Loaded
     from clawspec.runner.scenario import RunEnv, ScenarioPlan
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 

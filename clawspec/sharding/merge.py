@@ -3,7 +3,7 @@
 The merge refuses what would make a wrong report (reports of another selection, of another
 split, the same shard twice: exit 2) and never passes silently with a shard missing: the
 merged report names the missing shards and the exit code is 1. The merged report then goes
-through `api.finish`, the same step a run ends with, so it gets every output a run writes.
+through `runner.finish`, the same step a run ends with, so it gets every output a run writes.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from clawspec.reports.model import MergeInfo, RunReport, ScenarioResult, ShardIn
 from clawspec.sharding.report_files import expand, looks_like_report, read_json
 
 if TYPE_CHECKING:
-    from clawspec.api import RunResult
+    from clawspec.runner.finish import RunResult
 
 
 @dataclass(frozen=True)
@@ -184,17 +184,6 @@ def _span(reports: Sequence[RunReport]) -> tuple[str, int]:
     return reports[starts.index(begin)].started_at, (max(ends) - begin) // timedelta(milliseconds=1)
 
 
-def missing_message(info: MergeInfo) -> str:
-    """e.g. 'shards 2/4 and 4/4 missing: 51 of 200 scenarios have no result'."""
-    names = [f"{i}/{info.total}" for i in info.missing]
-    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    word = "shard" if len(names) == 1 else "shards"
-    return (
-        f"{word} {joined} missing: {info.unreported:,} of {info.selected:,} scenarios have "
-        "no result"
-    )
-
-
 def run_merge(
     patterns: Sequence[str],
     *,
@@ -208,11 +197,12 @@ def run_merge(
     Settings come from the config file (`--config`, else found from the current folder), the
     environment and the flags, as for `run`, so the report paths and the exit policy match.
     """
-    from clawspec.api import finish, settings_for  # requests & co.: only when merging
+    from clawspec.config import load_settings, locate_config
+    from clawspec.runner.finish import finish  # requests & co.: only when merging
 
     environ = dict(os.environ if environ is None else environ)
     note = note or (lambda text: print(text, file=sys.stderr, flush=True))
-    settings = settings_for(config, Path.cwd(), environ, flags)
+    settings = load_settings(locate_config(config, Path.cwd()), environ, flags)
     shards = check(collect(patterns, note))
     report = merge(shards)
     result = finish(report, settings, environ)
@@ -223,7 +213,7 @@ def run_merge(
         note(f"error: interrupted shard {', '.join(cut)}: the merged report is incomplete")
         result = replace(result, exit_code=ExitCode.FAILED)
     if report.merged.missing:
-        note(f"error: {missing_message(report.merged)}; the merged report is incomplete")
+        note(f"error: {report.merged.missing_message()}; the merged report is incomplete")
         if result.exit_code == ExitCode.OK:  # never a silent partial pass, whatever fail_on says
             result = replace(result, exit_code=ExitCode.FAILED)
     return result

@@ -16,20 +16,25 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from clawspec.net.deadline import Deadline, safe_url
 from clawspec.traffic.attribution import Registration
 from clawspec.traffic.cassette import RecordedRequest, RecordedResponse, SseEvent, kept_headers
 from clawspec.traffic.normalize import endpoint_of
 
 log = logging.getLogger("clawspec.traffic")
+# A deadline for a whole upstream call (connect, headers, the last byte of the answer), not a
+# read timeout: at it the upstream connection is shut down (`_cut_at`), so a provider that
+# trickles its answer cannot hold a model call, and with it the scenario, any longer.
 UPSTREAM_TIMEOUT_S = 600
 # On stop, how long to let model calls already under way finish (and be recorded): the gateway
 # has just been stopped, but a call it made a moment before (a sub-agent's result announced to
@@ -209,27 +214,68 @@ class _Handler(BaseHTTPRequestHandler):
             return
         url = urlsplit(upstream.rstrip("/") + rest)
         kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        deadline = Deadline.after(UPSTREAM_TIMEOUT_S)
         conn = kind(url.hostname or "127.0.0.1", url.port, timeout=UPSTREAM_TIMEOUT_S)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in _DROPPED}
         headers["Accept-Encoding"] = "identity"  # SSE lines must arrive as text
         target = url.path + (f"?{url.query}" if url.query else "")
+        host = f"{url.scheme}://{url.netloc}"
+        with _cut_at(deadline, conn):
+            self._exchange(conn, target, headers, raw, request, registration, host, deadline)
+
+    def _exchange(
+        self,
+        conn: http.client.HTTPConnection,
+        target: str,
+        headers: dict[str, str],
+        raw: bytes,
+        request: RecordedRequest | None,
+        registration: Registration | None,
+        host: str,
+        deadline: Deadline,
+    ) -> None:
+        """Send the call upstream and pass its answer on (recorded) before `deadline`."""
+        where = f"{self.command} {safe_url(host + target)}"  # no query: it may carry a key
         try:
             conn.request(self.command, target, body=raw or None, headers=headers)
             response = conn.getresponse()
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             conn.close()
-            self._error(502, f"clawspec proxy: upstream {url.scheme}://{url.netloc} failed: {exc}")
+            if deadline.passed():
+                self._error(504, f"clawspec proxy: upstream {deadline.exceeded(where)}")
+            else:
+                self._error(502, f"clawspec proxy: upstream {host} failed: {exc}")
             return
         # The answer is recorded before its last byte goes out, so that a caller that got the
         # whole answer sees it counted (the scenario's calls, the cassette order).
         try:
             content_type = response.getheader("Content-Type", "application/json")
             if "text/event-stream" in content_type:
-                events = self._tee_stream(response, content_type)
+                try:
+                    events = self._tee_stream(response, content_type)
+                except (OSError, http.client.HTTPException, ValueError) as exc:
+                    cause = deadline.exceeded(where) if deadline.passed() else exc
+                    log.warning("clawspec proxy: upstream stream cut off: %s", cause)
+                    self.close_connection = True  # the caller sees an incomplete answer
+                    return
+                if deadline.passed():  # cut at the deadline: the caller sees it end early
+                    log.warning("clawspec proxy: upstream %s", deadline.exceeded(where))
+                    self.close_connection = True
+                    return
                 self._record(request, registration, response.status, content_type, events=events)
                 self._end_stream()
             else:
-                data = response.read()
+                try:
+                    data = response.read()
+                except (OSError, http.client.HTTPException) as exc:
+                    if deadline.passed():
+                        self._error(504, f"clawspec proxy: upstream {deadline.exceeded(where)}")
+                    else:
+                        self._error(502, f"clawspec proxy: upstream {host} failed: {exc}")
+                    return
+                if deadline.passed():  # an answer without a length ends where it was cut
+                    self._error(504, f"clawspec proxy: upstream {deadline.exceeded(where)}")
+                    return
                 self._record(request, registration, response.status, content_type, _decoded(data))
                 self._send_bytes(response.status, content_type, data)
         finally:
@@ -320,6 +366,28 @@ class _Handler(BaseHTTPRequestHandler):
     def _end_stream(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+
+@contextmanager
+def _cut_at(deadline: Deadline, conn: http.client.HTTPConnection) -> Iterator[None]:
+    """Shut the upstream connection down when `deadline` passes while the block runs.
+
+    `shutdown` (not `close`) wakes a read blocked in another thread: it returns end-of-file, so
+    the call ends at the deadline whatever the upstream sends."""
+
+    def cut() -> None:
+        sock = conn.sock
+        if sock is not None:
+            with suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(max(deadline.remaining(), 0.0), cut)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _event_bytes(lines: list[str]) -> bytes:

@@ -23,7 +23,10 @@ CONTRACTS = sorted(
         *(REPO / "tests" / "e2e" / "contracts").rglob("*.clawspec.yaml"),
     ]
 )
-CONFIGS = sorted(p for p in REPO.glob("**/clawspec.yaml") if ".cache" not in p.parts)
+# the project's own folders only (not .cache, .venv or an image's root file system in them)
+CONFIGS = sorted(
+    path for top in ("examples", "tests") for path in (REPO / top).rglob("clawspec.yaml")
+)
 
 # Malformed contracts only the loader can reject: what a JSON Schema cannot express or never
 # sees (README "Editor set-up" lists the same).

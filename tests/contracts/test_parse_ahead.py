@@ -73,9 +73,9 @@ print(json.dumps({{"forked": forked, "each_once": sorted(indexes) == list(range(
 """
 IN_THE_CHILD = (
     "parent = os.getpid()\nreal = P.read_contract\n"
-    "def flaky(path, shown):\n"
+    "def flaky(path, shown, *limits):\n"
     "    if os.getpid() != parent:\n{child}\n"
-    "    return real(path, shown)\n"
+    "    return real(path, shown, *limits)\n"
     "P.read_contract = flaky"
 )
 

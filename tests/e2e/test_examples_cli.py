@@ -22,11 +22,23 @@ EXAMPLES = REPO / "examples"
 pytestmark = pytest.mark.e2e
 
 
+def _checkout(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """The examples in a git clone of their own, as a workflow checks a repository out: the
+    repository root (paths in Code Quality findings, JUnit `file`) is the clone's, whatever
+    the machine's temporary folder sits in."""
+    clone = tmp_path_factory.mktemp(name)
+    work = clone / "examples"
+    shutil.copytree(EXAMPLES, work)
+    git = ["git", "-C", str(clone), "-c", "user.name=ci", "-c", "user.email=ci@example.invalid"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "checkout"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    return work
+
+
 @pytest.fixture(scope="module")
 def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Run every example once (concurrency 4) and return the JSON report and the CLI output."""
-    work = tmp_path_factory.mktemp("examples") / "examples"
-    shutil.copytree(EXAMPLES, work)
+    work = _checkout(tmp_path_factory, "examples")
     scripts = load_scripts(work / "provider-scripts.json")
     with ScriptedProvider(scripts, port=18080) as provider:  # the port openclaw.json names
         proc = run_clawspec(
@@ -51,12 +63,7 @@ def examples_replay(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFac
     """The examples again, replaying their committed cassettes with no model provider at all,
     from a git checkout (as the example workflow runs them on pull requests): the cassettes were
     recorded outside one, and OpenClaw's prompts differ inside one."""
-    clone = tmp_path_factory.mktemp("examples-replay")
-    work = clone / "examples"
-    shutil.copytree(EXAMPLES, work)
-    git = ["git", "-C", str(clone), "-c", "user.name=ci", "-c", "user.email=ci@example.invalid"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "checkout"]):
-        subprocess.run([*git, *args], check=True, capture_output=True)
+    work = _checkout(tmp_path_factory, "examples-replay")
     proc = run_clawspec(
         work, openclaw_launcher, "--model-traffic", "replay", "--report-dir",
         str(work / "reports"), "--codequality", str(work / "reports/gl-code-quality.json"),
@@ -266,6 +273,7 @@ def test_code_quality_reports_of_two_runs_are_valid_with_stable_fingerprints(
     assert {f["fingerprint"] for f in live} == {f["fingerprint"] for f in replay}
     assert len({f["fingerprint"] for f in live}) == len(live)  # different assertions differ
     for finding in live:
-        assert finding["location"]["path"].startswith(("skills/", "agents/")), finding
+        # relative to the repository's root, as GitLab resolves it (the examples' folder)
+        assert finding["location"]["path"].startswith(("examples/skills/", "examples/agents/"))
         assert finding["location"]["lines"]["begin"] > 1
     assert {f["severity"] for f in live} == {"major", "critical"}

@@ -269,6 +269,8 @@ def test_history_command_lists_workflow_runs_and_explains_a_403(
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     assert cli.main(["history", "--baseline", "github", "--branch", "main"]) == 0
     lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"::add-mask::{TOKEN}"  # on GitHub, masks come first (clawspec/secrets.py)
+    lines = lines[1:]
     assert lines[0] == "1 run of 'main' in github, newest first:"
     assert lines[1].startswith("  2026-11-20 03:17 UTC  aaaaaaaaaaaa  schedule      -  https://")
     api.forbid_actions()

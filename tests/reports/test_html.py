@@ -38,7 +38,10 @@ def test_the_page_holds_the_report_model_and_nothing_from_elsewhere() -> None:
     data = rich_report()
     page = render_html(data)
     assert RunReport.model_validate(_embedded(page)) == data  # one source of truth
-    assert page.count("<script") == 2 and page.count("<style>") == 1
+    # the report, the judge's assertion types (from the registry), the page's own script
+    assert page.count("<script") == 3 and page.count("<style>") == 1
+    types = re.search(r'id="assertion-types">(.*?)</script>', page).group(1)
+    assert json.loads(types) == {"judge": ["agent_identity_consistent", "llm_judge"]}
     assert not re.search(r"\b(src|href)=\"(?!data:|#)", page)  # no external file or CDN
     assert "<link" in page and 'href="data:,"' in page  # no favicon request either
 

@@ -34,7 +34,9 @@ def test_junit_has_one_suite_per_contract_and_one_case_per_scenario() -> None:
     props = {p.get("name"): p.get("value") for p in first.find("properties") or []}
     assert props["run_id"] == "run-0001"
     case = _cases(root)["tool-check"]
-    assert case.get("classname") == "skills/newsletter"
+    assert case.get("classname") == "skills/newsletter/tests/scenarios"
+    case_props = {p.get("name"): p.get("value") for p in case.find("properties") or []}
+    assert case_props["target"] == "skills/newsletter"
     assert case.get("file") == CONTRACT
     assert case.get("line") == "17"
     assert float(case.get("time", "0")) == 1.5
@@ -86,7 +88,7 @@ def test_junit_stays_valid_xml_with_ansi_and_control_characters() -> None:
     failure = root.find(".//failure")
     assert failure is not None
     assert failure.get("message") == 'bad null red bell <tag> & "quote" end'
-    assert root.find(".//testcase[@classname='target']") is not None
+    assert root.find(".//testcase/properties/property[@value='target']") is not None
 
 
 def test_junit_masks_secrets() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.summary import render_summary, write_summary
+from clawspec.reports.model import TraceRef
 from tests.reports.factory import CONTRACT, assertion, mixed_report, report, scenario
 
 MIB = 1024 * 1024
@@ -15,8 +16,8 @@ MIB = 1024 * 1024
 
 def test_summary_shows_totals_table_failures_and_trace_links() -> None:
     text = render_summary(mixed_report())
-    assert "**6 scenarios** in 9.0 s: ✅ passed 2, ❌ failed 1, 💥 errored 1" in text
-    assert "| 6 | 2 | 1 | 1 | 1 | 1 | 9.0 s |" in text
+    assert "**6 scenarios** in 9 s: ✅ passed 2, ❌ failed 1, 💥 errored 1" in text
+    assert "| 6 | 2 | 1 | 1 | 1 | 1 | 9 s |" in text
     assert (
         f"| ✅ PASS | smoke | `{CONTRACT}:5` | 1.5 s | "
         "[phoenix](http://127.0.0.1:6006/trace/t-1) |" in text
@@ -38,9 +39,27 @@ def test_summary_shows_judge_usage_totals() -> None:
 def test_summary_escapes_markdown_and_masks_secrets() -> None:
     data = report(scenario("a|b", "fail", assertion("fail", "x | <b>y</b> `z` tok-9999\nnext")))
     text = render_summary(data, secrets=["tok-9999"])
-    assert "a\\|b" in text
-    assert "x \\| &lt;b&gt;y&lt;/b&gt; 'z' *** next" in text
+    assert "| a\\|b |" in text  # a pipe is escaped in a table cell only
+    assert "- ❌ **a|b** (" in text
+    assert "x | &lt;b&gt;y&lt;/b&gt; \\`z\\` \\*\\*\\* next" in text  # *** shows as ***
     assert "tok-9999" not in text
+
+
+def test_secrets_are_masked_before_escaping_could_split_them() -> None:
+    hex_token, odd_token = "a1b2c3d4e5f6a7b8c9d0", "tok_*[x]~9"
+    data = report(
+        scenario(
+            "s",
+            "fail",
+            assertion("fail", f"sent {hex_token} and {odd_token}"),
+            trace=TraceRef(backend="phoenix", id=hex_token, url=f"http://127.0.0.1/t/{hex_token}"),
+        )
+    )
+    text = render_summary(data, secrets=[hex_token, odd_token])
+    assert "sent \\*\\*\\* and \\*\\*\\*" in text
+    assert "[phoenix](http://127.0.0.1/t/***)" in text
+    for part in ("a1b2c3", "tok", "9999"):
+        assert part not in text
 
 
 def test_five_thousand_scenarios_fit_under_one_mib_with_totals_and_first_failures() -> None:

@@ -109,7 +109,6 @@ def test_the_report_of_kept_results_is_byte_identical(tmp_path: Path) -> None:
         {"usage": {"cost_usd": math.nan}},
         {"value": 1 << 70},
         {"value": type("Text", (str,), {})("a str subclass")},
-        {"message": "a lone surrogate \ud800 cannot be encoded"},
     ],
 )
 def test_a_result_json_cannot_carry_exactly_keeps_its_models(odd: dict[str, Any]) -> None:

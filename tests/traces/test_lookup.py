@@ -178,3 +178,39 @@ def test_a_late_sub_agent_is_waited_for_and_then_the_trace_is_complete() -> None
 def test_a_trace_without_spawns_is_returned_at_once() -> None:
     trace, stop = _poll_with_wait(Backend(TRACE), wait_s=60.0)
     assert trace is TRACE and stop.waits == []
+
+
+# -- the trace timeout is a deadline for the whole loop, every request included ------------------
+
+
+class _Timed(Backend):
+    """Records, at each attempt, the fake time elapsed and the real time left to its requests."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(None)
+        self.clock = clock
+        self.started = clock.now
+        self.seen: list[tuple[float, float]] = []
+
+    def find_trace(self, query: TraceQuery) -> Trace | None:
+        from clawspec.net.deadline import tightest
+
+        deadline = tightest(None)
+        assert deadline is not None and deadline.limit == "the trace timeout (4 s)"
+        self.seen.append((self.clock.now - self.started, deadline.remaining()))
+        return super().find_trace(query)
+
+
+def test_every_request_of_the_poll_gets_only_what_is_left_of_the_trace_timeout() -> None:
+    from clawspec.net.deadline import tightest
+
+    clock = FakeClock()
+    backend = _Timed(clock)
+    with pytest.raises(TraceUnavailable):
+        poll_trace(
+            backend, QUERY, delay_ms=500, timeout_ms=4000, stop=ClockedStop(clock), clock=clock
+        )
+    assert [at for at, _ in backend.seen] == [0.0, 0.5, 1.5, 3.5, 4.0]  # a last look at 4 s
+    for at, left in backend.seen:  # e.g. the attempt at 3.5 s may take 0.5 s, not more
+        assert left == pytest.approx(4 - at, abs=0.2)
+    assert tightest(None) is None  # the deadline ends with the poll

@@ -65,12 +65,10 @@ def candidate_annotations(
     """Return every annotation the report calls for, in contract order."""
     found: list[Annotation] = []
     if report.merged is not None and report.merged.missing:
-        from clawspec.sharding.merge import missing_message
-
         found.append(
             Annotation(
                 "error",
-                f"{missing_message(report.merged)}: the merged report is incomplete",
+                f"{report.merged.missing_message()}: the merged report is incomplete",
                 "ClawSpec: shard report missing",
             )
         )

@@ -6,7 +6,9 @@ limit (`x-ratelimit-remaining: 0`) waits until `x-ratelimit-reset`, and a second
 either header backs off exponentially (every wait capped at MAX_WAIT_S). A 403 that is not a rate
 limit means the token lacks a permission (pull requests from forks get a read-only token): that
 is `GitHubForbiddenError`, which callers turn into a warning. The token is sent only in the
-Authorization header and never appears in an error message.
+Authorization header and never appears in an error message. Each request has a deadline, not a
+read timeout (`clawspec.net.deadline`): its whole answer must arrive within TIMEOUT_S's second
+value, so a server that trickles its answer cannot hold the run.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from typing import Any
 
 import requests
 
+from clawspec.net import deadline as net
 from clawspec.text import one_line
 
 DEFAULT_API_URL = "https://api.github.com"
 MAX_ATTEMPTS = 4
 BACKOFF_S = 1.0
 MAX_WAIT_S = 60.0
-TIMEOUT_S = (10, 30)
+TIMEOUT_S = (10, 60)  # (connect, the whole answer: a deadline, artifact downloads included)
 
 
 class GitHubApiError(Exception):
@@ -65,12 +68,22 @@ class GitHubApi:
         limited = False
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
-                response = self._http.request(
-                    method, url, json=body, headers=headers, timeout=TIMEOUT_S
+                response = net.request(
+                    self._http,
+                    method,
+                    url,
+                    json=body,
+                    headers=headers,
+                    deadline=net.Deadline.after(TIMEOUT_S[1], f"{TIMEOUT_S[1]} s"),
+                    connect_timeout_s=TIMEOUT_S[0],
                 )
             except requests.RequestException as exc:
                 if attempt == MAX_ATTEMPTS:
-                    raise GitHubApiError(f"{method} {shown} failed: {type(exc).__name__}") from None
+                    cause = str(exc) if isinstance(exc, net.DeadlineExceeded) else ""
+                    raise GitHubApiError(
+                        f"{method} {shown} failed: {type(exc).__name__}"
+                        + (f" ({cause})" if cause else "")
+                    ) from None
                 self._sleep(self._backoff_s * 2 ** (attempt - 1))
                 continue
             wait = self._retry_wait(response, attempt)

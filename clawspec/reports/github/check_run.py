@@ -10,7 +10,8 @@ from the exit policy.
 
 The commit is the PR's head for `pull_request` events (the event payload's
 `pull_request.head.sha`: `GITHUB_SHA` is then the merge commit, which the PR does not show),
-else `GITHUB_SHA`. Texts are cleaned and masked before they are cut to GitHub's field limits.
+else `GITHUB_SHA`. Texts are cleaned and masked before they are cut to GitHub's field limits; in
+the Markdown of the summary and text, what comes from outside shows as data (`markdown`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from clawspec.reports.github.api import (
     GitHubApiError,
     GitHubForbiddenError,
 )
+from clawspec.reports.github.markdown import inline
 from clawspec.reports.github.outputs import one_line_summary
 from clawspec.reports.github.summary import headline, render_summary
 from clawspec.reports.model import RunReport
@@ -204,8 +206,8 @@ def render_output(
     for item in annotations:
         counts[item["annotation_level"]] = counts.get(item["annotation_level"], 0) + 1
     lines = [headline(report), ""]
-    if change := change_headline(report):
-        lines += [change, ""]
+    if change := change_headline(report):  # names a branch: data
+        lines += [inline(change, secrets=secrets), ""]
     if annotations:
         parts = [pluralize(n, level) for level, n in counts.items()]
         lines.append(

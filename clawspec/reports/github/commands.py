@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from clawspec.secrets import active, registered
 from clawspec.text import clean
 
 ANNOTATION_LEVELS = ("error", "warning", "notice")
@@ -54,6 +55,12 @@ def mask_values(secrets: Iterable[str]) -> list[str]:
             if value.strip() and value not in values:
                 values.append(value)
     return values
+
+
+def add_mask_commands(secrets: Iterable[str]) -> list[tuple[str, str]]:
+    """(value, `::add-mask::value`) for each value the runner must mask (`mask_values`): what
+    the secrets registry announces on GitHub Actions."""
+    return [(value, format_command("add-mask", value)) for value in mask_values(secrets)]
 
 
 def format_output(name: str, value: str, new_delimiter: Callable[[], str] | None = None) -> str:
@@ -113,13 +120,20 @@ class GitHubRunner:
         self.stream.flush()
 
     def mask_secrets(self) -> None:
-        """Register every secret with `::add-mask::` (once, before any other command)."""
+        """Register every secret with `::add-mask::` (once, before any other command).
+
+        The command's secrets registry (clawspec/secrets.py) is announced too; a value it
+        already announced on this stream is not repeated.
+        """
         if self._masked:
             return
         self._masked = True
-        for value in mask_values(self.secrets):
-            self.stream.write(format_command("add-mask", value) + "\n")
-        self.stream.flush()
+        registry = active()
+        stream = self.stream
+        for value in mask_values([*self.secrets, *registered()]):
+            if registry is None or not registry.announced_on(stream, value):
+                stream.write(format_command("add-mask", value) + "\n")
+        stream.flush()
 
     def command(
         self, name: str, message: str, properties: Mapping[str, object] | None = None

@@ -3,6 +3,9 @@
 GitHub drops the whole summary of a step above 1 MiB, so `render_summary` reduces its *input*
 until the text fits, and says what it cut: every scenario → only the ones that did not pass →
 the first N of those → totals only. The report itself never changes (SPEC §7, style §5).
+
+Every text from outside (names, paths, messages, model names, what a state file holds) goes
+through `markdown`: it shows as data, never as a link, image, mention, reference or HTML.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from clawspec.assertions.base import Status
 from clawspec.reports.changes import change_headline, change_sections
 from clawspec.reports.github.commands import GitHubRunner
+from clawspec.reports.github.markdown import code_span, inline, link, table_cell
 from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
@@ -31,6 +35,7 @@ ICON = {
 }
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN, Status.SKIP)
 _MESSAGE_LIMIT = 500
+Secrets = Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -41,25 +46,6 @@ class _View:
     cut_note: str = ""
     show_table: bool = True
     change_limit: int | None = None  # items per change section (None: all)
-
-
-def cell(text: str, limit: int = _MESSAGE_LIMIT) -> str:
-    """Make text safe inside a Markdown table cell or list item (one line, no HTML, no pipes)."""
-    flat = one_line(text, limit)
-    return (
-        flat.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("`", "'")
-    )
-
-
-def _link(url: str) -> str:
-    """Make a URL safe as a Markdown link target inside a table."""
-    for char, code in ((" ", "%20"), ("(", "%28"), (")", "%29"), ("|", "%7C"), ("<", "%3C")):
-        url = url.replace(char, code)
-    return url
 
 
 ICONS = {"passed": "✅", "failed": "❌", "errored": "💥", "warned": "⚠️", "skipped": "⏭️"}
@@ -85,7 +71,7 @@ def _totals_table(report: RunReport) -> list[str]:
     ]
 
 
-def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
+def _scenario_table(scenarios: Sequence[ScenarioResult], secrets: Secrets) -> list[str]:
     repeated = any(s.attempts is not None for s in scenarios)
     lines = [
         "| Status | Scenario | Contract | Duration | Trace |"
@@ -95,34 +81,41 @@ def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
     for s in scenarios:
         trace = ""
         if s.trace is not None:
-            trace = cell(s.trace.id, 60)
+            trace = table_cell(s.trace.id, 60, secrets=secrets)
             if s.trace.url:
-                trace = f"[{cell(s.trace.backend, 40)}]({_link(s.trace.url)})"
+                trace = link(s.trace.backend, s.trace.url, 40, table=True, secrets=secrets)
         rate = ""
         if repeated and s.attempts is not None:
             rate = f" {s.attempts.passes}/{s.attempts.attempts}{' 🎲 flaky' if s.flaky else ''} |"
         elif repeated:
             rate = " |"
         lines.append(
-            f"| {ICON[s.status]} {s.status.upper()} | {cell(s.name, 200)} "
-            f"| `{cell(s.contract, 200)}:{s.line}` | {fmt_duration_ms(s.duration_ms)} | {trace} |"
-            + rate
+            f"| {ICON[s.status]} {s.status.upper()} | {table_cell(s.name, 200, secrets=secrets)} "
+            f"| {_where(s.contract, s.line, secrets, table=True)} "
+            f"| {fmt_duration_ms(s.duration_ms)} | {trace} |" + rate
         )
     return lines
+
+
+def _where(contract: str, line: int, secrets: Secrets, *, table: bool = False) -> str:
+    """`contract:line` as code (the path masked before it is cut: a cut could split a secret)."""
+    path = one_line(clean(contract, secrets), 200)
+    return code_span(f"{path}:{line}", table=table, secrets=secrets)
 
 
 SECTION_ICON = {"regressed": "🔻", "fixed": "✅", "flaky": "🎲", "behaviour": "🔀"}
 
 
-def _change_block(report: RunReport, limit: int | None) -> list[str]:
+def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> list[str]:
     """The change since the baseline, first: regressions, fixed, flaky, behaviour (issue 12)."""
     lines: list[str] = []
     headline = change_headline(report)
     comparison = report.comparison
     if headline and comparison is not None and comparison.baseline_missing is not None:
-        lines += ["> [!NOTE]", f"> {cell(headline)}; judged by the normal exit policy.", ""]
+        note = inline(headline, _MESSAGE_LIMIT, secrets=secrets)
+        lines += ["> [!NOTE]", f"> {note}; judged by the normal exit policy.", ""]
     elif headline:
-        lines += [f"### {cell(headline)}", ""]
+        lines += [f"### {inline(headline, _MESSAGE_LIMIT, secrets=secrets)}", ""]
     for section in change_sections(report):
         if section.key != "regressed":
             lines += [f"### {section.title} ({len(section.items):,})", ""]
@@ -131,10 +124,12 @@ def _change_block(report: RunReport, limit: int | None) -> list[str]:
             where = ""
             if item.scenario is not None:
                 s = item.scenario
-                where = f"**{cell(s.name, 200)}** (`{cell(s.contract, 200)}:{s.line}`): "
+                name = inline(s.name, 200, secrets=secrets)
+                where = f"**{name}** ({_where(s.contract, s.line, secrets)}): "
             elif item.id:
-                where = f"**{cell(item.id, 200)}**: "
-            lines.append(f"- {SECTION_ICON[section.key]} {where}{cell(item.text)}")
+                where = f"**{inline(item.id, 200, secrets=secrets)}**: "
+            text = inline(item.text, _MESSAGE_LIMIT, secrets=secrets)
+            lines.append(f"- {SECTION_ICON[section.key]} {where}{text}")
         if len(shown) < len(section.items):
             lines.append(f"- … and {len(section.items) - len(shown):,} more (JSON report)")
         lines.append("")
@@ -166,21 +161,24 @@ def _comparison_totals(report: RunReport) -> list[str]:
     return lines
 
 
-def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
+def _details(scenarios: Iterable[ScenarioResult], secrets: Secrets) -> list[str]:
     lines: list[str] = []
     for s in scenarios:
         if s.status not in _NOT_PASSING:
             continue
+        message = inline(s.message, _MESSAGE_LIMIT, secrets=secrets)
         lines.append(
-            f"- {ICON[s.status]} **{cell(s.name, 200)}** (`{cell(s.contract, 200)}:{s.line}`)"
-            + (f": {cell(s.message)}" if s.message else "")
+            f"- {ICON[s.status]} **{inline(s.name, 200, secrets=secrets)}** "
+            f"({_where(s.contract, s.line, secrets)})" + (f": {message}" if message else "")
         )
         for a in s.assertions:
             if a.status == Status.PASS:
                 continue
             lines.append(
-                f"  - **{a.status.upper()}** `{a.phase}[{a.index}]` {a.type}: {cell(a.message)} "
-                f"(`{cell(s.contract, 200)}:{a.line}`)"
+                f"  - **{a.status.upper()}** {code_span(f'{a.phase}[{a.index}]', secrets=secrets)} "
+                f"{inline(a.type, 100, secrets=secrets)}: "
+                f"{inline(a.message, _MESSAGE_LIMIT, secrets=secrets)} "
+                f"({_where(s.contract, a.line, secrets)})"
             )
     return lines
 
@@ -203,7 +201,7 @@ def usage_totals(report: RunReport) -> dict[str, dict[str, float]]:
     return by_model
 
 
-def _usage_table(report: RunReport) -> list[str]:
+def _usage_table(report: RunReport, secrets: Secrets) -> list[str]:
     by_model = usage_totals(report)
     if not by_model:
         return []
@@ -215,7 +213,8 @@ def _usage_table(report: RunReport) -> list[str]:
     ]
     for model, row in sorted(by_model.items()):
         lines.append(
-            f"| {cell(model, 100)} | {fmt_number(row['calls'])} | {fmt_number(row['input_tokens'])}"
+            f"| {table_cell(model, 100, secrets=secrets)} | {fmt_number(row['calls'])} "
+            f"| {fmt_number(row['input_tokens'])}"
             f" | {fmt_number(row['output_tokens'])} | {row['cost_usd']:.4f} |"
         )
     if len(by_model) > 1:
@@ -227,29 +226,30 @@ def _usage_table(report: RunReport) -> list[str]:
     return [*lines, ""]
 
 
-def _render(report: RunReport, view: _View, title: str) -> str:
+def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str:
     lines = [f"## {title}", "", headline(report), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
-    lines += _parts_note(report)
-    lines += _change_block(report, view.change_limit)
+    lines += _parts_note(report, secrets)
+    lines += _change_block(report, view.change_limit, secrets)
     lines += [*_totals_table(report), ""]
     if view.cut_note:
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
     if view.show_table and view.scenarios:
-        lines += [*_scenario_table(view.scenarios), ""]
-    details = _details(view.scenarios) if view.show_table else []
+        lines += [*_scenario_table(view.scenarios, secrets), ""]
+    details = _details(view.scenarios, secrets) if view.show_table else []
     if details:
         lines += ["### Not passing", "", *details, ""]
-    lines += _usage_table(report)
-    lines += trend_table(report, view.change_limit)
+    lines += _usage_table(report, secrets)
+    lines += trend_table(report, view.change_limit, secrets)
+    version = inline(report.version, 40, secrets=secrets)
     lines.append(
-        f"<sub>ClawSpec {cell(report.version, 40)} · run `{cell(report.run_id, 80)}`</sub>"
+        f"<sub>ClawSpec {version} · run {code_span(report.run_id, 80, secrets=secrets)}</sub>"
     )
     return "\n".join(lines) + "\n"
 
 
-def _parts_note(report: RunReport) -> list[str]:
+def _parts_note(report: RunReport, secrets: Secrets) -> list[str]:
     """Say when the report is one shard, or a merge of shards (and which are missing)."""
     if report.shard is not None:
         shard = report.shard
@@ -263,11 +263,10 @@ def _parts_note(report: RunReport) -> list[str]:
     if merged is None:
         return []
     if merged.missing:
-        from clawspec.sharding.merge import missing_message
-
         return [
             "> [!CAUTION]",
-            f"> Incomplete: {missing_message(merged)}. The run fails until every shard reports.",
+            f"> Incomplete: {inline(merged.missing_message(), secrets=secrets)}. "
+            "The run fails until every shard reports.",
             "",
         ]
     return [f"Merged from {pluralize(merged.total, 'shard')}.", ""]
@@ -313,7 +312,7 @@ def render_summary(
     secrets = list(secrets)
     text = ""
     for view in _views(report, limit_name):
-        text = clean(_render(report, view, title), secrets)
+        text = clean(_render(report, view, title, secrets), secrets)
         if len(text.encode("utf-8")) <= max_bytes:
             return text
     # Even the totals do not fit (a tiny budget): cut hard at a line boundary.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from clawspec.reports.github.markdown import inline, table_cell
 from clawspec.reports.model import RunReport, ScenarioTrend
 from clawspec.text import fmt_number
 
@@ -28,13 +29,19 @@ def _interesting_first(trends: Sequence[ScenarioTrend]) -> list[ScenarioTrend]:
     return sorted(trends, key=lambda t: all(r is None or r >= 1 for r in t.pass_rates))
 
 
-def trend_table(report: RunReport, limit: int | None = None) -> list[str]:
-    """Return the Markdown lines of the trend table (none when there is only this run)."""
+def trend_table(
+    report: RunReport, limit: int | None = None, secrets: Iterable[str] = ()
+) -> list[str]:
+    """Return the Markdown lines of the trend table (none when there is only this run).
+
+    Scenario names and run labels come from the history: they are shown as data.
+    """
+    secrets = list(secrets)
     trends = report.trends
     if not trends or len(trends[0].runs) < 2:
         return []
     rows = _interesting_first(trends)[: min(limit or DEFAULT_ROWS, DEFAULT_ROWS)]
-    first = trends[0].runs[0]
+    first = inline(trends[0].runs[0], 80, secrets=secrets)
     lines = [
         f"### Trends over the last {len(trends[0].runs)} runs",
         "",
@@ -45,7 +52,7 @@ def trend_table(report: RunReport, limit: int | None = None) -> list[str]:
     ]
     for trend in rows:
         rate, tokens = trend.pass_rates[-1], trend.tokens[-1]
-        name = trend.id.rsplit("::", 1)[-1].replace("|", "\\|")
+        name = table_cell(trend.id.rsplit("::", 1)[-1], 200, secrets=secrets)
         lines.append(
             f"| {name} | `{sparkline(trend.pass_rates, 1.0)}` "
             f"| {'—' if rate is None else f'{rate:.2f}'} "

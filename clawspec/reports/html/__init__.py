@@ -34,6 +34,17 @@ def _assets() -> tuple[str, str]:
     return css, js
 
 
+@cache
+def _judge_types() -> list[str]:
+    """Assertion types the judge decides (the page shows their rubric and scores): from the
+    registry, so a new judge type needs no change here or in report.js."""
+    import clawspec.assertions  # noqa: F401  registers every type (builds the models)
+    from clawspec.assertions.base import Need
+    from clawspec.assertions.registry import types_needing
+
+    return types_needing(Need.JUDGE)
+
+
 def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
@@ -47,6 +58,7 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
     css, js = _assets()
     secrets = list(secrets)
     data = embed_json(report.model_dump(mode="json"), secrets)
+    types = embed_json({"judge": _judge_types()})
     policy = (
         "default-src 'none'; "
         f"style-src 'sha256-{_sha256(css)}'; "
@@ -68,6 +80,7 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
         "<noscript>This report needs JavaScript; the same data is in the JSON report."
         "</noscript></main>\n"
         f'<script type="application/json" id="report-data">{data}</script>\n'
+        f'<script type="application/json" id="assertion-types">{types}</script>\n'
         f"<script>{js}</script>\n"
         "</body></html>\n"
     )

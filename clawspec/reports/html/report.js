@@ -20,7 +20,10 @@
     removed: ["\u2212", "removed"],
     unchanged: ["=", "unchanged"],
   };
-  var JUDGE_TYPES = { llm_judge: true, agent_identity_consistent: true };
+  var JUDGE_TYPES = {};  // from the assertion registry, written beside the report data
+  JSON.parse(document.getElementById("assertion-types").textContent).judge.forEach(function (t) {
+    JUDGE_TYPES[t] = true;
+  });
 
   var report = JSON.parse(document.getElementById("report-data").textContent);
   var scenarios = report.scenarios || [];

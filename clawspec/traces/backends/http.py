@@ -2,7 +2,10 @@
 
 `HttpApi` turns every outage (refused, timeout, 5xx, 401/403, malformed answer) into a
 `TraceUnavailable` whose one-line reason names the backend, the host and the cause — never a
-credential (SPEC §5).
+credential (SPEC §5). Every request has a deadline, not a read timeout: the whole answer must
+arrive within TIMEOUT_S's second value, and within the trace lookup's own deadline
+(`poll_trace` runs the backend in a `deadline.scope`), whose expiry is passed on as
+`DeadlineExceeded`.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
-from clawspec.text import one_line
+from clawspec.net import deadline as net
+from clawspec.text import fmt_number, one_line
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable
 
-TIMEOUT_S = (5.0, 10.0)  # (connect, read)
+TIMEOUT_S = (5.0, 10.0)  # (connect, the whole answer): the second one is a deadline
 MAX_PAGES = 50  # a bound on paging, so a server that never ends its pages cannot hang a run
 WINDOW_SLACK = timedelta(seconds=2)  # clock skew allowed around the run for the time window
 SESSION_PREFIX = "hook:clawspec:"  # session keys ClawSpec gives its runs (another run's = not ours)
@@ -61,10 +65,23 @@ class HttpApi:
         """Send one request; return the response, or None for a 404 when `missing_ok`."""
         url = urljoin(self.base_url, path.lstrip("/"))
         where = f"{method} {urlsplit(url).path}"
+        limit_s = self.timeout_s[1]
+        deadline = net.Deadline.after(limit_s, f"{fmt_number(limit_s)} s")
         try:
-            response = self.session.request(
-                method, url, params=params, json=body, timeout=self.timeout_s
+            response = net.request(
+                self.session,
+                method,
+                url,
+                params=params,
+                json=body,
+                deadline=deadline,
+                connect_timeout_s=self.timeout_s[0],
             )
+        except net.DeadlineExceeded:
+            outer = net.tightest(None)
+            if outer is not None and outer.passed():
+                raise  # the lookup's deadline: poll_trace reports it
+            raise self.unavailable(f"timed out after {fmt_number(limit_s)} s") from None
         except requests.ConnectTimeout:
             raise self.unavailable(f"timed out connecting after {self.timeout_s[0]:g} s") from None
         except requests.Timeout:

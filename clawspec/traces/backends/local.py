@@ -32,6 +32,7 @@ from typing import Protocol
 import requests
 
 from clawspec.config import Settings
+from clawspec.net import deadline as net
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable
 from clawspec.traces.normalize import make_span
@@ -60,8 +61,24 @@ class _HttpSource:
         if window is not None:
             params += [("start_ns", window[0]), ("end_ns", window[1])]
         where = f"local trace receiver at {self.url}"
+        # A deadline for the whole answer (and the lookup's, when `poll_trace` set one).
+        deadline = net.Deadline.after(self.timeout_s)
         try:
-            resp = self._session.get(self.url + FIND_PATH, params=params, timeout=self.timeout_s)
+            resp = net.request(
+                self._session,
+                "GET",
+                self.url + FIND_PATH,
+                params=params,
+                deadline=deadline,
+                connect_timeout_s=self.timeout_s,
+            )
+        except net.DeadlineExceeded:
+            outer = net.tightest(None)
+            if outer is not None and outer.passed():
+                raise  # the lookup's deadline: poll_trace reports it
+            raise TraceUnavailable(
+                f"{where}: no whole answer within {self.timeout_s:g} s"
+            ) from None
         except requests.RequestException as exc:
             raise TraceUnavailable(f"{where} unreachable ({type(exc).__name__})") from exc
         if resp.status_code == 404:

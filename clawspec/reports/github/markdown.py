@@ -1,0 +1,174 @@
+"""Text from outside shown as data in GitHub Markdown (job summary, PR comment, check run).
+
+Scenario names, contract paths, assertion messages, evidence, model names and what a state file
+holds come from contracts, agents and models. On GitHub they must read as the same characters and
+never turn into markup: no image, link, autolink, mention, issue or commit reference, no HTML.
+One function per place in a document:
+
+- `inline`: running text (list items, headings, quotes, link labels);
+- `table_cell`: the same, and `|` escaped (only a table cell ends at a pipe);
+- `code_span`: a code span whose fence is longer than any backtick run inside;
+- `code_block`: a fenced block, likewise;
+- `link`: a link ClawSpec builds itself: the label is data, the target only http(s).
+
+Markdown punctuation is backslash-escaped; `<`, `>` and `&` become entities. What GitHub links or
+pings after rendering (`@user`, `@org/team`, `#12`, `owner/repo#12`, `GH-12`, commit SHAs, `://`
+and `www.` autolinks, e-mail addresses) gets a zero-width space (`&#8203;`) where the pattern would
+match: readers see the same characters, GitHub sees no reference. Inside code GitHub links
+nothing and entities show literally, so code is not escaped (only a table's `|`).
+
+Each function first strips ANSI codes and control characters and masks the secrets: escaping
+could split a secret so that a pass over the whole document would no longer find it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import quote, urlsplit
+
+from clawspec.text import clean, valid_unicode
+
+ZERO_WIDTH_SPACE = "&#8203;"
+# Marks where a zero-width space goes until the text is escaped. A noncharacter ("not for
+# interchange"): one in the input becomes U+FFFD.
+_MARK = "\ufdd0"
+# What GitHub turns into a mention, a reference or a link (when the text holds the first part);
+# the mark goes after the match.
+_REFERENCES = (
+    ("@", re.compile(r"@(?=[0-9A-Za-z_-])")),  # @user, @org/team, user@host (e-mail autolink)
+    ("#", re.compile(r"#(?=[0-9])")),  # #12, owner/repo#12
+    ("-", re.compile(r"(?i:gh)-(?=[0-9])")),  # GH-12
+    (":", re.compile(r":(?=//)")),  # https://…, any scheme
+    (".", re.compile(r"(?i:www)(?=\.)")),  # www.…
+)
+_AFTER_MATCH = "\\g<0>" + _MARK
+# A commit SHA (7 to 40 hex digits) GitHub links when it names a commit of the repository: every
+# word of 7 or more hex digits (one a digit) is cut into pieces of 6.
+_HEX = re.compile(r"[0-9A-Fa-f]{7,}")
+# `_` emphasises only at a word's edge: escape it unless letters or digits surround it.
+_EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+# At the start of a line: a heading, a bullet, a setext underline or a thematic break (a
+# backslash goes before it), or an ordered list item (a backslash goes before its "." or ")").
+_BLOCK_MARKER = re.compile(r"(?:#{1,6}|[+-])(?=[ \t]|$)|[=-]+[ \t]*$")
+_LIST_NUMBER = re.compile(r"[0-9]{1,9}(?=[.)](?:[ \t]|$))")
+_BACKTICKS = re.compile(r"`+")
+
+# In this order: a backslash first (the others add some), the entities' "&" before the entities.
+_INLINE = (
+    ("\\", "\\\\"),
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ("`", "\\`"),
+    ("*", "\\*"),
+    ("~", "\\~"),
+    ("[", "\\["),
+    ("]", "\\]"),
+    ("$", "\\$"),  # GitHub renders $…$ as maths
+    (_MARK, ZERO_WIDTH_SPACE),
+)
+_CELL = (*_INLINE, ("|", "\\|"))
+# Kept as they are in a link target; the rest is percent-encoded. "&" becomes "&amp;": a target's
+# entities are decoded before its backslash escapes, so a backslash would not keep "&amp;" as is.
+_URL_SAFE = "!#$%&'*+,/:;=?@[]~-._"
+
+
+def _data(text: str, secrets: Iterable[str]) -> str:
+    """Text as it may be shown: valid Unicode, no ANSI or control characters, secrets masked."""
+    text = valid_unicode(clean(text, secrets))
+    return text.replace(_MARK, "\ufffd") if _MARK in text else text
+
+
+def _flat(text: str, limit: int | None, secrets: Iterable[str]) -> str:
+    """`_data` on one line, cut to `limit` characters (masked first: a cut could split a secret)."""
+    flat = " ".join(_data(text, secrets).split())
+    return flat if not limit or len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _hex_cut(match: re.Match[str]) -> str:
+    run, text = match.group(), match.string
+    start, end = match.span()
+    if (
+        (start and text[start - 1].isascii() and text[start - 1].isalnum())
+        or (end < len(text) and text[end].isascii() and text[end].isalnum())
+        or run.isalpha()
+    ):
+        return run  # part of a longer word, or no digit: no SHA
+    return _MARK.join(run[i : i + 6] for i in range(0, len(run), 6))
+
+
+def _escape(flat: str, escapes: tuple[tuple[str, str], ...]) -> str:
+    for first, pattern in _REFERENCES:
+        if first in flat:
+            flat = pattern.sub(_AFTER_MATCH, flat)
+    flat = _HEX.sub(_hex_cut, flat)
+    for char, escaped in escapes:
+        if char in flat:
+            flat = flat.replace(char, escaped)
+    if "_" in flat:
+        flat = _EDGE_UNDERSCORE.sub(r"\\_", flat)
+    # Data may start a line in a cell or a quote: no marker there may open a block.
+    if _BLOCK_MARKER.match(flat):
+        return "\\" + flat
+    if number := _LIST_NUMBER.match(flat):
+        return f"{number.group()}\\{flat[number.end() :]}"
+    return flat
+
+
+def inline(text: str, limit: int | None = None, *, secrets: Iterable[str] = ()) -> str:
+    """Return `text` as one line of Markdown that shows exactly it (cut to `limit` characters)."""
+    return _escape(_flat(text, limit, secrets), _INLINE)
+
+
+def table_cell(text: str, limit: int | None = None, *, secrets: Iterable[str] = ()) -> str:
+    """Return `text` for a table cell: `inline`, and `|` escaped."""
+    return _escape(_flat(text, limit, secrets), _CELL)
+
+
+def code_span(
+    text: str, limit: int | None = None, *, table: bool = False, secrets: Iterable[str] = ()
+) -> str:
+    """Return `text` as a one-line code span ("" for no text); `table` escapes `|` for a cell."""
+    flat = _flat(text, limit, secrets)
+    if not flat:
+        return ""
+    if table:  # a table splits its row before it sees code; the backslash goes away
+        flat = flat.replace("|", "\\|")
+    fence = "`" * (max(map(len, _BACKTICKS.findall(flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def code_block(text: str, info: str = "", *, secrets: Iterable[str] = ()) -> str:
+    """Return `text` as a fenced code block, its lines kept; `info` names the language."""
+    body = _data(text, secrets).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+    fence = "`" * max(3, max(map(len, _BACKTICKS.findall(body)), default=0) + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def link_target(url: str, secrets: Iterable[str] = ()) -> str | None:
+    """Return `url` as a link target, or None when it is not an absolute http(s) URL."""
+    url = _data(url, secrets).strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return quote(url, safe=_URL_SAFE).replace("&", "&amp;")
+
+
+def link(
+    label: str,
+    url: str | None,
+    limit: int | None = None,
+    *,
+    table: bool = False,
+    secrets: Iterable[str] = (),
+) -> str:
+    """Return a link to `url` showing `label` as data; only the label when `url` is not http(s)."""
+    secrets = list(secrets)
+    text = (table_cell if table else inline)(label, limit, secrets=secrets)
+    target = link_target(url, secrets) if url else None
+    return f"[{text}]({target})" if target and text else text

@@ -1,0 +1,86 @@
+"""The one step every run ends with: a finished report becomes outputs and an exit code.
+
+`clawspec run` calls it, and so does anything else that produces a whole report (merging shard
+reports), so every output, the regression comparison and the exit policy stay the same whichever
+way the report came to be. It sits below the commands: nothing here imports `clawspec.api`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from clawspec.errors import ExitCode
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings
+    from clawspec.reports.model import RunReport
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run (or a merge) returns: the report, the exit code, and the files written."""
+
+    report: RunReport
+    exit_code: ExitCode
+    written: list[Path] = field(default_factory=list)
+
+
+def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) -> RunResult:
+    """Turn a finished report into outputs and an exit code.
+
+    (See the module's docstring for why there is exactly one such step.)
+    """
+    from clawspec.reports.model import exit_code
+    from clawspec.reports.publish import publish
+
+    if report.source is None:
+        from clawspec.history.source import run_source
+
+        report = report.model_copy(update={"source": run_source(environ, settings)})
+    if settings.baseline or settings.fail_on == "regression":
+        from clawspec.regression.step import judge_against_history
+
+        report = judge_against_history(report, settings, environ)
+    written = publish(report, settings, environ)
+    code = exit_code(report, settings.max_skipped, settings.fail_on)
+    if settings.save_baseline:
+        save_baseline(report, settings, environ)
+    return RunResult(report, code, written)
+
+
+def save_baseline(
+    report: RunReport, settings: Settings, environ: Mapping[str, str], err: TextIO | None = None
+) -> bool:
+    """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
+
+    Interrupted runs and single shards are not stored: half a run would make every later
+    comparison look bad.
+    """
+    from clawspec.history.store import HistoryError
+    from clawspec.history.stores import save_report
+    from clawspec.text import clean
+
+    err = err or sys.stderr
+    secrets = settings.secret_values()
+    if report.interrupted:
+        print("note: baseline not saved: the run was interrupted", file=err, flush=True)
+        return False
+    if report.shard is not None:
+        # One shard holds part of the selection; the merge of all shards is the run to keep.
+        print(
+            "note: baseline not saved: this report is one shard; save it from `clawspec merge`",
+            file=err,
+            flush=True,
+        )
+        return False
+    try:
+        message = save_report(report, settings, environ)
+    except HistoryError as exc:
+        print(clean(f"warning: baseline not saved: {exc}", secrets), file=err, flush=True)
+        return False
+    print(clean(message, secrets), file=err, flush=True)
+    return True

@@ -1,0 +1,342 @@
+"""The secrets registry: every value ClawSpec must never show, and the one mask for all output.
+
+A gateway, judge or trace backend may echo a credential in an error body; ClawSpec then cuts the
+text to fit a message, a table cell or an annotation. A mask applied after the cut no longer
+recognises the half of a secret that is left, so every text is masked *before* anything cuts
+it: `text.one_line` (the cut helper) masks first, the report model masks every string that
+enters it (reports/model.py), and every writer masks again with `text.clean`.
+
+What the registry holds (values shorter than `MIN_LENGTH` are never registered: a three-letter
+"secret" would mask ordinary words everywhere):
+- every configured credential: the hook token, the gateway token, the GitHub token, the judge's
+  and the trace backends' keys, AWS keys (`SECRET_ENV`, `MASKED_ENV`), the tokens
+  a brought-up gateway was given, the credentials the judge client resolved;
+- every `${VAR}` value the configuration interpolates (they become the secret settings);
+- every environment variable whose NAME marks it as secret (`*_KEY`, `*_TOKEN`, `*_SECRET`,
+  `*_PASSWORD`, `*_CREDENTIALS`, or a name/pattern listed in the `secret_env` setting) that a
+  contract references as `{{env.NAME}}`; the variables `secret_env` names are registered
+  whenever they are set;
+- for each value, how it looks inside JSON text and percent-encoded in a URL.
+Patterns are masked wherever they appear, registered or not: AWS access key ids
+(`AKIA…`/`ASIA…`) and the values of SigV4 `Credential=`, `Signature=` and
+`X-Amz-Security-Token=` (an echoed `Authorization` header or presigned URL).
+
+One registry is active per command (`scope`): the CLI opens it before its first line of output;
+`clawspec.run()` opens one when called from Python. Outside a scope only the patterns and the
+secrets a caller passes are masked, so library code and tests never share values by accident.
+On GitHub Actions the registry announces each value with `::add-mask::` (`announce`), the ones
+found later (bring-up tokens, resolved AWS credentials) as soon as they are registered.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from typing import Any, TextIO
+
+# Credentials ClawSpec never reads into settings but must still mask in every output: the judge's
+# and the trace backends' keys, which their SDKs / clients read from the environment themselves.
+MASKED_ENV = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GEMINI_API_KEY",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "OPIK_API_KEY",
+    "LANGFUSE_SECRET_KEY",
+    "LANGFUSE_PUBLIC_KEY",
+    "PHOENIX_API_KEY",
+)
+# Secret settings and the environment variables they are read from, in order (SPEC §3, §4).
+SECRET_ENV = {
+    "hooks_token": ("CLAWSPEC_HOOKS_TOKEN", "OPENCLAW_HOOKS_TOKEN", "HOOKS_TOKEN"),
+    "gateway_auth_token": ("CLAWSPEC_GATEWAY_AUTH_TOKEN", "OPENCLAW_GATEWAY_TOKEN"),
+    "github_token": ("CLAWSPEC_GITHUB_TOKEN", "GITHUB_TOKEN"),
+}
+
+MASK = "***"  # as GitHub masks
+MIN_LENGTH = 4  # shorter values would mask ordinary words
+SECRET_NAME_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS")
+
+# AWS access key ids, and the values of SigV4 parameters: an error body that echoes the request's
+# `Authorization: AWS4-HMAC-SHA256 Credential=AKIA…/20261125/us-east-1/bedrock/aws4_request,
+# SignedHeaders=…, Signature=…` or a presigned URL (`X-Amz-Credential=…&X-Amz-Signature=…`).
+_PATTERN = re.compile(
+    r"(?P<keep>(?i:credential|signature|security-token)=)[^\s,;\"'&<>\\]+"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{16}"
+)
+_HINT = re.compile(r"AKIA|ASIA|(?i:credential|signature|security-token)=")
+
+
+# (value, the CI system's command that masks it) for the values to announce
+MaskCommands = Callable[[Iterable[str]], list[tuple[str, str]]]
+
+
+class SecretRegistry:
+    """The values to mask in one command, longest first; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, None] = {}  # insertion-ordered set
+        self._ordered: tuple[str, ...] = ()
+        self._names: tuple[str, ...] = ()
+        self._announced: set[str] = set()
+        self._stream: TextIO | None = None
+        self._commands: MaskCommands | None = None
+
+    def add(self, *values: str | None) -> list[str]:
+        """Register each value (and its JSON / URL spellings); return the ones that are new."""
+        new: list[str] = []
+        with self._lock:
+            for value in values:
+                for variant in _variants(value):
+                    if variant not in self._values:
+                        self._values[variant] = None
+                        new.append(variant)
+            if new:
+                self._ordered = tuple(sorted(self._values, key=len, reverse=True))
+            stream, commands = self._stream, self._commands
+        if new and stream is not None and commands is not None:
+            self.announce(stream, commands)
+        return new
+
+    def add_names(self, *patterns: str) -> None:
+        """Treat environment variables matching these names (fnmatch patterns) as secret."""
+        with self._lock:
+            self._names = tuple(dict.fromkeys((*self._names, *(p for p in patterns if p))))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+    def values(self) -> tuple[str, ...]:
+        """Every registered value, longest first."""
+        return self._ordered
+
+    def is_secret_name(self, name: str) -> bool:
+        """True for `*_KEY`, `*_TOKEN`, …, and for the names added with `add_names`."""
+        return is_secret_name(name) or any(fnmatchcase(name, p) for p in self._names)
+
+    def add_environment(self, environ: Mapping[str, str]) -> None:
+        """Register the known credential variables and those the added names match."""
+        self.add(*credential_values(environ))
+        if self._names:
+            self.add(
+                *(v for k, v in environ.items() if any(fnmatchcase(k, p) for p in self._names))
+            )
+
+    def announce(self, stream: TextIO, commands: MaskCommands) -> None:
+        """Ask the CI system to mask every value not announced yet, and keep announcing new ones.
+
+        `commands` gives the CI system's mask command per value (on GitHub Actions
+        `reports.github.commands.add_mask_commands`: `::add-mask::…` on stdout). Values are
+        announced as they are registered, so the runner masks a value before ClawSpec prints
+        anything that could hold it.
+        """
+        with self._lock:
+            self._stream, self._commands = stream, commands
+            fresh = [(v, line) for v, line in commands(self._values) if v not in self._announced]
+            self._announced.update(v for v, _ in fresh)
+            if fresh:
+                stream.write("".join(line + "\n" for _, line in fresh))
+                stream.flush()
+
+    def announced_on(self, stream: TextIO | None, value: str) -> bool:
+        """True when `value` was already announced on this very stream."""
+        return stream is not None and stream is self._stream and value in self._announced
+
+
+def is_secret_name(name: str) -> bool:
+    """The built-in name rule: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_CREDENTIALS`
+    (case-insensitive; the bare words count too)."""
+    upper = name.upper()
+    return any(upper.endswith(s) or upper == s[1:] for s in SECRET_NAME_SUFFIXES)
+
+
+def credential_values(environ: Mapping[str, str]) -> list[str]:
+    """The values of the credential variables ClawSpec knows (SECRET_ENV, MASKED_ENV)."""
+    names = [*MASKED_ENV, *(name for names in SECRET_ENV.values() for name in names)]
+    found = [environ[name] for name in names if environ.get(name)]
+    public, secret = environ.get("LANGFUSE_PUBLIC_KEY"), environ.get("LANGFUSE_SECRET_KEY")
+    if public and secret:  # as it travels in an echoed `Authorization: Basic …` header
+        import base64
+
+        found.append(base64.b64encode(f"{public}:{secret}".encode()).decode())
+    return found
+
+
+def _variants(value: str | None) -> list[str]:
+    """The value, each of its lines, and how they look JSON-escaped or percent-encoded."""
+    if not value or len(value.strip()) < MIN_LENGTH:
+        return []
+    import json
+    from urllib.parse import quote, quote_plus
+
+    found: dict[str, None] = {}
+    lines = [line.strip() for line in value.splitlines()]
+    for text in (value, *(line for line in lines if len(line) >= MIN_LENGTH)):
+        for variant in (
+            text,
+            json.dumps(text, ensure_ascii=False)[1:-1],
+            json.dumps(text)[1:-1],
+            quote(text, safe=""),
+            quote_plus(text, safe=""),
+        ):
+            found[variant] = None
+    return list(found)
+
+
+# -- the active registry -------------------------------------------------------------------------
+_active: SecretRegistry | None = None
+_active_lock = threading.Lock()
+
+
+def active() -> SecretRegistry | None:
+    """The registry of the command running now (None outside `scope`)."""
+    return _active
+
+
+@contextmanager
+def scope(environ: Mapping[str, str] | None = None) -> Iterator[SecretRegistry]:
+    """Use the active registry, or make one for this block (forgotten when the block ends).
+
+    `environ`'s known credential variables are registered either way.
+    """
+    global _active
+    with _active_lock:
+        registry, opened = (_active, False) if _active is not None else (SecretRegistry(), True)
+        _active = registry
+    try:
+        if environ is not None:
+            registry.add_environment(environ)
+        yield registry
+    finally:
+        if opened:
+            with _active_lock:
+                _active = None
+
+
+def scoped(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Run `function` inside `scope(environ=its environ argument, else os.environ)`."""
+    import functools
+    import os
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        environ = kwargs.get("environ")
+        with scope(os.environ if environ is None else environ):
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def register(*values: str | None) -> None:
+    """Add values to the active registry (nothing happens outside a scope)."""
+    registry = _active
+    if registry is not None:
+        registry.add(*values)
+
+
+def register_env(name: str, environ: Mapping[str, str]) -> None:
+    """Register `environ[name]` when the name marks it as secret (a `{{env.NAME}}` reference)."""
+    registry = _active
+    if registry is not None and environ.get(name) and registry.is_secret_name(name):
+        registry.add(environ[name])
+
+
+def register_settings(settings: Any, environ: Mapping[str, str]) -> None:
+    """Register the secrets of loaded settings and the `secret_env` names (see config.py)."""
+    registry = _active
+    if registry is None:
+        return
+    registry.add_names(*getattr(settings, "secret_env", ()))
+    registry.add(*settings.secret_values())
+    registry.add_environment(environ)
+
+
+def registered() -> tuple[str, ...]:
+    """The active registry's values, longest first (empty outside a scope)."""
+    registry = _active
+    return registry.values() if registry is not None else ()
+
+
+# -- masking -------------------------------------------------------------------------------------
+def mask(text: str, extra: Iterable[str] = ()) -> str:
+    """Replace every registered secret, every one of `extra` and every pattern with `***`.
+
+    Longest first, so a secret that contains another is masked whole. Returns `text` itself
+    when there is nothing to mask.
+    """
+    registry = _active
+    values = registry.values() if registry is not None else ()
+    extra = tuple(extra)
+    ordered = _merged(values, extra) if extra else values
+    for secret in ordered:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    if _may_match(text):
+        text = _PATTERN.sub(_masked_match, text)
+    return text
+
+
+def _may_match(text: str) -> bool:
+    # Substring tests first: the regex over every string of a large report costs more.
+    return ("=" in text or "AKIA" in text or "ASIA" in text) and _HINT.search(text) is not None
+
+
+def needs_mask(text: str) -> bool:
+    """True when `mask` would change `text` (registered values and patterns only)."""
+    registry = _active
+    if registry is not None and any(secret in text for secret in registry.values()):
+        return True
+    return _may_match(text) and _PATTERN.search(text) is not None
+
+
+def mask_data(data: Any) -> Any:
+    """`mask` every string in nested lists, tuples and dicts (keys too); `data` itself when
+    nothing changed. Other objects (numbers, enums, models) are returned as they are."""
+    kind = type(data)
+    if kind is str:
+        return mask(data)
+    if kind is list or kind is tuple:
+        for index, item in enumerate(data):  # lists of sub-models: nothing to do, no copy
+            if mask_data(item) is not item:
+                items = [*data[:index], *map(mask_data, data[index:])]
+                return items if kind is list else tuple(items)
+        return data
+    if kind is dict:
+        pairs = [(mask_data(k), mask_data(v)) for k, v in data.items()]
+        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, data.items(), strict=True)):
+            return data
+        return dict(pairs)
+    return data
+
+
+def _masked_match(match: re.Match[str]) -> str:
+    return (match.group("keep") or "") + MASK
+
+
+@lru_cache(maxsize=32)
+def _merged(values: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    kept = {*values, *(s for s in extra if s and len(s) >= MIN_LENGTH)}
+    return tuple(sorted(kept, key=len, reverse=True))
+
+
+def masking_formatter(fmt: str) -> Any:
+    """A `logging.Formatter` whose every formatted record (traceback included) is masked: the
+    `--debug` log shows request details of every HTTP library ClawSpec uses."""
+    import logging
+
+    class MaskingFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return mask(super().format(record))
+
+    return MaskingFormatter(fmt)

@@ -1,0 +1,10 @@
+"""Speed and memory measures, kept beside the core so that the core reads plainly.
+
+Each module says what it saves and where it is measured (`benchmarks/`):
+
+- `collector`: the cyclic garbage collector paused while long-lived objects are allocated, and
+  frozen while a run holds them;
+- `frozen_model`: frozen pydantic models share their sets of field names;
+- `pydantic_plugins`: pydantic's plugin look-up answered without `importlib.metadata`;
+- `process_exit`: the command ends without Python's final teardown.
+"""

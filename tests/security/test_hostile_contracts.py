@@ -1,0 +1,115 @@
+"""Hostile contracts get a contract error (exit 2, `file:line:column`) within seconds.
+
+Contracts come from anyone who can open a pull request. Each case runs the real `clawspec`
+command in its own process, under a 1 GiB address-space limit and a timeout: a YAML alias bomb,
+nesting 5,000 levels deep (block and flow), and a 5 MB contract, through `validate` and `run`
+(which must refuse before asking the gateway anything: its URL here has nothing listening).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CLAWSPEC = [sys.executable, "-m", "clawspec"]
+MEMORY_LIMIT = 1024**3
+TIMEOUT_S = 60  # the answer comes in a few seconds; this only ends a hang
+ANSWER_S = 20  # generous for a shared 2-core machine
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def alias_bomb() -> str:
+    """The "billion laughs": nine levels, each a list of nine aliases of the one before."""
+    lines = ['version: "1.0"', "a: &a [" + ", ".join(['"lol"'] * 9) + "]"]
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    return "\n".join([*lines, "target: {type: skill, path: x}", "scenarios: *i", ""])
+
+
+CASES = {
+    "alias_bomb": (alias_bomb(), r"7:4: invalid YAML: aliases \(\*name\) repeat more than 100,000"),
+    "deep_block": (
+        'version: "1.0"\nscenarios:\n  ' + "- " * 5000 + "x\n",
+        r"3:203: invalid YAML: nesting deeper than 100 levels",
+    ),
+    "deep_flow": (
+        'version: "1.0"\nscenarios: ' + "[" * 5000 + "]" * 5000 + "\n",
+        r"2:112: invalid YAML: nesting deeper than 100 levels",
+    ),
+    "deep_mapping": (
+        'version: "1.0"\nscenarios: ' + "{a: " * 5000 + "x" + "}" * 5000 + "\n",
+        r"2:\d+: invalid YAML: nesting deeper than 100 levels",
+    ),
+    "huge": (
+        'version: "1.0"\n' + "# " + "x" * 5 * 1024 * 1024 + "\n",
+        r"1:1: contract file is 5,242,\d+ bytes, over the limit of 1,048,576 bytes "
+        r"\(limits.contract_max_bytes\)",
+    ),
+}
+
+
+def _clawspec(args: list[str], cwd: Path) -> tuple[int, str, float]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWSPEC_")}
+    started = time.monotonic()
+    done = subprocess.run(
+        [*CLAWSPEC, *args],
+        check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        preexec_fn=_limited,
+    )
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_hostile_contract_is_a_contract_error_within_seconds(
+    case: str, command: str, tmp_path: Path
+) -> None:
+    text, expected = CASES[case]
+    (tmp_path / "clawspec.yaml").write_text("report_dir: reports\n")
+    (tmp_path / f"{case}.yaml").write_text(text)
+    args = [command, f"{case}.yaml"]
+    if command == "run":
+        args += ["--gateway-base-url", "http://127.0.0.1:9"]
+    code, output, seconds = _clawspec(args, tmp_path)
+    assert code == 2, output
+    assert re.search(rf"error: {case}\.yaml:{expected}", output), output
+    assert "Traceback" not in output and "internal error" not in output
+    assert seconds < ANSWER_S
+
+
+def test_one_hostile_file_among_many_is_reported_with_every_other_problem(
+    tmp_path: Path,
+) -> None:
+    """A suite large enough to be parsed ahead in a forked process (over 64 KB)."""
+    (tmp_path / "clawspec.yaml").write_text("report_dir: reports\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    scenario = "  - name: s{i}\n    when: {{invoke: /go}}\n"
+    scenario += "    then: [{{type: artifact_exists, path: o.md}}]\n"
+    body = 'version: "1.0"\ntarget: {type: skill, path: x}\nscenarios:\n'
+    for n in range(8):
+        text = body + "".join(scenario.format(i=i) for i in range(200))
+        (suite / f"c{n}.clawspec.yaml").write_text(text)
+    (suite / "c3.clawspec.yaml").write_text(alias_bomb())
+    (suite / "c6.clawspec.yaml").write_text(CASES["deep_flow"][0])
+    code, output, seconds = _clawspec(["validate", "suite"], tmp_path)
+    assert code == 2, output
+    assert re.search(r"suite/c3\.clawspec\.yaml:7:4: invalid YAML: aliases", output), output
+    assert re.search(r"suite/c6\.clawspec\.yaml:2:112: invalid YAML: nesting", output), output
+    assert "2 problem(s) found" in output
+    assert seconds < ANSWER_S

@@ -1,0 +1,386 @@
+"""Servers that answer slowly on purpose cannot hold a run: every network call has a deadline.
+
+A server that sends its headers and then one byte a second never trips a read timeout (the wait
+between bytes); without deadlines these calls took 20-45 s and more. Real HTTP on 127.0.0.1
+(tests/support/slow_server.py), the real `requests`, `anthropic` and `boto3` clients. Wall-time
+bounds are generous (`+ SLACK_S`): the machine is small and shared.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from clawspec.config import JudgeSettings, Settings
+from clawspec.gateway.client import HTTP_GRACE_S, HooksClient, InvocationError, InvokeRequest
+from clawspec.judge.client import JudgeCallError, JudgeClient, RetryPolicy
+from clawspec.judge.prompt import SYSTEM_PROMPT
+from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, request, safe_url, scope
+from clawspec.traces.evidence import make_backend
+from clawspec.traces.lookup import poll_trace
+from clawspec.traces.model import TraceUnavailable
+from tests.support.anthropic_api import API_KEY
+from tests.support.bedrock_api import MODEL_ID, REGION, isolate_aws
+from tests.support.slow_server import Answer, SlowServer
+from tests.traces.test_lookup import QUERY
+
+SLACK_S = 3.0
+TRICKLE_S = 1.0  # one byte a second: no read timeout ever fires
+MODEL = "claude-sonnet-4-6"
+MESSAGE = {
+    "id": "msg_slow01",
+    "type": "message",
+    "role": "assistant",
+    "model": MODEL,
+    "content": [
+        {
+            "type": "tool_use",
+            "id": "toolu_slow01",
+            "name": "record_verdict",
+            "input": {"score": 5, "reasoning": "Fine."},
+        }
+    ],
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 10, "output_tokens": 5},
+}
+
+
+def trickling(body: bytes, **answer: Any) -> SlowServer:
+    return SlowServer(Answer(body=body, trickle_s=TRICKLE_S, **answer))
+
+
+def timed(call: Callable[[], Any]) -> tuple[Any, float]:
+    """Return (the result or the exception raised, seconds taken)."""
+    started = time.monotonic()
+    try:
+        outcome: Any = call()
+    except Exception as exc:
+        outcome = exc
+    return outcome, time.monotonic() - started
+
+
+# -- the helper ---------------------------------------------------------------------------------
+
+
+def test_the_grace_is_five_seconds_and_the_hook_client_uses_it() -> None:
+    assert GRACE_S == HTTP_GRACE_S == 5.0
+
+
+def test_a_trickled_body_is_cut_at_the_deadline_naming_the_url_without_secrets() -> None:
+    with trickling(b'{"data": "' + b"x" * 100 + b'"}') as server:
+        url = f"http://user:pa55word@127.0.0.1:{server.server.server_address[1]}/v1/x?key=s3cret"
+        outcome, took = timed(
+            lambda: request(requests.Session(), "GET", url, deadline=Deadline.after(2, "2 s"))
+        )
+    assert isinstance(outcome, DeadlineExceeded)
+    assert str(outcome) == f"GET {server.url}/v1/x did not finish within 2 s"
+    assert "s3cret" not in str(outcome) and "pa55word" not in str(outcome)
+    assert 1.9 <= took < 2 + SLACK_S
+
+
+def test_a_request_started_near_the_end_of_its_scope_gets_only_what_is_left() -> None:
+    with (
+        SlowServer(Answer(delay_s=3)) as server,
+        scope(Deadline.after(0.3, "the trace timeout (4 s)")),
+    ):
+        outcome, took = timed(
+            lambda: request(
+                requests.Session(), "GET", server.url + "/q", deadline=Deadline.after(30)
+            )
+        )
+    assert isinstance(outcome, DeadlineExceeded)
+    assert "within the trace timeout (4 s)" in str(outcome)
+    assert took < 0.3 + 1.5
+
+
+def test_a_slow_but_timely_answer_is_read_whole() -> None:
+    body = json.dumps({"ok": True, "items": list(range(20))}).encode()
+    with SlowServer(Answer(body=body, trickle_s=0.005)) as server:
+        session = requests.Session()
+        first = request(session, "POST", server.url + "/a", json={}, deadline=Deadline.after(10))
+        second = request(session, "GET", server.url + "/b", deadline=Deadline.after(10))
+    assert first.json() == second.json() == {"ok": True, "items": list(range(20))}
+    assert first.text == body.decode()
+
+
+def test_safe_url_drops_credentials_query_and_fragment() -> None:
+    assert safe_url("https://u:p@api.example.com:8443/a/b?token=x#f") == (
+        "https://api.example.com:8443/a/b"
+    )
+
+
+# -- the hook request: the scenario's timeout + the grace ---------------------------------------
+
+
+def test_a_trickling_gateway_holds_the_hook_call_no_longer_than_timeout_plus_grace() -> None:
+    answer = json.dumps({"ok": True, "runId": "r1", "completion": {"status": "ok"}}).encode()
+    with trickling(answer + b" " * 60) as server:
+        hooks = HooksClient(server.url, "/hooks", "hook-token")
+        invoke = InvokeRequest("go", "slow", "main", "hook:clawspec:r1", timeout_s=3)
+        outcome, took = timed(lambda: hooks.invoke(invoke))
+    assert isinstance(outcome, InvocationError)
+    assert outcome.timed_out
+    assert str(outcome) == f"no completion within 3 s (POST {server.url}/hooks/agent)"
+    assert 3 + GRACE_S - 0.5 <= took < 3 + GRACE_S + SLACK_S
+
+
+def test_a_scenario_against_a_trickling_gateway_is_an_error_within_timeout_plus_grace(
+    workspace: Path,
+    write_contract: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from clawspec.cli import main
+
+    write_contract(
+        'version: "1.0"\ntarget: {type: skill, path: skills/x}\ndefaults: {timeout: 3}\n'
+        'scenarios:\n  - name: trickled\n    when: {invoke: "go"}\n'
+        "    then: [{type: file_absent, path: n}]\n"
+    )
+    with trickling(b'{"ok": true, "completion": {"status": "ok"}}' + b" " * 60) as server:
+        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", "hook-token")
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.url)
+        code, took = timed(lambda: main(["run", "."]))
+    assert code == 1
+    report = json.loads((workspace / "reports" / "clawspec-report.json").read_text("utf-8"))
+    (scenario,) = report["scenarios"]
+    assert scenario["status"] == "error"
+    assert scenario["message"].startswith("invocation failed: no completion within 3 s")
+    assert took < 3 + GRACE_S + SLACK_S
+
+
+# -- trace backends: the trace timeout bounds the whole poll loop -------------------------------
+
+
+BACKENDS: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
+    "phoenix": ({"backend": "phoenix"}, {}),
+    "langfuse": (
+        {"backend": "langfuse"},
+        {"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "s"},
+    ),
+    "opik": ({"backend": "opik", "workspace": "ws"}, {}),
+    "local": ({"backend": "local"}, {}),
+}
+
+
+def _backend(name: str, url: str) -> Any:
+    observability, environ = BACKENDS[name]
+    return make_backend(Settings(observability={**observability, "url": url}), environ)
+
+
+@pytest.mark.parametrize("name", sorted(BACKENDS))
+def test_a_trickling_trace_backend_gives_up_within_the_trace_timeout(name: str) -> None:
+    with trickling(b'{"data": []' + b" " * 60 + b"}") as server:
+        backend = _backend(name, server.url)
+        outcome, took = timed(lambda: poll_trace(backend, QUERY, delay_ms=500, timeout_ms=4000))
+    assert isinstance(outcome, TraceUnavailable), outcome
+    assert f"no trace found in '{name}' for run run0000000000001" in outcome.reason
+    assert outcome.reason.endswith("did not finish within the trace timeout (4 s)")
+    assert took < 4 + GRACE_S + SLACK_S
+
+
+def test_a_phoenix_answering_each_request_in_3_s_cannot_stretch_the_trace_timeout() -> None:
+    empty = json.dumps({"data": [], "next_cursor": None}).encode()
+    with SlowServer(Answer(body=empty, delay_s=3)) as server:
+        backend = _backend("phoenix", server.url)
+        outcome, took = timed(lambda: poll_trace(backend, QUERY, delay_ms=500, timeout_ms=4000))
+        requests_sent = len(server.seen)
+    assert isinstance(outcome, TraceUnavailable), outcome
+    assert outcome.reason.startswith("no trace found in 'phoenix' for run run0000000000001")
+    assert took < 4 + GRACE_S + SLACK_S  # it took 21 s when each request had its own timeout
+    assert requests_sent <= 2  # the second is cut to the 1 s left
+
+
+def test_a_quick_backend_without_the_trace_is_not_reported_as_slow() -> None:
+    empty = json.dumps({"data": [], "next_cursor": None}).encode()
+    with SlowServer(Answer(body=empty)) as server:
+        backend = _backend("phoenix", server.url)
+        outcome, took = timed(lambda: poll_trace(backend, QUERY, delay_ms=500, timeout_ms=2000))
+    assert isinstance(outcome, TraceUnavailable), outcome
+    assert re.fullmatch(
+        r"no trace found in 'phoenix' for run run0000000000001 "
+        r"\(session key hook:clawspec:run0000000000001\) after \d+ attempts in 2 s",
+        outcome.reason,
+    ), outcome.reason  # no word of a deadline: every request was answered in time
+    assert took < 2 + SLACK_S
+
+
+# -- the judge: judge.timeout is a deadline; an answer that is not the promised JSON is named ---
+
+
+def _judge(base_url: str, timeout: float, **extra: Any) -> JudgeClient:
+    settings = JudgeSettings.model_validate(
+        {"base_url": base_url, "timeout": timeout, "model": MODEL, **extra}
+    )
+    client = JudgeClient.from_settings(settings, {"ANTHROPIC_API_KEY": API_KEY})
+    client.policy = RetryPolicy(base_delay_s=0.05, max_delay_s=0.2)
+    return client
+
+
+def _ask(client: JudgeClient, budget_s: float) -> Any:
+    try:
+        return client.ask(SYSTEM_PROMPT, "judge this", time.monotonic() + budget_s)
+    finally:
+        client.close()
+
+
+def test_a_trickling_judge_is_cut_off_at_judge_timeout() -> None:
+    with trickling(json.dumps(MESSAGE).encode()) as server:
+        outcome, took = timed(lambda: _ask(_judge(server.url, 3), 3))
+    assert isinstance(outcome, JudgeCallError)
+    assert str(outcome).endswith("(judge.timeout 3 s): last timed out")
+    assert took < 3 + GRACE_S + SLACK_S
+
+
+def test_a_trickling_bedrock_judge_is_cut_off_at_judge_timeout(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    isolate_aws(monkeypatch, tmp_path, with_credentials=True)
+    with trickling(json.dumps(MESSAGE).encode()) as server:
+        settings = JudgeSettings.model_validate(
+            {
+                "provider": "bedrock",
+                "model": MODEL_ID,
+                "region": REGION,
+                "base_url": server.url,
+                "timeout": 3,
+            }
+        )
+        client = JudgeClient.from_settings(settings)
+        outcome, took = timed(lambda: _ask(client, 3))
+        path = server.seen[0].path if server.seen else ""
+    assert path.startswith("/model/") and path.endswith("/invoke")
+    assert REGION in server.seen[0].headers.get("authorization", "")
+    assert isinstance(outcome, JudgeCallError)
+    assert str(outcome).endswith("(judge.timeout 3 s): last timed out")
+    assert took < 3 + GRACE_S + SLACK_S
+
+
+HTML = (
+    "<html><head><title>Sign in to the corporate proxy</title></head><body>"
+    + "<p>Your session has expired. Please sign in again to continue.</p>" * 10
+    + "</body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "shown"),
+    [
+        (HTML.encode(), "text/html; charset=utf-8", "'<html><head><title>Sign in to the"),
+        (b'"just a string"', "application/json", "'\"just a string\"'"),
+        (b'{"type": "message", "role": "assistant"}', "application/json", '\'{"type": "message"'),
+        (b"", "application/json", "an empty body"),
+    ],
+)
+def test_a_200_that_is_not_a_messages_response_is_named(
+    body: bytes, content_type: str, shown: str
+) -> None:
+    with SlowServer(Answer(body=body, content_type=content_type)) as server:
+        outcome, _ = timed(lambda: _ask(_judge(server.url, 5), 5))
+        calls = len(server.seen)
+    assert isinstance(outcome, JudgeCallError)
+    assert str(outcome).startswith(
+        f"judge answered HTTP 200 ({content_type}) but not with a Messages API response: {shown}"
+    )
+    assert calls == 1  # not retried: the same proxy would answer the same
+
+
+def test_the_excerpt_of_a_strange_answer_is_200_characters_cut_between_characters() -> None:
+    body = ("é" * 500).encode()
+    with SlowServer(Answer(body=body, content_type="text/plain")) as server:
+        outcome, _ = timed(lambda: _ask(_judge(server.url, 5), 5))
+    shown = str(outcome).split(": ", 1)[1]
+    assert shown == repr("é" * 199 + "…")
+
+
+def test_an_html_200_judge_answer_makes_the_llm_judge_verdict_an_error(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from clawspec.assertions.base import Status
+    from tests.support.harness import evaluate_one, make_context
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    (workspace / "out.md").write_text("# Launch\n\nOur planner ships today.\n", "utf-8")
+    with SlowServer(Answer(body=HTML.encode(), content_type="text/html")) as server:
+        settings = Settings.model_validate(
+            {"judge": {"base_url": server.url, "model": MODEL, "timeout": 5}}
+        )
+        assertion = {"type": "llm_judge", "path": "out.md", "rubric": "Is it clear?"}
+        verdict = evaluate_one(assertion, make_context(workspace, settings))
+    assert verdict.status == Status.ERROR
+    assert "judge answered HTTP 200 (text/html)" in verdict.message
+    assert "<html><head><title>Sign in to the corporate proxy</title>" in verdict.message
+    assert API_KEY not in repr(verdict)
+
+
+# -- GitHub REST, S3 history, the model-traffic proxy -------------------------------------------
+
+
+def test_a_trickling_github_api_is_cut_off_per_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from clawspec.reports.github import api
+
+    monkeypatch.setattr(api, "TIMEOUT_S", (1, 1.5))
+    token = "ghs_slowtoken0123456789"
+    with trickling(b'{"message": "' + b"x" * 60 + b'"}') as server:
+        github = api.GitHubApi(server.url, token, sleep=lambda s: None, backoff_s=0)
+        outcome, took = timed(lambda: github.request("GET", f"{server.url}/repos/o/r?page=2"))
+    assert isinstance(outcome, api.GitHubApiError)
+    assert str(outcome) == (
+        f"GET {server.url}/repos/o/r failed: DeadlineExceeded "
+        f"(GET {server.url}/repos/o/r did not finish within 1.5 s)"
+    )
+    assert token not in str(outcome)
+    assert took < api.MAX_ATTEMPTS * 1.5 + SLACK_S
+
+
+def test_a_trickling_s3_store_is_cut_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from clawspec.history import s3store
+    from clawspec.history.store import HistoryError
+
+    isolate_aws(monkeypatch, tmp_path, with_credentials=True)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setattr(s3store, "OPERATION_LIMIT_S", 2.0)
+    with trickling(b"{" + b" " * 60 + b"}") as server:
+        blobs = s3store.S3Blobs("history", "team", endpoint=server.url)
+        outcome, took = timed(lambda: blobs.read("main/index.json"))
+        seen = server.seen[0].path if server.seen else ""
+    assert seen == "/history/team/main/index.json"  # the real boto3 client, path style
+    assert isinstance(outcome, HistoryError)
+    assert str(outcome) == (
+        f"s3://history/team/main/index.json at {server.url}: cannot read: no answer within 2 s"
+    )
+    assert took < 2 + SLACK_S
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/event-stream"])
+def test_a_trickling_model_provider_is_cut_off_by_the_proxy(
+    monkeypatch: pytest.MonkeyPatch, content_type: str
+) -> None:
+    from clawspec.traffic import proxy
+    from tests.traffic.conftest import post, session
+
+    monkeypatch.setattr(proxy, "UPSTREAM_TIMEOUT_S", 2)
+    body = b'data: {"choices": []}\n\n' * 5 if "stream" in content_type else b'{"id": "x"}' * 5
+    with (
+        trickling(body, content_type=content_type) as server,
+        session("record", {"fake": server.url}) as traffic,
+    ):
+        url = f"{traffic.base_url}/fake/chat/completions"
+        outcome, took = timed(lambda: post(url, {"model": "m", "messages": []}))
+    assert took < 2 + SLACK_S
+    if "stream" in content_type:  # the answer had begun: the caller sees it end incomplete
+        assert isinstance(outcome, http.client.IncompleteRead)
+    else:
+        status, raw, _ = outcome
+        assert status == 504
+        assert (
+            f"upstream POST {server.url}/chat/completions did not finish within 2 s" in raw.decode()
+        )
