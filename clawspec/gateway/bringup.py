@@ -18,23 +18,25 @@ import socket
 import subprocess
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawspec.errors import GatewayError
 from clawspec.gateway import json5
 from clawspec.secrets import register as register_secrets
 from clawspec.traffic.routing import ProxyRoutes, route_providers
 
+if TYPE_CHECKING:
+    import requests
+
 PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"
 PLUGIN_ID = "clawspec"
 REPO_LAUNCHER = Path(__file__).resolve().parents[2] / ".cache" / "openclaw" / "bin" / "openclaw"
 HOOKS_PATH = "/hooks"
+PROBE_S = 2.0  # each /readyz probe ends within this (a deadline: see clawspec/net/deadline.py)
 # Headless: no update checks, no mDNS, no telemetry.
 _QUIET_ENV = {
     name: "1"
@@ -362,13 +364,16 @@ class GatewayProcess:
 
     def _wait_ready(self, base_url: str, command: list[str]) -> None:
         assert self._proc is not None
+        import requests
+
         deadline = time.monotonic() + self.options.ready_timeout_s
         last = "no answer"
+        session = requests.Session()
         while True:
             code = self._proc.poll()
             if code is not None:
                 self._fail(f"gateway exited with code {code} before it was ready", command)
-            ready, last = self._probe(base_url)
+            ready, last = self._probe(session, base_url, deadline)
             if ready:
                 return
             if time.monotonic() >= deadline:
@@ -380,21 +385,25 @@ class GatewayProcess:
             time.sleep(0.25)
 
     @staticmethod
-    def _probe(base_url: str) -> tuple[bool, str]:
-        """GET /readyz; only a JSON body with ready:true counts (the UI answers 200 to anything)."""
+    def _probe(session: requests.Session, base_url: str, ready_by: float) -> tuple[bool, str]:
+        """GET /readyz; only a JSON body with ready:true counts (the UI answers 200 to anything).
+        Each probe ends within 2 s (a deadline, not a read timeout) and by `ready_by`."""
+        import requests
+
+        from clawspec.net.deadline import Deadline, request
+
+        left = min(PROBE_S, max(ready_by - time.monotonic(), 0.1))
         try:
-            with urllib.request.urlopen(f"{base_url}/readyz", timeout=2) as resp:
-                body = resp.read(65536)
-                status = resp.status
-        except urllib.error.HTTPError as exc:  # 503 while starting
-            return False, f"HTTP {exc.code}"
-        except (OSError, ValueError) as exc:
+            resp = request(session, "GET", f"{base_url}/readyz", deadline=Deadline.after(left))
+        except requests.RequestException as exc:
             return False, type(exc).__name__
+        if not resp.ok:  # 503 while starting
+            return False, f"HTTP {resp.status_code}"
         try:
-            data = json.loads(body)
+            data = json.loads(resp.content)
         except ValueError:
-            return False, f"HTTP {status}, not JSON"
-        return isinstance(data, dict) and data.get("ready") is True, f"HTTP {status}"
+            return False, f"HTTP {resp.status_code}, not JSON"
+        return isinstance(data, dict) and data.get("ready") is True, f"HTTP {resp.status_code}"
 
     def _fail(self, what: str, command: list[str]) -> None:
         self.stop()

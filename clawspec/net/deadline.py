@@ -4,7 +4,8 @@
 server that sends its headers and then one byte a second never trips it, and holds the caller as
 long as it likes. `request()` enforces a total deadline on the monotonic clock instead:
 
-- connecting and waiting for the headers get at most the time left;
+- connecting and waiting for the headers get at most the time left: they run in a worker thread
+  the caller stops waiting for at the deadline (a server may trickle its headers too);
 - the body is streamed, and before every read the socket's timeout is set to the time left;
 - once the deadline has passed the call raises `DeadlineExceeded`, which names the method, the URL
   (no credentials, no query string: tokens travel there) and the limit that was enforced.
@@ -13,9 +14,6 @@ long as it likes. `request()` enforces a total deadline on the monotonic clock i
 trace lookup's whole poll loop runs in one, so a request started at 3.9 s of a 4 s trace timeout
 gets 0.1 s. `call_within()` bounds a call that cannot be bounded from outside (an SDK's request):
 it runs in a worker thread and the caller stops waiting at the deadline.
-
-Not covered: a server that trickles its *status line and headers* is bounded per read only (the
-cases seen send their headers, then trickle the body).
 
 GRACE_S is the documented grace: the hook request may take the scenario's `timeout` plus this,
 because the gateway ends the run at `timeoutSeconds` and then still has to send its answer. So a
@@ -141,10 +139,16 @@ def request(
         raise effective.exceeded(what)
     kwargs.pop("stream", None)
     kwargs.pop("timeout", None)
+    timeout = (min(connect_timeout_s, left), left)
     try:
-        response = session.request(
-            method, url, stream=True, timeout=(min(connect_timeout_s, left), left), **kwargs
+        # a read timeout bounds each wait between bytes only: the header phase gets a watchdog
+        response = call_within(
+            lambda: session.request(method, url, stream=True, timeout=timeout, **kwargs),
+            effective,
+            what,
         )
+    except DeadlineExceeded:
+        raise
     except requests.Timeout:
         if effective.remaining() <= _EXPIRED_SLACK_S:
             raise effective.exceeded(what) from None

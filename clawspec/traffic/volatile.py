@@ -44,11 +44,17 @@ _PROJECT_MEMORY = (
 )
 # Text removed from every string before the volatile patterns apply: what OpenClaw adds only in
 # some environments, so that its presence, not only its value, differs between the recording and
-# the replay (a cassette recorded outside a git checkout replays inside one: the example
-# workflow replays from a clone). Not a setting: these are facts of OpenClaw's prompts.
+# the replay (a cassette recorded on a developer's machine replays in a container, from a git
+# clone: the example workflow). Not a setting: these are facts of OpenClaw's prompts.
 ENVIRONMENT_TEXT: tuple[str, ...] = (
     # the `Runtime:` line's git root: `host=vm | repo=/github/workspace | os=…`
     r"\brepo=[^|\n]*\| ",
+    # … and its shell, absent where SHELL is unset (a container): `… | shell=bash`
+    r" \| shell=[^|\n]*",
+    # OpenClaw's own bundled skills, listed only where the binaries they need are installed
+    # (curl, tmux, …): the user's skills (in the workspace) stay and still have to match
+    r"[ \t]*<skill>(?:(?!</skill>)[\s\S])*?<location>[^<]*/node_modules/openclaw/[^<]*"
+    r"</location>\s*</skill>\n?",
     # the instruction as its section's only content: the section goes with it
     r"## (?:Subagent|Conversation) Context\n" + _PROJECT_MEMORY + r"\n(?=## |\Z)",
     # the instruction after (or before) other context: only the instruction goes

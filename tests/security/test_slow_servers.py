@@ -87,6 +87,34 @@ def test_a_trickled_body_is_cut_at_the_deadline_naming_the_url_without_secrets()
     assert 1.9 <= took < 2 + SLACK_S
 
 
+def test_trickled_headers_are_cut_at_the_deadline_too() -> None:
+    """A read timeout never fires between the bytes of a status line sent one a second."""
+    with SlowServer(Answer(trickle_head_s=TRICKLE_S)) as server:
+        outcome, took = timed(
+            lambda: request(
+                requests.Session(), "GET", server.url + "/h", deadline=Deadline.after(2, "2 s")
+            )
+        )
+    assert isinstance(outcome, DeadlineExceeded)
+    assert str(outcome) == f"GET {server.url}/h did not finish within 2 s"
+    assert 1.9 <= took < 2 + SLACK_S
+
+
+def test_a_gateway_that_trickles_its_readiness_answer_is_probed_again_not_waited_for() -> None:
+    """Bring-up polls /readyz: one probe never holds the wait for the gateway longer than 2 s."""
+    from clawspec.gateway.bringup import PROBE_S, GatewayProcess
+
+    with SlowServer(Answer(trickle_head_s=TRICKLE_S, body=b'{"ready": true}')) as server:
+        ready_by = time.monotonic() + 60
+        (ready, last), took = timed(
+            lambda: GatewayProcess._probe(requests.Session(), server.url, ready_by)
+        )
+    assert (ready, last) == (False, "DeadlineExceeded")
+    assert PROBE_S - 0.1 <= took < PROBE_S + SLACK_S
+    with SlowServer(Answer(body=b'{"ready": true}')) as server:
+        assert GatewayProcess._probe(requests.Session(), server.url, ready_by) == (True, "HTTP 200")
+
+
 def test_a_request_started_near_the_end_of_its_scope_gets_only_what_is_left() -> None:
     with (
         SlowServer(Answer(delay_s=3)) as server,

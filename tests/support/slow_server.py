@@ -3,7 +3,8 @@
 Every request (any method, any path) gets the same scripted answer: after `delay_s` the status
 line and headers (with the full `Content-Length`), then the body — all at once, or, with
 `trickle_s`, one byte every `trickle_s` seconds (a server that keeps a read timeout from ever
-firing). Requests are recorded (method, path with query, headers, body, arrival time).
+firing); with `trickle_head_s` the status line and headers come that way too.
+Requests are recorded (method, path with query, headers, body, arrival time).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class Answer:
     content_type: str = "application/json"
     delay_s: float = 0.0  # before the status line
     trickle_s: float | None = None  # seconds between body bytes; None: the body at once
+    # seconds between the bytes of the status line and headers too (None: they come at once)
+    trickle_head_s: float | None = None
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -86,6 +89,9 @@ class _Handler(BaseHTTPRequestHandler):
         if answer.delay_s and closing.wait(answer.delay_s):
             return
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            if answer.trickle_head_s is not None:
+                self._trickle_head(answer, closing)
+                return
             self.send_response(answer.status)
             self.send_header("Content-Type", answer.content_type)
             self.send_header("Content-Length", str(len(answer.body)))
@@ -101,5 +107,19 @@ class _Handler(BaseHTTPRequestHandler):
                 if closing.wait(answer.trickle_s):
                     self.close_connection = True
                     return
+
+    def _trickle_head(self, answer: Answer, closing: threading.Event) -> None:
+        """The status line and headers one byte at a time, then the body at once."""
+        head = (
+            f"HTTP/1.1 {answer.status} OK\r\nContent-Type: {answer.content_type}\r\n"
+            f"Content-Length: {len(answer.body)}\r\n\r\n"
+        ).encode()
+        for index in range(len(head)):
+            self.wfile.write(head[index : index + 1])
+            self.wfile.flush()
+            if closing.wait(answer.trickle_head_s):
+                self.close_connection = True
+                return
+        self.wfile.write(answer.body)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -49,11 +50,11 @@ def test_volatile_parts_of_the_gateway_prompt_are_removed(
     assert "Write it [script:write-file] run 1" in text  # the hook message itself stays
     system = normalizer.body(captured["run-1/1"]["body"])["messages"][0]["content"]
     assert CAPTURED_WORKSPACE not in system and "Current date: <volatile>" in system
-    # OpenClaw lists its bundled skills by absolute path: another machine installs elsewhere
+    # OpenClaw lists its bundled skills by absolute path, and only those whose binaries the
+    # machine has: they do not count at all (see the machine test below)
     raw = captured["run-1/1"]["body"]["messages"][0]["content"]
-    assert "/.cache/openclaw/app/node_modules/openclaw/skills/" in raw
-    assert "<location><volatile>/skills/weather/SKILL.md</location>" in system
-    assert "node_modules" not in system
+    assert "/.cache/openclaw/app/node_modules/openclaw/skills/weather/SKILL.md" in raw
+    assert "<name>weather</name>" not in system and "node_modules" not in system
 
 
 PROJECT_MEMORY = (
@@ -105,6 +106,37 @@ def test_a_recording_made_outside_a_git_checkout_replays_inside_one(
     )
     assert normalizer.key(CHAT, with_context) == normalizer.key(CHAT, without_memory)
     assert normalizer.key(CHAT, with_context) != recorded
+
+
+def test_a_recording_replays_on_a_machine_with_other_binaries_and_no_shell(
+    captured: dict, normalizer: Normalizer
+) -> None:
+    """OpenClaw lists its bundled skills only where their binaries are installed, and names the
+    shell only where SHELL is set: a container (the action's image) differs from the machine
+    that recorded. The user's own skills still count."""
+    body = captured["run-1/1"]["body"]
+    recorded = normalizer.key(CHAT, body)
+    system = body["messages"][0]["content"]
+    bundled = re.search(
+        r"  <skill>\n    <name>weather</name>\n.*?</skill>\n", system, flags=re.DOTALL
+    )
+    assert bundled and "/node_modules/openclaw/skills/weather/" in bundled.group(0)
+    container = json.loads(json.dumps(body))
+    container["messages"][0]["content"] = system.replace(bundled.group(0), "")
+    user = container["messages"][1]["content"]
+    container["messages"][1]["content"] = user.replace(" | shell=bash", "")
+    assert container["messages"][1]["content"] != user
+    assert normalizer.key(CHAT, container) == recorded
+    # a skill of the workspace is the user's: dropping it is a change
+    workspace_skill = system.replace(
+        "</available_skills>",
+        "  <skill>\n    <name>mine</name>\n    <description>d</description>\n"
+        f"    <location>{CAPTURED_WORKSPACE}/skills/mine/SKILL.md</location>\n  </skill>\n"
+        "</available_skills>",
+    )
+    changed = json.loads(json.dumps(body))
+    changed["messages"][0]["content"] = workspace_skill
+    assert normalizer.key(CHAT, changed) != recorded
 
 
 def test_tool_call_ids_and_spawned_session_ids_do_not_count(
