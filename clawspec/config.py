@@ -219,6 +219,12 @@ class Settings(BaseModel):
     report_dir: str = "clawspec-reports"
     report_json: str | None = None
     junit: str | None = None
+    junit_strict: bool = Field(
+        False,
+        description="JUnit without what the Jenkins xUnit plugin's schema lacks (testcase "
+        "file/line and properties, the skipped total on testsuites): that plugin skips files "
+        "with them.",
+    )
     report_html: str | None = None  # the self-contained HTML report (issue 11)
     codequality: str | None = Field(
         None, description="GitLab Code Quality report to write (merge request findings)."

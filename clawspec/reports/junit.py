@@ -163,13 +163,19 @@ _CHILD_ORDER = (
 
 
 def _testcase(
-    xml: XmlText, scenario: ScenarioResult, classname: str, file: str, change: str | None
+    xml: XmlText,
+    scenario: ScenarioResult,
+    classname: str,
+    file: str,
+    change: str | None,
+    strict: bool = False,
 ) -> tuple[str, str]:
-    """The testcase element and the tag of its outcome ("" when it passed)."""
+    """The testcase element and the tag of its outcome ("" when it passed). `strict`: nothing
+    the Jenkins xUnit plugin's schema lacks (file, line, properties)."""
     attrs = {"name": scenario.name, "classname": classname, "time": seconds(scenario.duration_ms)}
-    if file:
+    if file and not strict:
         attrs["file"] = file
-    if scenario.line:
+    if scenario.line and not strict:
         attrs["line"] = str(scenario.line)
     trace = scenario.trace
     pairs = [
@@ -181,9 +187,10 @@ def _testcase(
         *_regression_properties(scenario, change),
     ]
     children = _attempts(xml, scenario)
-    children["properties"] = _properties(
-        xml, _CASE + 1, [(name, value) for name, value in pairs if value]
-    )
+    if not strict:
+        children["properties"] = _properties(
+            xml, _CASE + 1, [(name, value) for name, value in pairs if value]
+        )
     outcome = ""
     if scenario.status in _OUTCOME:
         tag, kind, statuses = _OUTCOME[scenario.status]
@@ -250,11 +257,13 @@ def render_junit(
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     cwd: Path | None = None,
+    strict: bool = False,
 ) -> bytes:
     """Render the report as JUnit XML (UTF-8 bytes with an XML declaration).
 
     `repo_root`: the repository root (`codequality.repository_root`); `file` attributes are
-    relative to it, as annotations give them (None: as the report has them).
+    relative to it, as annotations give them (None: as the report has them). `strict`
+    (`junit_strict`): only what the Jenkins xUnit plugin's schema allows.
     """
     xml = XmlText(cleaner(secrets))
     changes = {c.id: c.change for c in report.comparison.scenarios} if report.comparison else {}
@@ -269,7 +278,7 @@ def render_junit(
     for contract, scenarios in grouped:
         path = repo_relative(contract, repo_root, cwd)
         name = names[contract]
-        cases = [_testcase(xml, s, name, path, changes.get(s.id)) for s in scenarios]
+        cases = [_testcase(xml, s, name, path, changes.get(s.id), strict) for s in scenarios]
         ms = sum(s.duration_ms for s in scenarios)
         suites.append(_suite(xml, contract, cases, ms, {**extra, "file": path}, head))
     if report.merged is not None and report.merged.missing:
@@ -281,7 +290,7 @@ def render_junit(
     # the run's wall time: scenarios run concurrently, so their sum says little about the run
     root = {
         "name": "clawspec",
-        **{k: str(v) for k, v in totals.items()},
+        **{k: str(v) for k, v in totals.items() if not (strict and k == "skipped")},
         "time": seconds(report.duration_ms),
     }
     return xml.document(xml.element("testsuites", root, 0, [suite for suite, _ in suites]))
@@ -308,10 +317,11 @@ def write_junit(
     path: Path,
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
+    strict: bool = False,
 ) -> Path:
     """Write the JUnit file atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_junit(report, secrets, repo_root))
+    partial.write_bytes(render_junit(report, secrets, repo_root, strict=strict))
     partial.replace(path)
     return path

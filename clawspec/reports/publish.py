@@ -65,7 +65,8 @@ def publish(
         from clawspec.reports.junit import write_junit
 
         root = repository_root(environ)  # `file` as annotations give it: repository-relative
-        if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets, root)):
+        strict = settings.junit_strict
+        if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets, root, strict)):
             written.append(junit_path)
     html_path = Path(settings.report_html) if settings.report_html else None
     if html_path is not None:

@@ -317,3 +317,50 @@ def test_the_schema_accepts_every_shape_we_write_and_rejects_what_jenkins_skips(
     assert bad != good
     assert not SCHEMA.is_valid(bad)
     assert not SCHEMA.is_valid(good.replace('<failure type="clawspec.fail" ', "<failure ", 1))
+
+
+def _xunit_schema() -> xmlschema.XMLSchema:
+    """The schema without ClawSpec's additions: what the Jenkins xUnit plugin accepts."""
+    text = (Path(__file__).parent / "data" / "junit-jenkins.xsd").read_text("utf-8")
+    case = text.index('<xs:complexType name="testcase">')
+    end = text.index("</xs:complexType>", case)
+    body = text[case:end]
+    for line in (
+        '<xs:element name="properties" type="properties" minOccurs="0"/>',
+        '<xs:attribute name="file" type="xs:string"/>',
+        '<xs:attribute name="line" type="xs:positiveInteger"/>',
+    ):
+        assert line in body
+        body = body.replace(line, "", 1)
+    text = text[:case] + body + text[end:]
+    roots = text.index('<xs:element name="testsuites">')
+    skipped = '<xs:attribute name="skipped" type="count"/>'
+    assert skipped in text[roots:]
+    text = text[:roots] + text[roots:].replace(skipped, "", 1)
+    return xmlschema.XMLSchema(text)
+
+
+def test_strict_junit_is_what_the_jenkins_xunit_plugin_accepts() -> None:
+    """`junit_strict`: the xUnit plugin checks a file against its own schema and skips it on
+    anything more; the strict file keeps the outcomes, reruns and times, drops the extras."""
+    strict_schema = _xunit_schema()
+    for data in (mixed_report(), rich_report(), _hostile_report()):
+        extended = render_junit(data)
+        assert not strict_schema.is_valid(extended)  # the extras really are outside it
+        strict = render_junit(data, strict=True)
+        strict_schema.validate(strict)
+        SCHEMA.validate(strict)
+        assert [c.name for c in _cases(strict)] == [c.name for c in _cases(extended)]
+        root = ET.fromstring(strict)
+        assert root.find("testsuite/testcase/properties") is None
+        assert all("file" not in c.attrib for c in root.iter("testcase"))
+        assert root.find("testsuite/properties") is not None  # a suite's properties are fine
+
+
+def test_junit_strict_is_a_setting(tmp_path: Path) -> None:
+    from clawspec.config import Settings
+    from clawspec.reports.publish import publish
+
+    settings = Settings(report_dir=str(tmp_path), junit=str(tmp_path / "j.xml"), junit_strict=True)
+    publish(mixed_report(), settings, {})
+    _xunit_schema().validate((tmp_path / "j.xml").read_bytes())
