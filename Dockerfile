@@ -3,7 +3,7 @@
 # Base: Debian 12 "bookworm" slim with CPython 3.11 (the version ClawSpec is developed on).
 # Pin by digest for reproducible builds once you can resolve it:
 #   docker buildx imagetools inspect python:3.11-slim-bookworm   → FROM python:3.11-slim-bookworm@sha256:<digest>
-# Build and run it locally the way the GitHub runner does: scripts/build-image.sh (README
+# Build and run it locally the way the GitHub runner does: scripts/build-image.sh (docs/ci.md
 # "Building and reusing the image"); to avoid a build on every workflow run, push it once and use
 # `uses: docker://<registry>/clawspec:<tag>`.
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
@@ -53,7 +53,7 @@ LABEL org.opencontainers.image.title="ClawSpec" \
       org.opencontainers.image.licenses="MIT"
 # MALLOC_ARENA_MAX: glibc gives each thread that allocates at once an arena of its own (up to
 # 8 per core), and a run's checking threads all do: at 10,000 scenarios peak RSS 138 MB with the
-# default, 124 MB with 2 arenas, and no slower (README "Performance").
+# default, 124 MB with 2 arenas, and no slower (docs/internals.md "Performance").
 # SHELL: OpenClaw runs its exec tool with $SHELL, and the runner sets none in the container.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     SHELL=/bin/bash \
@@ -63,7 +63,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PATH="/opt/openclaw/bin:${PATH}"
 
-# git: the baseline choice checks commit ancestry in the checkout (README "Regression runs").
+# git: the baseline choice checks commit ancestry in the checkout (docs/guide.md "Regression runs").
 # curl: OpenClaw offers the agent only the bundled skills whose binaries are on PATH, and several
 # need curl (weather, notion). Replay does not depend on it: bundled skills are not matched.
 # hadolint ignore=DL3008

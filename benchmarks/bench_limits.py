@@ -39,7 +39,7 @@ import requests
 from clawspec.assertions.base import EvalContext, RunInfo
 from clawspec.assertions.registry import REGISTRY
 from clawspec.config import Settings
-from clawspec.runner.evidence import Evidence
+from clawspec.evidence.store import Evidence
 
 data = json.loads(sys.argv[2])
 ctx = EvalContext(

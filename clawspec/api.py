@@ -269,9 +269,9 @@ def run(
                 traffic=traffic,
             )
             if needs_trace(plans):
-                from clawspec.traces.evidence import BACKEND_KEY, run_backend
+                from clawspec.evidence.trace import run_backend
 
-                env.shared[BACKEND_KEY] = run_backend(settings, environ)
+                env.trace_backend = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
             if traffic is not None:

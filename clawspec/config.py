@@ -108,7 +108,7 @@ MIB = 1024 * 1024
 
 
 class LimitsSettings(_Section):
-    """Ceilings that keep hostile or huge inputs from hanging a run (README "Limits").
+    """Ceilings that keep hostile or huge inputs from hanging a run (docs/guide.md "Limits").
 
     Contracts over a limit are contract errors (exit 2, `file:line:column`); files and logs
     over one give the assertion an `error` verdict that names the setting to raise.
@@ -197,7 +197,7 @@ class RegressionSettings(_Section):
 
 
 class HistorySettings(_Section):
-    """Where earlier runs are kept and found (issue 12; README "Regression runs")."""
+    """Where earlier runs are kept and found (issue 12; docs/guide.md "Regression runs")."""
 
     s3_endpoint_url: str | None = Field(
         None, description="S3-compatible endpoint (MinIO, Ceph, R2); else AWS_ENDPOINT_URL_S3."

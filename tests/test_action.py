@@ -32,7 +32,7 @@ from tests.support.hooks_api import HooksServer
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-DOCS = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 HOOKS_TOKEN = "hooks-secret-7f3a9c1e"
 GITHUB_TOKEN = "ghs_secretGitHubToken42"
 HEAD_SHA = "5e1f" * 10
@@ -59,7 +59,7 @@ def test_action_inputs_entrypoint_and_docs_agree() -> None:
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name), f"input '{name}' is not snake_case"
         assert spec.get("description"), f"input '{name}' has no description"
         assert "default" in spec, f"input '{name}' has no default"
-        assert f"| `{name}` |" in DOCS, f"input '{name}' is missing from README.md"
+        assert f"| `{name}` |" in DOCS, f"input '{name}' is missing from docs/ci.md"
     assert inputs["github_token"]["default"] == "${{ github.token }}"
 
 
@@ -68,7 +68,7 @@ def test_action_outputs_are_written_and_documented() -> None:
     assert tuple(outputs) == OUTPUT_NAMES
     for name, spec in outputs.items():
         assert spec.get("description")
-        assert f"| `{name}` |" in DOCS, f"output '{name}' is missing from README.md"
+        assert f"| `{name}` |" in DOCS, f"output '{name}' is missing from docs/ci.md"
 
 
 def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:

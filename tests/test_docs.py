@@ -1,33 +1,59 @@
-"""The README's assertion tables are generated from the registry and must be current."""
+"""The docs: the assertion tables are generated from the registry and current; the README is
+the short way in and every document it points to exists."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.docs import END, START, render_tables
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+REFERENCE = ROOT / "docs" / "reference.md"
 
 
-def test_readme_assertion_tables_are_current() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_reference_assertion_tables_are_current() -> None:
+    text = REFERENCE.read_text(encoding="utf-8")
     block = text[text.index(START) : text.index(END) + len(END)]
     assert block == render_tables(), (
-        "README assertion tables are stale: run `python -m clawspec.assertions.docs`"
+        "assertion tables are stale: run `python -m clawspec.assertions.docs`"
     )
 
 
-def test_every_assertion_type_has_a_section_and_an_example_in_the_readme() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_every_assertion_type_has_a_section_and_an_example_in_the_reference() -> None:
+    text = REFERENCE.read_text(encoding="utf-8")
     for name in REGISTRY:
         assert f"#### `{name}`" in text
         assert f"- type: {name}" in text
 
 
-def test_readme_documents_the_exit_codes_and_both_commands() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_exit_codes_and_both_commands_are_documented() -> None:
+    reference = REFERENCE.read_text(encoding="utf-8")
     for code in ("| `0` |", "| `1` |", "| `2` |", "| `3` |", "| `130` |"):
-        assert code in text
+        assert code in reference
+    text = README.read_text(encoding="utf-8")
     assert "bash scripts/test.sh" in text
     assert "scripts/demo.sh" in text
+
+
+def test_the_readme_is_short_and_its_links_lead_somewhere() -> None:
+    """A user reads the README in ten minutes; the rest is in docs/, and no link is broken."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 200
+    for path in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        body = path.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([\w-]+))?\)", body):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            linked = (path.parent / target).resolve() if target else path
+            assert linked.exists(), f"{path.name}: link to missing {target}"
+            if anchor and linked.suffix == ".md":
+                assert anchor in _anchors(linked), f"{path.name}: no #{anchor} in {linked.name}"
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#{1,6} (.+)$", path.read_text(encoding="utf-8"), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}

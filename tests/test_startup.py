@@ -31,7 +31,9 @@ EVALUATION_ONLY = [
     "clawspec.gateway.plugin_records",
     "clawspec.judge.client",
     "clawspec.judge.verdict",
-    "clawspec.traces.evidence",
+    "clawspec.evidence.log",
+    "clawspec.evidence.trace",
+    "clawspec.traces.spans",
     "clawspec.traces.model",
     "clawspec.traffic.normalize",
     "clawspec.runner.scenario",
@@ -161,7 +163,7 @@ def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
 # evidence and the OTLP receiver are imported while the first agents run (issue 14).
 NOT_BEFORE_FIRST_RUN = [
     "clawspec.reports.model",
-    "clawspec.runner.report_evidence",
+    "clawspec.evidence.report",
     "clawspec.traces.receiver",
     "http.server",
 ]

@@ -19,7 +19,7 @@ from clawspec.status import Status
 
 if TYPE_CHECKING:
     from clawspec.config import Settings
-    from clawspec.runner.evidence import Evidence
+    from clawspec.evidence.store import Evidence
 
 
 class Need(Enum):

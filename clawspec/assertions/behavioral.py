@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -16,8 +16,7 @@ from clawspec.text import fmt_number, one_line, pluralize, quote_list
 # The log readers are needed only to evaluate: `clawspec validate` builds these models without
 # importing them (tests/test_startup.py); each evaluator imports what it reads.
 if TYPE_CHECKING:
-    from clawspec.gateway.logs import LogIndex
-    from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
+    from clawspec.evidence.log import RunLog
 
 LOG_PATH = Field(None, description="Gateway log file (default: the active gateway log).")
 RUN_ID = Field(None, description="Run to scope the search to (default: this scenario's run).")
@@ -44,7 +43,7 @@ class GatewayResponse(Assertion):
 
         from clawspec.net import deadline as net
 
-        try:  # a deadline for the whole answer, not a read timeout (README: deadlines)
+        try:  # a deadline for the whole answer, not a read timeout (docs/guide.md: deadlines)
             status = net.request(
                 ctx.evidence.http,
                 "GET",
@@ -96,6 +95,8 @@ class LogEntry(Assertion):
 
     def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
         """Only the run's lines count; a missing log or run is `error` (SPEC §9)."""
+        from clawspec.evidence.log import RunLog
+
         scoped = RunLog.load(ctx, ctx.path(self.path), self.run_id, "log")
         if scoped.problem:
             return scoped.problem
@@ -189,6 +190,21 @@ def _agent_name(choice: object) -> str | None:
 
 
 # The log-based assertions below are scoped to the scenario's run (SPEC §9 "Logs").
+_Judge = Callable[[Any, EvalContext, "RunLog"], Verdict]
+
+
+def _on_run_log(judge: _Judge) -> Callable[[Any, EvalContext], Verdict]:
+    """Make `judge(self, ctx, scoped)` an evaluator over the run's log (`log_path`, `run_id`):
+    a log or run that cannot be found is the evaluator's `error`, with the reason."""
+
+    @functools.wraps(judge)
+    def evaluate(self: Any, ctx: EvalContext) -> Verdict:
+        from clawspec.evidence.log import RunLog
+
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
+        return scoped.problem or judge(self, ctx, scoped)
+
+    return evaluate
 
 
 @register(
@@ -204,12 +220,10 @@ class ToolWasCalled(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        scoped = RunLog.load(ctx, self.log_path, self.run_id)
-        if scoped.problem:
-            return scoped.problem
+    @_on_run_log
+    def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
         counts = scoped.index.tool_counts()
-        count = _calls_named(scoped.index, self.tool)
+        count = scoped.calls_named(self.tool)
         if count:
             return Verdict.passed(
                 f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
@@ -234,12 +248,10 @@ class ToolNotCalled(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        scoped = RunLog.load(ctx, self.log_path, self.run_id)
-        if scoped.problem:
-            return scoped.problem
+    @_on_run_log
+    def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
         calls = scoped.index.tool_calls
-        count = _calls_named(scoped.index, self.tool)
+        count = scoped.calls_named(self.tool)
         if count:
             return Verdict.failed(
                 f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
@@ -266,10 +278,8 @@ class DelegationOccurred(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        scoped = RunLog.load(ctx, self.log_path, self.run_id)
-        if scoped.problem:
-            return scoped.problem
+    @_on_run_log
+    def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
         agents = scoped.index.subagents
         if self.to_agent in agents:
             return Verdict.passed(
@@ -299,10 +309,8 @@ class ToolNotPermitted(Assertion):
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
 
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        scoped = RunLog.load(ctx, self.log_path, self.run_id)
-        if scoped.problem:
-            return scoped.problem
+    @_on_run_log
+    def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
         counts = scoped.index.tool_counts()
         allowed = set(self.allowed_tools)
         forbidden = {name: n for name, n in counts.items() if name not in allowed}
@@ -333,11 +341,9 @@ class TokenBudget(Assertion):
     max_input_tokens: int | None = Field(None, ge=0, description="Maximum input tokens.")
     max_output_tokens: int | None = Field(None, ge=0, description="Maximum output tokens.")
 
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        scoped = RunLog.load(ctx, self.log_path, self.run_id)
-        if scoped.problem:
-            return scoped.problem
-        usage, source = _usage(ctx, scoped.index)
+    @_on_run_log
+    def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
+        usage, source = scoped.token_usage(ctx)
         if usage is None:
             return Verdict.skipped(
                 f"no token usage records for run {scoped.label} ({source}; "
@@ -366,176 +372,6 @@ class TokenBudget(Assertion):
         )
         text = f"{within} ({pluralize(usage.calls, source)})"
         return scoped.undecided(text) or Verdict.passed(text, measured, limits)
-
-
-class RunLog:
-    """The run's log index (shared by the scenario's assertions) or why it is unusable.
-
-    The log may lag behind the hook's answer, and a spawned sub-agent may start many seconds
-    after its parent ended: the index waits for both up to `ctx.evidence_wait_s()` (derived
-    from the scenario's timeout). Evidence still missing then makes `undecided` turn a verdict
-    that the missing lines could change into `error`.
-    """
-
-    def __init__(
-        self, index: LogIndex, label: str, problem: Verdict | None, timeout_s: float = 0.0
-    ) -> None:
-        self.index = index
-        self.label = label
-        self.problem = problem
-        self.timeout_s = timeout_s
-
-    def undecided(self, verdict_text: str) -> Verdict | None:
-        """`error` when the run's evidence is incomplete (a pass of a negative assertion or a
-        fail of a positive one could still flip), else None: the verdict stands."""
-        if not self.index.pending:
-            return None
-        shown = "; ".join(self.index.pending[:3])
-        more = len(self.index.pending) - 3
-        shown += f"; and {more} more" if more > 0 else ""
-        return Verdict.errored(
-            f"{verdict_text}, but the run's log is incomplete after waiting "
-            f"{self.index.waited_s:.1f} s: {shown} (the wait follows the scenario's timeout of "
-            f"{self.timeout_s:g} s; raise `timeout` if the gateway is slow)"
-        )
-
-    @classmethod
-    def load(
-        cls, ctx: EvalContext, log_path: str | Path | None, run_id: str | None, kind: str = ""
-    ) -> RunLog:
-        """Index the log once per (path, run) and check the run is in it (SPEC §9 "Logs")."""
-        from clawspec.gateway.logs import LogIndex
-
-        active = ctx.evidence.gateway_log
-        if isinstance(log_path, str):
-            path: Path | None = ctx.path(log_path)
-        else:
-            path = log_path or active
-        kind = kind or ("gateway log" if log_path is None else "log")
-        ours = {ctx.run.run_id, ctx.run.gateway_run_id} - {None}
-        if run_id and run_id not in ours:
-            ids: tuple[str, ...] = (run_id,)
-            keys: tuple[str, ...] = ()
-            label = run_id
-        else:
-            ids = tuple(i for i in (ctx.run.run_id, ctx.run.gateway_run_id) if i)
-            keys = (ctx.run.session_key,) if ctx.run.session_key else ()
-            label = ctx.run.run_id
-        if path is None:
-            index = LogIndex(Path(), ids, keys, exists=False)
-            return cls(index, label, Verdict.errored("no gateway log configured (set log_path)"))
-        is_active = active is not None and _same_file(path, active)
-        offset = ctx.evidence.log_offset if is_active else 0
-
-        wait_s = ctx.evidence_wait_s()
-
-        def build() -> LogIndex:
-            return LogIndex.build(
-                path,
-                offset,
-                run_ids=ids,
-                session_keys=keys,
-                started_at=ctx.run.started_at.timestamp(),
-                inode=ctx.evidence.extra.get("log_inode") if is_active else None,
-                wait_s=wait_s,
-                subagent_wait_s=wait_s,
-                poll_interval_s=ctx.poll_interval_s,
-                stop=ctx.stop,
-                clock=ctx.clock,
-                tail_bytes=None if is_active else tail,
-            )
-
-        # A log other than the active one has no offset recorded at the run's start: it is read
-        # from its last `limits.log_tail_bytes` only, and every verdict says so (the label).
-        tail = ctx.settings.limits.log_tail_bytes
-        index = ctx.evidence.cached(f"log_index|{path}|{offset}|{ids}|{keys}", build)
-        if index.skipped_bytes:
-            label += (
-                f" (in the last {tail / 1024 / 1024:g} MiB of the log: limits.log_tail_bytes; "
-                f"{index.skipped_bytes:,} bytes before them not read)"
-            )
-        timeout = ctx.timeout_s
-        if not index.exists:
-            return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"), timeout)
-        if not index.found:
-            problem = Verdict.errored(_not_found(kind, path, label, ids, keys, index))
-            return cls(index, label, problem, timeout)
-        return cls(index, label, None, timeout)
-
-
-def _not_found(
-    kind: str,
-    path: Path,
-    label: str,
-    ids: tuple[str, ...],
-    keys: tuple[str, ...],
-    index: LogIndex,
-) -> str:
-    """Say what was looked for, what the log held and how long it was waited for, and the
-    likely cause: no line at all, no debug run lines, or only other runs' lines (slow)."""
-    from clawspec.gateway.logs import DEBUG_HINT
-
-    looked = f"run id {' or '.join(repr(i) for i in ids)}"
-    if keys:
-        looked += f", session key {' or '.join(repr(k) for k in keys)}"
-    lines = pluralize(index.lines_read, "line")
-    seen = f"{lines} written since the run started, {pluralize(index.run_starts_seen, 'run')}"
-    if not index.lines_read:
-        hint = "is this the log the gateway writes? (gateway_log_pattern)"
-    elif not index.run_starts_seen:
-        hint = DEBUG_HINT
-    else:
-        hint = "the gateway had not logged this run yet: raise the scenario's `timeout`"
-    return (
-        f"run {label} not found in {kind} '{path}' after waiting {index.waited_s:.1f} s "
-        f"(looked for {looked}; saw {seen} started; {hint})"
-    )
-
-
-def _calls_named(index: LogIndex, tool: str) -> int:
-    """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
-    from clawspec.gateway.tool_search import CONTROLS
-
-    calls = index.tool_search_calls if tool in CONTROLS else index.tool_calls
-    return sum(1 for call in calls if call.name == tool)
-
-
-def _usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
-    """Return the run's token usage and what it was counted from (plugin first, then log)."""
-    plugin = ctx.evidence.plugin_output
-    source = "no plugin output configured"
-    if plugin is not None:
-        offset = ctx.evidence.plugin_offset
-        from clawspec.gateway.plugin_records import read_plugin_records
-
-        def load() -> list[PluginRecord]:
-            records: list[PluginRecord] = []
-
-            def settled() -> bool:
-                records[:] = read_plugin_records(plugin, offset)
-                return index.plugin_settled(records)
-
-            ctx.wait_until(settled, ctx.evidence_wait_s())
-            return records
-
-        scope = ",".join(sorted(index.run_ids))
-        records = ctx.evidence.cached(f"plugin_records|{plugin}|{offset}|{scope}", load)
-        usage = index.usage_from_plugin(records)
-        if usage is not None:
-            return usage, "model call"
-        source = f"none in plugin output '{plugin}'"
-    if index.legacy_usage is not None:
-        return index.legacy_usage, "log usage line"
-    return None, source
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    if a == b:
-        return True  # the usual case, without resolving both paths for every assertion
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return a == b
 
 
 def _counted(counts: dict[str, int]) -> str:

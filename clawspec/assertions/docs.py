@@ -1,7 +1,7 @@
-"""Generate the README's assertion tables from the registry (never maintained by hand).
+"""Generate the assertion reference's tables from the registry (never maintained by hand).
 
-`python -m clawspec.assertions.docs` rewrites the block between the markers in README.md;
-`tests/test_docs.py` fails when the README is stale.
+`python -m clawspec.assertions.docs` rewrites the block between the markers in
+docs/reference.md; `tests/test_docs.py` fails when it is stale.
 """
 
 from __future__ import annotations
@@ -76,5 +76,5 @@ def update_block(readme: Path, start_marker: str, end_marker: str, block: str) -
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/reference.md")
     print(f"{target}: {'updated' if update_readme(target) else 'up to date'}")

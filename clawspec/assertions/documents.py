@@ -28,7 +28,7 @@ class NoFrontMatterError(DataError):
 
 
 # Every file an assertion reads goes through `read_text`: at most this many bytes (+1) are ever
-# in memory, a larger file is an error (`limits.file_max_bytes`, README "Limits").
+# in memory, a larger file is an error (`limits.file_max_bytes`, docs/guide.md "Limits").
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
 

@@ -53,7 +53,7 @@ class GatewayHealthy(Assertion):
         url = ctx.settings.gateway_base_url.rstrip("/") + ctx.settings.gateway_health_path
         from clawspec.net import deadline as net
 
-        try:  # a deadline for the whole answer, not a read timeout (README: deadlines)
+        try:  # a deadline for the whole answer, not a read timeout (docs/guide.md: deadlines)
             response = net.request(
                 ctx.evidence.http, "GET", url, deadline=net.Deadline.after(10, "10 s")
             )

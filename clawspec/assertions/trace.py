@@ -1,6 +1,6 @@
 """Trace assertions: evaluate the run's spans from the observability backend.
 
-All ten read one `Trace` per scenario (`traces.evidence.scenario_trace`); when it cannot be had,
+All ten read one `Trace` per scenario (`evidence.trace.scenario_trace`); when it cannot be had,
 each of them is `skip` with the same reason (SPEC §5). `warn` only where the seed says so:
 `delegation_path` without sub-agent data, `trace_cost` without cost data.
 """
@@ -31,23 +31,33 @@ SHOWN = 10  # names shown in a one-line message before "… and N more"
 _Evaluate = Callable[[Any, "EvalContext"], Verdict]
 
 
-def _when_pending(flips: Callable[[Any, Verdict], bool]) -> Callable[[_Evaluate], _Evaluate]:
-    """Turn a verdict that missing spans could change into `error` while the trace is
-    incomplete (`Trace.pending`: a spawned sub-agent never showed up or did not finish).
+_Judge = Callable[[Any, "EvalContext", "Trace"], Verdict]
+
+
+def _on_trace(flips: Callable[[Any, Verdict], bool]) -> Callable[[_Judge], _Evaluate]:
+    """Make `judge(self, ctx, trace)` an evaluator: it gets the scenario's trace (looked up once
+    per scenario), or the evaluator is `skip` with the reason the trace cannot be had; and a
+    verdict that missing spans could change is `error` while the trace is incomplete
+    (`Trace.pending`: a spawned sub-agent never showed up or did not finish).
 
     `flips(assertion, verdict)` says whether more spans could change this verdict: a pass of
     an upper bound (a budget, "not invoked"), a fail of something that must appear. A negative
     assertion never passes without the evidence it needs.
     """
 
-    def decorate(evaluate: _Evaluate) -> _Evaluate:
-        @functools.wraps(evaluate)
-        def checked(self: Any, ctx: EvalContext) -> Verdict:
-            verdict = evaluate(self, ctx)
-            if verdict.status in (Status.SKIP, Status.ERROR) or not flips(self, verdict):
+    def decorate(judge: _Judge) -> _Evaluate:
+        @functools.wraps(judge)
+        def evaluate(self: Any, ctx: EvalContext) -> Verdict:
+            from clawspec.evidence.trace import scenario_trace
+            from clawspec.traces.model import TraceUnavailable
+
+            trace = scenario_trace(ctx)
+            if isinstance(trace, TraceUnavailable):
+                return Verdict.skipped(trace.reason)
+            verdict = judge(self, ctx, trace)
+            if verdict.status in (Status.SKIP, Status.ERROR) or not trace.pending:
                 return verdict
-            trace = _trace(ctx)  # the scenario's cached trace: no second lookup
-            if isinstance(trace, Verdict) or not trace.pending:
+            if not flips(self, verdict):
                 return verdict
             shown = "; ".join(trace.pending[:3])
             more = len(trace.pending) - 3
@@ -58,7 +68,7 @@ def _when_pending(flips: Callable[[Any, Verdict], bool]) -> Callable[[_Evaluate]
                 "gateway is slow)"
             )
 
-        return checked
+        return evaluate
 
     return decorate
 
@@ -85,17 +95,6 @@ def _model_flips(assertion: ModelUsed, verdict: Verdict) -> bool:
     return _not_passed(assertion, verdict) if assertion.expected else _passed(assertion, verdict)
 
 
-def _trace(ctx: EvalContext) -> Trace | Verdict:
-    """The scenario's trace, or the `skip` every trace assertion reports without it."""
-    from clawspec.traces.evidence import scenario_trace
-    from clawspec.traces.model import TraceUnavailable
-
-    found = scenario_trace(ctx)
-    if isinstance(found, TraceUnavailable):
-        return Verdict.skipped(found.reason)
-    return found
-
-
 @register(category="trace", needs={Need.TRACE}, example="min: 1\nmax: 4")
 class LlmCallCount(Assertion):
     """The number of LLM spans in the trace is within bounds."""
@@ -116,11 +115,8 @@ class LlmCallCount(Assertion):
             )
         return self
 
-    @_when_pending(_call_count_flips)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
+    @_on_trace(_call_count_flips)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
         from clawspec.traces.model import SpanType
 
         count = len(trace.of_type(SpanType.LLM))
@@ -162,13 +158,10 @@ class ToolSequence(Assertion):
     expected: list[str] = Field(min_length=1, description="Tool names in order.")
     mode: Literal["ordered", "strict", "contains"] = Field("ordered", description="Match mode.")
 
-    @_when_pending(_sequence_flips)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
+    @_on_trace(_sequence_flips)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
         from clawspec.gateway.tool_search import CONTROLS
-        from clawspec.traces.evidence import tool_names
+        from clawspec.traces.spans import tool_names
 
         # Tool Search's wrappers count as the tools they call, unless a control is expected.
         actual = tool_names(trace, raw=bool(CONTROLS.intersection(self.expected)))
@@ -214,11 +207,8 @@ class ModelUsed(Assertion):
     expected: str | None = Field(None, description="Substring that must appear in a model name.")
     not_expected: str | None = Field(None, description="Substring no model name may contain.")
 
-    @_when_pending(_model_flips)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
+    @_on_trace(_model_flips)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
         from clawspec.traces.model import SpanType
 
         llm = trace.of_type(SpanType.LLM)
@@ -258,12 +248,9 @@ class DelegationPath(Assertion):
     routing_decisions: WorkspacePath | None = Field(None, description="Fallback routing file.")
     state_path: WorkspacePath | None = Field(None, description="Fallback router state file.")
 
-    @_when_pending(_not_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
-        from clawspec.traces.evidence import delegation_spans, routing_agents
+    @_on_trace(_not_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
+        from clawspec.traces.spans import delegation_spans, routing_agents
 
         roots, subagents = delegation_spans(trace)
         if subagents:
@@ -324,11 +311,8 @@ class PerSpanBudget(Assertion):
     span_type: Literal["llm", "tool", "agent", "general"] = Field("llm", description="Span type.")
     span_name: str | None = Field(None, description="Only spans whose name contains this.")
 
-    @_when_pending(_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
+    @_on_trace(_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
         from clawspec.traces.model import SpanType
 
         spans = [
@@ -381,12 +365,9 @@ class TraceTokenBudget(Assertion):
     max_input_tokens: int | None = Field(None, ge=0, description="Maximum total input tokens.")
     max_output_tokens: int | None = Field(None, ge=0, description="Maximum total output tokens.")
 
-    @_when_pending(_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
-        from clawspec.traces.evidence import counted_spans, span_usage
+    @_on_trace(_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
+        from clawspec.traces.spans import counted_spans, span_usage
 
         spans, source = counted_spans(trace, span_usage)
         if not spans:
@@ -415,12 +396,9 @@ class TraceDuration(Assertion):
     type: Literal["trace_duration"]
     max_ms: float = Field(ge=0, description="Maximum duration in milliseconds.")
 
-    @_when_pending(_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
-        from clawspec.traces.evidence import trace_duration_ms
+    @_on_trace(_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
+        from clawspec.traces.spans import trace_duration_ms
 
         measured = trace_duration_ms(trace)
         if measured is None:
@@ -449,12 +427,9 @@ class TraceCost(Assertion):
     type: Literal["trace_cost"]
     max_usd: float = Field(ge=0, description="Maximum cost in USD.")
 
-    @_when_pending(_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
-        from clawspec.traces.evidence import counted_spans, estimate_cost
+    @_on_trace(_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
+        from clawspec.traces.spans import counted_spans, estimate_cost
 
         if trace.cost_usd is not None:
             return self._compare(trace.cost_usd, f"native cost of trace '{trace.id}'")
@@ -498,12 +473,9 @@ class NoSpanErrors(Assertion):
 
     type: Literal["no_span_errors"]
 
-    @_when_pending(_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
-        from clawspec.traces.evidence import by_start
+    @_on_trace(_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
+        from clawspec.traces.spans import by_start
 
         errored = [span for span in by_start(trace.spans) if span.error and str(span.error).strip()]
         if not errored:
@@ -528,15 +500,12 @@ class ToolNotInvoked(Assertion):
     type: Literal["tool_not_invoked"]
     tool: str = Field(description="Tool name that must not appear in any tool span.")
 
-    @_when_pending(_passed)
-    def evaluate(self, ctx: EvalContext) -> Verdict:
+    @_on_trace(_passed)
+    def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
         # Positive evidence (SPEC §5): only a found trace can show the tool was not called;
-        # without one `_trace` skips.
-        trace = _trace(ctx)
-        if isinstance(trace, Verdict):
-            return trace
+        # without one the evaluator skips (`_on_trace`).
         from clawspec.gateway.tool_search import CONTROLS
-        from clawspec.traces.evidence import tool_names
+        from clawspec.traces.spans import tool_names
 
         names = tool_names(trace, raw=self.tool in CONTROLS)
         count = names.count(self.tool)

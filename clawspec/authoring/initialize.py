@@ -105,5 +105,7 @@ def describe(result: InitResult) -> str:
     lines = [f"{VERBS[(result.written, a.action)]:>14}  {a.path}" for a in result.actions]
     lines += [f"note: {note}" for note in result.notes]
     if result.written and any(a.action in ("create", "replace") for a in result.actions):
-        lines.append("next: clawspec validate && clawspec run --bring-up (README: Getting started)")
+        lines.append(
+            "next: clawspec validate && clawspec run --bring-up (docs/guide.md: Getting started)"
+        )
     return "\n".join(lines)

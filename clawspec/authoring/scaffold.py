@@ -19,7 +19,7 @@ SCHEMA_DIR = ".clawspec"
 WORKFLOW = ".github/workflows/clawspec.yml"
 WORKFLOW_SCHEMA = "https://json.schemastore.org/github-workflow.json"
 # ClawSpec has no published action name: the user points `uses:` at the repository they take it
-# from, pinned to a commit (see ACTION_COMMENT and README "GitHub Actions").
+# from, pinned to a commit (see ACTION_COMMENT and docs/ci.md "GitHub Actions").
 ACTION_USES = "<owner>/clawspec@<commit-sha>"
 ACTION_COMMENT = (
     "ClawSpec is not published under a fixed action name. Replace <owner>/clawspec with the",
@@ -82,8 +82,7 @@ def render_contract(target: Target) -> str:
     header = [
         modeline(path, "contract").rstrip("\n"),
         f"# Starter contract for the {target.kind} '{target.name}', written by `clawspec init`.",
-        "# Edit the scenarios to say what this "
-        f"{target.kind} must do; see the README's assertion reference.",
+        f"# Edit the scenarios to say what this {target.kind} must do; see docs/reference.md.",
         'version: "1.0"',
         "target:",
         f"  type: {target.kind}",
@@ -151,7 +150,7 @@ def render_config(workspace: Workspace) -> str:
     """clawspec.yaml: reports, and the gateway the runs use."""
     lines = [
         modeline("clawspec.yaml", "config").rstrip("\n"),
-        "# ClawSpec configuration, written by `clawspec init` (README: Configuration).",
+        "# ClawSpec configuration, written by `clawspec init` (docs/guide.md: Configuration).",
         "report_dir: clawspec-reports",
         "junit: clawspec-reports/junit.xml",
         "gateway:",

@@ -1,13 +1,13 @@
 """JSON Schemas for contracts and `clawspec.yaml`, generated from the models and the registry.
 
 The pydantic models (which the registry builds the assertion union from) are the single source,
-as for the README tables. `python -m clawspec.authoring.schema` rewrites the shipped files in
+as for the assertion tables. `python -m clawspec.authoring.schema` rewrites the shipped files in
 `clawspec/schemas/`; `tests/authoring/test_schema.py` fails when they are stale. Editors use them
 through the `# yaml-language-server: $schema=…` line `clawspec init` writes.
 
-What the schema cannot see, only the loader checks (README "Editor set-up"): template variables
-and unset `{{env.NAME}}`, paths that climb out of the workspace, duplicate scenario names,
-duplicate YAML keys, ISO timestamps in `updated_after`, and `llm_call_count` `min` > `max`.
+What the schema cannot see, only the loader checks (docs/guide.md "Editor set-up"): template
+variables and unset `{{env.NAME}}`, paths that climb out of the workspace, duplicate scenario
+names, duplicate YAML keys, ISO timestamps in `updated_after`, and `llm_call_count` `min` > `max`.
 """
 
 from __future__ import annotations

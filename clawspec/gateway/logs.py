@@ -47,7 +47,7 @@ from clawspec.gateway.log_facts import (
     facts_of,
 )
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
-from clawspec.gateway.tool_search import unwrap
+from clawspec.gateway.tool_search import SPAWN_TOOL, unwrap
 
 DEBUG_HINT = "run lines need logging.level: debug"
 MAX_ARCHIVES = 5  # OpenClaw keeps 5 rotated files
@@ -57,7 +57,6 @@ READ_BLOCK = 8 * 1024 * 1024
 
 _AGENT_KEY = re.compile(r"^agent:([^:]+):")
 _SUBAGENT = re.compile(r"^agent:([^:]+):(?:subagent|acp):")
-SPAWN_TOOL = "sessions_spawn"
 # Without any run-start line a short while into the wait, the log has no debug lines (or is
 # not the gateway's): waiting out the whole budget would only delay the same answer.
 NO_RUN_LINES_GRACE_S = 5.0

@@ -24,6 +24,8 @@ WRAPPERS = frozenset({"tool_call", "tool_search_code"})  # call another tool
 LOOKUPS = frozenset({"tool_search", "tool_describe"})  # only find and describe tools
 CONTROLS = WRAPPERS | LOOKUPS
 INNER_PREFIX = "tool_search_code:"
+# The tool that starts a sub-agent, once wrappers are unwrapped (the log and the trace alike).
+SPAWN_TOOL = "sessions_spawn"
 
 Call = TypeVar("Call")
 

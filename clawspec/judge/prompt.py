@@ -1,6 +1,7 @@
 """What the judge sees: a fixed system prompt, the rubric, and the artifacts as tagged data.
 
-The prompt shape is documented in the README ("What the judge sees"); a test keeps them in step.
+The prompt shape is documented in docs/traces-and-judge.md ("What the judge sees"); a test
+keeps them in step.
 """
 
 from __future__ import annotations

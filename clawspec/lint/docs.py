@@ -1,6 +1,6 @@
-"""Generate the README's lint rule table from the rule registry (`python -m clawspec.lint.docs`).
+"""Generate the guide's lint rule table from the rule registry (`python -m clawspec.lint.docs`).
 
-`tests/lint/test_lint_docs.py` fails when the README is stale.
+`tests/lint/test_lint_docs.py` fails when docs/guide.md is stale.
 """
 
 from __future__ import annotations
@@ -30,6 +30,6 @@ def render_rules() -> str:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/guide.md")
     changed = update_block(target, START, END, render_rules())
     print(f"{target}: {'updated' if changed else 'up to date'}")

@@ -1,7 +1,7 @@
 """The lint rules: one function each, registered with an id, a default severity and a summary.
 
 The registry is the single source of the rule list: the engine runs it, `clawspec.yaml`
-(`lint.rules`) switches rules off or re-grades them by id, and the README table is generated
+(`lint.rules`) switches rules off or re-grades them by id, and the guide's table is generated
 from it (`python -m clawspec.lint.docs`). Frontmatter facts follow OpenClaw's documented
 SKILL.md format (name, description, metadata.openclaw.requires.{bins,anyBins,env}, primaryEnv,
 user-invocable, command-dispatch/command-tool …); SOUL.md sections follow its SOUL template.

@@ -1,4 +1,5 @@
-"""Rewrite ClawSpec 0.1 documents to the current contract format (README "Migrating from 0.1").
+"""Rewrite ClawSpec 0.1 documents to the current contract format (docs/guide.md "Migrating
+from ClawSpec 0.1").
 
 Pure functions over parsed YAML data: each returns a `Rewrite` (the new data, and located
 notes: changes, warnings, constructs with no equivalent, what the user must supply).

@@ -1,4 +1,4 @@
-"""What migrating one document produced: the new data and located notes (README "Migrating
+"""What migrating one document produced: the new data and located notes (docs/guide.md "Migrating
 from ClawSpec 0.1").
 
 Every note carries the path of the item it is about in the *original* document (a tuple of keys

@@ -23,8 +23,8 @@ from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
 from clawspec.contracts.paths import PathEscapeError
+from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
-from clawspec.runner.evidence import Evidence
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
 
@@ -66,9 +66,9 @@ class RunEnv:
     tz: tzinfo
     stop: threading.Event = field(default_factory=threading.Event)
     gateway_log: Path | None = None  # fixed in bring-up mode; else from gateway_log_pattern
-    # Shared evidence sources set up once per run (e.g. the trace backend), copied into every
-    # scenario's Evidence.extra.
-    shared: dict[str, Any] = field(default_factory=dict)
+    # The trace backend, set up once per run when a scenario needs traces (None: each
+    # scenario's evidence makes one from the settings when first asked).
+    trace_backend: RunBackend | None = None
     # The model traffic proxy of a hermetic run (model_traffic record/replay), else None.
     traffic: TrafficSession | None = None
 
@@ -186,10 +186,15 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
     log_size, log_inode = _stat(log_path)
-    evidence = Evidence(env.http, log_path, log_size, plugin, _stat(plugin)[0])
-    # The inode tells the log adapter whether the log was rotated during the run.
-    evidence.extra["log_inode"] = log_inode
-    evidence.extra.update(env.shared)
+    evidence = Evidence(
+        env.http,
+        log_path,
+        log_size,
+        plugin,
+        _stat(plugin)[0],
+        log_inode=log_inode,  # tells whether the log was rotated during the run
+        trace_backend=env.trace_backend,
+    )
     run = RunInfo(plan.scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
         env.workspace,
@@ -257,7 +262,7 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
                 session_keys=(run.session_key,),
                 agent_id=request.agent_id,
                 started_at=run.started_at.timestamp(),
-                inode=evidence.extra.get("log_inode"),
+                inode=evidence.log_inode,
                 unfinished=unfinished,
                 # The completion line is written as the answer is sent; a busy gateway may
                 # flush it late: a tenth of the scenario's timeout, at least LOG_WAIT_S.
@@ -360,7 +365,7 @@ def _report_evidence(
     evidence: Evidence, run: RunInfo, stop: threading.Event, scenario_id: str
 ) -> ScenarioEvidence | None:
     """What the run did, for the reports; a problem here must never cost the verdicts."""
-    from clawspec.runner.report_evidence import scenario_evidence
+    from clawspec.evidence.report import scenario_evidence
 
     try:
         return scenario_evidence(evidence, run, stop)
@@ -383,8 +388,8 @@ def _stat(path: Path | None) -> tuple[int, int | None]:
 
 
 def trace_ref(evidence: Evidence) -> TraceRef | None:
-    """The trace some assertion fetched for this run (Trace under the "trace" key), if any."""
-    trace = evidence.peek("trace")
+    """The trace some assertion fetched for this run, if any."""
+    trace = evidence.built_trace()
     if trace is None or not hasattr(trace, "spans"):
         return None
     from clawspec.reports.model import TraceRef

@@ -3,7 +3,7 @@
 In bring-up mode ClawSpec generates the OpenClaw config, so it rewrites every provider of
 `models.providers` to `<proxy>/<provider id>` and remembers the original base URL as that
 provider's upstream (record mode forwards there). In target mode the user does the same by hand
-in their `openclaw.json` (see the README, "Hermetic runs").
+in their `openclaw.json` (see the docs/gateway.md, "Hermetic runs").
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Kept apart from `normalize.py` so that reading the settings does not import the 
 
 from __future__ import annotations
 
-# Keys dropped anywhere in a request body (the README lists them; config `volatile_fields`).
+# Keys dropped anywhere in a request body (docs/gateway.md lists them; config `volatile_fields`).
 DEFAULT_VOLATILE_FIELDS: tuple[str, ...] = (
     "id",  # tool-call ids in assistant messages (OpenAI), tool_use ids (Anthropic)
     "tool_call_id",  # tool results (OpenAI chat)

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from clawspec.assertions import behavioral
 from clawspec.assertions.base import EvalContext, RunInfo, Status
+from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs import LogIndex
 from clawspec.gateway.plugin_records import TokenUsage
-from clawspec.runner.evidence import Evidence
 from tests.support.harness import evaluate_one, make_context
 
 FIXTURES = Path(__file__).parents[1] / "gateway" / "fixtures"
@@ -248,8 +247,12 @@ def test_active_log_is_read_from_the_run_offset(workspace: Path) -> None:
 
 def test_usage_prefers_plugin_over_log(workspace: Path) -> None:
     ctx = context(workspace, "s1")
-    index = behavioral.RunLog.load(ctx, None, None).index
-    assert behavioral._usage(ctx, index) == (TokenUsage(1710, 58, 1768, 4), "model call")
+    from clawspec.evidence.log import RunLog
+
+    assert RunLog.load(ctx, None, None).token_usage(ctx) == (
+        TokenUsage(1710, 58, 1768, 4),
+        "model call",
+    )
 
 
 @pytest.mark.parametrize(

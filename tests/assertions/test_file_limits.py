@@ -20,7 +20,7 @@ from clawspec.assertions import documents, rouge
 from clawspec.assertions.artifact import GOLDEN_DIFF_MAX_INPUT, golden_diff
 from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.config import LimitsSettings, Settings
-from clawspec.runner.evidence import Evidence
+from clawspec.evidence.store import Evidence
 from tests.support.harness import evaluate_one, make_context
 
 FIXTURES = Path(__file__).parents[1] / "gateway" / "fixtures"

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status
-from clawspec.runner.evidence import Evidence
+from clawspec.evidence.store import Evidence
 from tests.support.harness import evaluate_one, make_context
 
 FIXTURE = Path(__file__).parents[1] / "gateway" / "fixtures" / "openclaw-toolsearch.log"

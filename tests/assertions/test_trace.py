@@ -42,7 +42,7 @@ def evaluate(tmp_path: Path) -> Evaluate:
 
     def run(assertion: str, found: Trace | TraceUnavailable, settings: Settings | None = None):
         ctx = make_context(tmp_path, settings)
-        ctx.evidence.cached("trace", lambda: found)
+        ctx.evidence.trace(lambda: found)
         return evaluate_one(assertion, ctx)
 
     return run

@@ -10,7 +10,7 @@ import pytest
 from clawspec.authoring.commands import COMMANDS
 from clawspec.cli import build_parser
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

@@ -124,8 +124,8 @@ def test_render_user_prompt_tells_the_judge_about_truncation() -> None:
 
 
 def test_judge_docs_show_the_prompt_verbatim() -> None:
-    """The README ("What the judge sees") must match what is sent."""
-    docs = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    """The docs ("What the judge sees") must match what is sent."""
+    docs = (Path(__file__).parents[2] / "docs" / "traces-and-judge.md").read_text("utf-8")
     assert f"```text\n{SYSTEM_PROMPT}\n```" in docs
     assert f"<rubric>\n{IDENTITY_RUBRIC}\n</rubric>" in docs
     task = render_user_prompt("r", [make_artifact("artifact", "p", "t", 10)]).splitlines()[-1]

@@ -13,7 +13,7 @@ import yaml
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import EvalContext, RunInfo, Verdict
 from clawspec.config import Settings
-from clawspec.runner.evidence import Evidence
+from clawspec.evidence.store import Evidence
 
 
 def make_context(

@@ -12,18 +12,12 @@ import requests
 
 from clawspec.assertions.base import RunInfo, Status
 from clawspec.config import Settings
+from clawspec.evidence import trace as trace_evidence
+from clawspec.evidence.store import Evidence, LogKey, RunBackend
+from clawspec.evidence.trace import NO_BACKEND, backend_name, make_backend, scenario_trace
 from clawspec.gateway.logs import LogIndex
-from clawspec.runner.evidence import Evidence
 from clawspec.runner.scenario import trace_ref
-from clawspec.traces import evidence as trace_evidence
 from clawspec.traces.backends.base import TraceQuery
-from clawspec.traces.evidence import (
-    BACKEND_KEY,
-    NO_BACKEND,
-    backend_name,
-    make_backend,
-    scenario_trace,
-)
 from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
 from tests.support.harness import evaluate_one, make_context
 
@@ -93,7 +87,10 @@ def context(tmp_path: Path, backend: Any = UNSET, *, config: Settings | None = N
     """A scenario context; `backend` is the run-wide backend the runner would set up."""
     evidence = Evidence(requests.Session())
     if backend is not UNSET:
-        evidence.extra[BACKEND_KEY] = backend
+        failed = isinstance(backend, Exception)
+        evidence.trace_backend = RunBackend(
+            None if failed else backend, backend if failed else None
+        )
     return make_context(tmp_path, config or settings(), evidence=evidence, run=RUN)
 
 
@@ -179,7 +176,7 @@ def test_the_query_carries_ids_from_a_log_index_already_built(tmp_path: Path) ->
     index.run_ids = {"gw-1", "embedded-7"}
     index.session_keys = {"agent:main:subagent:42"}
     index.trace_ids = {"4bf92f3577b34da6"}
-    ctx.evidence.cached("log_index|openclaw.log|0|x|y", lambda: index)
+    ctx.evidence.log_index(LogKey(Path("openclaw.log"), 0, ("x",), ("y",)), lambda: index)
     scenario_trace(ctx)
     assert backend.queries[0].related_ids == {
         "gw-1",
@@ -197,7 +194,7 @@ def test_the_lookup_never_builds_the_log_index_itself(tmp_path: Path) -> None:
     ctx.evidence.gateway_log = log
     scenario_trace(ctx)
     assert backend.queries[0].related_ids == frozenset()
-    assert [key for key in ctx.evidence._cache if key.startswith("log_index")] == []
+    assert ctx.evidence.built_log_indexes() == []
 
 
 OUTAGE = "trace backend 'fake' unreachable at 127.0.0.1:9: connection refused"

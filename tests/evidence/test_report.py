@@ -9,11 +9,10 @@ from pathlib import Path
 import requests
 
 from clawspec.assertions.base import RunInfo
+from clawspec.evidence.report import MAX_SPANS, scenario_evidence
+from clawspec.evidence.store import Evidence, LogKey
 from clawspec.gateway.logs import LogIndex
 from clawspec.reports.model import TokenTotals
-from clawspec.runner.evidence import Evidence
-from clawspec.runner.report_evidence import MAX_SPANS, scenario_evidence
-from clawspec.traces.evidence import TRACE_KEY
 from clawspec.traces.model import Span, SpanType, Trace
 from tests.gateway.test_logs import EMBEDDED, HOOK_RUN, LEGACY_LOG, REAL_LOG, REAL_PLUGIN
 
@@ -60,7 +59,7 @@ def test_delegation_puts_the_sub_agent_tools_in_the_sub_agent_lane() -> None:
 def test_the_index_an_assertion_built_is_reused_not_rebuilt(tmp_path: Path) -> None:
     evidence = evidence_for(tmp_path / "missing.log", None)  # a rebuild would find nothing
     built = LogIndex.build(REAL_LOG, run_ids=[HOOK_RUN["w1"]])
-    evidence.cached("log_index|somewhere", lambda: built)
+    evidence.log_index(LogKey(Path("somewhere"), 0, (), ()), lambda: built)
     result = scenario_evidence(evidence, run_info("w1"))
     assert result is not None and [t.name for t in result.tools] == ["write"]
     assert result.tokens is None  # no plugin output configured, no usage lines
@@ -118,7 +117,7 @@ def test_without_a_log_the_trace_gives_tools_lanes_tokens_and_capped_spans() -> 
         *[_span(i, parent_id="s3") for i in range(5, MAX_SPANS + 10)],
     ]  # fmt: skip
     evidence = evidence_for(None, None)
-    evidence.cached(TRACE_KEY, lambda: Trace("t", "local", tuple(spans)))
+    evidence.trace(lambda: Trace("t", "local", tuple(spans)))
     result = scenario_evidence(evidence, run_info("w1"))
     assert result is not None
     assert [(t.name, t.agent, t.error) for t in result.tools] == [

@@ -1,151 +1,18 @@
-"""The scenario's trace as shared evidence: pick the backend, look the trace up once per scenario.
-
-Every trace assertion of a scenario reads the same `Trace` — or the same `TraceUnavailable`, so
-they all `skip` with one reason (SPEC §5: an unavailable backend or a missing trace is never a
-`fail`). Both are cached under the evidence key "trace"; `runner.scenario.trace_ref` reports the
-trace found there.
+"""What a trace says: the facts the trace assertions judge and the report shows (tool calls with
+Tool Search unwrapped, delegations, routing, token counts, duration, cost, pending sub-agents).
+Pure functions of a `Trace`; finding the trace is `evidence.trace`'s job.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from clawspec.gateway.logs import SPAWN_TOOL, LogIndex
-from clawspec.gateway.tool_search import Unwrapped, unwrap
-from clawspec.text import one_line, pluralize
-from clawspec.traces.backends.base import TraceBackend, TraceQuery
-from clawspec.traces.lookup import poll_trace
-from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
+from clawspec.gateway.tool_search import SPAWN_TOOL, Unwrapped, unwrap
+from clawspec.text import pluralize
+from clawspec.traces.model import Span, SpanType, Trace
 from clawspec.traces.scope import CHILD_SESSION
-
-if TYPE_CHECKING:
-    from clawspec.assertions.base import EvalContext
-    from clawspec.config import Settings
-    from clawspec.runner.evidence import Evidence
-
-# Backend name → (module, class); imported only when chosen, so an unused backend costs nothing.
-BACKENDS: dict[str, tuple[str, str]] = {
-    "local": ("clawspec.traces.backends.local", "LocalBackend"),
-    "opik": ("clawspec.traces.backends.opik", "OpikBackend"),
-    "phoenix": ("clawspec.traces.backends.phoenix", "PhoenixBackend"),
-    "langfuse": ("clawspec.traces.backends.langfuse", "LangfuseBackend"),
-}
-TRACE_KEY = "trace"  # the evidence key; `trace_ref` reads the Trace cached here
-BACKEND_KEY = "trace_backend"  # evidence.extra: the run's backend (or None), set by the runner
-NO_BACKEND = "no observability backend configured"
-
-
-def backend_name(settings: Settings) -> str:
-    """Return the configured backend name: unset means `local` in bring-up mode, else `none`."""
-    name = settings.observability.backend
-    if name is None:
-        return "local" if settings.gateway.mode == "bring_up" else "none"
-    return name
-
-
-def make_backend(settings: Settings, environ: Mapping[str, str]) -> TraceBackend | None:
-    """Return the configured trace backend, or None for `none`.
-
-    Raises ImportError when the backend's module is missing, and whatever its constructor
-    raises for bad configuration; `scenario_trace` turns both into a skip reason.
-    """
-    name = backend_name(settings)
-    if name == "none":
-        return None
-    module_name, class_name = BACKENDS[name]
-    backend_class = getattr(importlib.import_module(module_name), class_name)
-    return backend_class(settings, environ)
-
-
-def run_backend(settings: Settings, environ: Mapping[str, str]) -> object:
-    """The run's backend for `evidence.extra[BACKEND_KEY]`: built once per run; a set-up
-    failure is kept (and raised per scenario, where it becomes every trace assertion's skip)."""
-    try:
-        return make_backend(settings, environ)
-    except Exception as exc:
-        return exc
-
-
-def scenario_trace(ctx: EvalContext) -> Trace | TraceUnavailable:
-    """Return the scenario's trace, or why it cannot be had; the backend is asked once.
-
-    The TraceUnavailable is returned (and cached), not raised, so every trace assertion of the
-    scenario reports the same reason without asking the backend again.
-    """
-    related = related_ids(ctx.evidence)  # read before `cached`: its lock is not reentrant
-    return ctx.evidence.cached(TRACE_KEY, lambda: _lookup(ctx, related))
-
-
-def related_ids(evidence: Evidence) -> frozenset[str]:
-    """Return the ids a log index already built for this run ties to it (never builds one)."""
-    # Log indexes are cached under keys that depend on the assertion's log path, so look at
-    # the values (issue 5: do not force reading the log).
-    ids: set[str] = set()
-    for value in evidence.values():
-        if isinstance(value, LogIndex) and value.found:
-            ids |= value.run_ids | value.session_ids | value.session_keys | value.trace_ids
-    return frozenset(i for i in ids if i)
-
-
-def build_query(ctx: EvalContext, related: frozenset[str] = frozenset()) -> TraceQuery:
-    """Return the query naming this scenario's run."""
-    run = ctx.run
-    return TraceQuery(
-        run_id=run.run_id,
-        session_key=run.session_key,
-        gateway_run_id=run.gateway_run_id,
-        started_at=run.started_at,
-        ended_at=run.completed_at or datetime.now(run.started_at.tzinfo),
-        scenario=run.scenario,
-        related_ids=related,
-        wait_s=ctx.evidence_wait_s(),
-    )
-
-
-def _backend(ctx: EvalContext) -> TraceBackend | None:
-    """The run's backend: the one the runner set up once per run, else one made from settings."""
-    if BACKEND_KEY in ctx.evidence.extra:
-        backend = ctx.evidence.extra[BACKEND_KEY]
-        if isinstance(backend, Exception):  # the run's set-up failed: same reason everywhere
-            raise backend
-        return backend
-    return make_backend(ctx.settings, os.environ)
-
-
-def _lookup(ctx: EvalContext, related: frozenset[str]) -> Trace | TraceUnavailable:
-    name = backend_name(ctx.settings)
-    try:
-        backend = _backend(ctx)
-    except TraceUnavailable as exc:
-        return exc
-    except Exception as exc:  # a missing module or bad configuration must not crash the run
-        return TraceUnavailable(f"trace backend '{name}' could not be set up: {_cause(exc)}")
-    if backend is None:
-        return TraceUnavailable(NO_BACKEND)
-    name = getattr(backend, "name", name)
-    observability = ctx.settings.observability
-    try:
-        return poll_trace(
-            backend,
-            build_query(ctx, related),
-            delay_ms=observability.trace_poll_delay_ms,
-            timeout_ms=observability.trace_timeout_ms,
-            stop=ctx.stop,
-        )
-    except TraceUnavailable as exc:
-        return exc
-    except Exception as exc:  # requests errors, malformed data: skip with the cause, never fail
-        return TraceUnavailable(f"trace backend '{name}' failed to return the trace: {_cause(exc)}")
-
-
-def _cause(exc: Exception) -> str:
-    text = one_line(str(exc), 200)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
 
 # -- What the trace says: derived facts the trace assertions judge -------------------------------
 
@@ -305,7 +172,8 @@ def delegation_spans(trace: Trace) -> tuple[list[str], list[str]]:
 
 
 def routing_agents(data: Any) -> list[str]:
-    """Return the agents a routing/state file lists, in order (see the README for the shapes)."""
+    """Return the agents a routing/state file lists, in order (the shapes: docs/reference.md,
+    `decision_routed_to`)."""
     if isinstance(data, dict):
         for key in ROUTING_LIST_KEYS:
             if isinstance(data.get(key), list):

@@ -14,13 +14,13 @@ import time
 from datetime import UTC, datetime
 
 from clawspec.assertions.base import RunInfo
+from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs import LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
-from clawspec.runner.evidence import Evidence
 from clawspec.text import one_line
-from clawspec.traces.evidence import TRACE_KEY, by_start, delegation_spans, tool_spans
 from clawspec.traces.model import Span, SpanType, Trace
+from clawspec.traces.spans import by_start, delegation_spans, tool_spans
 
 MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
 MAX_TOOLS = 500  # a runaway tool loop must not blow up the report
@@ -35,7 +35,7 @@ def scenario_evidence(
 ) -> ScenarioEvidence | None:
     """Condense the run's evidence; None when there is none at all (no log, no trace)."""
     index = _log_index(evidence, run, stop)
-    trace = evidence.peek(TRACE_KEY)
+    trace = evidence.built_trace()
     trace = trace if isinstance(trace, Trace) else None
     if index is None and trace is None:
         return None
@@ -62,7 +62,7 @@ def scenario_evidence(
 
 def _log_index(evidence: Evidence, run: RunInfo, stop: threading.Event | None) -> LogIndex | None:
     """The index an assertion built for this run, else a quick one of the active log's slice."""
-    built = [v for v in evidence.values() if isinstance(v, LogIndex) and v.found]
+    built = [index for index in evidence.built_log_indexes() if index.found]
     active = evidence.gateway_log
     for index in built:
         if active is not None and index.path == active:
@@ -77,7 +77,7 @@ def _log_index(evidence: Evidence, run: RunInfo, stop: threading.Event | None) -
         run_ids=(run.run_id, run.gateway_run_id),
         session_keys=(run.session_key,),
         started_at=run.started_at.timestamp(),
-        inode=evidence.extra.get("log_inode"),
+        inode=evidence.log_inode,
         subagent_wait_s=LATE_LINES_S,
         poll_interval_s=_PLUGIN_POLL_S,
         stop=stop,
@@ -111,7 +111,7 @@ def _plugin_records(
     evidence: Evidence, index: LogIndex, stop: threading.Event | None
 ) -> list[PluginRecord]:
     """The plugin records an assertion read, else the run's slice read now (briefly settled)."""
-    for records in evidence.under("plugin_records|"):
+    for records in evidence.built_plugin_records():
         if records:
             return list(records)
     path = evidence.plugin_output

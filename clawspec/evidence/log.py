@@ -1,0 +1,194 @@
+"""The run's gateway log as shared evidence: indexed once per (log, run), waited for as the
+scenario's timeout allows, and honest about what it could not see.
+
+The log may lag behind the hook's answer, and a spawned sub-agent may start many seconds after
+its parent ended: the index waits for both (`EvalContext.evidence_wait_s`). A verdict that the
+missing lines could still change is then `error` with the reason (`RunLog.undecided`), never a
+pass of a negative assertion without the evidence it needs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clawspec.assertions.base import EvalContext, Verdict
+from clawspec.evidence.store import LogKey, PluginKey
+from clawspec.gateway.logs import DEBUG_HINT, LogIndex
+from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
+from clawspec.gateway.tool_search import CONTROLS
+from clawspec.text import pluralize
+
+if TYPE_CHECKING:
+    pass
+
+
+class RunLog:
+    """The run's log index (shared by the scenario's assertions) or why it is unusable.
+
+    The log may lag behind the hook's answer, and a spawned sub-agent may start many seconds
+    after its parent ended: the index waits for both up to `ctx.evidence_wait_s()` (derived
+    from the scenario's timeout). Evidence still missing then makes `undecided` turn a verdict
+    that the missing lines could change into `error`.
+    """
+
+    def __init__(
+        self, index: LogIndex, label: str, problem: Verdict | None, timeout_s: float = 0.0
+    ) -> None:
+        self.index = index
+        self.label = label
+        self.problem = problem
+        self.timeout_s = timeout_s
+
+    def undecided(self, verdict_text: str) -> Verdict | None:
+        """`error` when the run's evidence is incomplete (a pass of a negative assertion or a
+        fail of a positive one could still flip), else None: the verdict stands."""
+        if not self.index.pending:
+            return None
+        shown = "; ".join(self.index.pending[:3])
+        more = len(self.index.pending) - 3
+        shown += f"; and {more} more" if more > 0 else ""
+        return Verdict.errored(
+            f"{verdict_text}, but the run's log is incomplete after waiting "
+            f"{self.index.waited_s:.1f} s: {shown} (the wait follows the scenario's timeout of "
+            f"{self.timeout_s:g} s; raise `timeout` if the gateway is slow)"
+        )
+
+    def calls_named(self, tool: str) -> int:
+        """Calls of `tool` in the run (`calls_named`)."""
+        return calls_named(self.index, tool)
+
+    def token_usage(self, ctx: EvalContext) -> tuple[TokenUsage | None, str]:
+        """The run's token usage and what it was counted from (`token_usage`)."""
+        return token_usage(ctx, self.index)
+
+    @classmethod
+    def load(
+        cls, ctx: EvalContext, log_path: str | Path | None, run_id: str | None, kind: str = ""
+    ) -> RunLog:
+        """Index the log once per (path, run) and check the run is in it (SPEC §9 "Logs")."""
+        active = ctx.evidence.gateway_log
+        if isinstance(log_path, str):
+            path: Path | None = ctx.path(log_path)
+        else:
+            path = log_path or active
+        kind = kind or ("gateway log" if log_path is None else "log")
+        ours = {ctx.run.run_id, ctx.run.gateway_run_id} - {None}
+        if run_id and run_id not in ours:
+            ids: tuple[str, ...] = (run_id,)
+            keys: tuple[str, ...] = ()
+            label = run_id
+        else:
+            ids = tuple(i for i in (ctx.run.run_id, ctx.run.gateway_run_id) if i)
+            keys = (ctx.run.session_key,) if ctx.run.session_key else ()
+            label = ctx.run.run_id
+        if path is None:
+            index = LogIndex(Path(), ids, keys, exists=False)
+            return cls(index, label, Verdict.errored("no gateway log configured (set log_path)"))
+        is_active = active is not None and _same_file(path, active)
+        offset = ctx.evidence.log_offset if is_active else 0
+
+        wait_s = ctx.evidence_wait_s()
+
+        def build() -> LogIndex:
+            return LogIndex.build(
+                path,
+                offset,
+                run_ids=ids,
+                session_keys=keys,
+                started_at=ctx.run.started_at.timestamp(),
+                inode=ctx.evidence.log_inode if is_active else None,
+                wait_s=wait_s,
+                subagent_wait_s=wait_s,
+                poll_interval_s=ctx.poll_interval_s,
+                stop=ctx.stop,
+                clock=ctx.clock,
+                tail_bytes=None if is_active else tail,
+            )
+
+        # A log other than the active one has no offset recorded at the run's start: it is read
+        # from its last `limits.log_tail_bytes` only, and every verdict says so (the label).
+        tail = ctx.settings.limits.log_tail_bytes
+        index = ctx.evidence.log_index(LogKey(path, offset, ids, keys), build)
+        if index.skipped_bytes:
+            label += (
+                f" (in the last {tail / 1024 / 1024:g} MiB of the log: limits.log_tail_bytes; "
+                f"{index.skipped_bytes:,} bytes before them not read)"
+            )
+        timeout = ctx.timeout_s
+        if not index.exists:
+            return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"), timeout)
+        if not index.found:
+            problem = Verdict.errored(_not_found(kind, path, label, ids, keys, index))
+            return cls(index, label, problem, timeout)
+        return cls(index, label, None, timeout)
+
+
+def _not_found(
+    kind: str,
+    path: Path,
+    label: str,
+    ids: tuple[str, ...],
+    keys: tuple[str, ...],
+    index: LogIndex,
+) -> str:
+    """Say what was looked for, what the log held and how long it was waited for, and the
+    likely cause: no line at all, no debug run lines, or only other runs' lines (slow)."""
+    looked = f"run id {' or '.join(repr(i) for i in ids)}"
+    if keys:
+        looked += f", session key {' or '.join(repr(k) for k in keys)}"
+    lines = pluralize(index.lines_read, "line")
+    seen = f"{lines} written since the run started, {pluralize(index.run_starts_seen, 'run')}"
+    if not index.lines_read:
+        hint = "is this the log the gateway writes? (gateway_log_pattern)"
+    elif not index.run_starts_seen:
+        hint = DEBUG_HINT
+    else:
+        hint = "the gateway had not logged this run yet: raise the scenario's `timeout`"
+    return (
+        f"run {label} not found in {kind} '{path}' after waiting {index.waited_s:.1f} s "
+        f"(looked for {looked}; saw {seen} started; {hint})"
+    )
+
+
+def calls_named(index: LogIndex, tool: str) -> int:
+    """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
+    calls = index.tool_search_calls if tool in CONTROLS else index.tool_calls
+    return sum(1 for call in calls if call.name == tool)
+
+
+def token_usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
+    """Return the run's token usage and what it was counted from (plugin first, then log)."""
+    plugin = ctx.evidence.plugin_output
+    source = "no plugin output configured"
+    if plugin is not None:
+        offset = ctx.evidence.plugin_offset
+
+        def load() -> list[PluginRecord]:
+            records: list[PluginRecord] = []
+
+            def settled() -> bool:
+                records[:] = read_plugin_records(plugin, offset)
+                return index.plugin_settled(records)
+
+            ctx.wait_until(settled, ctx.evidence_wait_s())
+            return records
+
+        key = PluginKey(plugin, offset, tuple(sorted(index.run_ids)))
+        records = ctx.evidence.plugin_records(key, load)
+        usage = index.usage_from_plugin(records)
+        if usage is not None:
+            return usage, "model call"
+        source = f"none in plugin output '{plugin}'"
+    if index.legacy_usage is not None:
+        return index.legacy_usage, "log usage line"
+    return None, source
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a == b:
+        return True  # the usual case, without resolving both paths for every assertion
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a == b
