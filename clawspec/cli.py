@@ -439,7 +439,8 @@ def cmd_cassettes(args: argparse.Namespace) -> ExitCode:
     from pathlib import Path
 
     from clawspec.api import load
-    from clawspec.runner.traffic import cassette_root, expected_folders
+    from clawspec.runner.scenario import ScenarioPlan
+    from clawspec.runner.traffic import cassette_root, scenario_folder
     from clawspec.traffic.check import check, render
 
     if args.cassettes_command != "check":
@@ -447,7 +448,13 @@ def cmd_cassettes(args: argparse.Namespace) -> ExitCode:
     loaded = load(args.paths, config=args.config, flags=_flags(args, ["workspace", "cassette_dir"]))
     root = cassette_root(loaded.settings, loaded.workspace)
     report = Path(args.report) if args.report else None
-    result = check(root, expected_folders(loaded), report, loaded.workspace)
+    expected = {  # the cassette folder of every scenario of the loaded contracts -> its id
+        scenario_folder(plan, loaded.settings, loaded.workspace): plan.id
+        for contract in loaded.contracts
+        for index, scenario in enumerate(contract.contract.scenarios)
+        for plan in [ScenarioPlan(contract, index, scenario)]
+    }
+    result = check(root, expected, report, loaded.workspace)
     for line in render(result):
         print(line)
     return ExitCode.OK if result.ok else ExitCode.FAILED

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from clawspec import markdown_doc
 from clawspec.assertions import documents, rouge
 from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
@@ -114,8 +115,9 @@ class ArtifactContains(_FileAssertion):
                 text = documents.read_text(found, max_bytes(ctx), errors="replace")
             except documents.DataError as exc:
                 return Verdict.errored(str(exc))
-            present = {documents.normalize_heading(h[1]) for h in documents.markdown_headings(text)}
-            missing = [s for s in self.sections if documents.normalize_heading(s) not in present]
+            headings = markdown_doc.markdown_headings(text)
+            present = {markdown_doc.normalize_heading(heading) for _, heading, _ in headings}
+            missing = [s for s in self.sections if markdown_doc.normalize_heading(s) not in present]
             if missing:
                 problems.append(f"missing sections {quote_list(missing)}")
         if self.fields:

@@ -113,7 +113,6 @@ def judge_artifacts(
     from clawspec.judge.verdict import (
         JudgeAnswerError,
         Usage,
-        build_verdict,
         decide,
         parse_answer,
         usage_record,
@@ -142,8 +141,8 @@ def judge_artifacts(
         client.close()
     record = usage_record(settings.model, usage, ctx.settings.model_pricing)
     if failure is not None:
-        return build_verdict(Status.ERROR, redact(failure, client.secrets), usage=record)
-    status, message, score = decide(answers, threshold, truncation_note(artifacts))
+        return Verdict(Status.ERROR, redact(failure, client.secrets), usage=record)
+    passed, message, score = decide(answers, threshold, truncation_note(artifacts))
     details = (
         *(
             f"call {i}: score {a.score}: {one_line(a.reasoning, 500)}"
@@ -151,8 +150,8 @@ def judge_artifacts(
         ),
         f"rubric: {one_line(rubric, 500)}",  # last: readers key on the `call` lines first
     )
-    return build_verdict(
-        status,
+    return Verdict(
+        Status.PASS if passed else Status.FAIL,
         redact(message, client.secrets),
         value=score,
         limit=threshold,

@@ -26,11 +26,10 @@ from typing import Any
 from urllib.parse import quote
 
 from clawspec.history.store import REPORT_NAME, HistoryError, StoredRun, parse_report
+from clawspec.reports.github.api import DEFAULT_API_URL, PER_PAGE
 from clawspec.reports.model import RunReport
 
-DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_ARTIFACT = "clawspec-report"
-PER_PAGE = 100
 MAX_REPORT_BYTES = 200 * 1024 * 1024
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 PERMISSION_HINT = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clawspec.assertions import documents
+from clawspec import markdown_doc
 from clawspec.text import fmt_number
 
 TOOL_NAME = "record_verdict"
@@ -98,10 +98,10 @@ def extract_section(text: str, name: str) -> str | None:
     higher level (nested subsections included). Headings match as in artifact_contains:
     case-insensitive, whitespace-normalised (SPEC §6); the first match wins.
     """
-    headings = documents.markdown_headings(text)
-    wanted = documents.normalize_heading(name)
+    headings = markdown_doc.markdown_headings(text)
+    wanted = markdown_doc.normalize_heading(name)
     for index, (level, heading, line) in enumerate(headings):
-        if documents.normalize_heading(heading) != wanted:
+        if markdown_doc.normalize_heading(heading) != wanted:
             continue
         end = next((ln for lv, _, ln in headings[index + 1 :] if lv <= level), None)
         lines = text.splitlines(keepends=True)
@@ -111,7 +111,7 @@ def extract_section(text: str, name: str) -> str | None:
 
 def heading_names(text: str) -> list[str]:
     """Return the text of every heading (for the 'section not found' message)."""
-    return [heading for _, heading, _ in documents.markdown_headings(text)]
+    return [heading for _, heading, _ in markdown_doc.markdown_headings(text)]
 
 
 def _subject(artifacts: list[Artifact]) -> str:

@@ -1,8 +1,9 @@
-"""The judge's structured answer, parsed fail-closed, and the verdict built from the scores.
+"""The judge's structured answer, parsed fail-closed, and the decision its scores make.
 
 Fail-closed (SPEC §6, style §3 "Avoid: fail-open judging"): an answer without the forced tool
 call, with a missing, non-integer or out-of-scale score, is a `JudgeAnswerError`, which the
-assertion reports as `error`, never as `pass`.
+assertion reports as `error`, never as `pass`. The judge knows nothing of verdicts: the
+assertions (`assertions/semantic.py`) turn its decision into one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from clawspec.assertions.base import Status, Verdict
 from clawspec.judge.prompt import SCALE, TOOL_NAME
 from clawspec.text import fmt_number, one_line
 
@@ -97,8 +97,8 @@ def parse_answer(content: Sequence[Any], stop_reason: str | None) -> JudgeAnswer
 
 def decide(
     answers: Sequence[JudgeAnswer], threshold: float, note: str = ""
-) -> tuple[Status, str, int]:
-    """Return (status, message, deciding score): every score must reach the threshold.
+) -> tuple[bool, str, int]:
+    """Return (passed, message, deciding score): every score must reach the threshold.
 
     One call: 'score 4 ≥ 3: reasoning'. Several: 'scores 5, 5, 2 (disagree): 2 < 4: reasoning
     of the lowest score'. `note` (truncation) goes before the reasoning so it is never cut.
@@ -115,11 +115,12 @@ def decide(
     if note:
         head += f" ({note})"
     reasoning = one_line(lowest.reasoning, REASONING_CHARS) or "(no reasoning given)"
-    return (Status.PASS if passed else Status.FAIL), f"{head}: {reasoning}", lowest.score
+    return passed, f"{head}: {reasoning}", lowest.score
 
 
 def usage_record(model: str, usage: Usage, pricing: Mapping[str, Any]) -> dict[str, Any]:
-    """Return Verdict.usage: tokens, and the cost when a `model_pricing` key is in the model name.
+    """Return the judge's usage as a verdict carries it: tokens, and the cost when a
+    `model_pricing` key is in the model name.
 
     The longest matching key wins ('claude-sonnet-4-5' over 'claude-sonnet'); no match → null.
     """
@@ -139,19 +140,6 @@ def usage_record(model: str, usage: Usage, pricing: Mapping[str, Any]) -> dict[s
         "output_tokens": usage.output_tokens,
         "cost_usd": cost,
     }
-
-
-def build_verdict(
-    status: Status,
-    message: str,
-    *,
-    value: Any = None,
-    limit: Any = None,
-    details: tuple[str, ...] = (),
-    usage: dict[str, Any] | None = None,
-) -> Verdict:
-    """Return a Verdict carrying the judge usage (the Verdict helpers have no usage argument)."""
-    return Verdict(status, message, value, limit, details, usage)
 
 
 def _get(block: Any, name: str) -> Any:

@@ -24,10 +24,10 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from clawspec.assertions.base import Status
 from clawspec.reports._xml import XmlText
 from clawspec.reports.github.annotations import repo_relative
 from clawspec.reports.model import AssertionResult, AttemptRun, RunReport, ScenarioResult
+from clawspec.status import Status
 from clawspec.text import cleaner, one_line
 
 _MESSAGE_LIMIT = 1000

@@ -7,11 +7,11 @@ from typing import Any, Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
-from clawspec.assertions.base import Status
 from clawspec.config import parse_skip_budget
 from clawspec.errors import ExitCode
 from clawspec.secrets import mask_data
 from clawspec.speed.frozen_model import FrozenModel
+from clawspec.status import Status
 from clawspec.text import valid_unicode
 
 

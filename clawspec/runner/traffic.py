@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from clawspec.config import Settings
     from clawspec.gateway.client import InvokeRequest
     from clawspec.reports.model import ModelTrafficResult
-    from clawspec.runner.loaded import Loaded
     from clawspec.runner.scenario import RunEnv, ScenarioPlan
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
@@ -169,15 +168,3 @@ def traffic_warnings(session: TrafficSession, invoked: bool) -> list[str]:
             + ("and were refused" if session.mode == "replay" else "and were not recorded")
         )
     return warnings
-
-
-def expected_folders(loaded: Loaded) -> dict[Path, str]:
-    """The cassette folder of every scenario of the loaded contracts -> its scenario id."""
-    from clawspec.runner.scenario import ScenarioPlan
-
-    out = {}
-    for contract in loaded.contracts:
-        for index, scenario in enumerate(contract.contract.scenarios):
-            plan = ScenarioPlan(contract, index, scenario)
-            out[scenario_folder(plan, loaded.settings, loaded.workspace)] = plan.id
-    return out

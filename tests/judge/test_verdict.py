@@ -91,7 +91,7 @@ def answers(*scores: int) -> list[JudgeAnswer]:
 def test_decide_requires_every_score_to_pass(
     scores: tuple[int, ...], threshold: float, status: Status, message: str
 ) -> None:
-    assert decide(answers(*scores), threshold) == (status, message, min(scores))
+    assert decide(answers(*scores), threshold) == (status == Status.PASS, message, min(scores))
 
 
 def test_decide_puts_truncation_note_before_reasoning() -> None:

@@ -596,3 +596,53 @@ def test_dry_run_shows_no_secret_a_contract_renders(tmp_path: Path) -> None:
     assert "svc.example.com/?key=***" in done.stdout
     assert "api_key=***&x=1" in done.stdout
     assert leaks(done.stdout + done.stderr) == []
+
+
+S3_CONFIG = """report_dir: reports
+gateway_auth_token: ${{MY_GATEWAY_SECRET}}
+secret_env: [ACME_*]
+baseline: s3://clawspec-history/runs
+save_baseline: true
+history:
+  s3_endpoint_url: {s3}
+"""
+
+
+def test_an_s3_history_store_echoing_the_credentials_reaches_no_output(tmp_path: Path) -> None:
+    """The baseline store answers every request (list, get, put) with an S3 error that repeats
+    the AWS keys and every other secret: the notes that say the baseline could not be read or
+    saved reach the terminal, the summary and the PR comment masked."""
+    from tests.support.slow_server import Answer, SlowServer
+
+    body = (
+        "<?xml version='1.0' encoding='UTF-8'?>\n<Error><Code>AccessDenied</Code>"
+        f"<Message>{echo(117)}</Message><RequestId>r1</RequestId></Error>"
+    ).encode()
+    with (
+        HooksServer(HOOK_TOKEN, tmp_path / "ws", on_run=_hook_answer) as hooks,
+        GitHubApiServer(GITHUB_TOKEN) as github,
+        SlowServer(Answer(status=403, body=body, content_type="application/xml")) as s3,
+    ):
+        servers = Servers(hooks, github, "")
+        workspace = _workspace(
+            tmp_path, S3_CONFIG.format(s3=s3.url), _contract(judge_scenarios=0, trace=False)
+        )
+        env = {
+            **_base_env(tmp_path),
+            **_github_env(tmp_path, github),
+            "CLAWSPEC_GATEWAY_BASE_URL": hooks.base_url,
+            "AWS_ACCESS_KEY_ID": AWS_KEY_ID,
+            "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+            "AWS_SESSION_TOKEN": AWS_SESSION,
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+            "OPIK_API_KEY": OPIK_KEY,
+            # a pull request's branches: the store is asked for the base's runs and saves this one
+            "GITHUB_HEAD_REF": "feature",
+            "GITHUB_BASE_REF": "main",
+            "GITHUB_REF_NAME": "5/merge",
+        }
+        run = _run_cli(workspace, env, debug=True)
+        assert s3.seen, "the S3 store was never asked"
+        _check(run, servers)
+    assert "AccessDenied" in run.stderr  # the store's answer did reach the output, masked

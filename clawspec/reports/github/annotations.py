@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from clawspec.assertions.base import Status
 from clawspec.reports.github.commands import Annotation, GitHubRunner
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.status import Status
 from clawspec.text import pluralize
 
 DEFAULT_LIMITS: Mapping[str, int] = {"error": 10, "warning": 10, "notice": 10}

@@ -28,6 +28,7 @@ import requests
 from clawspec.reports.github.api import (
     BACKOFF_S,
     DEFAULT_API_URL,
+    PER_PAGE,
     GitHubApi,
     GitHubApiError,
     GitHubForbiddenError,
@@ -39,7 +40,6 @@ from clawspec.text import clean
 # GitHub refuses comment bodies over 65,536 characters; stay well below (bytes >= characters).
 MAX_BODY_CHARS = 65_536
 BODY_BUDGET_BYTES = 60_000
-PER_PAGE = 100
 MAX_PAGES = 50
 
 CommentMode = Literal["always", "changes", "failures", "off"]

@@ -14,12 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clawspec.assertions.base import Status
 from clawspec.reports.changes import change_headline, change_sections
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.markdown import code_span, inline, link, table_cell
 from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.status import Status
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
 
 # GitHub's limit is 1 MiB per step; keep a margin for what other tools append in the same step.

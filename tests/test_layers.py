@@ -1,0 +1,128 @@
+"""The import graph of the package has no cycles: every module imports only modules below it.
+
+Deferred imports (inside functions) count too: they are dependencies all the same, only paid
+later. What runs on import is checked again with the packages' `__init__` modules, which
+importing a submodule runs first. Imports under `TYPE_CHECKING` do not count: they exist for
+the type checker alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "clawspec"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _graph(*, deferred: bool) -> dict[str, set[str]]:
+    """Module -> the package modules it imports. `deferred`: imports inside functions too;
+    else only what runs when the module is imported, plus the packages whose `__init__` that
+    runs (importing `a.b.c` runs `a.b` first)."""
+    modules = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for node in ast.walk(block)
+        }
+        nodes = ast.walk(tree) if deferred else _module_level(tree)
+        found: set[str] = set()
+        for node in nodes:
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    target = f"{node.module}.{alias.name}"
+                    found.add(target if target in modules else node.module)
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        if not deferred:  # a module's own packages are running already when it is imported
+            own = set(_parents(name)) | {name}
+            found |= {parent for target in found for parent in _parents(target)} - own
+        graph[name] = {target for target in found if target in modules and target != name}
+    return graph
+
+
+def _module_level(tree: ast.Module) -> list[ast.AST]:
+    """The statements that run on import: the module's body, into `if`/`try` blocks."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If | ast.Try):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(2, len(parts))]
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root, targets in graph.items():
+        if root in index:
+            continue
+        work = [(root, iter(sorted(targets)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    """Layers: no module depends on one that depends on it, deferred imports included."""
+    graph = _graph(deferred=True)
+    assert len(graph) > 100  # the whole package was read
+    assert _cycles(graph) == []
+
+
+def test_no_module_can_fail_by_being_imported_first() -> None:
+    """What runs on import, package `__init__`s included, has no cycle either: one would make
+    an import fail whenever the other module of the cycle happened not to be loaded yet."""
+    assert _cycles(_graph(deferred=False)) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
