@@ -274,15 +274,15 @@ def run(
                 env.trace_backend = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
             outcome = execute(plans, env, listener, settings.concurrency, abandon)
-            if traffic is not None:
-                results = outcome.run.results.results()
-                invoked = any(s.run_id and s.gateway_run_id for s in results)
-                for warning in traffic_warnings(traffic, invoked):
-                    listener.on_warning(warning)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
         publish(as_shard(unrun_report(plans, str(exc))), settings, environ)
         raise
+    if traffic is not None:  # said once the proxy has stopped: late calls are counted too
+        results = outcome.run.results.results()
+        invoked = any(s.run_id and s.gateway_run_id for s in results)
+        for warning in traffic_warnings(traffic, invoked):
+            listener.on_warning(warning)
     # The contracts are done with: let them go before the results become models again, so a
     # big run's memory never holds both (issue 14).
     del loaded, selection, plans

@@ -99,6 +99,17 @@ class _Server(ThreadingHTTPServer):
         with self._idle:
             return self._idle.wait_for(lambda: self._busy == 0, timeout_s)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A gateway that hangs up (it was stopped while a call was answered) is no error of
+        ClawSpec's: a debug line, not a traceback on the user's terminal."""
+        import sys
+
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):
+            log.debug("clawspec proxy: the gateway hung up on %s: %s", client_address, error)
+            return
+        log.warning("clawspec proxy: a model call failed", exc_info=error)
+
 
 class ModelProxy:
     """`with ModelProxy(handler) as proxy:` serves on `proxy.base_url` (127.0.0.1 only)."""
