@@ -300,26 +300,6 @@ def needs_mask(text: str) -> bool:
     return _may_match(text) and _PATTERN.search(text) is not None
 
 
-def mask_data(data: Any) -> Any:
-    """`mask` every string in nested lists, tuples and dicts (keys too); `data` itself when
-    nothing changed. Other objects (numbers, enums, models) are returned as they are."""
-    kind = type(data)
-    if kind is str:
-        return mask(data)
-    if kind is list or kind is tuple:
-        for index, item in enumerate(data):  # lists of sub-models: nothing to do, no copy
-            if mask_data(item) is not item:
-                items = [*data[:index], *map(mask_data, data[index:])]
-                return items if kind is list else tuple(items)
-        return data
-    if kind is dict:
-        pairs = [(mask_data(k), mask_data(v)) for k, v in data.items()]
-        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, data.items(), strict=True)):
-            return data
-        return dict(pairs)
-    return data
-
-
 def _masked_match(match: re.Match[str]) -> str:
     return (match.group("keep") or "") + MASK
 

@@ -55,12 +55,36 @@ class RunLog:
         )
 
     def calls_named(self, tool: str) -> int:
-        """Calls of `tool` in the run (`calls_named`)."""
-        return calls_named(self.index, tool)
+        """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
+        calls = self.index.tool_search_calls if tool in CONTROLS else self.index.tool_calls
+        return sum(1 for call in calls if call.name == tool)
 
     def token_usage(self, ctx: EvalContext) -> tuple[TokenUsage | None, str]:
-        """The run's token usage and what it was counted from (`token_usage`)."""
-        return token_usage(ctx, self.index)
+        """The run's token usage and what it was counted from (plugin first, then log)."""
+        index = self.index
+        plugin = ctx.evidence.plugin_output
+        source = "no plugin output configured"
+        if plugin is not None:
+            offset = ctx.evidence.plugin_offset
+
+            def load() -> list[PluginRecord]:
+                records: list[PluginRecord] = []
+
+                def settled() -> bool:
+                    records[:] = read_plugin_records(plugin, offset)
+                    return index.plugin_settled(records)
+
+                ctx.wait_until(settled, ctx.evidence_wait_s())
+                return records
+
+            key = PluginKey(plugin, offset, tuple(sorted(index.run_ids)))
+            usage = index.usage_from_plugin(ctx.evidence.plugin_records(key, load))
+            if usage is not None:
+                return usage, "model call"
+            source = f"none in plugin output '{plugin}'"
+        if index.legacy_usage is not None:
+            return index.legacy_usage, "log usage line"
+        return None, source
 
     @classmethod
     def load(
@@ -149,40 +173,6 @@ def _not_found(
         f"run {label} not found in {kind} '{path}' after waiting {index.waited_s:.1f} s "
         f"(looked for {looked}; saw {seen} started; {hint})"
     )
-
-
-def calls_named(index: LogIndex, tool: str) -> int:
-    """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
-    calls = index.tool_search_calls if tool in CONTROLS else index.tool_calls
-    return sum(1 for call in calls if call.name == tool)
-
-
-def token_usage(ctx: EvalContext, index: LogIndex) -> tuple[TokenUsage | None, str]:
-    """Return the run's token usage and what it was counted from (plugin first, then log)."""
-    plugin = ctx.evidence.plugin_output
-    source = "no plugin output configured"
-    if plugin is not None:
-        offset = ctx.evidence.plugin_offset
-
-        def load() -> list[PluginRecord]:
-            records: list[PluginRecord] = []
-
-            def settled() -> bool:
-                records[:] = read_plugin_records(plugin, offset)
-                return index.plugin_settled(records)
-
-            ctx.wait_until(settled, ctx.evidence_wait_s())
-            return records
-
-        key = PluginKey(plugin, offset, tuple(sorted(index.run_ids)))
-        records = ctx.evidence.plugin_records(key, load)
-        usage = index.usage_from_plugin(records)
-        if usage is not None:
-            return usage, "model call"
-        source = f"none in plugin output '{plugin}'"
-    if index.legacy_usage is not None:
-        return index.legacy_usage, "log usage line"
-    return None, source
 
 
 def _same_file(a: Path, b: Path) -> bool:

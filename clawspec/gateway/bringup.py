@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from clawspec.errors import GatewayError
 from clawspec.gateway import json5
 from clawspec.secrets import register as register_secrets
+from clawspec.text import redact
 from clawspec.traffic.routing import ProxyRoutes, route_providers
 
 if TYPE_CHECKING:
@@ -446,6 +447,5 @@ class GatewayProcess:
             lines += [f"[stdout] {line}" for line in _tail(self._output_path, n) if line.strip()]
         if self._log_path is not None:
             lines += [f"[log] {_condense_log_line(line)}" for line in _tail(self._log_path, n)]
-        for secret in self._secrets:
-            lines = [line.replace(secret, "***") for line in lines]
+        lines = [redact(line, self._secrets) for line in lines]
         return lines[-n:] if len(lines) > n else lines

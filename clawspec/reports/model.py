@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from clawspec.config import parse_skip_budget
 from clawspec.errors import ExitCode
-from clawspec.secrets import mask_data
+from clawspec.secrets import mask
 from clawspec.speed.frozen_model import FrozenModel
 from clawspec.status import Status
 from clawspec.text import valid_unicode
@@ -22,44 +22,35 @@ class _Frozen(FrozenModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     def model_post_init(self, context: Any, /) -> None:
-        # Where agent text enters the report: a lone surrogate (an emoji cut in half by
-        # JavaScript's JSON) would make every UTF-8 output fail, so it becomes U+FFFD here, once.
-        # ASCII strings (nearly all) cost one flag test; sub-models checked their own fields.
-        for name, value in self.__dict__.items():
-            kind = type(value)
-            if (kind is str and not value.isascii()) or kind is list or kind is dict:
-                valid = _valid_text(value)
-                if valid is not value:
-                    object.__setattr__(self, name, valid)
-        super().model_post_init(context)
-
-    @model_validator(mode="after")
-    def _masked(self) -> Self:
-        # Where text enters the report, every secret is masked (clawspec/secrets.py): once,
-        # before any renderer cuts a message to fit, so no output can hold part of a secret.
-        # Sub-models masked their own fields; numbers and statuses are left as they are.
+        # Where text enters the report, once, for every renderer after it (sub-models did their
+        # own fields; numbers and statuses are left as they are):
+        # - a lone surrogate (an emoji cut in half by JavaScript's JSON) would make every UTF-8
+        #   output fail: it becomes U+FFFD;
+        # - every secret is masked (clawspec/secrets.py) before any renderer cuts a message to
+        #   fit, so no output can hold part of a secret.
         for name, value in self.__dict__.items():
             kind = type(value)
             if kind is str or kind is list or kind is dict or kind is tuple:
-                masked = mask_data(value)
-                if masked is not value:
-                    object.__setattr__(self, name, masked)
-        return self
+                entered = _entered(value)
+                if entered is not value:
+                    object.__setattr__(self, name, entered)
+        super().model_post_init(context)
 
 
-def _valid_text(value: Any) -> Any:
-    """`value` with `valid_unicode` applied to every string in it (dict keys included); the
+def _entered(value: Any) -> Any:
+    """`value` with every string in it (dict keys included) made valid Unicode and masked; the
     same object when nothing changed."""
     kind = type(value)
     if kind is str:
-        return value if value.isascii() else valid_unicode(value)
-    if kind is list:
+        return mask(value if value.isascii() else valid_unicode(value))
+    if kind is list or kind is tuple:
         for index, item in enumerate(value):  # lists of sub-models: nothing to do, no copy
-            if _valid_text(item) is not item:
-                return [*value[:index], *map(_valid_text, value[index:])]
+            if _entered(item) is not item:
+                items = [*value[:index], *map(_entered, value[index:])]
+                return items if kind is list else tuple(items)
         return value
     if kind is dict:
-        pairs = [(_valid_text(k), _valid_text(v)) for k, v in value.items()]
+        pairs = [(_entered(k), _entered(v)) for k, v in value.items()]
         same = all(
             k is k0 and v is v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)
         )
