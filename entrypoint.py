@@ -5,7 +5,9 @@ are mapped to `clawspec run …` arguments (`clawspec merge …` with `command: 
 input counts as unset. Secret inputs travel in the environment (`CLAWSPEC_HOOKS_TOKEN`,
 `GITHUB_TOKEN`), never on the command line, and are masked with `::add-mask::` before anything
 else is printed. Relative paths resolve against `working_directory` inside `$GITHUB_WORKSPACE`
-(the image does not rely on WORKDIR).
+(the image does not rely on WORKDIR). Inputs are named after the settings they set; the
+old names of renamed inputs (`gateway_url`, `junit_path`, `report_path`, `html_report`) still
+work, with a `::warning::` (see `input_values`). `INPUTS` is the one table of all of this.
 
 Anywhere else, or when arguments are given, they are passed straight to the CLI:
 `docker run IMAGE run examples --junit junit.xml` or `… clawspec run …`.
@@ -18,7 +20,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -77,78 +79,130 @@ def _auto_switch(name: str, value: str, flag: str) -> list[str]:
     return [flag] if on else [flag.replace("--", "--no-", 1)]
 
 
+# How a value becomes CLI arguments: (input name, value, CLI flag) -> arguments.
+Form = Callable[[str, str, str], list[str]]
+
+
+def _value(_name: str, value: str, flag: str) -> list[str]:
+    return [flag, value]
+
+
+def _repeat(_name: str, value: str, flag: str) -> list[str]:
+    return [arg for item in _words(value) for arg in (flag, item)]
+
+
+def _switch(name: str, value: str, flag: str) -> list[str]:
+    return [flag] if _boolean(name, value) else []
+
+
+def _mode(name: str, value: str, flag: str) -> list[str]:
+    return [f"{flag}={_comment_mode(name, value)}"]
+
+
+def _positional(name: str, value: str, _flag: str) -> list[str]:
+    return _paths(name, value)
+
+
 RUN, MERGE = "run", "merge"
 BOTH = frozenset({RUN, MERGE})
 
 
 @dataclass(frozen=True)
 class Input:
-    """How one action input reaches ClawSpec."""
+    """One action input: its name, the setting it sets and how its value reaches ClawSpec.
+
+    An input is named after the setting it sets (`setting`, a field of clawspec.config.Settings;
+    dotted when nested, `gateway.command`, and then named with `_`: `gateway_command`). Its CLI
+    flag is derived from the setting (`--` + the setting with `.` and `_` as `-`) unless `flag`
+    names it. Inputs that set no setting are named after their flag (a list input in the
+    plural: `tags` for `--tag`), and so are the two whose CLI flag is not named after their
+    setting (`--bring-up` sets `gateway.mode`, `--openclaw-config` sets `gateway.config`).
+    `aliases` are older names, still accepted with a deprecation warning; `default` is the
+    input's default in action.yml (tests check the two agree).
+    """
 
     name: str
-    to_argv: Callable[[str, str], list[str]] | None = None
-    env: str | None = None  # secrets: passed as this environment variable
+    form: Form | None = None  # how a value becomes arguments (None: env or special)
+    setting: str | None = None  # the Settings field it sets
+    flag: str | None = None  # the CLI flag, when it is not derived from the setting
+    aliases: tuple[str, ...] = ()  # deprecated names: action.yml keeps them, without a default
+    default: str = ""  # the default in action.yml: the runner passes it when the input is not given
+    env: str | None = None  # secrets: passed as this environment variable, never as a flag
     special: bool = False  # handled by the entrypoint itself (working_directory, command)
     commands: frozenset[str] = frozenset({RUN})  # the `command`s it applies to
     positional: bool = False  # paths: placed right after the command
 
-
-def _flag(flag: str) -> Callable[[str, str], list[str]]:
-    return lambda _name, value: [flag, value]
-
-
-def _repeat(flag: str) -> Callable[[str, str], list[str]]:
-    return lambda _name, value: [arg for item in _words(value) for arg in (flag, item)]
-
-
-def _switch(flag: str) -> Callable[[str, str], list[str]]:
-    return lambda name, value: [flag] if _boolean(name, value) else []
+    @property
+    def cli_flag(self) -> str | None:
+        """The CLI flag the input becomes (None for positional, environment and special ones)."""
+        if self.flag or self.env or self.special or self.positional or not self.setting:
+            return self.flag
+        return "--" + re.sub(r"[._]", "-", self.setting)
 
 
-# Every input of action.yml, in its order (tests check action.yml, this table and the docs agree).
+# Every input of action.yml, in its order: the one place that says how an input reaches ClawSpec
+# (tests check action.yml, this table, the CLI, Settings and the docs agree).
 INPUTS: tuple[Input, ...] = (
-    Input("scenarios", _paths, positional=True),
-    Input("config", _flag("--config"), commands=BOTH),
-    Input("working_directory", special=True, commands=BOTH),
-    Input("gateway_url", _flag("--gateway-base-url")),
-    Input("hooks_token", env="CLAWSPEC_HOOKS_TOKEN"),
-    Input("bring_up", _switch("--bring-up")),
-    Input("gateway_command", _flag("--gateway-command")),
-    Input("openclaw_config", _flag("--openclaw-config")),
-    Input("tags", _repeat("--tag")),
-    Input("exclude_tags", _repeat("--exclude-tag")),
-    Input("concurrency", _flag("--concurrency")),
-    Input("junit_path", _flag("--junit"), commands=BOTH),
-    Input("report_path", _flag("--report-json"), commands=BOTH),
-    Input("html_report", _flag("--report-html"), commands=BOTH),
-    Input("codequality", _flag("--codequality"), commands=BOTH),
+    Input("scenarios", _positional, positional=True),
+    Input("config", _value, flag="--config", commands=BOTH),
+    Input("working_directory", special=True, default=".", commands=BOTH),
+    Input("gateway_base_url", _value, setting="gateway_base_url", aliases=("gateway_url",)),
+    Input("hooks_token", setting="hooks_token", env="CLAWSPEC_HOOKS_TOKEN"),
+    Input("bring_up", _switch, setting="gateway.mode", flag="--bring-up", default="false"),
+    Input("gateway_command", _value, setting="gateway.command"),
+    Input("openclaw_config", _value, setting="gateway.config", flag="--openclaw-config"),
+    Input("tags", _repeat, flag="--tag"),
+    Input("exclude_tags", _repeat, flag="--exclude-tag"),
+    Input("concurrency", _value, setting="concurrency"),
     Input(
-        "pr_comment",
-        lambda name, value: [f"--pr-comment={_comment_mode(name, value)}"],
+        "junit",
+        _value,
+        setting="junit",
+        aliases=("junit_path",),
+        default="clawspec-reports/junit.xml",
         commands=BOTH,
     ),
-    Input("github_token", env="GITHUB_TOKEN", commands=BOTH),
-    Input("check_run", lambda name, value: _auto_switch(name, value, "--check-run"), commands=BOTH),
-    Input("check_name", _flag("--check-name"), commands=BOTH),
-    Input("max_skipped", _flag("--max-skipped"), commands=BOTH),
-    Input("observability_backend", _flag("--observability-backend")),
-    Input("fail_on", _flag("--fail-on"), commands=BOTH),
-    Input("repeat", _flag("--repeat")),
-    Input("shard", _flag("--shard")),
-    Input("durations", _flag("--durations")),
-    Input("shard_publish", _switch("--shard-publish")),
-    Input("command", special=True, commands=BOTH),
     Input(
-        "merge_reports",
-        _paths,
-        commands=frozenset({MERGE}),
-        positional=True,
+        "report_json",
+        _value,
+        setting="report_json",
+        aliases=("report_path",),
+        default="clawspec-reports/clawspec-report.json",
+        commands=BOTH,
     ),
-    Input("baseline", _flag("--baseline"), commands=BOTH),
-    Input("save_baseline", _switch("--save-baseline"), commands=BOTH),
-    Input("model_traffic", _flag("--model-traffic")),
-    Input("cassette_dir", _flag("--cassette-dir")),
-    Input("today", _flag("--today")),
+    Input(
+        "report_html",
+        _value,
+        setting="report_html",
+        aliases=("html_report",),
+        default="clawspec-reports/clawspec-report.html",
+        commands=BOTH,
+    ),
+    Input("codequality", _value, setting="codequality", commands=BOTH),
+    Input("pr_comment", _mode, setting="pr_comment", commands=BOTH),
+    Input(
+        "github_token",
+        setting="github_token",
+        env="GITHUB_TOKEN",
+        default="${{ github.token }}",
+        commands=BOTH,
+    ),
+    Input("check_run", _auto_switch, setting="check_run", default="auto", commands=BOTH),
+    Input("check_name", _value, setting="check_name", commands=BOTH),
+    Input("max_skipped", _value, setting="max_skipped", commands=BOTH),
+    Input("observability_backend", _value, setting="observability.backend"),
+    Input("fail_on", _value, setting="fail_on", default="fail", commands=BOTH),
+    Input("repeat", _value, setting="repeat"),
+    Input("shard", _value, setting="shard"),
+    Input("durations", _value, setting="durations"),
+    Input("shard_publish", _switch, setting="shard_publish", default="false"),
+    Input("command", special=True, default=RUN, commands=BOTH),
+    Input("merge_reports", _positional, commands=frozenset({MERGE}), positional=True),
+    Input("baseline", _value, setting="baseline", commands=BOTH),
+    Input("save_baseline", _switch, setting="save_baseline", default="false", commands=BOTH),
+    Input("model_traffic", _value, setting="model_traffic"),
+    Input("cassette_dir", _value, setting="cassette_dir"),
+    Input("today", _value, setting="today"),
 )
 
 
@@ -168,11 +222,46 @@ def is_action(environ: Mapping[str, str], argv: Sequence[str]) -> bool:
 
 @dataclass(frozen=True)
 class Invocation:
-    """What the inputs amount to: CLI arguments, extra environment and the folder to run in."""
+    """What the inputs amount to: CLI arguments, extra environment, the folder to run in, and
+    warnings for the log (deprecated input names)."""
 
     argv: list[str]
     env: dict[str, str]
     cwd: Path
+    warnings: list[str] = field(default_factory=list)
+
+
+def input_values(environ: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Each input's value (stripped; empty means unset) with the deprecated names resolved, and
+    a warning for each deprecated name used.
+
+    A deprecated name (an alias) that is set gives its value to the input it names. The runner
+    passes the new input's action.yml default whenever it is not given, so the new input counts
+    as set only when it differs from that default; set to another value than the alias, the two
+    contradict each other: an InputError naming both. (An alias set to empty cannot be told
+    from an alias not given: the new input's default applies.)
+    """
+    values: dict[str, str] = {}
+    warnings: list[str] = []
+    for item in INPUTS:
+        value = environ.get(env_name(item.name), "").strip()
+        for alias in item.aliases:
+            old = environ.get(env_name(alias), "").strip()
+            if not old:
+                continue
+            if value and value not in (item.default, old):
+                raise InputError(
+                    f"action inputs '{alias}' and '{item.name}' are both set, to different "
+                    f"values ('{old}' and '{value}'): '{alias}' is the deprecated name of "
+                    f"'{item.name}'; set only '{item.name}'"
+                )
+            warnings.append(
+                f"action input '{alias}' is deprecated: use '{item.name}' instead (the same "
+                f"value; '{alias}' will be removed)"
+            )
+            value = old
+        values[item.name] = value
+    return values, warnings
 
 
 def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
@@ -181,7 +270,8 @@ def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
     Inputs that do not apply to the chosen `command` are ignored (the merge job runs nothing,
     so the gateway inputs and their defaults mean nothing there).
     """
-    command = environ.get(env_name("command"), "").strip() or RUN
+    values, warnings = input_values(environ)
+    command = values["command"] or RUN
     if command not in (RUN, MERGE):
         raise InputError(f"action input 'command': expected run or merge, found '{command}'")
     paths: list[str] = []
@@ -189,21 +279,22 @@ def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
     env: dict[str, str] = {}
     cwd = base
     for item in INPUTS:
-        value = environ.get(env_name(item.name), "").strip()
+        value = values[item.name]
         if not value or command not in item.commands:
             continue  # an empty input is unset: ClawSpec's own default applies
         if item.env:
             env[item.env] = value
         elif item.name == "working_directory":
             cwd = (base / value).resolve()
-        elif item.to_argv:
-            (paths if item.positional else flags).extend(item.to_argv(item.name, value))
+        elif item.form:
+            args = item.form(item.name, value, item.cli_flag or "")
+            (paths if item.positional else flags).extend(args)
     if command == MERGE and not paths:
         raise InputError(
             "action input 'merge_reports': the shard reports to merge (files, globs or folders) "
             "are required with 'command: merge'"
         )
-    return Invocation([command, *paths, *flags], env, cwd)
+    return Invocation([command, *paths, *flags], env, cwd, warnings)
 
 
 def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | None = None) -> int:
@@ -216,7 +307,7 @@ def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | 
         if argv[:1] == ["clawspec"]:
             argv = argv[1:]
         return cli.main(argv)
-    from clawspec.reports.github.commands import add_mask_commands
+    from clawspec.reports.github.commands import add_mask_commands, format_command
     from clawspec.secrets import scope
 
     # One secrets registry for the whole action (the CLI joins it): the secret inputs and the
@@ -225,10 +316,14 @@ def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | 
         registry.add(*(environ.get(env_name(i.name), "").strip() for i in INPUTS if i.env))
         registry.add_environment(environ)
         registry.announce(sys.stdout, add_mask_commands)
-        return _run_action(environ, cli.main)
+        return _run_action(environ, cli.main, lambda text: format_command("warning", text))
 
 
-def _run_action(environ: MutableMapping[str, str], cli_main: Callable[[list[str]], int]) -> int:
+def _run_action(
+    environ: MutableMapping[str, str],
+    cli_main: Callable[[list[str]], int],
+    warning: Callable[[str], str],
+) -> int:
     """Map the inputs, prepare the environment and folder, and run the CLI."""
     base = Path(environ.get("GITHUB_WORKSPACE") or Path.cwd())
     try:
@@ -236,6 +331,8 @@ def _run_action(environ: MutableMapping[str, str], cli_main: Callable[[list[str]
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for text in invocation.warnings:
+        print(warning(text), flush=True)  # a workflow command: an annotation on the run
     for item in INPUTS:
         if item.env:
             environ.pop(env_name(item.name), None)  # not inherited by a gateway we start

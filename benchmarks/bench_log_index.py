@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.gateway_fake import line, run_lines
 from benchmarks.harness import LOG, PYTHON, clawspec_env, fake_gateway, row, run_child, write_suite
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs.index import LogIndex
 
 
 def generate(path: Path, size_mb: int) -> tuple[int, str]:

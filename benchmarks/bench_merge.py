@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from clawspec import api
 from clawspec.assertions.base import Status
 from clawspec.reports.github.annotations import select_annotations
 from clawspec.reports.github.summary import render_summary
@@ -34,7 +35,7 @@ from clawspec.reports.model import (
     ToolCallRecord,
     Totals,
 )
-from clawspec.sharding.merge import check, collect, merge, run_merge
+from clawspec.sharding.merge import check, collect, merge
 from clawspec.sharding.split import Shard, split_selection
 
 STATUSES = [Status.PASS] * 8 + [Status.FAIL, Status.ERROR]
@@ -98,7 +99,7 @@ def merge_only(folder: Path) -> RunReport:
 
 def whole_command(folder: Path, out: Path) -> RunReport:
     flags = {"report_json": str(out / "merged.json"), "junit": str(out / "junit.xml")}
-    result = run_merge([str(folder)], environ={}, flags=flags, note=lambda _text: None)
+    result = api.merge([str(folder)], environ={}, flags=flags, note=lambda _text: None)
     # The GitHub outputs are only written on GitHub; render them here so they are timed too.
     render_summary(result.report)
     select_annotations(result.report)

@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "run", "validate"]
+__all__ = ["__version__", "merge", "run", "validate"]
 
 if TYPE_CHECKING:
-    from clawspec.api import run, validate
+    from clawspec.api import merge, run, validate
 
-# `run` and `validate` live in clawspec.api, which pulls in pydantic, the assertion registry and
-# (for runs) requests: `clawspec --version` and `--help` must not pay for that, so the package
-# resolves these names on first use (PEP 562) instead of importing the API here.
-_LAZY = {"run": "clawspec.api", "validate": "clawspec.api"}
+# `run`, `validate` and `merge` live in clawspec.api, which pulls in pydantic, the assertion
+# registry and (for runs) requests: `clawspec --version` and `--help` must not pay for that, so
+# the package resolves these names on first use (PEP 562) instead of importing the API here.
+_LAZY = {"merge": "clawspec.api", "run": "clawspec.api", "validate": "clawspec.api"}
 
 
 def __getattr__(name: str) -> Any:

@@ -445,6 +445,18 @@ def locate_config(config: str | Path | None, start: Path) -> Path | None:
     return find_config(start)
 
 
+def resolve_settings(
+    config: str | Path | None,
+    start: Path,
+    environ: Mapping[str, str],
+    flags: Mapping[str, Any] | None = None,
+) -> tuple[Settings, Path | None]:
+    """A command's settings, and the config file they were read from: `--config` or the file
+    found from `start` (`locate_config`), then the environment, then the flags."""
+    path = locate_config(config, start)
+    return load_settings(path, environ, flags), path
+
+
 def load_settings(
     config_path: Path | None,
     environ: Mapping[str, str],

@@ -9,6 +9,7 @@ Then it runs the same entrypoint with plain CLI arguments, as GitLab CI and Jenk
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -19,12 +20,16 @@ import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
 import entrypoint
 from clawspec.cli import build_parser
+from clawspec.commands.options import run_flags
+from clawspec.config import Settings, load_settings
 from clawspec.reports.github.outputs import OUTPUT_NAMES
 from tests.reports.test_github_commands import parse_command, parse_outputs
 from tests.support.github_api import GitHubApiServer
@@ -37,6 +42,9 @@ HOOKS_TOKEN = "hooks-secret-7f3a9c1e"
 GITHUB_TOKEN = "ghs_secretGitHubToken42"
 HEAD_SHA = "5e1f" * 10
 VENV_BIN = "Scripts" if os.name == "nt" else "bin"
+# The current input names (the deprecated aliases left out) and the aliases with their inputs.
+INPUT_NAMES = [item.name for item in entrypoint.INPUTS]
+ALIASES = [(alias, item) for item in entrypoint.INPUTS for alias in item.aliases]
 
 
 def _tool(name: str) -> str | None:
@@ -53,14 +61,162 @@ def test_action_is_a_docker_action_built_from_the_dockerfile() -> None:
 
 
 def test_action_inputs_entrypoint_and_docs_agree() -> None:
+    """action.yml declares exactly the table's inputs, each followed by its deprecated aliases;
+    an input has the table's default, an alias none (else it would always be set) and a
+    deprecationMessage naming its input."""
     inputs = ACTION["inputs"]
-    assert list(inputs) == [item.name for item in entrypoint.INPUTS]
-    for name, spec in inputs.items():
-        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name), f"input '{name}' is not snake_case"
-        assert spec.get("description"), f"input '{name}' has no description"
-        assert "default" in spec, f"input '{name}' has no default"
-        assert f"| `{name}` |" in DOCS, f"input '{name}' is missing from docs/ci.md"
+    assert list(inputs) == [n for item in entrypoint.INPUTS for n in (item.name, *item.aliases)]
+    for item in entrypoint.INPUTS:
+        spec = inputs[item.name]
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", item.name), f"'{item.name}' is not snake_case"
+        assert spec.get("description"), f"input '{item.name}' has no description"
+        assert "default" in spec, f"input '{item.name}' has no default"
+        assert str(spec["default"]) == item.default, f"input '{item.name}': default differs"
+        assert "deprecationMessage" not in spec
+        assert f"| `{item.name}` |" in DOCS, f"input '{item.name}' is missing from docs/ci.md"
+    for alias, item in ALIASES:
+        spec = inputs[alias]
+        assert "default" not in spec, f"deprecated input '{alias}' must have no default"
+        assert spec["deprecationMessage"] == f"use {item.name}"
+        assert item.name in spec["description"]
+        assert f"| `{alias}` | `{item.name}` |" in DOCS, f"'{alias}' is missing from docs/ci.md"
     assert inputs["github_token"]["default"] == "${{ github.token }}"
+
+
+def _cli_flags(command: str) -> set[str]:
+    """The option strings of a `clawspec` command, exactly (argparse also takes prefixes)."""
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {flag for action in commands.choices[command]._actions for flag in action.option_strings}
+
+
+def _has_setting(dotted: str) -> bool:
+    model: Any = Settings
+    for part in dotted.split("."):
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return False
+        if part not in model.model_fields:
+            return False
+        model = model.model_fields[part].annotation
+    return True
+
+
+def _dig(data: dict[str, Any], dotted: str) -> Any:
+    for part in dotted.split("."):
+        data = data.get(part) if isinstance(data, dict) else None  # type: ignore[assignment]
+    return data
+
+
+@pytest.mark.parametrize("item", entrypoint.INPUTS, ids=lambda item: item.name)
+def test_an_input_is_named_after_its_setting_which_exists_and_its_flag_sets_it(
+    item: entrypoint.Input,
+) -> None:
+    """Every input that names a setting names a real Settings field, and the CLI flag it
+    becomes (derived from the setting unless the table names it) exists for each command the
+    input applies to and sets that very setting; secret inputs set theirs through the
+    environment. Inputs are named after their setting, or after their flag where the CLI's flag
+    is not named after the setting (then no flag named after the setting exists)."""
+    if item.setting:
+        assert _has_setting(item.setting), f"'{item.name}': no setting '{item.setting}'"
+    if item.env:
+        assert item.setting and item.cli_flag is None
+        settings = load_settings(None, {item.env: "s3cret-value"}, {})
+        assert getattr(settings, item.setting).get_secret_value() == "s3cret-value"
+        return
+    if item.special or item.positional:
+        assert item.cli_flag is None and item.setting is None
+        return
+    flag = item.cli_flag
+    assert flag, f"input '{item.name}' reaches ClawSpec neither as a flag nor otherwise"
+    for command in sorted(item.commands):
+        assert flag in _cli_flags(command), f"'{item.name}': no {flag} in clawspec {command}"
+    if item.setting is None:
+        assert item.name in (flag[2:].replace("-", "_"), flag[2:].replace("-", "_") + "s")
+        return
+    named = item.setting.replace(".", "_")
+    if item.flag is None:
+        assert item.name == named, f"input '{item.name}' should be named '{named}'"
+    else:  # the CLI's flag has another name than the setting: the input follows the flag
+        assert item.name == item.flag[2:].replace("-", "_")
+        assert "--" + named.replace("_", "-") not in _cli_flags("run")
+    value = "true" if item.form is entrypoint._switch else _sample(item.name)
+    argv = entrypoint.from_inputs({entrypoint.env_name(item.name): value}, ROOT).argv
+    flags = run_flags(build_parser().parse_args(argv))
+    assert _dig(flags, item.setting) is not None, f"{argv} does not set '{item.setting}'"
+
+
+@pytest.mark.parametrize(("alias", "item"), ALIASES, ids=[alias for alias, _ in ALIASES])
+def test_a_deprecated_input_maps_like_its_new_name_and_warns(
+    alias: str, item: entrypoint.Input
+) -> None:
+    value = "http://gateway.internal:18789" if "url" in alias else "out/some report.file"
+    new = entrypoint.from_inputs({entrypoint.env_name(item.name): value}, ROOT)
+    old = entrypoint.from_inputs({entrypoint.env_name(alias): value}, ROOT)
+    assert old.argv == new.argv
+    assert value in new.argv
+    assert new.warnings == []
+    (warning,) = old.warnings
+    assert f"'{alias}' is deprecated" in warning
+    assert f"use '{item.name}'" in warning
+    # As the runner starts the action: every declared input set, the new one to its default.
+    runner = {
+        entrypoint.env_name(i.name): i.default for i in entrypoint.INPUTS if "${{" not in i.default
+    }
+    runner |= {entrypoint.env_name(a): "" for a, _ in ALIASES}
+    assert entrypoint.from_inputs(runner | {entrypoint.env_name(alias): value}, ROOT).argv == (
+        entrypoint.from_inputs(runner | {entrypoint.env_name(item.name): value}, ROOT).argv
+    )
+    # Both given with the same value: no contradiction.
+    both = {entrypoint.env_name(alias): value, entrypoint.env_name(item.name): value}
+    assert entrypoint.from_inputs(both, ROOT).argv == new.argv
+
+
+@pytest.mark.parametrize(("alias", "item"), ALIASES, ids=[alias for alias, _ in ALIASES])
+def test_a_deprecated_input_and_its_new_name_set_differently_is_a_usage_error(
+    alias: str, item: entrypoint.Input
+) -> None:
+    environ = {entrypoint.env_name(alias): "old/value", entrypoint.env_name(item.name): "new/value"}
+    with pytest.raises(entrypoint.InputError, match=f"'{alias}' and '{item.name}' are both set"):
+        entrypoint.from_inputs(environ, ROOT)
+
+
+def test_the_action_prints_the_deprecation_warning_and_stops_on_a_contradiction(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from clawspec import cli
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(cli, "main", lambda argv: calls.append(argv) or 0)
+    monkeypatch.chdir(tmp_path)  # the action changes to working_directory; restored afterwards
+    environ = {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(tmp_path)}
+    environ |= {"INPUT_JUNIT": "clawspec-reports/junit.xml", "INPUT_JUNIT_PATH": "old.xml"}
+    assert entrypoint.main([], dict(environ)) == 0
+    assert calls == [["run", "--junit", "old.xml"]]
+    out = capsys.readouterr().out
+    assert "::warning::action input 'junit_path' is deprecated" in out
+    assert "use 'junit'" in out
+    environ["INPUT_JUNIT"] = "new.xml"
+    assert entrypoint.main([], dict(environ)) == 2
+    assert calls == [["run", "--junit", "old.xml"]]  # the CLI did not run again
+    err = capsys.readouterr().err
+    assert "action inputs 'junit_path' and 'junit' are both set" in err
+    assert "('old.xml' and 'new.xml')" in err
+
+
+def test_our_workflows_and_docs_use_the_current_input_names() -> None:
+    """Deprecated names are for users' old workflows; ours show the current ones."""
+    old = "|".join(alias for alias, _ in ALIASES)
+    for path in sorted((ROOT / ".github" / "workflows").glob("*.yml")):
+        workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for job in workflow["jobs"].values():
+            for step in job.get("steps", []):
+                if step.get("uses") == "./":
+                    assert set(step.get("with", {})) <= set(INPUT_NAMES), path.name
+    for path in (ROOT / "docs" / "ci.md", ROOT / "README.md"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(rf"(?m)^\s+({old}):", text), f"{path.name} uses a deprecated input"
 
 
 def test_action_outputs_are_written_and_documented() -> None:
@@ -72,7 +228,7 @@ def test_action_outputs_are_written_and_documented() -> None:
 
 
 def test_every_flag_the_entrypoint_produces_exists_in_the_cli() -> None:
-    environ = {entrypoint.env_name(n): _sample(n) for n in ACTION["inputs"]}
+    environ = {entrypoint.env_name(n): _sample(n) for n in INPUT_NAMES}
     invocation = entrypoint.from_inputs(environ, ROOT)
     args = build_parser().parse_args(invocation.argv)  # SystemExit on an unknown flag
     assert args.command == "run"
@@ -107,8 +263,8 @@ def _sample(name: str) -> str:
         "observability_backend": "local",
         "fail_on": "error",
         "repeat": "3",
-        "junit_path": "j.xml",
-        "gateway_url": "http://127.0.0.1:1",
+        "junit": "j.xml",
+        "gateway_base_url": "http://127.0.0.1:1",
         "shard": "2/4",
         "shard_publish": "true",
         "command": "run",
@@ -119,7 +275,7 @@ def _sample(name: str) -> str:
 
 
 def test_command_merge_maps_its_inputs_and_ignores_the_run_only_ones() -> None:
-    environ = {entrypoint.env_name(n): _sample(n) for n in ACTION["inputs"]}
+    environ = {entrypoint.env_name(n): _sample(n) for n in INPUT_NAMES}
     environ |= {"INPUT_COMMAND": "merge", "INPUT_MERGE_REPORTS": "shards/\n'more reports/*.json'"}
     invocation = entrypoint.from_inputs(environ, ROOT)
     args = build_parser().parse_args(invocation.argv)
@@ -418,7 +574,7 @@ def _runner_env(
     env |= {
         "INPUT_SCENARIOS": "demo.clawspec.yaml",
         "INPUT_WORKING_DIRECTORY": "project",
-        "INPUT_GATEWAY_URL": hooks.base_url,
+        "INPUT_GATEWAY_BASE_URL": hooks.base_url,
         "INPUT_HOOKS_TOKEN": HOOKS_TOKEN,
         "INPUT_GITHUB_TOKEN": GITHUB_TOKEN,
         "INPUT_PR_COMMENT": "true",

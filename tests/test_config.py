@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.cli import build_parser, run_flags
+from clawspec.cli import build_parser
+from clawspec.commands.options import run_flags
 from clawspec.config import Settings, find_config, load_settings, parse_skip_budget
 from clawspec.errors import ConfigError
 

@@ -126,3 +126,16 @@ def test_no_module_can_fail_by_being_imported_first() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_assertions_read_evidence_not_the_readers() -> None:
+    """Assertions ask for typed evidence (`clawspec.evidence`): no assertion module imports the
+    gateway's or the traces' code, deferred imports included."""
+    graph = _graph(deferred=True)
+    readers = ("clawspec.gateway", "clawspec.traces")
+    found = {
+        module: sorted(target for target in targets if target.startswith(readers))
+        for module, targets in graph.items()
+        if module.startswith("clawspec.assertions")
+    }
+    assert {module: targets for module, targets in found.items() if targets} == {}

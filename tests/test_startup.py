@@ -26,14 +26,14 @@ NOT_FOR_VALIDATE = ["requests", "urllib3", *SDKS]
 # What only evaluating assertions needs: the assertion models are built without it (each
 # evaluator imports its readers), so `validate` does not pay for importing it.
 EVALUATION_ONLY = [
-    "clawspec.gateway.logs",
-    "clawspec.gateway.log_lines",
+    "clawspec.gateway.logs.index",
+    "clawspec.gateway.logs.lines",
     "clawspec.gateway.plugin_records",
     "clawspec.judge.client",
     "clawspec.judge.verdict",
     "clawspec.evidence.log",
     "clawspec.evidence.trace",
-    "clawspec.traces.spans",
+    "clawspec.evidence.spans",
     "clawspec.traces.model",
     "clawspec.traffic.normalize",
     "clawspec.runner.scenario",

@@ -77,12 +77,10 @@ class LogEntry(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
             return self._evaluate_run_scoped(ctx)
-        from clawspec.gateway.log_lines import Pattern, lines_of
+        from clawspec.evidence.log import first_line_matching
 
         try:
-            # One index per file for the whole process: no scenario re-reads or re-parses the
-            # lines an earlier one already read (the gateway log grows with every scenario).
-            found = lines_of(ctx.path(self.path)).first_match(Pattern(self.pattern))
+            found = first_line_matching(ctx.path(self.path), self.pattern)
         except FileNotFoundError:
             return Verdict.failed(f"log '{self.path}' not found")
         if found.line is not None:
@@ -95,7 +93,7 @@ class LogEntry(Assertion):
 
     def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
         """Only the run's lines count; a missing log or run is `error` (SPEC §9)."""
-        from clawspec.evidence.log import RunLog
+        from clawspec.evidence.log import RunLog, line_matcher
 
         scoped = RunLog.load(ctx, ctx.path(self.path), self.run_id, "log")
         if scoped.problem:
@@ -117,22 +115,6 @@ class LogEntry(Assertion):
             f"({pluralize(len(lines), 'line')} of the run)"
         )
         return scoped.undecided(text) or Verdict.failed(text)
-
-
-def line_matcher(pattern: str) -> Callable[[str], bool]:
-    """Return a predicate: the raw line, or a JSON line's `message`, contains or matches
-    `pattern` (SPEC §9); an invalid regex is used as plain text only."""
-    from clawspec.gateway.log_lines import Pattern, json_message
-
-    compiled = Pattern(pattern)
-
-    def matches(line: str) -> bool:
-        if compiled.hit(line):
-            return True
-        message = json_message(line)
-        return message is not None and compiled.hit(message)
-
-    return matches
 
 
 DECISION_KEYS = ("routed_to", "selected_agent", "decision", "agent", "route")

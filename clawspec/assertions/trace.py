@@ -25,7 +25,7 @@ from clawspec.text import fmt_duration_ms, fmt_number, one_line, pluralize, quot
 # The trace readers are needed only to evaluate: `clawspec validate` builds these models without
 # importing them (tests/test_startup.py); each evaluator imports what it reads.
 if TYPE_CHECKING:
-    from clawspec.traces.model import Trace
+    from clawspec.evidence.spans import Trace
 
 SHOWN = 10  # names shown in a one-line message before "… and N more"
 _Evaluate = Callable[[Any, "EvalContext"], Verdict]
@@ -48,8 +48,8 @@ def _on_trace(flips: Callable[[Any, Verdict], bool]) -> Callable[[_Judge], _Eval
     def decorate(judge: _Judge) -> _Evaluate:
         @functools.wraps(judge)
         def evaluate(self: Any, ctx: EvalContext) -> Verdict:
+            from clawspec.evidence.spans import TraceUnavailable
             from clawspec.evidence.trace import scenario_trace
-            from clawspec.traces.model import TraceUnavailable
 
             trace = scenario_trace(ctx)
             if isinstance(trace, TraceUnavailable):
@@ -117,7 +117,7 @@ class LlmCallCount(Assertion):
 
     @_on_trace(_call_count_flips)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.model import SpanType
+        from clawspec.evidence.spans import SpanType
 
         count = len(trace.of_type(SpanType.LLM))
         calls = pluralize(count, "LLM call")
@@ -160,11 +160,10 @@ class ToolSequence(Assertion):
 
     @_on_trace(_sequence_flips)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.gateway.tool_search import CONTROLS
-        from clawspec.traces.spans import tool_names
+        from clawspec.evidence.spans import tool_names_judged
 
         # Tool Search's wrappers count as the tools they call, unless a control is expected.
-        actual = tool_names(trace, raw=bool(CONTROLS.intersection(self.expected)))
+        actual = tool_names_judged(trace, self.expected)
         shown = f"[{capped(actual, quote=True)}]" if actual else "[] (no tool calls)"
         problem = self._problem(actual)
         if problem:
@@ -209,7 +208,7 @@ class ModelUsed(Assertion):
 
     @_on_trace(_model_flips)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.model import SpanType
+        from clawspec.evidence.spans import SpanType
 
         llm = trace.of_type(SpanType.LLM)
         models = list(dict.fromkeys(span.model for span in llm if span.model))
@@ -250,7 +249,7 @@ class DelegationPath(Assertion):
 
     @_on_trace(_not_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.spans import delegation_spans, routing_agents
+        from clawspec.evidence.spans import delegation_spans, routing_agents
 
         roots, subagents = delegation_spans(trace)
         if subagents:
@@ -313,7 +312,7 @@ class PerSpanBudget(Assertion):
 
     @_on_trace(_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.model import SpanType
+        from clawspec.evidence.spans import SpanType
 
         spans = [
             span
@@ -367,7 +366,7 @@ class TraceTokenBudget(Assertion):
 
     @_on_trace(_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.spans import counted_spans, span_usage
+        from clawspec.evidence.spans import counted_spans, span_usage
 
         spans, source = counted_spans(trace, span_usage)
         if not spans:
@@ -398,7 +397,7 @@ class TraceDuration(Assertion):
 
     @_on_trace(_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.spans import trace_duration_ms
+        from clawspec.evidence.spans import trace_duration_ms
 
         measured = trace_duration_ms(trace)
         if measured is None:
@@ -429,7 +428,7 @@ class TraceCost(Assertion):
 
     @_on_trace(_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.spans import counted_spans, estimate_cost
+        from clawspec.evidence.spans import counted_spans, estimate_cost
 
         if trace.cost_usd is not None:
             return self._compare(trace.cost_usd, f"native cost of trace '{trace.id}'")
@@ -475,7 +474,7 @@ class NoSpanErrors(Assertion):
 
     @_on_trace(_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        from clawspec.traces.spans import by_start
+        from clawspec.evidence.spans import by_start
 
         errored = [span for span in by_start(trace.spans) if span.error and str(span.error).strip()]
         if not errored:
@@ -504,10 +503,9 @@ class ToolNotInvoked(Assertion):
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
         # Positive evidence (SPEC §5): only a found trace can show the tool was not called;
         # without one the evaluator skips (`_on_trace`).
-        from clawspec.gateway.tool_search import CONTROLS
-        from clawspec.traces.spans import tool_names
+        from clawspec.evidence.spans import tool_names_judged
 
-        names = tool_names(trace, raw=self.tool in CONTROLS)
+        names = tool_names_judged(trace, [self.tool])
         count = names.count(self.tool)
         if count:
             return Verdict.failed(

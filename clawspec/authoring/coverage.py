@@ -8,16 +8,19 @@ never raises the ratio. Stored history is read only when a baseline store is con
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.registry import CATEGORIES
 from clawspec.authoring.workspace import Target, Workspace
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Contract
+
+if TYPE_CHECKING:
+    from clawspec.ci_context import CIContext
 
 HISTORY_RUNS = 50  # newest stored runs read per branch
 
@@ -186,7 +189,7 @@ def parse_ratio(text: str) -> float:
     return ratio
 
 
-def history_reports(settings: Any, environ: Mapping[str, str], limit: int) -> Any:
+def history_reports(settings: Any, context: CIContext, limit: int) -> Any:
     """(label, reports) from the configured baseline store, or None when none is configured.
 
     The store interface is issue 12's `clawspec.history`; the newest `limit` runs per branch
@@ -204,7 +207,7 @@ def history_reports(settings: Any, environ: Mapping[str, str], limit: int) -> An
         except OSError as exc:
             raise HistoryError(f"baseline report '{spec}': {exc.strerror}") from None
         return f"report {spec}", [parse_report(data, spec)]
-    store = open_store(spec, settings, environ)
+    store = open_store(spec, settings, context)
 
     def reports() -> Iterable[Any]:
         for branch in store.branches():

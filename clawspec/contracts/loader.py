@@ -19,7 +19,6 @@ from clawspec.contracts.parse_ahead import Parsed, parsed_here, read_contract
 from clawspec.contracts.paths import escapes_workspace
 from clawspec.contracts.source import Loc, Mark, SourceDoc, parse_yaml
 from clawspec.errors import ContractError, UsageError
-from clawspec.speed.collector import collector_paused
 
 PHASES = ("given", "then")
 
@@ -60,9 +59,8 @@ def load_contracts(
     `limits` bound each file's size, nesting and aliases (contracts/limits.py).
     """
     outcomes: list[LoadedContract | list[str]] = [[] for _ in files]
-    with collector_paused():
-        for index, result in parsed_here(files, limits) if parsed is None else parsed:
-            outcomes[index] = load_contract(files[index], workspace, environ, result, limits)
+    for index, result in parsed_here(files, limits) if parsed is None else parsed:
+        outcomes[index] = load_contract(files[index], workspace, environ, result, limits)
     loaded = [outcome for outcome in outcomes if isinstance(outcome, LoadedContract)]
     errors = [error for outcome in outcomes if isinstance(outcome, list) for error in outcome]
     if errors:

@@ -17,7 +17,9 @@ taken. Each writes its mark and then reads the byte again, so at worst both pars
 result of this process is used); never neither.
 
 It is only worth it, and only safe, on Linux (fork), with a second CPU, in a process that has not
-started threads yet, for a suite of more than `MIN_BYTES`. Whatever goes wrong on the child's
+started threads yet, for a suite of more than `MIN_BYTES`; and only where the process is
+ClawSpec's own: the CLI runs its command under `allowed_here()`; a program using the Python API
+is never forked. Whatever goes wrong on the child's
 side (it dies, is interrupted, sends something unreadable), this process parses what is left:
 results never depend on the child.
 """
@@ -59,6 +61,24 @@ FREE, CHILD, PARENT = 0, 1, 2  # who parses a file: its byte in the shared claim
 # The child's note for each result it wrote: the file's index, and where its pickle starts and
 # ends in the shared results file.
 NOTE = struct.Struct("<IQQ")
+
+_allowed = False
+
+
+@contextmanager
+def allowed_here() -> Iterator[None]:
+    """Let loading parse ahead in a forked child while this runs: the CLI's command, in a
+    process ClawSpec owns (a program using the Python API is never forked)."""
+    global _allowed
+    before, _allowed = _allowed, True
+    try:
+        yield
+    finally:
+        _allowed = before
+
+
+def allowed() -> bool:
+    return _allowed
 
 
 def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:

@@ -9,18 +9,16 @@ pass of a negative assertion without the evidence it needs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from clawspec.assertions.base import EvalContext, Verdict
 from clawspec.evidence.store import LogKey, PluginKey
-from clawspec.gateway.logs import DEBUG_HINT, LogIndex
+from clawspec.gateway.logs.index import DEBUG_HINT, LogIndex
+from clawspec.gateway.logs.lines import Match, Pattern, json_message, lines_of
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
 from clawspec.gateway.tool_search import CONTROLS
 from clawspec.text import pluralize
-
-if TYPE_CHECKING:
-    pass
 
 
 class RunLog:
@@ -182,3 +180,24 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
     except OSError:
         return a == b
+
+
+def first_line_matching(path: Path, pattern: str) -> Match:
+    """The first line of the whole file `path` that `pattern` matches, and how many lines were
+    read. One index per file for the whole process: no scenario re-reads or re-parses the lines
+    an earlier one already read (the gateway log grows with every scenario)."""
+    return lines_of(path).first_match(Pattern(pattern))
+
+
+def line_matcher(pattern: str) -> Callable[[str], bool]:
+    """Return a predicate: the raw line, or a JSON line's `message`, contains or matches
+    `pattern`; an invalid regex is used as plain text only."""
+    compiled = Pattern(pattern)
+
+    def matches(line: str) -> bool:
+        if compiled.hit(line):
+            return True
+        message = json_message(line)
+        return message is not None and compiled.hit(message)
+
+    return matches

@@ -14,13 +14,13 @@ import time
 from datetime import UTC, datetime
 
 from clawspec.assertions.base import RunInfo
+from clawspec.evidence.spans import by_start, delegation_spans, tool_spans
 from clawspec.evidence.store import Evidence
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
 from clawspec.text import one_line
 from clawspec.traces.model import Span, SpanType, Trace
-from clawspec.traces.spans import by_start, delegation_spans, tool_spans
 
 MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
 MAX_TOOLS = 500  # a runaway tool loop must not blow up the report

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import requests
 
-    from clawspec.gateway.logs import LogIndex
+    from clawspec.gateway.logs.index import LogIndex
     from clawspec.gateway.plugin_records import PluginRecord
     from clawspec.traces.backends.base import TraceBackend
     from clawspec.traces.model import Trace, TraceUnavailable

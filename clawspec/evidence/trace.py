@@ -2,7 +2,7 @@
 
 Every trace assertion of a scenario reads the same `Trace` — or the same `TraceUnavailable`, so
 they all `skip` with one reason (SPEC §5: an unavailable backend or a missing trace is never a
-`fail`). What the spans say is worked out in `traces.spans`; the report reads the trace found
+`fail`). What the spans say is worked out in `evidence.spans`; the report reads the trace found
 here (`Evidence.built_trace`).
 """
 
@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clawspec.evidence.store import RunBackend
+from clawspec.evidence.trace_poll import poll_trace
 from clawspec.text import one_line
 from clawspec.traces.backends.base import TraceBackend, TraceQuery
-from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import Trace, TraceUnavailable
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ the cause is in its log (checked against OpenClaw 2026.9.6):
 
 `read_run_failure` scopes the log to the scenario's run like the log assertions do (`LogIndex`
 with ClawSpec's run id, the gateway's run id and the session key ClawSpec sent) and reads those
-facts (`log_facts.outcome_of`) from that run's lines only. `explain` turns them, and an HTTP
+facts (`logs.facts.outcome_of`) from that run's lines only. `explain` turns them, and an HTTP
 refusal, into one short line: the gateway's cause and the likely fix.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from clawspec.gateway.log_facts import (
+from clawspec.gateway.logs.facts import (
     HookDispatch,
     HookOutcome,
     ModelFailure,
@@ -35,7 +35,7 @@ from clawspec.gateway.log_facts import (
     RunStep,
     outcome_of,
 )
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs.index import LogIndex
 from clawspec.text import one_line
 
 CAUSE_CHARS = 200

@@ -21,15 +21,15 @@ reason, never an exception.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.git import Git
-from clawspec.history.source import github_event, is_pull_request
+from clawspec.history.source import is_pull_request
 from clawspec.history.store import (
     SHA_CHARS,
     HistoryError,
@@ -74,7 +74,7 @@ class Candidates:
 def candidates(
     runs: list[StoredRun],
     source: RunSource,
-    environ: Mapping[str, str],
+    context: CIContext,
     git: Git,
     *,
     current_run_id: str | None = None,
@@ -85,11 +85,11 @@ def candidates(
     if not is_pull_request(source):
         return Candidates(newest_first, f"previous run of '{source.branch}'")
     base = source.base_branch
-    merge_base = _merge_base(source, environ, git)
+    merge_base = _merge_base(source, context, git)
     shown = merge_base[:SHA_CHARS] if merge_base else None
     ancestry = _ancestry(merge_base, newest_first, git)
     can_trace = ancestry is not None
-    limit = _reference_time(merge_base, source, environ, git)
+    limit = _reference_time(merge_base, source, context, git)
     verdicts = [(run, _at_or_before(run, merge_base, ancestry, limit)) for run in newest_first]
     if verdicts and all(verdict is None for _, verdict in verdicts):
         note = (
@@ -103,14 +103,14 @@ def candidates(
     return Candidates(chosen, f"latest run of '{base}' at or before the {at} ({how})")
 
 
-def _merge_base(source: RunSource, environ: Mapping[str, str], git: Git) -> str | None:
-    hint = environ.get("CI_MERGE_REQUEST_DIFF_BASE_SHA")  # GitLab computes it for us
+def _merge_base(source: RunSource, context: CIContext, git: Git) -> str | None:
+    hint = context.gitlab.merge_base  # GitLab computes it for us
     if hint:
         return hint
     if not source.commit:
         return None
-    payload_base = (github_event(environ).get("pull_request") or {}).get("base") or {}
-    for ref in (f"origin/{source.base_branch}", str(source.base_branch), payload_base.get("sha")):
+    payload_base = context.github.base_sha  # the PR's base commit in GitHub's event payload
+    for ref in (f"origin/{source.base_branch}", str(source.base_branch), payload_base):
         if ref and git.resolve(ref):
             found = git.merge_base(source.commit, ref)
             if found:
@@ -119,13 +119,13 @@ def _merge_base(source: RunSource, environ: Mapping[str, str], git: Git) -> str 
 
 
 def _reference_time(
-    merge_base: str | None, source: RunSource, environ: Mapping[str, str], git: Git
+    merge_base: str | None, source: RunSource, context: CIContext, git: Git
 ) -> datetime | None:
     for ref in (merge_base, source.commit):
         when = parse_time(git.commit_time(ref)) if ref else None
         if when:
             return when
-    return parse_time(environ.get("CI_COMMIT_TIMESTAMP"))  # GitLab: the head commit's time
+    return parse_time(context.gitlab.commit_time)  # GitLab: the head commit's time
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def find_baseline(
     spec: str | None,
     source: RunSource | None,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext,
     *,
     current_run_id: str | None = None,
     git: Git | None = None,
@@ -173,6 +173,7 @@ def find_baseline(
     """Return the baseline SOURCE `spec` gives for a run from `source`, or why there is none.
 
     `spec` is `settings.baseline` normally: a report file, `dir:PATH`, `s3://...` or `github`.
+    `context` is the run's CI context (the merge-base hints; the `github` store's repository).
     `current_run_id` keeps the run itself out (when it was saved before the comparison).
     Never raises for a missing, empty, unreachable or forbidden store.
     """
@@ -181,7 +182,7 @@ def find_baseline(
     try:
         if source_kind(spec) == "file":
             return _from_file(spec)
-        store = open_store(spec, settings, environ, http=http)
+        store = open_store(spec, settings, context, http=http)
         source = source or RunSource()
         branch = source.base_branch if is_pull_request(source) else source.branch
         if not branch:
@@ -194,7 +195,7 @@ def find_baseline(
         return NoBaseline(f"baseline '{spec}' unavailable: {exc}")
     if not runs:
         return NoBaseline(f"no stored run of '{branch}' in {store.label}")
-    chosen = candidates(runs, source, environ, git or Git(), current_run_id=current_run_id)
+    chosen = candidates(runs, source, context, git or Git(), current_run_id=current_run_id)
     if not chosen.runs:
         return NoBaseline(
             f"none of the {len(runs)} stored run(s) of '{branch}' in {store.label} qualifies "
@@ -265,7 +266,7 @@ def recent_runs(
     branch: str | None,
     limit: int,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext,
     *,
     http: Any = None,
 ) -> RecentRuns:
@@ -292,7 +293,7 @@ def recent_runs(
             return RecentRuns([(run, found.report)])
         if not branch:
             return RecentRuns([], ("trends: this run's branch is unknown",))
-        store = open_store(spec, settings, environ, http=http)
+        store = open_store(spec, settings, context, http=http)
         stored = store.runs(branch)[-limit:]
     except HistoryError as exc:
         return RecentRuns([], (f"trends: '{spec}' unavailable: {exc}",))

@@ -8,6 +8,7 @@ goes through the REST API at `GITHUB_API_URL` with `GITHUB_TOKEN`, which needs `
   GET /repos/{repo}/actions/runs/{run_id}/artifacts?name=clawspec-report        (its artifact)
   GET /repos/{repo}/actions/artifacts/{artifact_id}/zip    (302 to a signed download URL)
 
+The repository, API URL, workflow and run come from the run's CI context (clawspec/ci_context.py).
 `{workflow}` is the current workflow's file (from `GITHUB_WORKFLOW_REF`), or the one named by
 config `history: {github_workflow: nightly.yml}` when the baselines come from another workflow.
 Only runs of the branch itself count (push, schedule, workflow_dispatch, ...): a pull request
@@ -20,13 +21,13 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from clawspec.ci_context import CIContext
 from clawspec.history.store import REPORT_NAME, HistoryError, StoredRun, parse_report
-from clawspec.reports.github.api import DEFAULT_API_URL, PER_PAGE
+from clawspec.reports.github.api import PER_PAGE
 from clawspec.reports.model import RunReport
 
 DEFAULT_ARTIFACT = "clawspec-report"
@@ -38,13 +39,6 @@ PERMISSION_HINT = (
 )
 
 
-def workflow_file(environ: Mapping[str, str]) -> str | None:
-    """Return the current workflow's file name from `GITHUB_WORKFLOW_REF`."""
-    ref = environ.get("GITHUB_WORKFLOW_REF", "").split("@", 1)[0]
-    name = PurePosixPath(ref).name
-    return name if name.endswith((".yml", ".yaml")) else None
-
-
 class GitHubStore:
     """Workflow runs of one repository and workflow, with their report artifacts."""
 
@@ -52,19 +46,20 @@ class GitHubStore:
 
     def __init__(
         self,
-        environ: Mapping[str, str],
+        context: CIContext,
         token: str | None,
         *,
         artifact: str = DEFAULT_ARTIFACT,
         workflow: str | None = None,
         http: Any = None,
     ) -> None:
-        self.repository = environ.get("GITHUB_REPOSITORY") or ""
-        self.api_url = (environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+        github = context.github
+        self.repository = github.repository or ""
+        self.api_url = github.api_url
         self.artifact = artifact
-        self.workflow = workflow or workflow_file(environ)
-        self.workflow_name = environ.get("GITHUB_WORKFLOW")
-        self.current_run = environ.get("GITHUB_RUN_ID")
+        self.workflow = workflow or github.workflow_file
+        self.workflow_name = github.workflow
+        self.current_run = github.run_id
         self._token = token
         self._http = http
         self._api: Any = None

@@ -15,6 +15,7 @@ botocore's `read_timeout` bounds each wait between bytes, not a whole call: ever
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -134,8 +135,16 @@ class S3Blobs:
         return f"s3://{self.bucket}/{self._key(key)}"
 
 
-def s3_store(url: str, configured_endpoint: str | None, environ: Mapping[str, str]) -> FolderStore:
-    """Return the store at `s3://bucket/prefix`."""
+def s3_store(
+    url: str, configured_endpoint: str | None, environ: Mapping[str, str] | None = None
+) -> FolderStore:
+    """Return the store at `s3://bucket/prefix`.
+
+    The AWS SDK's variables (`AWS_ENDPOINT_URL_S3`, ...) are read where the SDK reads them and
+    its credentials: from the process environment unless `environ` is given. They are the SDK's
+    configuration, not the CI context.
+    """
+    environ = os.environ if environ is None else environ
     rest = url.removeprefix("s3://")
     bucket, _, prefix = rest.partition("/")
     if not bucket:

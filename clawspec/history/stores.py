@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from clawspec.ci_context import CIContext, as_context
 from clawspec.config import Settings
 from clawspec.history.git import Git
 from clawspec.history.store import HistoryError, RunStore, StoredRun
@@ -41,15 +42,18 @@ def source_kind(spec: str) -> SourceKind:
 def open_store(
     spec: str,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext | Mapping[str, str] | None = None,
     *,
     base: Path | None = None,
     http: Any = None,
 ) -> RunStore:
     """Return the store SOURCE names (not for report files: see `source_kind`).
 
-    `base` is the folder relative `dir:` paths resolve against (default: the current folder);
-    `http` is an optional `requests.Session` for the github store.
+    `context` is the run's CI context, which the github store reads its repository, API URL and
+    workflow from (a raw environment is read into one: the `history` and `coverage` commands
+    pass the process environment; None: no CI); `base` is the folder relative `dir:` paths
+    resolve against (default: the current folder); `http` is an optional `requests.Session` for
+    the github store.
     """
     kind = source_kind(spec)
     text = spec.strip()
@@ -60,13 +64,13 @@ def open_store(
     if kind == "s3":
         from clawspec.history.s3store import s3_store
 
-        return s3_store(text, settings.history.s3_endpoint_url, environ)
+        return s3_store(text, settings.history.s3_endpoint_url)
     if kind == "github":
         from clawspec.history.github import GitHubStore
 
         token = settings.github_token.get_secret_value() if settings.github_token else None
         return GitHubStore(
-            environ,
+            CIContext() if context is None else as_context(context),
             token,
             artifact=settings.history.github_artifact,
             workflow=settings.history.github_workflow,
@@ -78,7 +82,7 @@ def open_store(
 def save_report(
     report: Any,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext | None = None,
     *,
     git: Git | None = None,
     base: Path | None = None,
@@ -106,7 +110,7 @@ def save_report(
             "baseline: the github store keeps this run once the workflow uploads the report "
             f"folder as artifact '{settings.history.github_artifact}'"
         )
-    store = open_store(spec, settings, environ, base=base)
+    store = open_store(spec, settings, context, base=base)
     commit = report.source.commit if report.source else None
     committed_at = (git or Git()).commit_time(commit) if commit else None
     record: StoredRun = store.save(report, committed_at=committed_at, secrets=secrets)

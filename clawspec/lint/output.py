@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawspec.lint.engine import LintReport
 from clawspec.reports.github.markdown import code_span, table_cell
 from clawspec.text import clean, pluralize
+
+if TYPE_CHECKING:
+    from clawspec.ci_context import CIContext
 
 SUMMARY_ROWS = 200  # the job summary has a 1 MiB budget shared with other steps
 
@@ -54,13 +57,13 @@ def render_summary(report: LintReport, strict: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def publish_github(report: LintReport, strict: bool, environ: Mapping[str, str]) -> None:
+def publish_github(report: LintReport, strict: bool, context: CIContext) -> None:
     """On GitHub Actions: annotations on the offending lines and a job-summary section."""
     from clawspec.reports.github.annotations import cap_annotations, repo_relative
     from clawspec.reports.github.commands import Annotation, GitHubRunner
 
-    runner = GitHubRunner(environ)
-    root = environ.get("GITHUB_WORKSPACE")
+    runner = GitHubRunner(context)
+    root = context.github.workspace
     candidates = [
         Annotation(
             "error" if finding.severity == "error" else "warning",

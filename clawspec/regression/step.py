@@ -9,9 +9,10 @@ unreachable baseline is a note, never an error: the normal exit policy then appl
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TextIO
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.regression.apply import with_regression
 from clawspec.reports.model import RunReport
@@ -21,7 +22,7 @@ from clawspec.text import clean
 def judge_against_history(
     report: RunReport,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext,
     err: TextIO | None = None,
 ) -> RunReport:
     """Return the report compared with its baseline (unchanged when none is configured).
@@ -40,11 +41,11 @@ def judge_against_history(
         print(clean(f"note: {text}", secrets), file=err, flush=True)
 
     found = find_baseline(
-        settings.baseline, report.source, settings, environ, current_run_id=report.run_id
+        settings.baseline, report.source, settings, context, current_run_id=report.run_id
     )
     for line in found.notes:
         note(line)
-    history = _recent(report, settings, environ, note)
+    history = _recent(report, settings, context, note)
     if isinstance(found, NoBaseline):
         policy = "; judged by the normal exit policy" if settings.fail_on == "regression" else ""
         note(f"no baseline found: {found.reason}{policy}")
@@ -55,7 +56,7 @@ def judge_against_history(
 
 
 def _recent(
-    report: RunReport, settings: Settings, environ: Mapping[str, str], note: Callable[[str], None]
+    report: RunReport, settings: Settings, context: CIContext, note: Callable[[str], None]
 ) -> list[RunReport]:
     """The earlier stored runs the trends show, oldest first (a PR: its base branch's)."""
     if settings.regression.trend_runs <= 1 or not settings.baseline:
@@ -68,7 +69,7 @@ def _recent(
     if source is not None:
         branch = source.base_branch if is_pull_request(source) else source.branch
     recent = recent_runs(
-        settings.baseline, branch, settings.regression.trend_runs - 1, settings, environ
+        settings.baseline, branch, settings.regression.trend_runs - 1, settings, context
     )
     for line in recent.notes:
         note(line)

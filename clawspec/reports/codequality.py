@@ -20,10 +20,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from clawspec.ci_context import CIContext
 from clawspec.reports.github.annotations import failure_roles, repo_relative
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.status import Status
@@ -147,12 +148,12 @@ def render_codequality(
     return (text + "\n").encode("utf-8")
 
 
-def repository_root(environ: Mapping[str, str], cwd: Path | None = None) -> Path | None:
-    """The repository root: GitLab's `CI_PROJECT_DIR`, GitHub's `GITHUB_WORKSPACE`, else the
-    nearest folder above `cwd` holding `.git` (Jenkins, local runs); None when there is none."""
-    for variable in ("CI_PROJECT_DIR", "GITHUB_WORKSPACE"):
-        if environ.get(variable):
-            return Path(environ[variable])
+def repository_root(context: CIContext, cwd: Path | None = None) -> Path | None:
+    """The repository root: GitLab's `CI_PROJECT_DIR`, GitHub's `GITHUB_WORKSPACE` (the
+    context's `repository_root`), else the nearest folder above `cwd` holding `.git` (Jenkins,
+    local runs); None when there is none."""
+    if context.repository_root:
+        return Path(context.repository_root)
     here = Path(os.path.abspath(cwd or Path.cwd()))
     for folder in (here, *here.parents):
         if (folder / ".git").exists():

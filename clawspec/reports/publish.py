@@ -4,6 +4,8 @@ Each output is independent: one that fails (a full disk, a PR comment network er
 warning on stderr and the others are still written. On GitHub Actions (`GITHUB_ACTIONS=true`)
 the secrets are masked first, then the job summary, annotations, step outputs and (opt-in) the
 PR comment follow (SPEC §7). Every text goes through `text.clean` with the run's secrets.
+Where it all goes (the repository root, the summary and output files, the PR, the commit) comes
+from the run's CI context (clawspec/ci_context.py), read once by `runner.finish`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.text import clean, one_line, pluralize
 
@@ -31,19 +35,25 @@ def report_json_path(settings: Settings) -> Path:
 def publish(
     report: RunReport,
     settings: Settings,
-    environ: Mapping[str, str],
+    environ: Mapping[str, str] | None = None,
     *,
+    context: CIContext | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     http: object | None = None,
 ) -> list[Path]:
     """Write the JSON report and the other configured outputs; return the report files written.
 
-    `stdout` receives workflow commands and `stderr` warnings (default: the process streams);
-    `http` is an optional `requests.Session` for the PR comment.
+    `context` is the run's CI context; without one it is read from `environ` (one of the two
+    is needed). `stdout` receives workflow commands and `stderr` warnings (default: the process
+    streams); `http` is an optional `requests.Session` for the PR comment and the check run.
     """
     from clawspec.reports.json_report import write_json
 
+    if context is None:
+        if environ is None:
+            raise TypeError("publish() needs the run's CI context (context=) or environ")
+        context = CIContext.from_environ(environ)
     secrets = settings.secret_values()
     err = stderr if stderr is not None else sys.stderr
     written: list[Path] = []
@@ -64,7 +74,7 @@ def publish(
         from clawspec.reports.codequality import repository_root
         from clawspec.reports.junit import write_junit
 
-        root = repository_root(environ)  # `file` as annotations give it: repository-relative
+        root = repository_root(context)  # `file` as annotations give it: repository-relative
         strict = settings.junit_strict
         if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets, root, strict)):
             written.append(junit_path)
@@ -78,18 +88,18 @@ def publish(
     if quality_path is not None:
         from clawspec.reports.codequality import repository_root, write_codequality
 
-        root = repository_root(environ)
+        root = repository_root(context)
         if attempt(
             "Code Quality report",
             lambda: write_codequality(report, quality_path, secrets, root),
         ):
             written.append(quality_path)
-    _keep_workspace_owner(written, environ)
-    if environ.get("GITHUB_ACTIONS") == "true":
+    _keep_workspace_owner(written, context)
+    if context.system == "github":
         _publish_github(
             report,
             settings,
-            environ,
+            context,
             attempt=attempt,
             stdout=stdout,
             err=err,
@@ -103,7 +113,7 @@ def publish(
 def _publish_github(
     report: RunReport,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext,
     *,
     attempt: Callable[[str, Callable[[], object]], object],
     stdout: TextIO | None,
@@ -118,7 +128,7 @@ def _publish_github(
     from clawspec.reports.github.summary import write_summary
 
     secrets = settings.secret_values()
-    runner = GitHubRunner(environ, secrets, stdout)
+    runner = GitHubRunner(context, secrets, stdout)
     runner.mask_secrets()  # before any other output of ours (SPEC §3)
     # A shard is a part: the summary, annotations and PR comment of the whole come from the
     # merge job, once. Its step outputs stay (per job; the report path feeds upload-artifact).
@@ -130,24 +140,24 @@ def _publish_github(
     if settings.check_run is not False and whole:
         attempt(
             "check run",
-            lambda: _check_run(report, settings, environ, runner=runner, err=err, http=http),
+            lambda: _check_run(report, settings, context, runner=runner, err=err, http=http),
         )
     if settings.pr_comment != "off" and whole:
         if report.shard is not None:
             # Matrix jobs share one GITHUB_JOB: give each shard's comment its own marker so
             # the shards neither overwrite each other nor the merged comment.
-            job = environ.get("GITHUB_JOB") or "job"
-            environ = {**environ, "GITHUB_JOB": f"{job}-shard-{report.shard.index}"}
+            job = f"{context.github.job or 'job'}-shard-{report.shard.index}"
+            context = replace(context, github=replace(context.github, job=job))
         attempt(
             "PR comment",
-            lambda: _comment(report, settings, environ, secrets=secrets, err=err, http=http),
+            lambda: _comment(report, settings, context, secrets=secrets, err=err, http=http),
         )
 
 
 def _comment(
     report: RunReport,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext,
     *,
     secrets: list[str],
     err: TextIO,
@@ -159,7 +169,7 @@ def _comment(
     try:
         result = publish_pr_comment(
             report,
-            environ,
+            context,
             token,
             secrets,
             mode=settings.pr_comment,
@@ -170,7 +180,10 @@ def _comment(
         print(clean(f"warning: PR comment not written: {exc}", secrets), file=err, flush=True)
         return
     if result is None:
-        print("note: PR comment skipped: this run is not about a pull request", file=err)
+        why = "this run is not about a pull request"
+        if context.github.event_error:  # a PR run whose payload could not be read looks so too
+            why += f" (as far as can be told: {context.github.event_error})"
+        print(clean(f"note: PR comment skipped: {why}", secrets), file=err)
     elif result.action == "skipped":
         print(f"note: PR comment skipped ({settings.pr_comment}): {result.reason}", file=err)
     else:
@@ -185,7 +198,7 @@ def _comment(
 def _check_run(
     report: RunReport,
     settings: Settings,
-    environ: Mapping[str, str],
+    context: CIContext,
     *,
     runner: GitHubRunner,
     err: TextIO,
@@ -196,7 +209,7 @@ def _check_run(
     from clawspec.reports.model import exit_code
 
     token = settings.github_token.get_secret_value() if settings.github_token else None
-    if settings.check_run == "auto" and (not token or is_fork_pull_request(environ)):
+    if settings.check_run == "auto" and (not token or is_fork_pull_request(context)):
         why = "a pull request from a fork gets a read-only token" if token else "no GitHub token"
         print(f"note: check run skipped: {why} (check_run: true tries anyway)", file=err)
         return
@@ -204,7 +217,7 @@ def _check_run(
     try:
         result = publish_check_run(
             report,
-            environ,
+            context,
             token,
             code,
             runner.secrets,
@@ -232,13 +245,13 @@ def _check_run(
     )
 
 
-def _keep_workspace_owner(paths: list[Path], environ: Mapping[str, str]) -> None:
+def _keep_workspace_owner(paths: list[Path], context: CIContext) -> None:
     """Give files we wrote into the workspace to the workspace's owner when we run as root.
 
     A container action runs as root while the runner user owns `$GITHUB_WORKSPACE`; root-owned
     reports there break later steps (and the next checkout). Best effort: errors are ignored.
     """
-    workspace = environ.get("GITHUB_WORKSPACE")
+    workspace = context.github.workspace
     if not workspace or not hasattr(os, "geteuid") or os.geteuid() != 0:
         return
     try:

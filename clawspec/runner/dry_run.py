@@ -19,7 +19,7 @@ from clawspec.runner.scenario import (
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
-    from clawspec.runner.loaded import Loaded
+    from clawspec.contracts.loaded import Loaded
 
 
 def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:

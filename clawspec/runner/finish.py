@@ -3,6 +3,8 @@
 `clawspec run` calls it, and so does anything else that produces a whole report (merging shard
 reports), so every output, the regression comparison and the exit policy stay the same whichever
 way the report came to be. It sits below the commands: nothing here imports `clawspec.api`.
+It reads the run's CI context (clawspec/ci_context.py) once, from the environment it is given,
+and hands it to the source, the baseline choice, the outputs and the history store.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from clawspec.ci_context import CIContext, as_context
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -29,36 +32,49 @@ class RunResult:
     written: list[Path] = field(default_factory=list)
 
 
-def finish(report: RunReport, settings: Settings, environ: Mapping[str, str]) -> RunResult:
+def finish(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    context: CIContext | None = None,
+) -> RunResult:
     """Turn a finished report into outputs and an exit code.
 
-    (See the module's docstring for why there is exactly one such step.)
+    (See the module's docstring for why there is exactly one such step.) `environ` is the
+    run's environment: the CI context is read from it here, once, unless the caller read it
+    already (`context`).
     """
     from clawspec.reports.model import exit_code
     from clawspec.reports.publish import publish
 
+    if context is None:
+        context = CIContext.from_environ(environ)
     if report.source is None:
         from clawspec.history.source import run_source
 
-        report = report.model_copy(update={"source": run_source(environ, settings)})
+        report = report.model_copy(update={"source": run_source(context, settings)})
     if settings.baseline or settings.fail_on == "regression":
         from clawspec.regression.step import judge_against_history
 
-        report = judge_against_history(report, settings, environ)
-    written = publish(report, settings, environ)
+        report = judge_against_history(report, settings, context)
+    written = publish(report, settings, context=context)
     code = exit_code(report, settings.max_skipped, settings.fail_on)
     if settings.save_baseline:
-        save_baseline(report, settings, environ)
+        save_baseline(report, settings, context)
     return RunResult(report, code, written)
 
 
 def save_baseline(
-    report: RunReport, settings: Settings, environ: Mapping[str, str], err: TextIO | None = None
+    report: RunReport,
+    settings: Settings,
+    context: CIContext | Mapping[str, str],
+    err: TextIO | None = None,
 ) -> bool:
     """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
 
     Interrupted runs and single shards are not stored: half a run would make every later
-    comparison look bad.
+    comparison look bad. `context` is the run's CI context (a raw environment is read into one).
     """
     from clawspec.history.store import HistoryError
     from clawspec.history.stores import save_report
@@ -78,7 +94,7 @@ def save_baseline(
         )
         return False
     try:
-        message = save_report(report, settings, environ)
+        message = save_report(report, settings, as_context(context))
     except HistoryError as exc:
         print(clean(f"warning: baseline not saved: {exc}", secrets), file=err, flush=True)
         return False

@@ -82,7 +82,7 @@ class RunEnv:
     def log_path_for(self, today: str) -> Path | None:
         if self.gateway_log is not None:
             return self.gateway_log
-        from clawspec.gateway.log_location import gateway_log_path
+        from clawspec.gateway.logs.location import gateway_log_path
 
         settings = self.settings
         return gateway_log_path(

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from clawspec.ci_context import CIContext, as_context
 from clawspec.config import Settings
 from clawspec.errors import UsageError
 from clawspec.sharding.report_files import expand, looks_like_report, read_json
 
 
 def durations_for(
-    settings: Settings, environ: Mapping[str, str], warn: Callable[[str], None]
+    settings: Settings, context: CIContext | Mapping[str, str], warn: Callable[[str], None]
 ) -> dict[str, int]:
-    """Scenario id → duration (ms) to balance by; {} balances by count."""
+    """Scenario id → duration (ms) to balance by; {} balances by count.
+
+    `context` is the run's CI context (a raw environment is read into one: `shard_plans`
+    passes the run's environment)."""
     if settings.durations:
         return load_durations(settings.durations, warn)
     if settings.baseline:
-        return baseline_durations(settings, environ, warn)
+        return baseline_durations(settings, as_context(context), warn)
     return {}
 
 
@@ -52,13 +56,13 @@ def load_durations(spec: str, warn: Callable[[str], None]) -> dict[str, int]:
 
 
 def baseline_durations(
-    settings: Settings, environ: Mapping[str, str], warn: Callable[[str], None]
+    settings: Settings, context: CIContext, warn: Callable[[str], None]
 ) -> dict[str, int]:
     """The durations of the baseline the store chooses for this run (`--baseline`)."""
     from clawspec.history.baseline import NoBaseline, find_baseline
     from clawspec.history.source import run_source
 
-    found = find_baseline(settings.baseline, run_source(environ, settings), settings, environ)
+    found = find_baseline(settings.baseline, run_source(context, settings), settings, context)
     if isinstance(found, NoBaseline):
         warn(f"shards are balanced by count: no baseline for durations: {found.reason}")
         return {}

@@ -1,31 +1,26 @@
-"""`clawspec merge REPORT…`: join the shard reports of one matrix into the report of one run.
+"""Join the shard reports of one matrix into the report of one run (`clawspec merge`).
 
 The merge refuses what would make a wrong report (reports of another selection, of another
 split, the same shard twice: exit 2) and never passes silently with a shard missing: the
-merged report names the missing shards and the exit code is 1. The merged report then goes
-through `runner.finish`, the same step a run ends with, so it gets every output a run writes.
+merged report names the missing shards and the exit code is 1. `clawspec.api.merge` then puts
+the merged report through `runner.finish`, the same step a run ends with, so it gets every
+output a run writes.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from clawspec import __version__
-from clawspec.errors import ExitCode, UsageError
+from clawspec.errors import UsageError
 from clawspec.reports.model import MergeInfo, RunReport, ScenarioResult, ShardInfo, Totals
 from clawspec.sharding.report_files import expand, looks_like_report, read_json
-
-if TYPE_CHECKING:
-    from clawspec.runner.finish import RunResult
 
 
 @dataclass(frozen=True)
@@ -182,38 +177,3 @@ def _span(reports: Sequence[RunReport]) -> tuple[str, int]:
         return reports[0].started_at, max(r.duration_ms for r in reports)
     begin = min(starts)
     return reports[starts.index(begin)].started_at, (max(ends) - begin) // timedelta(milliseconds=1)
-
-
-def run_merge(
-    patterns: Sequence[str],
-    *,
-    config: str | Path | None = None,
-    environ: Mapping[str, str] | None = None,
-    flags: Mapping[str, Any] | None = None,
-    note: Callable[[str], None] | None = None,
-) -> RunResult:
-    """Merge the shard reports and write every output a run writes; return the result.
-
-    Settings come from the config file (`--config`, else found from the current folder), the
-    environment and the flags, as for `run`, so the report paths and the exit policy match.
-    """
-    from clawspec.config import load_settings, locate_config
-    from clawspec.runner.finish import finish  # requests & co.: only when merging
-
-    environ = dict(os.environ if environ is None else environ)
-    note = note or (lambda text: print(text, file=sys.stderr, flush=True))
-    settings = load_settings(locate_config(config, Path.cwd()), environ, flags)
-    shards = check(collect(patterns, note))
-    report = merge(shards)
-    result = finish(report, settings, environ)
-    assert report.merged is not None
-    if result.exit_code == ExitCode.INTERRUPTED:
-        # 130 means "this process was interrupted"; here a shard was: its results are partial.
-        cut = [f"{i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
-        note(f"error: interrupted shard {', '.join(cut)}: the merged report is incomplete")
-        result = replace(result, exit_code=ExitCode.FAILED)
-    if report.merged.missing:
-        note(f"error: {report.merged.missing_message()}; the merged report is incomplete")
-        if result.exit_code == ExitCode.OK:  # never a silent partial pass, whatever fail_on says
-            result = replace(result, exit_code=ExitCode.FAILED)
-    return result

@@ -1,6 +1,7 @@
 """Speed and memory measures, kept beside the core so that the core reads plainly.
 
-Each module says what it saves and where it is measured (`benchmarks/`):
+Each module says what it saves; README.md in this folder says where each is measured
+(`benchmarks/`):
 
 - `collector`: the cyclic garbage collector paused while long-lived objects are allocated, and
   frozen while a run holds them;

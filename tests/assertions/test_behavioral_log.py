@@ -12,7 +12,7 @@ import requests
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.evidence.store import Evidence
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import TokenUsage
 from tests.support.harness import evaluate_one, make_context
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.authoring.commands import COMMANDS
-from clawspec.cli import build_parser
+from clawspec.cli import COMMANDS, build_parser
 
 README = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
 

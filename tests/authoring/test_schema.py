@@ -130,11 +130,23 @@ def test_schema_command_prints_the_shipped_schema(
     assert capsys.readouterr().out == schema_path(kind).read_text(encoding="utf-8")
 
 
+def test_schema_command_prints_the_report_schema_tools_can_validate_against(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from clawspec.reports.json_report import generate_schema
+    from clawspec.reports.json_report import schema_path as report_schema
+
+    assert main(["schema", "report"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == report_schema().read_text(encoding="utf-8") == generate_schema()
+    assert json.loads(printed)["title"] == "ClawSpec run report"
+
+
 def test_schema_command_rejects_an_unknown_kind(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
-        main(["schema", "report"])
+        main(["schema", "junit"])
     assert stop.value.code == 2
-    assert "invalid choice: 'report'" in capsys.readouterr().err
+    assert "invalid choice: 'junit'" in capsys.readouterr().err
 
 
 def test_config_schema_knows_the_lint_rule_ids() -> None:

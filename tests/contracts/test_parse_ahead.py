@@ -124,7 +124,8 @@ def test_a_child_that_fails_leaves_the_parsing_to_the_parent(tmp_path: Path) -> 
     assert (seen["by_child"], seen["here"]) == (0, 4)
     code = (
         "import json, os\nfrom clawspec.contracts import parse_ahead as P\n"
-        "import clawspec.api as A\n" + setup + "\nloaded = A.load(['.'], parse_ahead=True)\n"
+        "import clawspec.api as A\n" + setup + "\nwith P.allowed_here():\n"
+        "    loaded = A.load(['.'])\n"
         "print(json.dumps({'scenarios': sum(len(c.contract.scenarios) for c in loaded.contracts),"
         " 'lines': [c.scenario_line(3) for c in loaded.contracts]}))"
     )

@@ -24,13 +24,13 @@ from typing import Any
 import pytest
 
 from clawspec.config import Settings
+from clawspec.evidence.spans import tool_names
+from clawspec.evidence.trace_poll import poll_trace
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.local import LocalBackend
-from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import SpanType, Trace
 from clawspec.traces.receiver import OtlpReceiver
-from clawspec.traces.spans import tool_names
 from tests.e2e.conftest import provider_config
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 

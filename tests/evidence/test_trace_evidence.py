@@ -15,7 +15,7 @@ from clawspec.config import Settings
 from clawspec.evidence import trace as trace_evidence
 from clawspec.evidence.store import Evidence, LogKey, RunBackend
 from clawspec.evidence.trace import NO_BACKEND, backend_name, make_backend, scenario_trace
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs.index import LogIndex
 from clawspec.runner.scenario import trace_ref
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.gateway import log_reader
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs import reader
+from clawspec.gateway.logs.index import LogIndex
 from tests.gateway.test_logs import HOOK_RUN, REAL_LOG, index_for
 
 NOISE = b'{"0":"{\\"subsystem\\":\\"diagnostic\\"}","1":"heartbeat","message":"heartbeat"}\n'
@@ -23,14 +23,14 @@ def test_reading_in_small_blocks_gives_the_same_index(
     run: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     whole = _summary(index_for(run))
-    monkeypatch.setattr(log_reader, "READ_BLOCK", 4096)  # the real log's lines reach ~3 KB
+    monkeypatch.setattr(reader, "READ_BLOCK", 4096)  # the real log's lines reach ~3 KB
     assert _summary(index_for(run)) == whole
 
 
 def test_a_line_longer_than_a_block_is_counted_not_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(log_reader, "READ_BLOCK", 64)
+    monkeypatch.setattr(reader, "READ_BLOCK", 64)
     path = tmp_path / "run.log"
     path.write_bytes(
         b"t0 run_id=abc tool=a\n"
@@ -47,7 +47,7 @@ def test_a_line_longer_than_a_block_is_counted_not_indexed(
 def test_a_long_last_line_still_being_written_waits_for_its_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(log_reader, "READ_BLOCK", 64)
+    monkeypatch.setattr(reader, "READ_BLOCK", 64)
     path = tmp_path / "run.log"
     path.write_bytes(b"t0 run_id=abc tool=a\n" + b"y" * 300)  # no newline yet
     index = LogIndex.build(path, run_ids=["abc"])  # final read: the partial line counts

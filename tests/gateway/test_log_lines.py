@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.gateway import log_lines
-from clawspec.gateway.log_lines import LogLines, Match, Pattern, lines_of
+from clawspec.gateway.logs import lines as log_lines
+from clawspec.gateway.logs.lines import LogLines, Match, Pattern, lines_of
 
 
 def reference(path: Path, pattern: str) -> Match:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.gateway.logs import LogIndex
+from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import TokenUsage, read_plugin_records
 
 FIXTURES = Path(__file__).parent / "fixtures"

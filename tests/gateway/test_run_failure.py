@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.gateway.log_facts import HookOutcome, ModelFailure, ModelRetry, RunStep, outcome_of
+from clawspec.gateway.logs.facts import HookOutcome, ModelFailure, ModelRetry, RunStep, outcome_of
 from clawspec.gateway.run_failure import CAUSE_CHARS, explain, read_run_failure
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -6,12 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline
 from clawspec.history.dirstore import dir_store
 from clawspec.history.git import Git
 from clawspec.reports.model import RunSource
 from tests.history.factory import PrRepo, git, past_run, pr_repo
+
+NO_CI = CIContext.from_environ({})  # a run outside CI
 
 
 @pytest.fixture
@@ -41,7 +44,7 @@ def test_pr_uses_the_latest_base_run_at_or_before_the_merge_base(
     tmp_path: Path, repo: PrRepo
 ) -> None:
     _store_runs(tmp_path, repo, {"m1": repo.m1, "m2": repo.m2, "m3": repo.m3, "m4": repo.m4})
-    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(repo.path))
+    found = find_baseline("dir:hist", _pr(repo), Settings(), NO_CI, git=Git(repo.path))
     assert isinstance(found, Baseline)
     assert found.report.run_id == "m2"  # m3 and m4 are newer base commits the PR has not merged
     assert found.ref.commit == repo.m2
@@ -54,7 +57,7 @@ def test_pr_without_a_run_at_the_merge_base_takes_the_one_before(
     tmp_path: Path, repo: PrRepo
 ) -> None:
     _store_runs(tmp_path, repo, {"m1": repo.m1, "m3": repo.m3, "m4": repo.m4})
-    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(repo.path))
+    found = find_baseline("dir:hist", _pr(repo), Settings(), NO_CI, git=Git(repo.path))
     assert isinstance(found, Baseline) and found.report.run_id == "m1"
 
 
@@ -62,13 +65,13 @@ def test_pr_that_merged_the_base_branch_moves_its_merge_base(tmp_path: Path, rep
     git(repo.path, "merge", "-q", "--no-edit", repo.m3, when="2026-11-20T07:00:00+00:00")
     head = git(repo.path, "rev-parse", "HEAD")
     _store_runs(tmp_path, repo, {"m1": repo.m1, "m2": repo.m2, "m3": repo.m3, "m4": repo.m4})
-    found = find_baseline("dir:hist", _pr(repo, head), Settings(), {}, git=Git(repo.path))
+    found = find_baseline("dir:hist", _pr(repo, head), Settings(), NO_CI, git=Git(repo.path))
     assert isinstance(found, Baseline) and found.report.run_id == "m3"
 
 
 def test_pr_with_only_newer_base_runs_has_no_baseline(tmp_path: Path, repo: PrRepo) -> None:
     _store_runs(tmp_path, repo, {"m3": repo.m3, "m4": repo.m4})
-    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(repo.path))
+    found = find_baseline("dir:hist", _pr(repo), Settings(), NO_CI, git=Git(repo.path))
     assert isinstance(found, NoBaseline)
     assert found.reason == (
         "none of the 2 stored run(s) of 'main' in dir:hist qualifies as the latest run of 'main' "
@@ -92,7 +95,7 @@ def test_shallow_clone_falls_back_to_commit_times(tmp_path: Path, repo: PrRepo) 
         str(clone),
     )
     assert Git(clone).is_shallow() is True
-    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(clone))
+    found = find_baseline("dir:hist", _pr(repo), Settings(), NO_CI, git=Git(clone))
     assert isinstance(found, Baseline) and found.report.run_id == "m2"
     assert found.notes[-1].startswith(
         f"baseline: latest run of 'main' at or before the merge-base {repo.m2[:12]} (commit times)"
@@ -104,7 +107,9 @@ def test_gitlab_diff_base_sha_needs_no_history(tmp_path: Path, repo: PrRepo) -> 
     nowhere = tmp_path / "no-repo"
     nowhere.mkdir()
     environ = {"CI_MERGE_REQUEST_DIFF_BASE_SHA": repo.m2}
-    found = find_baseline("dir:hist", _pr(repo), Settings(), environ, git=Git(nowhere))
+    found = find_baseline(
+        "dir:hist", _pr(repo), Settings(), CIContext.from_environ(environ), git=Git(nowhere)
+    )
     assert isinstance(found, Baseline) and found.report.run_id == "m2"
 
 
@@ -116,7 +121,7 @@ def test_without_any_evidence_the_latest_base_run_is_used_and_said(
     store.save(past_run("main", repo.m4, "2026-11-21T04:00:00+00:00", "m4"))
     nowhere = tmp_path / "no-repo"
     nowhere.mkdir()
-    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(nowhere))
+    found = find_baseline("dir:hist", _pr(repo), Settings(), NO_CI, git=Git(nowhere))
     assert isinstance(found, Baseline) and found.report.run_id == "m4"
     assert "check out with fetch-depth: 0" in found.notes[0]
 
@@ -137,5 +142,5 @@ def test_a_stored_commit_git_does_not_have_is_judged_by_its_commit_time(
         )
     assert Git(repo.path).existing([gone, repo.m3]) == {repo.m3}
     assert repo.m2 in Git(repo.path).ancestors(repo.m2)
-    found = find_baseline("dir:hist", _pr(repo), Settings(), {}, git=Git(repo.path))
+    found = find_baseline("dir:hist", _pr(repo), Settings(), NO_CI, git=Git(repo.path))
     assert isinstance(found, Baseline) and found.report.run_id == "gone"

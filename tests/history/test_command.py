@@ -10,6 +10,8 @@ import pytest
 
 from clawspec import cli
 from clawspec.api import finish
+from clawspec.ci_context import CIContext
+from clawspec.commands.options import run_flags
 from clawspec.config import Settings
 from clawspec.history.dirstore import dir_store
 from tests.history.factory import past_run
@@ -68,9 +70,9 @@ def test_history_usage_errors_exit_2(stored: Path, capsys: pytest.CaptureFixture
 
 def test_run_flags_carry_baseline_and_save_baseline() -> None:
     args = cli.build_parser().parse_args(["run", "--baseline", "s3://b/p", "--save-baseline"])
-    flags = cli.run_flags(args)
+    flags = run_flags(args)
     assert flags["baseline"] == "s3://b/p" and flags["save_baseline"] is True
-    assert "save_baseline" not in cli.run_flags(cli.build_parser().parse_args(["run"]))
+    assert "save_baseline" not in run_flags(cli.build_parser().parse_args(["run"]))
 
 
 def test_finish_fills_the_source_and_saves_the_baseline(
@@ -102,10 +104,10 @@ def test_interrupted_runs_and_unwritable_stores_are_not_saved(
     run = past_run("main", "e" * 40, "2026-11-22T08:00:00+00:00")
     err = io.StringIO()
     interrupted = run.model_copy(update={"interrupted": True})
-    assert not save_baseline(interrupted, Settings(baseline="dir:hist"), {}, err)
+    assert not save_baseline(interrupted, Settings(baseline="dir:hist"), CIContext(), err)
     assert err.getvalue() == "note: baseline not saved: the run was interrupted\n"
     (tmp_path / "blocked").write_text("a file where the folder should be", encoding="utf-8")
     err = io.StringIO()
-    assert not save_baseline(run, Settings(baseline="dir:blocked"), {}, err)
+    assert not save_baseline(run, Settings(baseline="dir:blocked"), CIContext(), err)
     assert err.getvalue().startswith("warning: baseline not saved: ")
     assert "cannot write" in err.getvalue()

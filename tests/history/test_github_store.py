@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clawspec import cli
+from clawspec.ci_context import CIContext
 from clawspec.config import HistorySettings, Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline, recent_runs
 from clawspec.history.git import Git
@@ -88,7 +89,7 @@ def test_schedule_uses_the_latest_completed_run_of_the_branch(api: GitHubApiServ
         branch="dev", head_sha="f" * 40, created_at="2026-11-22T06:00:00Z", files=_files(newer)
     )
 
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api))
+    found = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api)))
     assert isinstance(found, Baseline)
     assert found.report == newer
     assert found.ref.source == "github"
@@ -132,13 +133,19 @@ def test_pr_uses_the_base_branch_run_at_or_before_the_merge_base(
     )
     source = RunSource(commit=repo.f2, branch="feature", base_branch="main", pull_request=3)
     settings = _settings(github_workflow="nightly.yml")  # the PR workflow reads the nightly's
-    found = find_baseline("github", source, settings, _environ(api, "pr.yml"), git=Git(repo.path))
+    found = find_baseline(
+        "github",
+        source,
+        settings,
+        CIContext.from_environ(_environ(api, "pr.yml")),
+        git=Git(repo.path),
+    )
     assert isinstance(found, Baseline)
     assert found.report.run_id == "run-2" and found.ref.commit == repo.m2
 
 
 def test_no_earlier_run_is_a_reason(api: GitHubApiServer) -> None:
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api))
+    found = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api)))
     assert isinstance(found, NoBaseline)
     assert found.reason == "no stored run of 'main' in github"
 
@@ -155,7 +162,7 @@ def test_an_expired_artifact_is_skipped_for_the_next_older_run(api: GitHubApiSer
         files=_files(older),
         expired=True,
     )
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api))
+    found = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api)))
     assert isinstance(found, Baseline) and found.report.run_id == "run-a"
     assert found.notes[0] == (
         "skipped main @ bbbbbbbbbbbb, 2026-11-21 03:17 UTC: artifact 'clawspec-report' of "
@@ -174,7 +181,7 @@ def test_only_expired_or_missing_artifacts_mean_no_baseline(api: GitHubApiServer
         files={"junit.xml": b"<testsuites/>"},
         expired=True,
     )
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api))
+    found = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api)))
     assert isinstance(found, NoBaseline)
     assert found.reason == "no readable report among the newest 2 candidate run(s) in github"
     assert "expired on 2026-08-01T00:00:00Z" in found.notes[0]
@@ -188,7 +195,7 @@ def test_an_artifact_without_the_report_says_so(api: GitHubApiServer) -> None:
         created_at="2026-11-20T03:17:00Z",
         files={"junit.xml": b"<testsuites/>"},
     )
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api))
+    found = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api)))
     assert isinstance(found, NoBaseline)
     assert found.notes[0].endswith(
         f"workflow run {run} (https://github.invalid/octo/agents/actions/runs/{run}): the "
@@ -198,7 +205,7 @@ def test_an_artifact_without_the_report_says_so(api: GitHubApiServer) -> None:
 
 def test_a_token_without_actions_read_is_a_clear_warning(api: GitHubApiServer) -> None:
     api.forbid_actions()
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api))
+    found = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api)))
     assert isinstance(found, NoBaseline)
     assert found.reason == (
         "baseline 'github' unavailable: GET "
@@ -210,10 +217,12 @@ def test_a_token_without_actions_read_is_a_clear_warning(api: GitHubApiServer) -
 
 
 def test_no_token_or_no_repository_is_a_reason(api: GitHubApiServer) -> None:
-    tokenless = find_baseline("github", SCHEDULE, Settings(baseline="github"), _environ(api))
+    tokenless = find_baseline(
+        "github", SCHEDULE, Settings(baseline="github"), CIContext.from_environ(_environ(api))
+    )
     assert isinstance(tokenless, NoBaseline)
     assert "the github store needs a token: set GITHUB_TOKEN" in tokenless.reason
-    outside = find_baseline("github", SCHEDULE, _settings(), {})
+    outside = find_baseline("github", SCHEDULE, _settings(), CIContext.from_environ({}))
     assert isinstance(outside, NoBaseline)
     assert "GITHUB_REPOSITORY unset" in outside.reason
     assert api.requests == []
@@ -232,7 +241,9 @@ def test_without_a_workflow_file_runs_are_matched_by_workflow_name(api: GitHubAp
         name="Other",
         files=_files(past_run("main", "b", "x")),
     )
-    found = find_baseline("github", SCHEDULE, _settings(), _environ(api, workflow=None))
+    found = find_baseline(
+        "github", SCHEDULE, _settings(), CIContext.from_environ(_environ(api, workflow=None))
+    )
     assert isinstance(found, Baseline) and found.report.run_id == "mine"
     assert api.requests[0].path.startswith("/repos/octo/agents/actions/runs?branch=main")
 
@@ -247,13 +258,15 @@ def test_recent_runs_download_the_last_n_artifacts(api: GitHubApiServer) -> None
             files=_files(report),
             expired=day == 20,
         )
-    recent = recent_runs("github", "main", 3, _settings(), _environ(api))
+    recent = recent_runs("github", "main", 3, _settings(), CIContext.from_environ(_environ(api)))
     assert [report.run_id for _, report in recent.runs] == ["run-19", "run-21"]
     assert len(recent.notes) == 1 and "expired" in recent.notes[0]
 
 
 def test_saving_to_github_is_the_workflows_job(api: GitHubApiServer) -> None:
-    message = save_report(past_run("main", "a" * 40, "2026-11-20T03:17:00+00:00"), _settings(), {})
+    message = save_report(
+        past_run("main", "a" * 40, "2026-11-20T03:17:00+00:00"), _settings(), CIContext()
+    )
     assert message == (
         "baseline: the github store keeps this run once the workflow uploads the report folder "
         "as artifact 'clawspec-report'"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.git import Git
 from clawspec.history.source import run_source
@@ -42,7 +43,7 @@ def test_github_pull_request_uses_the_head_commit_and_the_event(tmp_path: Path) 
         "GITHUB_RUN_ID": "777",
     }
     settings = Settings(gateway_base_url="http://127.0.0.1:9999")
-    assert run_source(environ, settings, Git(tmp_path)) == RunSource(
+    assert run_source(CIContext.from_environ(environ), settings, Git(tmp_path)) == RunSource(
         commit=HEAD,
         branch="feature/x",
         base_branch="main",
@@ -64,7 +65,7 @@ def test_github_schedule_is_the_branch_itself(tmp_path: Path) -> None:
         "GITHUB_REF_NAME": "main",
         "GITHUB_REPOSITORY": "octo/agents",
     }
-    assert run_source(environ, git=Git(tmp_path)) == RunSource(
+    assert run_source(CIContext.from_environ(environ), git=Git(tmp_path)) == RunSource(
         commit=HEAD, branch="main", event="schedule", ci="github", repository="octo/agents"
     )
 
@@ -81,7 +82,7 @@ def test_gitlab_merge_request(tmp_path: Path) -> None:
         "CI_PROJECT_PATH": "group/agents",
         "CI_JOB_URL": "https://gitlab.example/group/agents/-/jobs/5",
     }
-    assert run_source(environ, git=Git(tmp_path)) == RunSource(
+    assert run_source(CIContext.from_environ(environ), git=Git(tmp_path)) == RunSource(
         commit=HEAD,
         branch="feature/x",
         base_branch="main",
@@ -104,7 +105,7 @@ def test_jenkins_change_request_drops_credentials_from_the_repository_url(tmp_pa
         "GIT_URL": "https://bot:hunter22@git.example/agents.git",
         "BUILD_URL": "https://ci.example/job/agents/PR-12/3/",
     }
-    assert run_source(environ, git=Git(tmp_path)) == RunSource(
+    assert run_source(CIContext.from_environ(environ), git=Git(tmp_path)) == RunSource(
         commit=HEAD,
         branch="feature/x",
         base_branch="main",
@@ -115,22 +116,22 @@ def test_jenkins_change_request_drops_credentials_from_the_repository_url(tmp_pa
         job_url="https://ci.example/job/agents/PR-12/3/",
     )
     nightly = {"JENKINS_HOME": "/var/jenkins", "GIT_COMMIT": HEAD, "GIT_BRANCH": "origin/main"}
-    assert run_source(nightly, git=Git(tmp_path)) == RunSource(
+    assert run_source(CIContext.from_environ(nightly), git=Git(tmp_path)) == RunSource(
         commit=HEAD, branch="main", ci="jenkins"
     )
 
 
 def test_local_runs_read_git_and_survive_a_folder_that_is_no_repository(tmp_path: Path) -> None:
     repo = pr_repo(tmp_path / "repo")
-    assert run_source({}, git=Git(repo.path)) == RunSource(
+    assert run_source(CIContext.from_environ({}), git=Git(repo.path)) == RunSource(
         commit=repo.f2, branch="feature", ci="local"
     )
     outside = tmp_path / "plain"
     outside.mkdir()
-    assert run_source({}, git=Git(outside)) == RunSource(ci="local")
+    assert run_source(CIContext.from_environ({}), git=Git(outside)) == RunSource(ci="local")
     # A CI system that lacks the commit (a Jenkins freestyle job) gets it from git.
     jenkins = {"JENKINS_URL": "https://ci.example/", "BRANCH_NAME": "feature"}
-    assert run_source(jenkins, git=Git(repo.path)).commit == repo.f2
+    assert run_source(CIContext.from_environ(jenkins), git=Git(repo.path)).commit == repo.f2
 
 
 def test_git_answers_none_instead_of_failing(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from clawspec.ci_context import CIContext
 from clawspec.reports.github.annotations import select_annotations, write_annotations
 from clawspec.reports.github.commands import GitHubRunner
 from tests.reports.factory import CONTRACT, assertion, mixed_report, report, scenario
@@ -33,7 +34,7 @@ def test_forty_failures_give_ten_errors_and_one_closing_notice() -> None:
         for i in range(40)
     ]
     stream = io.StringIO()
-    runner = GitHubRunner({}, ["secret-token"], stream)
+    runner = GitHubRunner(CIContext(), ["secret-token"], stream)
     write_annotations(runner, report(*failing))
     lines = stream.getvalue().splitlines()
     assert lines[0] == "::add-mask::secret-token"

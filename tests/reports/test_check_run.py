@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.api import finish
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.errors import ExitCode
 from clawspec.reports.github.api import GitHubApiError, GitHubForbiddenError
@@ -91,7 +92,12 @@ def test_120_failing_assertions_are_one_create_and_two_updates_with_every_annota
 ) -> None:
     (tmp_path / "project").mkdir()
     result = publish_check_run(
-        _failing(120), environ, TOKEN, ExitCode.FAILED, cwd=tmp_path / "project", sleep=_no_sleep
+        _failing(120),
+        CIContext.from_environ(environ),
+        TOKEN,
+        ExitCode.FAILED,
+        cwd=tmp_path / "project",
+        sleep=_no_sleep,
     )
     assert result is not None
     assert (result.conclusion, result.annotations, result.requests) == ("failure", 120, 3)
@@ -137,7 +143,9 @@ def test_120_failing_assertions_are_one_create_and_two_updates_with_every_annota
 def test_fifty_or_fewer_annotations_take_one_request(
     api: GitHubApiServer, environ: dict[str, str]
 ) -> None:
-    result = publish_check_run(mixed_report(), environ, TOKEN, ExitCode.FAILED, sleep=_no_sleep)
+    result = publish_check_run(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=_no_sleep
+    )
     assert result is not None
     assert [r.method for r in api.requests] == ["POST"]
     (stored,) = api.check_runs()
@@ -187,7 +195,9 @@ def test_texts_are_masked_before_they_are_cut_to_githubs_limits() -> None:
 
 def test_the_server_accepts_what_was_cut(api: GitHubApiServer, environ: dict[str, str]) -> None:
     data = report(scenario("n" * 300, "fail", assertion("fail", "é" * 80_000)))
-    result = publish_check_run(data, environ, TOKEN, ExitCode.FAILED, sleep=_no_sleep)
+    result = publish_check_run(
+        data, CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=_no_sleep
+    )
     assert result is not None  # a 422 would have raised
     assert TOKEN not in json.dumps([r.body for r in api.requests])
 
@@ -218,25 +228,30 @@ def test_conclusion_follows_the_exit_policy(
 def test_head_sha_is_the_pull_requests_head_else_github_sha(tmp_path: Path) -> None:
     pull = {"pull_request": {"head": {"sha": HEAD}}}
     environ = {"GITHUB_SHA": MERGE, "GITHUB_EVENT_PATH": _event(tmp_path, pull)}
-    assert head_sha(environ) == HEAD
+    assert head_sha(CIContext.from_environ(environ)) == HEAD
     environ["GITHUB_EVENT_PATH"] = _event(tmp_path, {"ref": "refs/heads/main"})
-    assert head_sha(environ) == MERGE
-    assert head_sha({}) is None
+    assert head_sha(CIContext.from_environ(environ)) == MERGE
+    assert head_sha(CIContext.from_environ({})) is None
 
 
 def test_no_commit_means_no_check_run(api: GitHubApiServer, environ: dict[str, str]) -> None:
     environ = {k: v for k, v in environ.items() if k not in ("GITHUB_SHA", "GITHUB_EVENT_PATH")}
-    assert publish_check_run(mixed_report(), environ, TOKEN, ExitCode.FAILED) is None
+    assert (
+        publish_check_run(mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED)
+        is None
+    )
     assert api.requests == []
 
 
 def test_check_name_and_shard_suffix(api: GitHubApiServer, environ: dict[str, str]) -> None:
-    publish_check_run(mixed_report(), environ, TOKEN, ExitCode.FAILED, name="Agents")
+    publish_check_run(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, name="Agents"
+    )
     from clawspec.reports.model import ShardInfo
 
     shard = ShardInfo(index=2, total=4, fingerprint="f", selected=9)
     sharded = mixed_report().model_copy(update={"shard": shard})
-    publish_check_run(sharded, environ, TOKEN, ExitCode.FAILED)
+    publish_check_run(sharded, CIContext.from_environ(environ), TOKEN, ExitCode.FAILED)
     assert [run["name"] for run in api.check_runs()] == ["Agents", "ClawSpec: test (shard 2/4)"]
 
 
@@ -244,11 +259,13 @@ def test_a_fork_pull_request_is_recognised(tmp_path: Path) -> None:
     pull = {"head": {"repo": {"full_name": "fork/repo"}}, "base": {"repo": {"full_name": "o/r"}}}
     environ = {"GITHUB_EVENT_NAME": "pull_request"}
     environ["GITHUB_EVENT_PATH"] = _event(tmp_path, {"pull_request": pull})
-    assert is_fork_pull_request(environ)
-    assert not is_fork_pull_request({**environ, "GITHUB_EVENT_NAME": "pull_request_target"})
+    assert is_fork_pull_request(CIContext.from_environ(environ))
+    assert not is_fork_pull_request(
+        CIContext.from_environ({**environ, "GITHUB_EVENT_NAME": "pull_request_target"})
+    )
     pull["head"] = pull["base"]
     environ["GITHUB_EVENT_PATH"] = _event(tmp_path, {"pull_request": pull})
-    assert not is_fork_pull_request(environ)
+    assert not is_fork_pull_request(CIContext.from_environ(environ))
 
 
 # ---------------------------------------------------------------- rate limits
@@ -259,7 +276,9 @@ def test_a_429_then_success_is_retried_after_retry_after(
 ) -> None:
     api.fail_next(429, "Too Many Requests", {"Retry-After": "2"}, methods=("POST",))
     waits: list[float] = []
-    result = publish_check_run(_failing(60), environ, TOKEN, ExitCode.FAILED, sleep=waits.append)
+    result = publish_check_run(
+        _failing(60), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=waits.append
+    )
     assert result is not None
     assert waits == [2.0]
     assert [r.method for r in api.requests] == ["POST", "POST", "PATCH"]
@@ -272,7 +291,12 @@ def test_a_secondary_limit_on_an_update_is_retried(
     api.fail_next(403, "You have exceeded a secondary rate limit", methods=("PATCH",))
     waits: list[float] = []
     result = publish_check_run(
-        _failing(60), environ, TOKEN, ExitCode.FAILED, sleep=waits.append, backoff_s=0.5
+        _failing(60),
+        CIContext.from_environ(environ),
+        TOKEN,
+        ExitCode.FAILED,
+        sleep=waits.append,
+        backoff_s=0.5,
     )
     assert result is not None
     assert waits == [0.5]  # no Retry-After: exponential backoff
@@ -287,7 +311,9 @@ def test_an_exhausted_primary_limit_waits_for_its_reset(
     headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}
     api.fail_next(403, "API rate limit exceeded", headers, methods=("POST",))
     waits: list[float] = []
-    assert publish_check_run(mixed_report(), environ, TOKEN, ExitCode.OK, sleep=waits.append)
+    assert publish_check_run(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.OK, sleep=waits.append
+    )
     (wait,) = waits
     assert 25 <= wait <= 31
 
@@ -298,7 +324,9 @@ def test_a_rate_limit_that_never_lifts_is_an_error_not_a_permission(
     for _ in range(4):
         api.fail_next(403, "You have exceeded a secondary rate limit", methods=("POST",))
     with pytest.raises(GitHubApiError) as caught:
-        publish_check_run(mixed_report(), environ, TOKEN, ExitCode.OK, sleep=_no_sleep)
+        publish_check_run(
+            mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.OK, sleep=_no_sleep
+        )
     assert not isinstance(caught.value, GitHubForbiddenError)
     assert "→ 403: You have exceeded a secondary rate limit" in str(caught.value)
 
@@ -309,7 +337,9 @@ def test_a_failed_update_says_how_many_annotations_were_added(
     for _ in range(4):
         api.fail_next(502, "Bad Gateway", methods=("PATCH",))
     with pytest.raises(GitHubApiError, match=r"only 50 of 120 annotations were added: PATCH"):
-        publish_check_run(_failing(120), environ, TOKEN, ExitCode.FAILED, sleep=_no_sleep)
+        publish_check_run(
+            _failing(120), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=_no_sleep
+        )
 
 
 # ---------------------------------------------------------------- publish: permissions

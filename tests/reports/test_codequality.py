@@ -12,7 +12,9 @@ import pytest
 
 import entrypoint
 from clawspec.assertions.base import Status
-from clawspec.cli import build_parser, run_flags
+from clawspec.ci_context import CIContext
+from clawspec.cli import build_parser
+from clawspec.commands.options import run_flags
 from clawspec.config import Settings
 from clawspec.reports.codequality import (
     findings,
@@ -150,9 +152,13 @@ def test_repository_root_from_gitlab_github_or_the_nearest_git_folder(tmp_path: 
     (tmp_path / ".git").mkdir()
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
-    assert repository_root({"CI_PROJECT_DIR": "/builds/x"}, deep) == Path("/builds/x")
-    assert repository_root({"GITHUB_WORKSPACE": "/gh/w"}, deep) == Path("/gh/w")
-    assert repository_root({}, deep) == tmp_path
+    assert repository_root(CIContext.from_environ({"CI_PROJECT_DIR": "/builds/x"}), deep) == Path(
+        "/builds/x"
+    )
+    assert repository_root(CIContext.from_environ({"GITHUB_WORKSPACE": "/gh/w"}), deep) == Path(
+        "/gh/w"
+    )
+    assert repository_root(CIContext.from_environ({}), deep) == tmp_path
 
 
 def _with_change(data: RunReport, change: str, compared: bool = True) -> RunReport:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.reports.github.commands import (
     Annotation,
     GitHubRunner,
@@ -70,7 +71,7 @@ def test_escape_rules_match_the_toolkit() -> None:
 
 def test_add_mask_lines_come_before_any_other_output() -> None:
     stream = io.StringIO()
-    runner = GitHubRunner({}, ["tok-12345", "multi\nline-secret"], stream)
+    runner = GitHubRunner(CIContext(), ["tok-12345", "multi\nline-secret"], stream)
     runner.annotate(Annotation("error", "leaked tok-12345 here", "title", "a.yaml", 3))
     runner.mask_secrets()  # idempotent
     lines = stream.getvalue().splitlines()
@@ -91,14 +92,16 @@ def test_mask_values_skip_empty_and_blank_secrets() -> None:
 def test_summary_is_appended_and_cleaned(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
-    runner = GitHubRunner({"GITHUB_STEP_SUMMARY": str(summary)}, ["tok-12345"], io.StringIO())
+    runner = GitHubRunner(
+        CIContext.from_environ({"GITHUB_STEP_SUMMARY": str(summary)}), ["tok-12345"], io.StringIO()
+    )
     assert runner.append_summary("# x \x1b[31mred\x1b[0m tok-12345\n") == summary
     assert summary.read_text(encoding="utf-8") == "earlier step\n# x red ***\n"
 
 
 def test_outputs_single_and_multi_line_values(tmp_path: Path) -> None:
     out = tmp_path / "output"
-    runner = GitHubRunner({"GITHUB_OUTPUT": str(out)}, [], io.StringIO())
+    runner = GitHubRunner(CIContext.from_environ({"GITHUB_OUTPUT": str(out)}), [], io.StringIO())
     delimiters = iter(["EOF_A", "EOF_B"])
     runner.set_outputs({"one": "1", "text": "a\nb EOF_A\nc"}, lambda: next(delimiters))
     # The first delimiter occurs in the value, so a fresh one is drawn.
@@ -113,7 +116,7 @@ def test_default_delimiter_is_random() -> None:
 
 
 def test_without_the_files_nothing_is_written() -> None:
-    runner = GitHubRunner({}, [], io.StringIO())
+    runner = GitHubRunner(CIContext(), [], io.StringIO())
     assert runner.append_summary("x") is None
     assert runner.set_outputs({"a": "b"}) is None
 
@@ -140,7 +143,7 @@ def parse_outputs(text: str) -> dict[str, str]:
 def test_write_outputs_gives_every_output_with_workspace_relative_paths(tmp_path: Path) -> None:
     out = tmp_path / "output"
     environ = {"GITHUB_OUTPUT": str(out), "GITHUB_WORKSPACE": str(tmp_path)}
-    runner = GitHubRunner(environ, [], io.StringIO())
+    runner = GitHubRunner(CIContext.from_environ(environ), [], io.StringIO())
     write_outputs(runner, mixed_report(), tmp_path / "r" / "report.json", None)
     values = parse_outputs(out.read_text(encoding="utf-8"))
     assert tuple(values) == OUTPUT_NAMES

@@ -9,7 +9,8 @@ import json
 import re
 from pathlib import Path
 
-from clawspec.cli import build_parser, run_flags
+from clawspec.cli import build_parser
+from clawspec.commands.options import run_flags
 from clawspec.config import Settings
 from clawspec.reports.html import embed_json, render_html
 from clawspec.reports.json_report import dumps_clean, render_json

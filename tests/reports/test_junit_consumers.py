@@ -14,6 +14,7 @@ import xmlschema
 from junitparser.xunit2 import JUnitXml, TestCase
 
 from clawspec.assertions.base import Status
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.reports._xml import XmlText
 from clawspec.reports.codequality import repository_root
@@ -233,7 +234,7 @@ def test_file_is_repository_relative_like_the_annotations(
     contract = "skills/news/tests/scenarios.yaml"
     data = report(scenario("smoke", "fail", assertion("fail"), contract=contract))
     # found from git (Jenkins, local runs)
-    root = repository_root({}, workspace)
+    root = repository_root(CIContext.from_environ({}), workspace)
     assert root == repo
     case = _cases(render_junit(data, repo_root=root))[0]
     assert case._elem.get("file") == f"project/{contract}"

@@ -18,6 +18,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from clawspec.ci_context import CIContext
 from clawspec.config import RegressionSettings
 from clawspec.errors import ExitCode
 from clawspec.regression.apply import with_regression
@@ -247,7 +248,9 @@ def api() -> Iterator[GitHubApiServer]:
 
 def test_the_pr_comment_shows_hostile_text_as_data(api: GitHubApiServer, tmp_path: Path) -> None:
     environ = pull_request_environ(api.url, tmp_path)
-    result = publish_pr_comment(hostile_report(), environ, TOKEN, sleep=lambda s: None)
+    result = publish_pr_comment(
+        hostile_report(), CIContext.from_environ(environ), TOKEN, sleep=lambda s: None
+    )
     assert result is not None and result.action == "created"
     (comment,) = api.comments(7)
     body = comment["body"]
@@ -263,7 +266,8 @@ def test_the_check_run_summary_and_text_show_hostile_text_as_data(
     api: GitHubApiServer, tmp_path: Path
 ) -> None:
     environ = {**pull_request_environ(api.url, tmp_path), "GITHUB_SHA": "d" * 40}
-    publish_check_run(hostile_report(), environ, TOKEN, ExitCode.FAILED, sleep=lambda s: None)
+    context = CIContext.from_environ(environ)
+    publish_check_run(hostile_report(), context, TOKEN, ExitCode.FAILED, sleep=lambda s: None)
     (run,) = api.check_runs()
     output = run["output"]
     summary = assert_shown_as_data(output["summary"])

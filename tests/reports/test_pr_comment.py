@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.reports.github.pr_comment import (
     MAX_BODY_CHARS,
@@ -45,10 +46,14 @@ def test_first_run_creates_and_second_run_updates_the_same_comment(
     api: GitHubApiServer, environ: dict[str, str]
 ) -> None:
     api.add_comment(7, "an unrelated review comment")
-    first = publish_pr_comment(mixed_report(), environ, TOKEN, sleep=_no_sleep)
+    first = publish_pr_comment(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep
+    )
     assert first is not None
     assert first.action == "created"
-    second = publish_pr_comment(report(scenario("only", "pass")), environ, TOKEN, sleep=_no_sleep)
+    second = publish_pr_comment(
+        report(scenario("only", "pass")), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep
+    )
     assert second is not None
     assert (second.action, second.comment_id) == ("updated", first.comment_id)
     ours = [c for c in api.comments(7) if MARKER in c["body"]]
@@ -64,7 +69,9 @@ def test_the_marker_is_found_on_a_later_page(api: GitHubApiServer, environ: dict
     for i in range(230):
         api.add_comment(7, f"comment {i}")
     existing = api.add_comment(7, f"{MARKER}\nold results")
-    result = publish_pr_comment(mixed_report(), environ, TOKEN, sleep=_no_sleep)
+    result = publish_pr_comment(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep
+    )
     assert result is not None
     assert (result.action, result.comment_id) == ("updated", existing)
     pages = [r.path for r in api.requests if r.method == "GET"]
@@ -75,7 +82,9 @@ def test_the_marker_is_found_on_a_later_page(api: GitHubApiServer, environ: dict
 def test_a_502_is_retried(api: GitHubApiServer, environ: dict[str, str]) -> None:
     api.fail_next(502, "Bad Gateway", methods=("POST",))
     waits: list[float] = []
-    result = publish_pr_comment(mixed_report(), environ, TOKEN, sleep=waits.append)
+    result = publish_pr_comment(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=waits.append
+    )
     assert result is not None
     assert result.action == "created"
     assert len(waits) == 1
@@ -89,7 +98,9 @@ def test_a_secondary_rate_limit_waits_for_retry_after(
         403, "You have exceeded a secondary rate limit", {"Retry-After": "3"}, methods=("GET",)
     )
     waits: list[float] = []
-    result = publish_pr_comment(mixed_report(), environ, TOKEN, sleep=waits.append)
+    result = publish_pr_comment(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=waits.append
+    )
     assert result is not None
     assert waits == [3.0]
 
@@ -99,7 +110,7 @@ def test_a_fork_403_raises_a_printable_forbidden_error(
 ) -> None:
     api.forbid_writes()
     with pytest.raises(PrCommentForbiddenError) as caught:
-        publish_pr_comment(mixed_report(), environ, TOKEN, sleep=_no_sleep)
+        publish_pr_comment(mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep)
     text = str(caught.value)
     assert f"POST {api.url}/repos/octo/repo/issues/7/comments → 403: {FORK_MESSAGE}" in text
     assert "forks" in text
@@ -113,14 +124,14 @@ def test_persistent_5xx_gives_up_with_an_error(
     for _ in range(4):
         api.fail_next(503, "unavailable", methods=("GET",))
     with pytest.raises(PrCommentError, match=r"GET .* → 503: unavailable"):
-        publish_pr_comment(mixed_report(), environ, TOKEN, sleep=_no_sleep)
+        publish_pr_comment(mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep)
 
 
 def test_no_pull_request_in_the_event_means_no_comment(
     api: GitHubApiServer, environ: dict[str, str], tmp_path: Path
 ) -> None:
     (tmp_path / "event.json").write_text(json.dumps({"ref": "refs/heads/main"}))
-    assert publish_pr_comment(mixed_report(), environ, TOKEN) is None
+    assert publish_pr_comment(mixed_report(), CIContext.from_environ(environ), TOKEN) is None
     assert api.requests == []
 
 
@@ -128,13 +139,19 @@ def test_issue_comment_events_use_the_issue_number(
     api: GitHubApiServer, environ: dict[str, str], tmp_path: Path
 ) -> None:
     (tmp_path / "event.json").write_text(json.dumps({"issue": {"number": 12}}))
-    publish_pr_comment(mixed_report(), environ, TOKEN, sleep=_no_sleep)
+    publish_pr_comment(mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep)
     assert len(api.comments(12)) == 1
 
 
 def test_marker_names_workflow_and_job() -> None:
-    assert comment_marker({"GITHUB_WORKFLOW": "CI", "GITHUB_JOB": "test"}) == MARKER
-    assert comment_marker({"GITHUB_WORKFLOW": "a-->b:c"}) == "<!-- clawspec:a-b_c:job -->"
+    assert (
+        comment_marker(CIContext.from_environ({"GITHUB_WORKFLOW": "CI", "GITHUB_JOB": "test"}))
+        == MARKER
+    )
+    assert (
+        comment_marker(CIContext.from_environ({"GITHUB_WORKFLOW": "a-->b:c"}))
+        == "<!-- clawspec:a-b_c:job -->"
+    )
 
 
 def test_body_stays_under_the_comment_limit() -> None:

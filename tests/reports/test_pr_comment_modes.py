@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.reports.github.pr_comment import (
     decide,
@@ -67,7 +68,9 @@ def _comment(api: GitHubApiServer, data: RunReport) -> int:
 
 
 def _publish(environ: dict[str, str], data: RunReport, mode: str) -> str | None:
-    result = publish_pr_comment(data, environ, TOKEN, mode=mode, sleep=lambda _s: None)
+    result = publish_pr_comment(
+        data, CIContext.from_environ(environ), TOKEN, mode=mode, sleep=lambda _s: None
+    )
     assert result is not None
     return result.action
 
@@ -166,7 +169,7 @@ def test_changes_without_a_comment_asks_the_baseline(
     api: GitHubApiServer, environ: dict[str, str]
 ) -> None:
     same = _against_baseline(_red(), {"a": "pass", "b": "fail"})
-    result = publish_pr_comment(same, environ, TOKEN, mode="changes")
+    result = publish_pr_comment(same, CIContext.from_environ(environ), TOKEN, mode="changes")
     assert result is not None
     assert (result.action, result.reason) == ("skipped", "the verdicts are those of the baseline")
     assert _writes(api) == []

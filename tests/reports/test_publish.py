@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.reports.publish import publish
 from tests.reports.factory import mixed_report
@@ -81,3 +82,40 @@ def test_as_root_files_in_the_workspace_get_the_workspace_owner(tmp_path: Path) 
     written = publish(mixed_report(), settings, environ)
     for path in [workspace / "r", *written]:
         assert (path.stat().st_uid, path.stat().st_gid) == (1234, 1234), path
+
+
+def test_publish_takes_the_run_context_and_needs_one(tmp_path: Path) -> None:
+    settings = Settings(report_dir=str(tmp_path / "r"), hooks_token="hook-token-abc")
+    out = io.StringIO()
+    context = CIContext.from_environ(_github_env(tmp_path))
+    publish(mixed_report(), settings, context=context, stdout=out)
+    assert out.getvalue().splitlines()[0] == "::add-mask::hook-token-abc"
+    assert "## ClawSpec results" in (tmp_path / "summary.md").read_text()
+    with pytest.raises(TypeError, match="CI context"):
+        publish(mixed_report(), settings)
+
+
+def test_an_unreadable_event_payload_is_named_when_the_pr_comment_is_skipped(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "no-event.json"
+    environ = {**_github_env(tmp_path), "GITHUB_EVENT_PATH": str(missing)}
+    settings = Settings(report_dir=str(tmp_path / "r"), pr_comment="always", check_run=False)
+    err = io.StringIO()
+    publish(mixed_report(), settings, environ, stdout=io.StringIO(), stderr=err)
+    assert (
+        "note: PR comment skipped: this run is not about a pull request (as far as can be "
+        f"told: cannot read the event payload {missing}: No such file or directory)\n"
+    ) in err.getvalue()
+
+
+def test_finish_reads_the_context_once_or_takes_the_callers(tmp_path: Path) -> None:
+    from clawspec.runner.finish import finish
+
+    settings = Settings(report_dir=str(tmp_path / "r"))
+    finish(mixed_report(), settings, _github_env(tmp_path))  # read from the environment
+    assert "## ClawSpec results" in (tmp_path / "summary.md").read_text()
+    (tmp_path / "summary.md").unlink()
+    context = CIContext.from_environ(_github_env(tmp_path))
+    finish(mixed_report(), settings, {}, context=context)  # the caller's, read already
+    assert "## ClawSpec results" in (tmp_path / "summary.md").read_text()

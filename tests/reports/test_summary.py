@@ -6,6 +6,7 @@ import io
 import time
 from pathlib import Path
 
+from clawspec.ci_context import CIContext
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.summary import render_summary, write_summary
 from clawspec.reports.model import TraceRef
@@ -115,7 +116,9 @@ def test_interrupted_run_says_so() -> None:
 
 def test_write_summary_appends_to_the_step_summary(tmp_path: Path) -> None:
     path = tmp_path / "step_summary.md"
-    runner = GitHubRunner({"GITHUB_STEP_SUMMARY": str(path)}, [], io.StringIO())
+    runner = GitHubRunner(
+        CIContext.from_environ({"GITHUB_STEP_SUMMARY": str(path)}), [], io.StringIO()
+    )
     write_summary(runner, mixed_report())
     write_summary(runner, mixed_report())
     assert path.read_text(encoding="utf-8").count("## ClawSpec results") == 2

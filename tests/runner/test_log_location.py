@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from clawspec.config import Settings
-from clawspec.gateway import log_location
-from clawspec.gateway.log_location import default_log_path, profile_segment
+from clawspec.gateway.logs import location
+from clawspec.gateway.logs.location import default_log_path, profile_segment
 from clawspec.runner.scenario import RunEnv
 
 TODAY = "2026-11-22"
@@ -26,8 +26,8 @@ def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """(preferred folder, fallback folder); the module's /tmp defaults point into tmp_path."""
     preferred, system_tmp = tmp_path / "openclaw", tmp_path / "tmp"
     system_tmp.mkdir()
-    monkeypatch.setattr(log_location, "PREFERRED_DIR", preferred)
-    monkeypatch.setattr(log_location, "SYSTEM_TMP", system_tmp)
+    monkeypatch.setattr(location, "PREFERRED_DIR", preferred)
+    monkeypatch.setattr(location, "SYSTEM_TMP", system_tmp)
     return preferred, system_tmp / f"openclaw-{os.getuid()}"
 
 

@@ -21,11 +21,11 @@ import requests
 
 from clawspec.config import JudgeSettings, Settings
 from clawspec.evidence.trace import make_backend
+from clawspec.evidence.trace_poll import poll_trace
 from clawspec.gateway.client import HTTP_GRACE_S, HooksClient, InvocationError, InvokeRequest
 from clawspec.judge.client import JudgeCallError, JudgeClient, RetryPolicy
 from clawspec.judge.prompt import SYSTEM_PROMPT
 from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, request, safe_url, scope
-from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import TraceUnavailable
 from tests.support.anthropic_api import API_KEY
 from tests.support.bedrock_api import MODEL_ID, REGION, isolate_aws

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.config import parse_shard
 from clawspec.errors import UsageError
 from clawspec.sharding.split import (
@@ -102,12 +103,14 @@ def test_shard_values_are_validated() -> None:
 
 
 def test_auto_reads_gitlab_parallel_variables() -> None:
-    env = {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"}
+    env = CIContext.from_environ({"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"})
     assert resolve_shard("auto", env) == Shard(3, 4)
-    assert resolve_shard("auto", {}) is None  # not a parallel job: the whole selection
+    # not a parallel job: the whole selection
+    assert resolve_shard("auto", CIContext.from_environ({})) is None
     assert resolve_shard(None, env) is None
     assert resolve_shard("1/2", env) == Shard(1, 2)  # explicit wins
     with pytest.raises(UsageError, match="CI_NODE_INDEX and CI_NODE_TOTAL must both be set"):
-        resolve_shard("auto", {"CI_NODE_TOTAL": "4"})
+        resolve_shard("auto", CIContext.from_environ({"CI_NODE_TOTAL": "4"}))
     with pytest.raises(UsageError, match=r"--shard auto .*between 1 and 4"):
-        resolve_shard("auto", {"CI_NODE_INDEX": "5", "CI_NODE_TOTAL": "4"})
+        resolve_shard("auto", CIContext.from_environ({"CI_NODE_INDEX": "5", "CI_NODE_TOTAL": "4"}))
+    assert resolve_shard("auto", {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"}) == Shard(3, 4)

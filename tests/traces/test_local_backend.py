@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from clawspec.config import Settings
+from clawspec.evidence.spans import pending_subagents
+from clawspec.evidence.trace_poll import poll_trace
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.local import LocalBackend
-from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import SpanType, TraceUnavailable
 from clawspec.traces.otlp_json import ReceivedSpan
 from clawspec.traces.receiver import OtlpReceiver
-from clawspec.traces.spans import pending_subagents
 
 T0 = datetime(2026, 11, 22, 2, 0, 0, tzinfo=UTC)
 NS = int(T0.timestamp() * 1e9)

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from clawspec.evidence.trace_poll import poll_trace
 from clawspec.traces.backends.base import TraceQuery
-from clawspec.traces.lookup import poll_trace
 from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
 
 QUERY = TraceQuery(

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.cli import build_parser, main, run_flags
+from clawspec.cli import build_parser, main
+from clawspec.commands.options import run_flags
 from clawspec.config import load_settings
 from clawspec.errors import ConfigError
 from clawspec.traffic.cassette import (

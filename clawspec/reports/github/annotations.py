@@ -212,7 +212,7 @@ def write_annotations(
     cwd: Path | None = None,
 ) -> Selection:
     """Select and write the annotations; return the selection."""
-    selection = select_annotations(report, limits, runner.environ.get("GITHUB_WORKSPACE"), cwd)
+    selection = select_annotations(report, limits, runner.context.github.workspace, cwd)
     for annotation in selection.annotations:
         runner.annotate(annotation)
     return selection

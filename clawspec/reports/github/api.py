@@ -22,7 +22,6 @@ import requests
 from clawspec.net import deadline as net
 from clawspec.text import one_line
 
-DEFAULT_API_URL = "https://api.github.com"
 PER_PAGE = 100  # the most items GitHub lists per page
 MAX_ATTEMPTS = 4
 BACKOFF_S = 1.0

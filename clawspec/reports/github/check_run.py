@@ -10,15 +10,15 @@ from the exit policy.
 
 The commit is the PR's head for `pull_request` events (the event payload's
 `pull_request.head.sha`: `GITHUB_SHA` is then the merge commit, which the PR does not show),
-else `GITHUB_SHA`. Texts are cleaned and masked before they are cut to GitHub's field limits; in
-the Markdown of the summary and text, what comes from outside shows as data (`markdown`).
+else `GITHUB_SHA`: the run's CI context (clawspec/ci_context.py) reads both. Texts are cleaned
+and masked before they are cut to GitHub's field limits; in the Markdown of the summary and
+text, what comes from outside shows as data (`markdown`).
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,12 +26,12 @@ from typing import Any
 
 import requests
 
+from clawspec.ci_context import CIContext
 from clawspec.errors import ExitCode
 from clawspec.reports.changes import change_headline
 from clawspec.reports.github.annotations import candidate_annotations
 from clawspec.reports.github.api import (
     BACKOFF_S,
-    DEFAULT_API_URL,
     GitHubApi,
     GitHubApiError,
     GitHubForbiddenError,
@@ -79,49 +79,23 @@ class CheckRunResult:
     requests: int
 
 
-def _event(environ: Mapping[str, str]) -> dict[str, Any]:
-    path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return {}
-    try:
-        event = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return event if isinstance(event, dict) else {}
-
-
-def head_sha(environ: Mapping[str, str]) -> str | None:
+def head_sha(context: CIContext) -> str | None:
     """Return the commit to attach the check run to: the PR's head, else GITHUB_SHA."""
-    pull = _event(environ).get("pull_request")
-    if isinstance(pull, dict):
-        head = pull.get("head")
-        if isinstance(head, dict) and isinstance(head.get("sha"), str) and head["sha"]:
-            return head["sha"]
-    return environ.get("GITHUB_SHA") or None
+    return context.github.head_sha
 
 
-def is_fork_pull_request(environ: Mapping[str, str]) -> bool:
+def is_fork_pull_request(context: CIContext) -> bool:
     """True for a `pull_request` event from a fork: its GITHUB_TOKEN is read-only."""
-    if environ.get("GITHUB_EVENT_NAME") != "pull_request":
-        return False
-    pull = _event(environ).get("pull_request")
-    if not isinstance(pull, dict):
-        return False
-    head, base = pull.get("head"), pull.get("base")
-    names = [
-        part.get("repo", {}).get("full_name") if isinstance(part, dict) else None
-        for part in (head, base)
-    ]
-    return bool(names[0] and names[1] and names[0] != names[1])
+    return context.github.fork
 
 
-def check_name(environ: Mapping[str, str], override: str | None, report: RunReport) -> str:
+def check_name(context: CIContext, override: str | None, report: RunReport) -> str:
     """Return the check run's name: `override`, else 'ClawSpec: <job>' (GITHUB_JOB).
 
     Not the bare job name: the job has a check of that name already, which branch protection
     may require, and two checks of one name on a commit would race for it.
     """
-    job = environ.get("GITHUB_JOB")
+    job = context.github.job
     name = override or (f"ClawSpec: {job}" if job else "ClawSpec")
     if report.shard is not None:  # only with shard_publish: each shard its own check
         name += f" (shard {report.shard.index}/{report.shard.total})"
@@ -129,14 +103,13 @@ def check_name(environ: Mapping[str, str], override: str | None, report: RunRepo
 
 
 def find_check_target(
-    environ: Mapping[str, str], report: RunReport, name: str | None = None
+    context: CIContext, report: RunReport, name: str | None = None
 ) -> CheckTarget | None:
     """Return where the check run goes, or None without a repository or a commit."""
-    repository, sha = environ.get("GITHUB_REPOSITORY"), head_sha(environ)
+    repository, sha = context.github.repository, head_sha(context)
     if not repository or not sha:
         return None
-    api_url = (environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
-    return CheckTarget(api_url, repository, sha, check_name(environ, name, report))
+    return CheckTarget(context.github.api_url, repository, sha, check_name(context, name, report))
 
 
 def conclusion(report: RunReport, code: ExitCode) -> str:
@@ -292,7 +265,7 @@ def _send(
 
 def publish_check_run(
     report: RunReport,
-    environ: Mapping[str, str],
+    context: CIContext,
     token: str | None,
     code: ExitCode,
     secrets: Iterable[str] = (),
@@ -308,7 +281,7 @@ def publish_check_run(
     Raises GitHubApiError (GitHubForbiddenError without `checks: write`) with a printable
     message; the caller turns it into a warning.
     """
-    target = find_check_target(environ, report, name)
+    target = find_check_target(context, report, name)
     if target is None:
         return None
     if not token:
@@ -316,7 +289,7 @@ def publish_check_run(
             "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
         )
     secrets = [*secrets, token]
-    annotations = check_annotations(report, secrets, environ.get("GITHUB_WORKSPACE"), cwd)
+    annotations = check_annotations(report, secrets, context.github.workspace, cwd)
     api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
     try:
         return _send(api, target, report, code, annotations, secrets)

@@ -1,7 +1,8 @@
 """The GitHub Actions runner protocol: workflow commands, masks, job summary and outputs.
 
 Everything that speaks to the runner lives here, so the escaping rules exist once. The stream
-(normally stdout) and the environment are injected, so tests capture both. Escaping follows the
+(normally stdout) and the CI context (the summary and output files: clawspec/ci_context.py) are
+injected, so tests capture both. Escaping follows the
 official toolkit (`@actions/core`, `command.ts`): data escapes `%`, CR and LF; property values
 additionally escape `:` and `,`. `::add-mask::` lines go out before any other command.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from clawspec.ci_context import CIContext, as_context, ci_system
 from clawspec.secrets import active, registered
 from clawspec.text import clean
 
@@ -94,15 +96,17 @@ class GitHubRunner:
 
     Every text is cleaned (ANSI, control characters, secrets) before it is escaped. The first
     thing written to the stream is always the `::add-mask::` block for the secrets given.
+    `context` is the run's CI context; a raw environment is read into one (the `lint` and
+    `coverage` commands pass the process environment).
     """
 
     def __init__(
         self,
-        environ: Mapping[str, str],
+        context: CIContext | Mapping[str, str],
         secrets: Iterable[str] = (),
         stream: TextIO | None = None,
     ) -> None:
-        self.environ = environ
+        self.context = as_context(context)
         self.secrets = [s for s in secrets if s]
         self._stream = stream
         self._masked = False
@@ -152,13 +156,9 @@ class GitHubRunner:
             {"file": annotation.file, "line": annotation.line, "title": annotation.title},
         )
 
-    def _file(self, variable: str) -> Path | None:
-        value = self.environ.get(variable)
-        return Path(value) if value else None
-
     def append_summary(self, markdown: str) -> Path | None:
         """Append Markdown to `$GITHUB_STEP_SUMMARY`; return its path (None when not set)."""
-        path = self._file("GITHUB_STEP_SUMMARY")
+        path = _path(self.context.github.step_summary)
         if path is None:
             return None
         with path.open("a", encoding="utf-8") as handle:
@@ -169,7 +169,7 @@ class GitHubRunner:
         self, values: Mapping[str, str], new_delimiter: Callable[[], str] | None = None
     ) -> Path | None:
         """Append step outputs to `$GITHUB_OUTPUT`; return its path (None when not set)."""
-        path = self._file("GITHUB_OUTPUT")
+        path = _path(self.context.github.output)
         if path is None:
             return None
         text = "".join(
@@ -180,6 +180,13 @@ class GitHubRunner:
         return path
 
 
-def running_on_github(environ: Mapping[str, str] | None = None) -> bool:
-    """True inside a GitHub Actions job (the runner sets GITHUB_ACTIONS=true)."""
-    return (os.environ if environ is None else environ).get("GITHUB_ACTIONS") == "true"
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
+def running_on_github(context: CIContext | Mapping[str, str] | None = None) -> bool:
+    """True inside a GitHub Actions job (the runner sets GITHUB_ACTIONS=true); without a
+    context, the process environment says."""
+    if isinstance(context, CIContext):
+        return context.system == "github"
+    return ci_system(os.environ if context is None else context) == "github"

@@ -95,5 +95,5 @@ def write_outputs(
     new_delimiter: Callable[[], str] | None = None,
 ) -> Path | None:
     """Append the outputs to `$GITHUB_OUTPUT`; return its path (None when not set)."""
-    values = output_values(report, report_path, junit_path, runner.environ.get("GITHUB_WORKSPACE"))
+    values = output_values(report, report_path, junit_path, runner.context.github.workspace)
     return runner.set_outputs(values, new_delimiter)

@@ -18,16 +18,15 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import requests
 
+from clawspec.ci_context import CIContext
 from clawspec.reports.github.api import (
     BACKOFF_S,
-    DEFAULT_API_URL,
     PER_PAGE,
     GitHubApi,
     GitHubApiError,
@@ -78,38 +77,27 @@ class CommentResult:
     reason: str = ""
 
 
-def comment_marker(environ: Mapping[str, str]) -> str:
+def comment_marker(context: CIContext) -> str:
     """Return the hidden marker naming this workflow and job."""
-    workflow = environ.get("GITHUB_WORKFLOW") or "workflow"
-    job = environ.get("GITHUB_JOB") or "job"
+    workflow = context.github.workflow or "workflow"
+    job = context.github.job or "job"
     safe = [part.replace("--", "-").replace(">", "").replace(":", "_") for part in (workflow, job)]
     return f"<!-- clawspec:{safe[0]}:{safe[1]} -->"
 
 
-def pull_request_number(environ: Mapping[str, str]) -> int | None:
-    """Read the PR number from the event payload at `GITHUB_EVENT_PATH` (None: not a PR)."""
-    path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None
-    try:
-        event = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    for key in ("pull_request", "issue"):
-        item = event.get(key) if isinstance(event, dict) else None
-        if isinstance(item, dict) and isinstance(item.get("number"), int):
-            return int(item["number"])
-    return None
+def pull_request_number(context: CIContext) -> int | None:
+    """The PR number the event payload names (`pull_request`, else `issue` of an issue_comment
+    event); None: not a PR, or the payload could not be read (`github.event_error`)."""
+    return context.github.issue_number
 
 
-def find_target(environ: Mapping[str, str]) -> PrTarget | None:
+def find_target(context: CIContext) -> PrTarget | None:
     """Return where to comment, or None when this run is not about a pull request."""
-    number = pull_request_number(environ)
-    repository = environ.get("GITHUB_REPOSITORY")
+    number = pull_request_number(context)
+    repository = context.github.repository
     if number is None or not repository:
         return None
-    api_url = (environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
-    return PrTarget(api_url, repository, number, comment_marker(environ))
+    return PrTarget(context.github.api_url, repository, number, comment_marker(context))
 
 
 def verdict_fingerprint(report: RunReport) -> str:
@@ -231,7 +219,7 @@ def write_comment(
 
 def publish_pr_comment(
     report: RunReport,
-    environ: Mapping[str, str],
+    context: CIContext,
     token: str | None,
     secrets: Iterable[str] = (),
     *,
@@ -245,7 +233,7 @@ def publish_pr_comment(
 
     Raises PrCommentError (or PrCommentForbiddenError) with a printable message on failure.
     """
-    target = find_target(environ)
+    target = find_target(context)
     if target is None:
         return None
     if not token:

@@ -10,7 +10,7 @@ arrive within TIMEOUT_S's second value, and within the trace lookup's own deadli
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -21,6 +21,7 @@ from clawspec.net import deadline as net
 from clawspec.text import fmt_number, one_line
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable
+from clawspec.traces.normalize import as_float
 
 TIMEOUT_S = (5.0, 10.0)  # (connect, the whole answer): the second one is a deadline
 MAX_PAGES = 50  # a bound on paging, so a server that never ends its pages cannot hang a run
@@ -176,6 +177,11 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+def window_params(query: TraceQuery, low: str, high: str) -> dict[str, str]:
+    """The run's time window, widened by WINDOW_SLACK, as a backend's two query parameters."""
+    return {low: iso(query.started_at - WINDOW_SLACK), high: iso(query.ended_at + WINDOW_SLACK)}
+
+
 def in_window(start_ms: float | None, query: TraceQuery) -> bool:
     """Whether a trace that started at `start_ms` may be the run's (SPEC §6 time window)."""
     if start_ms is None:
@@ -192,6 +198,19 @@ def is_foreign_session(value: Any, query: TraceQuery) -> bool:
     )
 
 
+def run_candidates(
+    traces: Iterable[dict[str, Any]], query: TraceQuery, *, start: str, session: str
+) -> list[dict[str, Any]]:
+    """The listed traces that may be the run's: started in its time window (`start`), and not
+    another ClawSpec run's (`session`)."""
+    return [
+        trace
+        for trace in traces
+        if in_window(iso_ms(trace.get(start)), query)
+        and not is_foreign_session(trace.get(session), query)
+    ]
+
+
 def setting(*values: str | None, default: str) -> str:
     """Return the first non-empty value (empty counts as unset), else `default`."""
     return next((v for v in values if v), default)
@@ -199,26 +218,36 @@ def setting(*values: str | None, default: str) -> str:
 
 def merged_trace(
     backend: str,
-    trace_id: str,
-    spans: list[Span],
+    traces: list[dict[str, Any]],
+    spans_of: Callable[[str], Iterable[Span]],
     *,
-    starts: list[float | None],
-    ends: list[float | None],
-    costs: list[float | None],
-    url: str | None,
-) -> Trace:
-    """One Trace from the spans of the run's trace(s): spans in start order, the envelope from
-    the earliest start and latest end, the native costs summed (None when none is known)."""
-    spans = sorted(spans, key=lambda s: (s.start_ms is None, s.start_ms or 0))
+    start: str,
+    cost: str,
+    url_of: Callable[[Mapping[str, Any]], str | None],
+    end: str | None = None,
+) -> Trace | None:
+    """One Trace from the run's trace(s) as the backend lists them (None when there is none),
+    with the spans `spans_of(trace id)` reads for each: spans in start order, the id and link of
+    the earliest trace, the envelope from the earliest `start` to the latest `end` (no `end`
+    key: the latest span end), the native `cost`s summed (None when none is known)."""
+    if not traces:
+        return None
+    spans = sorted(
+        (span for trace in traces for span in spans_of(str(trace["id"]))),
+        key=lambda s: (s.start_ms is None, s.start_ms or 0),
+    )
+    first = min(traces, key=lambda t: iso_ms(t.get(start)) or 0)
+    starts = [iso_ms(t.get(start)) for t in traces]
+    ends = [iso_ms(t.get(end)) for t in traces] if end else [s.end_ms for s in spans]
     known_starts = [t for t in starts if t is not None]
     known_ends = [t for t in ends if t is not None]
-    known_costs = [c for c in costs if c]
+    known_costs = [c for c in (as_float(t.get(cost)) for t in traces) if c]
     return Trace(
-        id=trace_id,
+        id=str(first["id"]),
         backend=backend,
         spans=tuple(spans),
         start_ms=min(known_starts) if known_starts else None,
         end_ms=max(known_ends) if known_ends else None,
-        url=url,
+        url=url_of(first),
         cost_usd=sum(known_costs) if known_costs else None,
     )

@@ -16,15 +16,13 @@ from clawspec.config import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.http import (
     MAX_PAGES,
-    WINDOW_SLACK,
     HttpApi,
     flatten,
-    in_window,
-    is_foreign_session,
-    iso,
     iso_ms,
     merged_trace,
+    run_candidates,
     setting,
+    window_params,
 )
 from clawspec.traces.model import Span, SpanType, Trace
 from clawspec.traces.normalize import as_float, as_int, make_span
@@ -62,21 +60,13 @@ class LangfuseBackend:
 
     def find_trace(self, query: TraceQuery) -> Trace | None:
         """Return the run's trace, or None while it is not there."""
-        traces = self._correlated(query)
-        if not traces:
-            return None
-        spans: list[Span] = []
-        for trace in traces:
-            spans.extend(self._observations(str(trace["id"])))
-        first = min(traces, key=lambda t: iso_ms(t.get("timestamp")) or 0)
         return merged_trace(
             self.name,
-            str(first["id"]),
-            spans,
-            starts=[iso_ms(t.get("timestamp")) for t in traces],
-            ends=[s.end_ms for s in spans],
-            costs=[as_float(t.get("totalCost")) for t in traces],
-            url=self._ui_url(first),
+            self._correlated(query),
+            self._observations,
+            start="timestamp",
+            cost="totalCost",
+            url_of=self._ui_url,
         )
 
     def _correlated(self, query: TraceQuery) -> list[dict[str, Any]]:
@@ -84,16 +74,10 @@ class LangfuseBackend:
             found = list(self._traces({"sessionId": query.session_key}))
             if found:
                 return found
-        window = {
-            "fromTimestamp": iso(query.started_at - WINDOW_SLACK),
-            "toTimestamp": iso(query.ended_at + WINDOW_SLACK),
-        }
-        candidates = [
-            trace
-            for trace in self._traces(window)
-            if in_window(iso_ms(trace.get("timestamp")), query)
-            and not is_foreign_session(trace.get("sessionId"), query)
-        ]
+        window = window_params(query, "fromTimestamp", "toTimestamp")
+        candidates = run_candidates(
+            self._traces(window), query, start="timestamp", session="sessionId"
+        )
         ids = {i for i in (query.run_id, query.gateway_run_id) if i}
         tagged = [t for t in candidates if ids & _labels(t)]
         if tagged:
@@ -103,16 +87,10 @@ class LangfuseBackend:
     def _traces(self, params: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
         """Yield the traces of the (page-numbered) v1 list."""
         for page in range(1, MAX_PAGES + 1):
-            answer = self.http.json(
-                "GET", TRACES_PATH, params={**params, "page": page, "limit": self.trace_page_size}
+            data, meta = self._page(
+                TRACES_PATH, {**params, "page": page, "limit": self.trace_page_size}
             )
-            data = answer.get("data") if isinstance(answer, dict) else None
-            if not isinstance(data, list) or any(
-                not isinstance(t, dict) or not t.get("id") for t in data
-            ):
-                raise self.http.malformed(TRACES_PATH, "expected {data: [{id, ...}], meta}")
             yield from data
-            meta = answer.get("meta") if isinstance(answer.get("meta"), dict) else {}
             total_pages = as_int(meta.get("totalPages"))
             if not data or (total_pages is not None and page >= total_pages):
                 return
@@ -126,18 +104,25 @@ class LangfuseBackend:
             params = {"traceId": trace_id, "fields": FIELDS, "limit": self.observation_page_size}
             if cursor:
                 params["cursor"] = cursor
-            answer = self.http.json("GET", OBSERVATIONS_PATH, params=params)
-            data = answer.get("data") if isinstance(answer, dict) else None
-            if not isinstance(data, list) or any(
-                not isinstance(o, dict) or not o.get("id") for o in data
-            ):
-                raise self.http.malformed(OBSERVATIONS_PATH, "expected {data: [{id, ...}], meta}")
+            data, meta = self._page(OBSERVATIONS_PATH, params)
             yield from (langfuse_span(item, trace_id) for item in data)
-            meta = answer.get("meta") if isinstance(answer.get("meta"), dict) else {}
             next_cursor = meta.get("cursor")
             if not data or not next_cursor or next_cursor == cursor:
                 return
             cursor = str(next_cursor)
+
+    def _page(
+        self, path: str, params: Mapping[str, Any]
+    ) -> tuple[list[dict[str, Any]], Mapping[str, Any]]:
+        """Return one page of a list: its `data` (objects with an id) and its `meta`."""
+        answer = self.http.json("GET", path, params=params)
+        data = answer.get("data") if isinstance(answer, dict) else None
+        if not isinstance(data, list) or any(
+            not isinstance(item, dict) or not item.get("id") for item in data
+        ):
+            raise self.http.malformed(path, "expected {data: [{id, ...}], meta}")
+        meta = answer.get("meta") if isinstance(answer.get("meta"), dict) else {}
+        return data, meta
 
     def _ui_url(self, trace: Mapping[str, Any]) -> str:
         path = trace.get("htmlPath")

@@ -11,16 +11,14 @@ from clawspec.config import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.http import (
     MAX_PAGES,
-    WINDOW_SLACK,
     HttpApi,
     excerpt_of,
     flatten,
-    in_window,
-    is_foreign_session,
-    iso,
     iso_ms,
     merged_trace,
+    run_candidates,
     setting,
+    window_params,
 )
 from clawspec.traces.model import Span, SpanType, Trace
 from clawspec.traces.normalize import as_float, as_int, make_span
@@ -56,21 +54,14 @@ class OpikBackend:
 
     def find_trace(self, query: TraceQuery) -> Trace | None:
         """Return the run's trace: exact correlation first, a time window only if unambiguous."""
-        traces = self._correlated(query)
-        if not traces:
-            return None
-        spans: list[Span] = []
-        for item in traces:
-            spans.extend(self._spans(str(item["id"])))
-        first = min(traces, key=lambda i: iso_ms(i.get("start_time")) or 0)
         return merged_trace(
             self.name,
-            str(first["id"]),
-            spans,
-            starts=[iso_ms(i.get("start_time")) for i in traces],
-            ends=[iso_ms(i.get("end_time")) for i in traces],
-            costs=[as_float(i.get("total_estimated_cost")) for i in traces],
-            url=self._ui_url(first),
+            self._correlated(query),
+            self._spans,
+            start="start_time",
+            end="end_time",
+            cost="total_estimated_cost",
+            url_of=self._ui_url,
         )
 
     def _correlated(self, query: TraceQuery) -> list[dict[str, Any]]:
@@ -84,16 +75,13 @@ class OpikBackend:
             found = list(self._search("v1/private/traces/search", {"filters": [condition]}))
             if found:
                 return found
-        window = {
-            "from_time": iso(query.started_at - WINDOW_SLACK),
-            "to_time": iso(query.ended_at + WINDOW_SLACK),
-        }
-        candidates = [
-            item
-            for item in self._search("v1/private/traces/search", window)
-            if in_window(iso_ms(item.get("start_time")), query)
-            and not is_foreign_session(item.get("thread_id"), query)
-        ]
+        window = window_params(query, "from_time", "to_time")
+        candidates = run_candidates(
+            self._search("v1/private/traces/search", window),
+            query,
+            start="start_time",
+            session="thread_id",
+        )
         return candidates if len(candidates) == 1 else []
 
     def _spans(self, trace_id: str) -> list[Span]:

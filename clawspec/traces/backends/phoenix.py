@@ -18,14 +18,13 @@ from clawspec.config import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.http import (
     MAX_PAGES,
-    WINDOW_SLACK,
     HttpApi,
     flatten,
     in_window,
     is_foreign_session,
-    iso,
     iso_ms,
     setting,
+    window_params,
 )
 from clawspec.traces.model import Span, Trace
 from clawspec.traces.normalize import make_span
@@ -105,11 +104,7 @@ class PhoenixBackend:
             found = {str(i["context"]["trace_id"]) for i in self._pages({"trace_id": logged}, 1)}
             if found:
                 return found
-        window = {
-            "parent_id": "null",
-            "start_time": iso(query.started_at - WINDOW_SLACK),
-            "end_time": iso(query.ended_at + WINDOW_SLACK),
-        }
+        window = {"parent_id": "null", **window_params(query, "start_time", "end_time")}
         roots = {
             str(item["context"]["trace_id"])
             for item in self._pages(window, self.page_size)

@@ -34,7 +34,7 @@ def poll_trace(
     3.9 s of 4 s gets 0.1 s, and a backend that trickles its answers or takes 3 s per request
     cannot hold the loop past the timeout.
     """
-    from clawspec.traces.spans import pending_subagents
+    from clawspec.evidence.spans import pending_subagents
 
     stop = stop or threading.Event()
     started = clock()

@@ -2,7 +2,7 @@
 
 Every run-scoped index (`LogIndex`) of a concurrent suite reads the lines of the runs around
 its own: what a line says (a run started, a tool was called, a hook answered, …) depends only on
-its bytes, so it is computed once and cached (`line_cache.LineCache`); each index only applies
+its bytes, so it is computed once and cached (`cache.LineCache`); each index only applies
 the facts, in the line's order, to its own state with its own line numbers.
 """
 
@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from clawspec.gateway.line_cache import LineCache, parse_text
-from clawspec.gateway.line_cache import intern as _intern
+from clawspec.gateway.logs.cache import LineCache, parse_text
+from clawspec.gateway.logs.cache import intern as _intern
 
 _RUN_START = re.compile(r"embedded run start: runId=(\S+) sessionId=(\S+)")
 _RUN_DONE = re.compile(r"embedded run done: runId=(\S+)")

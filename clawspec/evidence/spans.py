@@ -1,6 +1,7 @@
 """What a trace says: the facts the trace assertions judge and the report shows (tool calls with
 Tool Search unwrapped, delegations, routing, token counts, duration, cost, pending sub-agents).
-Pure functions of a `Trace`; finding the trace is `evidence.trace`'s job.
+Pure functions of a `Trace`; finding the trace is `evidence.trace`'s job. The trace assertions
+read spans through this module only (with the span types it gives them), never the trace readers.
 """
 
 from __future__ import annotations
@@ -9,10 +10,29 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from clawspec.gateway.tool_search import SPAWN_TOOL, Unwrapped, unwrap
+from clawspec.gateway.tool_search import CONTROLS, SPAWN_TOOL, Unwrapped, unwrap
 from clawspec.text import pluralize
-from clawspec.traces.model import Span, SpanType, Trace
+from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
 from clawspec.traces.scope import CHILD_SESSION
+
+# The trace assertions take the model's types from here, with the facts below.
+__all__ = [
+    "Span",
+    "SpanType",
+    "Trace",
+    "TraceUnavailable",
+    "by_start",
+    "counted_spans",
+    "delegation_spans",
+    "estimate_cost",
+    "pending_subagents",
+    "routing_agents",
+    "span_usage",
+    "tool_names",
+    "tool_names_judged",
+    "tool_spans",
+    "trace_duration_ms",
+]
 
 # -- What the trace says: derived facts the trace assertions judge -------------------------------
 
@@ -25,6 +45,12 @@ def tool_names(trace: Trace, *, raw: bool = False) -> list[str]:
     if raw:
         return [_tool_name(span) for span in by_start(trace.of_type(SpanType.TOOL))]
     return [_tool_name(span) for span in tool_spans(trace)]
+
+
+def tool_names_judged(trace: Trace, judged: Iterable[str]) -> list[str]:
+    """`tool_names` for an assertion about the `judged` tools: every tool span when one of them
+    is a Tool Search control itself (`tool_search`, `tool_call`, …), else the calls they make."""
+    return tool_names(trace, raw=bool(CONTROLS.intersection(judged)))
 
 
 def tool_spans(trace: Trace) -> list[Span]:

@@ -3,7 +3,7 @@
 The log is read in READ_BLOCK blocks (a line longer than a block is counted and skipped, never
 indexed), following a rotation of the active file into `<stem>.1<ext>` / `<path>.1`; a log with
 no recorded offset is read from its last `tail_bytes` only (`tail_start`). What the lines mean
-is `logs.LogIndex`'s business; this module only hands complete lines over.
+is `index.LogIndex`'s business; this module only hands complete lines over.
 """
 
 from __future__ import annotations

@@ -1,0 +1,50 @@
+"""`clawspec cassettes check`: stale, unused, invalid and missing cassettes, and their size."""
+
+from __future__ import annotations
+
+import argparse
+
+from clawspec.commands.options import add_paths, given
+from clawspec.errors import ExitCode, UsageError
+
+NAME = "cassettes"
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    cassettes = commands.add_parser(NAME, help="inspect recorded model traffic")
+    cassette_commands = cassettes.add_subparsers(dest="cassettes_command", metavar="COMMAND")
+    check = cassette_commands.add_parser(
+        "check", help="report stale, unused, invalid and missing cassettes and their size"
+    )
+    add_paths(check)
+    check.add_argument("--cassette-dir", metavar="DIR", help="where cassettes are kept")
+    check.add_argument(
+        "--report",
+        metavar="FILE",
+        help="JSON report of a replay run: cassette files it did not use are reported",
+    )
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from pathlib import Path
+
+    from clawspec.api import load
+    from clawspec.runner.scenario import ScenarioPlan
+    from clawspec.runner.traffic import cassette_root, scenario_folder
+    from clawspec.traffic.check import check, render
+
+    if args.cassettes_command != "check":
+        raise UsageError("usage: clawspec cassettes check [PATH ...] [--report FILE]")
+    loaded = load(args.paths, config=args.config, flags=given(args, ["workspace", "cassette_dir"]))
+    root = cassette_root(loaded.settings, loaded.workspace)
+    report = Path(args.report) if args.report else None
+    expected = {  # the cassette folder of every scenario of the loaded contracts -> its id
+        scenario_folder(plan, loaded.settings, loaded.workspace): plan.id
+        for contract in loaded.contracts
+        for index, scenario in enumerate(contract.contract.scenarios)
+        for plan in [ScenarioPlan(contract, index, scenario)]
+    }
+    result = check(root, expected, report, loaded.workspace)
+    for line in render(result):
+        print(line)
+    return ExitCode.OK if result.ok else ExitCode.FAILED

@@ -1,0 +1,172 @@
+"""`clawspec run`: run scenarios and write reports."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from clawspec.commands.options import add_outputs, add_paths, run_flags, warn
+from clawspec.errors import ExitCode
+
+if TYPE_CHECKING:
+    import threading
+
+NAME = "run"
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser(NAME, help="run scenarios and write reports")
+    add_paths(run)
+    run.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this scenario (repeatable)",
+    )
+    run.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="run only scenarios with this tag (repeatable: any of them)",
+    )
+    run.add_argument(
+        "--exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="skip scenarios with this tag (repeatable)",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="load and render the plan and print it; invoke nothing",
+    )
+    run.add_argument("--gateway-base-url", metavar="URL", help="gateway to target")
+    run.add_argument("--timezone", metavar="ZONE", help="gateway time zone for {{today}}")
+    add_outputs(run)
+    run.add_argument("--concurrency", type=int, metavar="N", help="agent runs at once")
+    run.add_argument(
+        "--shard",
+        metavar="I/N|auto",
+        help="run only part I of N of the selection (1-based), balanced; 'auto' reads GitLab's "
+        "CI_NODE_INDEX/CI_NODE_TOTAL",
+    )
+    run.add_argument(
+        "--durations",
+        metavar="REPORT",
+        help="earlier JSON report(s) (file, glob or folder) whose durations balance the shards",
+    )
+    run.add_argument(
+        "--shard-publish",
+        action="store_true",
+        default=None,
+        help="a shard writes its own job summary, annotations and PR comment too",
+    )
+    run.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="run each scenario N times; the pass rate decides (see min_pass_rate)",
+    )
+    run.add_argument(
+        "--bring-up",
+        action="store_true",
+        default=None,
+        help="start an OpenClaw gateway for this run and stop it afterwards",
+    )
+    run.add_argument(
+        "--gateway-command", metavar="CMD", help="command that runs the gateway in bring-up mode"
+    )
+    run.add_argument(
+        "--openclaw-config",
+        metavar="FILE",
+        help="your openclaw.json, merged with ClawSpec's settings in bring-up mode",
+    )
+    run.add_argument(
+        "--observability-backend",
+        choices=["none", "local", "opik", "phoenix", "langfuse"],
+        help="where trace assertions read spans from",
+    )
+    run.add_argument(
+        "--model-traffic",
+        choices=["off", "record", "replay"],
+        help="record the agent's model calls into cassettes, or replay them (hermetic runs)",
+    )
+    run.add_argument("--cassette-dir", metavar="DIR", help="where cassettes are kept")
+    run.add_argument("--today", metavar="YYYY-MM-DD", help="fixed value of {{today}}")
+    run.add_argument("--no-color", action="store_true", help="plain terminal output")
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    import os
+    import threading
+
+    from clawspec import api
+    from clawspec.reports.terminal import TerminalReporter
+
+    flags = run_flags(args)
+    if args.dry_run:
+        from clawspec.runner.dry_run import print_plan
+
+        loaded = api.load(args.paths, config=args.config, flags=flags)
+        selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
+        plans, shard = api.shard_plans(selection, loaded.settings, os.environ, warn)
+        if shard:
+            print(shard_line(shard))
+        print_plan(loaded, plans)
+        return ExitCode.OK
+    stop, abandon = threading.Event(), threading.Event()
+    reporter = TerminalReporter(colour=False if args.no_color else None)
+    restore = _install_signal_handlers(stop, abandon)
+    try:
+        result = api.run(
+            args.paths,
+            config=args.config,
+            flags=flags,
+            scenarios=args.scenario,
+            tags=args.tag,
+            exclude_tags=args.exclude_tag,
+            listener=reporter,
+            stop=stop,
+            abandon=abandon,
+        )
+    finally:
+        restore()
+    reporter.summary(result.report)
+    if result.report.shard:
+        print(shard_line(result.report.shard))
+    for path in result.written:
+        print(f"report: {path}")
+    return result.exit_code
+
+
+def shard_line(shard: Any) -> str:
+    return (
+        f"shard {shard.index}/{shard.total}: {len(shard.positions)} of the {shard.selected} "
+        f"selected scenarios (balanced by {shard.balanced_by}); join the shards with "
+        "`clawspec merge`"
+    )
+
+
+def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
+    """First SIGINT/SIGTERM: start no more scenarios; second: abandon the running ones."""
+    import signal
+
+    def handle(signum: int, _frame: Any) -> None:
+        if stop.is_set():
+            abandon.set()
+            return
+        stop.set()
+        print(
+            f"\n{signal.Signals(signum).name}: starting no more scenarios; waiting for the "
+            "running ones (send again to abandon them); reports will still be written",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None

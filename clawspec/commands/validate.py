@@ -1,0 +1,29 @@
+"""`clawspec validate`: load and validate contracts; run nothing."""
+
+from __future__ import annotations
+
+import argparse
+
+from clawspec.commands.options import add_paths, given
+from clawspec.errors import ExitCode
+
+NAME = "validate"
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    add_paths(commands.add_parser(NAME, help="load and validate contracts; run nothing"))
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from clawspec.api import load
+
+    loaded = load(args.paths, config=args.config, flags=given(args, ["workspace"]))
+    scenarios = sum(len(c.contract.scenarios) for c in loaded.contracts)
+    assertions = sum(
+        len(s.given) + len(s.then) for c in loaded.contracts for s in c.contract.scenarios
+    )
+    print(
+        f"{len(loaded.contracts)} contract(s), {scenarios} scenario(s), "
+        f"{assertions} assertion(s): valid"
+    )
+    return ExitCode.OK

@@ -1,0 +1,190 @@
+"""Which of the slice's lines are the scenario's run, and what of it has not arrived yet.
+
+`index.LogIndex` keeps what every line of the slice said; this module scopes that to the run
+ClawSpec asked about (SPEC §9 "Logs"):
+
+    hook run id / session key ClawSpec sent → `gateway/hooks` line (sessionId, sessionKey,
+    traceId) → embedded runs of that session → sub-agent runs (same traceId, session key
+    `agent:<agentId>:subagent:<uuid>`, started under a span of a run in scope), recursively.
+
+A bare traceId is not enough: a heartbeat run of `agent:main:main` may inherit the trace of a
+hook request, so sub-agents also need the sub-agent session key and the parent span. Sub-agent
+keys are flat at every depth (`agent:<id>:subagent:<uuid>`; `agent:<id>:acp:<uuid>` for the ACP
+runtime): nesting shows only through the parent span, which the scoping follows.
+
+`resolve` is run again after every poll (a sub-agent may start late) and sets what the index
+answers (runs, sessions, tool calls, sub-agents, errors); `settled` says when waiting can end,
+`missing` what is still `pending` when it did (a spawned sub-agent that never started or did not
+finish, a Tool Search wrapper still running); `read_scoped` reads the scope's lines back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from clawspec.gateway.logs.facts import LineFacts
+from clawspec.gateway.logs.legacy import LegacyLine, read_legacy
+from clawspec.gateway.logs.model import ToolCall
+from clawspec.gateway.tool_search import SPAWN_TOOL, unwrap
+
+if TYPE_CHECKING:
+    from clawspec.gateway.logs.index import LogIndex
+
+_SUBAGENT = re.compile(r"^agent:([^:]+):(?:subagent|acp):")
+
+
+def resolve(index: LogIndex) -> None:
+    """Scope the lines read so far to the run, and set what the index says about it."""
+    seeds, keys = set(index.seeds), set(index.seed_keys)
+    sessions: set[str] = set()
+    session_keys: set[str] = set(keys)
+    traces: set[str] = set()
+    index.hook_seen = False
+    for hook in index._hooks:
+        if hook.run_id in seeds or {hook.logical_key, hook.session_key} & keys:
+            index.hook_seen = True
+            sessions.update(s for s in (hook.session_id,) if s)
+            session_keys.update(k for k in (hook.session_key, hook.logical_key) if k)
+            traces.update(t for t in (hook.trace_id,) if t)
+    for session_id, key in index._keys.items():
+        if key in keys or any(key.endswith(f":{k}") for k in keys):
+            sessions.add(session_id)
+    all_runs = index._runs
+    runs = {rid for rid, run in all_runs.items() if rid in seeds or run.session_id in sessions}
+    children: list[str] = []
+    grew = True
+    while grew:  # sub-agents of runs in scope, recursively
+        spans = set().union(*(all_runs[r].spans for r in runs)) if runs else set()
+        run_traces = {all_runs[r].trace_id for r in runs}
+        grew = False
+        for rid, run in all_runs.items():
+            key = index._keys.get(run.session_id, "")
+            if rid in runs or not _SUBAGENT.match(key) or run.trace_id not in run_traces:
+                continue
+            if run.parent_spans & spans or run.parent_spans == {None}:
+                runs.add(rid)
+                children.append(rid)
+                grew = True
+    index.run_ids = runs
+    index.session_ids = sessions | {all_runs[r].session_id for r in runs}
+    index.session_keys = session_keys | {
+        index._keys[s] for s in index.session_ids if s in index._keys
+    }
+    index.trace_ids = traces | {t for r in runs if (t := all_runs[r].trace_id)}
+    legacy = [entry for entry in index._legacy if entry.run_id in seeds]
+    index.found = bool(runs or legacy)
+    _collect(index, runs, children, legacy)
+
+
+def _collect(
+    index: LogIndex, runs: set[str], children: list[str], legacy: list[LegacyLine]
+) -> None:
+    """Set the tool calls, sub-agents, errors and legacy usage of the runs in scope."""
+    calls = [c for c in index._tools if c.run_id in runs]
+    keys = index._keys
+    agents = [_SUBAGENT.match(keys[index._runs[c].session_id]).group(1) for c in children]
+    old = read_legacy(legacy)
+    calls.extend(old.calls)
+    agents.extend(old.agents)
+    calls.sort(key=lambda c: c.line)
+    ended = index._tool_ends
+    split = unwrap(
+        calls,
+        name=lambda c: c.name,
+        call_id=lambda c: c.tool_call_id,
+        ended=lambda c: (c.run_id, c.tool_call_id or "") in ended,
+    )
+    index.tool_calls = split.calls
+    index.tool_search_calls = split.controls
+    index._open_wrappers = split.open_wrappers
+    index.subagents = list(dict.fromkeys(agents))
+    index.errors = [err for rid, err in index._failures if rid in runs]
+    index.legacy_usage = old.usage
+
+
+def settled(index: LogIndex) -> bool:
+    """The run's last lines are in: hook completion seen, every sub-agent ended."""
+    if not index.found:
+        return False
+    if any(entry.run_id in index.seeds for entry in index._legacy):
+        return True  # legacy lines have no completion marker
+    if not index.hook_seen and not set(index.seeds) & set(index._runs):
+        return False
+    return not children_pending(index) and not index._open_wrappers
+
+
+def children_pending(index: LogIndex) -> bool:
+    """The run was found and called sessions_spawn, but not every child has ended."""
+    if not index.found:
+        return False
+    spawns = sum(1 for c in index.tool_calls if c.name == SPAWN_TOOL)
+    children = [r for r in index.run_ids if _is_child(index, r)]
+    return spawns > len(children) or not all(_ended_run(index, r) for r in children)
+
+
+def missing(index: LogIndex) -> list[str]:
+    """What the run's slice still lacks: children spawned but never started or still
+    running, and Tool Search wrappers that have not ended (each may call a tool yet)."""
+    out: list[str] = []
+    spawns = [c for c in index.tool_calls if c.name == SPAWN_TOOL]
+    children = sorted(
+        (index._runs[r] for r in index.run_ids if _is_child(index, r)), key=lambda r: r.line
+    )
+    for spawn in spawns[len(children) :]:
+        out.append(f"sub-agent spawned {_when(spawn)} by run {spawn.run_id} never started")
+    for child in children:
+        if not _ended_run(index, child.run_id):
+            agent = index.agent_of(child.run_id) or "?"
+            out.append(
+                f"sub-agent run {child.run_id} (agent '{agent}', started at line "
+                f"{child.line}) did not finish"
+            )
+    for wrapper in index._open_wrappers:
+        out.append(
+            f"Tool Search call '{wrapper.name}' {_when(wrapper)} in run {wrapper.run_id} "
+            "did not end (it may still call a tool)"
+        )
+    return out
+
+
+def read_scoped(index: LogIndex) -> Iterator[tuple[int, str]]:
+    """Read back the (line number, text) of every line in the run's scope, in order."""
+    scope = index.run_ids | index.session_ids | index.session_keys | set(index.seeds)
+    scope |= {h.run_id for h in index._hooks if h.session_id in index.session_ids and h.run_id}
+    refs = index._refs
+    spans = {ref[4].span_id for ref in refs if ref[4].span_id and not scope.isdisjoint(ref[4].ids)}
+    wanted = [ref for ref in refs if _in_scope(ref[4], scope, index.trace_ids, spans)]
+    handles: dict[int, Any] = {}
+    try:
+        for number, segment, offset, length, _ in wanted:
+            if segment not in handles:
+                handles[segment] = index.segments[segment][0].open("rb")
+            handle = handles[segment]
+            handle.seek(offset)
+            raw = handle.read(length)
+            yield number, raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    finally:
+        for handle in handles.values():
+            handle.close()
+
+
+def _in_scope(line: LineFacts, scope: set[str], traces: set[str], spans: set[str | None]) -> bool:
+    """A line naming ids is in scope when it names one of the run's; a line naming none, when
+    it was written in a span of the run's trace that lines of the run also use."""
+    if line.ids:
+        return not scope.isdisjoint(line.ids)
+    return line.trace_id in traces and line.span_id in spans
+
+
+def _is_child(index: LogIndex, run_id: str) -> bool:
+    return bool(_SUBAGENT.match(index._keys.get(index._runs[run_id].session_id, "")))
+
+
+def _ended_run(index: LogIndex, run_id: str) -> bool:
+    return index._runs[run_id].done or run_id in index._ended
+
+
+def _when(call: ToolCall) -> str:
+    return f"at {call.time}" if call.time else f"at line {call.line}"

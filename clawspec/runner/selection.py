@@ -1,0 +1,58 @@
+"""Which scenarios a run runs: the selection (names and tags) and this machine's shard of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from clawspec.ci_context import CIContext, as_context
+from clawspec.errors import UsageError
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings
+    from clawspec.contracts.loaded import Loaded
+    from clawspec.reports.model import ShardInfo
+    from clawspec.runner.scenario import ScenarioPlan
+
+
+def plan(
+    loaded: Loaded,
+    scenarios: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    exclude_tags: Sequence[str] = (),
+) -> list[ScenarioPlan]:
+    """Select the scenarios to run, in contract order."""
+    from clawspec.contracts.loader import select_scenarios
+    from clawspec.runner.scenario import ScenarioPlan
+
+    chosen = select_scenarios(loaded.contracts, scenarios, tags, exclude_tags)
+    if not chosen:
+        raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
+    return [ScenarioPlan(contract, index, scenario) for contract, index, scenario in chosen]
+
+
+def shard_plans(
+    plans: Sequence[ScenarioPlan],
+    settings: Settings,
+    context: CIContext | Mapping[str, str],
+    warn: Callable[[str], None],
+) -> tuple[list[ScenarioPlan], ShardInfo | None]:
+    """This machine's part of the selection (`shard`), in contract order, and its report block.
+
+    Contracts are all loaded and validated before this, so a broken contract fails every
+    shard, not only the one that would have run it. `context`: the run's CI context (GitLab's
+    node index and total for `auto`); the Python API may pass the raw environment.
+    """
+    if not settings.shard:
+        return list(plans), None
+    from clawspec.sharding.durations import durations_for
+    from clawspec.sharding.split import resolve_shard, split_selection
+
+    context = as_context(context)
+    shard = resolve_shard(settings.shard, context)
+    if shard is None:
+        warn("--shard auto: CI_NODE_INDEX/CI_NODE_TOTAL are not set; running the whole selection")
+        return list(plans), None
+    durations = durations_for(settings, context, warn)
+    part = split_selection([p.id for p in plans], shard, durations)
+    return [plans[i] for i in part.positions], part.info

@@ -1,0 +1,143 @@
+"""One run, once its contracts are loaded: select, bring the gateway (and the model-traffic
+proxy) up, run the scenarios, write every report (also when interrupted).
+
+Its module-level imports are what running needs beyond loading: `clawspec.api.run` imports this
+module while a large suite's files are parsed in another process (contracts/parse_ahead.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import requests
+
+from clawspec.assertions import REGISTRY
+from clawspec.assertions.base import Need
+from clawspec.ci_context import CIContext
+from clawspec.errors import ExitCode, GatewayError
+from clawspec.gateway.managed import gateway_for_run
+from clawspec.gateway.timezone import gateway_timezone
+from clawspec.reports.publish import publish, report_json_path
+from clawspec.runner.finish import RunResult, finish
+from clawspec.runner.lanes import worker_count
+from clawspec.runner.run import RunListener, execute, unrun_report
+from clawspec.runner.scenario import RunEnv, ScenarioPlan
+from clawspec.runner.selection import plan, shard_plans
+from clawspec.runner.traffic import traffic_for_run, traffic_warnings
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings
+    from clawspec.contracts.loaded import Loaded
+    from clawspec.reports.model import RunReport
+
+
+def run_loaded(
+    handed: list[Loaded],
+    environ: Mapping[str, str],
+    listener: RunListener,
+    *,
+    scenarios: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    exclude_tags: Sequence[str] = (),
+    stop: threading.Event | None = None,
+    abandon: threading.Event | None = None,
+) -> RunResult:
+    """Run what `handed` (a list holding the one `Loaded`, which this takes out) selects.
+
+    The contracts are taken out of the list so that no caller's frame keeps them alive: they are
+    let go once the scenarios have run, before the results become models again, so a big run's
+    memory never holds both.
+    """
+    loaded = handed.pop()
+    settings = loaded.settings
+    context = CIContext.from_environ(environ)  # once per run: the shard, the outputs, history
+    selection = plan(loaded, scenarios, tags, exclude_tags)
+    plans, shard = shard_plans(selection, settings, context, listener.on_warning)
+
+    def as_shard(report: RunReport) -> RunReport:
+        return report.model_copy(update={"shard": shard}) if shard else report
+
+    if not plans:  # more shards than scenarios: this one has nothing to run, and says so
+        return finish(as_shard(unrun_report([], "")), settings, environ, context=context)
+    agent_ids = {p.agent_id(settings.default_agent_id) for p in plans}
+    report_dir = report_json_path(settings).parent
+    try:
+        with (
+            traffic_for_run(settings, loaded.workspace, listener.on_warning) as traffic,
+            gateway_for_run(settings, loaded.workspace, agent_ids, report_dir, traffic) as gateway,
+        ):
+            settings = gateway.settings
+            http = requests.Session()
+            # One pooled connection per worker (requests keeps 10 by default; more would be
+            # opened and thrown away for every hook request at higher concurrency).
+            pool = max(10, worker_count(settings.concurrency, len(plans)))
+            http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+            http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+            env = RunEnv(
+                settings,
+                loaded.workspace,
+                gateway_client(settings, http, listener),
+                http,
+                environ,
+                gateway_timezone(settings),
+                stop=stop or threading.Event(),
+                gateway_log=gateway.log_path,
+                traffic=traffic,
+            )
+            if needs_trace(plans):
+                from clawspec.evidence.trace import run_backend
+
+                env.trace_backend = run_backend(settings, environ)
+            listener.on_run_start(len(plans), settings.secret_values())
+            outcome = execute(plans, env, listener, settings.concurrency, abandon)
+    except GatewayError as exc:
+        # Nothing could run; CI still gets reports that say why, then exit 3.
+        publish(as_shard(unrun_report(plans, str(exc))), settings, context=context)
+        raise
+    if traffic is not None:  # said once the proxy has stopped: late calls are counted too
+        results = outcome.run.results.results()
+        invoked = any(s.run_id and s.gateway_run_id for s in results)
+        for warning in traffic_warnings(traffic, invoked):
+            listener.on_warning(warning)
+    # The contracts are done with: let them go before the results become models again.
+    del loaded, selection, plans
+    report = outcome.run.report()
+    result = finish(as_shard(report), settings, environ, context=context)
+    if outcome.gateway_unreachable and not report.interrupted:
+        result = replace(result, exit_code=ExitCode.GATEWAY)
+    return result
+
+
+def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
+    """True when a selected scenario has a trace assertion (the registry says which need it)."""
+    return any(
+        Need.TRACE in REGISTRY[assertion.type].needs
+        for plan in plans
+        for assertion in (*plan.scenario.given, *plan.scenario.then)
+    )
+
+
+def gateway_client(settings: Settings, http: requests.Session, listener: RunListener) -> Any:
+    """The client for each trigger mode (hooks: hook token; webhook: gateway token)."""
+    from clawspec.gateway.client import HooksClient, RoutingClient, WebhookClient
+
+    hooks_token = settings.hooks_token.get_secret_value() if settings.hooks_token else None
+    auth = settings.gateway_auth_token
+    webhook_token = auth.get_secret_value() if auth else hooks_token
+    return RoutingClient(
+        {
+            "hooks": HooksClient(
+                settings.gateway_base_url,
+                settings.hooks_path,
+                hooks_token,
+                http,
+                on_warning=listener.on_warning,
+            ),
+            "webhook": WebhookClient(
+                settings.gateway_base_url, settings.gateway_webhook_endpoint, webhook_token, http
+            ),
+        }
+    )
