@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.baseline import find_baseline, recent_runs
 from clawspec.history.dirstore import dir_store
@@ -22,6 +23,8 @@ from clawspec.history.git import Git
 from clawspec.reports.model import RunSource
 from tests.history.factory import git, past_run
 from tests.reports.factory import report, scenario
+
+NO_CI = CIContext.from_environ({})  # a run outside CI
 
 
 def big_run(index: int, scenarios: int, commit: str):
@@ -75,14 +78,14 @@ if __name__ == "__main__":
         os.chdir(root)
         timed(
             "choose + load the PR baseline (git ancestry)",
-            lambda: find_baseline("dir:hist", source, settings, {}, git=Git(repo)),
+            lambda: find_baseline("dir:hist", source, settings, NO_CI, git=Git(repo)),
         )
         schedule = RunSource(commit=commits[-1], branch="main", event="schedule")
         timed(
             "choose + load the nightly baseline",
-            lambda: find_baseline("dir:hist", schedule, settings, {}),
+            lambda: find_baseline("dir:hist", schedule, settings, NO_CI),
         )
         timed(
             "load the trend window (14 runs)",
-            lambda: recent_runs("dir:hist", "main", 14, settings, {}),
+            lambda: recent_runs("dir:hist", "main", 14, settings, NO_CI),
         )

@@ -138,8 +138,10 @@ class CIContext:
 
 
 def as_context(value: CIContext | Mapping[str, str]) -> CIContext:
-    """`value` itself, or the context read from a raw environment: for the callers that still
-    pass one (`clawspec.api`, the `history`, `lint` and `coverage` commands)."""
+    """`value` itself, or the context read from a raw environment.
+
+    Only for a public entry point that still accepts either (`clawspec.api.shard_plans`, i.e.
+    `clawspec.runner.selection.shard_plans`): everything below it takes a `CIContext`."""
     return value if isinstance(value, CIContext) else CIContext.from_environ(value)
 
 

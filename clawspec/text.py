@@ -90,6 +90,12 @@ def fmt_duration_ms(ms: float) -> str:
     return f"{minutes} min {rest} s"
 
 
+def fmt_usd(value: float) -> str:
+    """Return '$0.0712', '$1.25', '$0'."""
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    return f"${text}"
+
+
 def capped(items: Iterable[str], limit: int = 5, sep: str = ", ", *, quote: bool = False) -> str:
     """Join at most `limit` items, then "… and N more" (one-line messages, capped lists)."""
     items = list(items)

@@ -20,7 +20,7 @@ from clawspec.assertions.documents import TooLargeError, read_text
 from clawspec.assertions.registry import register
 from clawspec.contracts.source import safe_load
 from clawspec.text import capped as capped_text
-from clawspec.text import fmt_duration_ms, fmt_number, one_line, pluralize, quote_list
+from clawspec.text import fmt_duration_ms, fmt_number, fmt_usd, one_line, pluralize, quote_list
 
 # The trace readers are needed only to evaluate: `clawspec validate` builds these models without
 # importing them (tests/test_startup.py); each evaluator imports what it reads.
@@ -411,12 +411,6 @@ class TraceDuration(Assertion):
         value = round(duration, 3)
         status = Status.FAIL if over else Status.PASS
         return Verdict(status, message, value, self.max_ms)
-
-
-def fmt_usd(value: float) -> str:
-    """Return '$0.0712', '$1.25', '$0'."""
-    text = f"{value:,.6f}".rstrip("0").rstrip(".")
-    return f"${text}"
 
 
 @register(category="trace", needs={Need.TRACE}, example="max_usd: 0.05")

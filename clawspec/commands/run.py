@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     import threading
 
     from clawspec import api
+    from clawspec.ci_context import CIContext
     from clawspec.reports.terminal import TerminalReporter
 
     flags = run_flags(args)
@@ -114,7 +115,9 @@ def run(args: argparse.Namespace) -> ExitCode:
 
         loaded = api.load(args.paths, config=args.config, flags=flags)
         selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
-        plans, shard = api.shard_plans(selection, loaded.settings, os.environ, warn)
+        plans, shard = api.shard_plans(
+            selection, loaded.settings, CIContext.from_environ(os.environ), warn
+        )
         if shard:
             print(shard_line(shard))
         print_plan(loaded, plans)

@@ -17,10 +17,9 @@ A value the CI variables lack (a Jenkins freestyle job without `GIT_COMMIT`) als
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from clawspec.ci_context import CIContext, as_context
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.git import Git
 from clawspec.reports.model import RunSource
@@ -42,17 +41,16 @@ def ci_values(context: CIContext) -> dict[str, Any]:
 
 
 def run_source(
-    context: CIContext | Mapping[str, str],
+    context: CIContext,
     settings: Settings | None = None,
     git: Git | None = None,
 ) -> RunSource:
     """Return the run's source: CI variables first, the local git checkout for what they lack.
 
-    `context` is the run's CI context (a raw environment is read into one: the `history`
-    command passes the process environment); `settings` adds the gateway (URL and mode);
-    `git` defaults to the current folder's repo. Never raises: an unknown value stays None.
+    `context` is the run's CI context; `settings` adds the gateway (URL and mode); `git`
+    defaults to the current folder's repo. Never raises: an unknown value stays None.
     """
-    found = ci_values(as_context(context))
+    found = ci_values(context)
     if not found.get("commit") or not found.get("branch"):
         git = git or Git()
         found.setdefault("commit", git.head())

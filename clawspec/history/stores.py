@@ -10,11 +10,10 @@ SOURCE is one of (config `baseline`, env `CLAWSPEC_BASELINE`, flag `--baseline`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from clawspec.ci_context import CIContext, as_context
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.git import Git
 from clawspec.history.store import HistoryError, RunStore, StoredRun
@@ -42,7 +41,7 @@ def source_kind(spec: str) -> SourceKind:
 def open_store(
     spec: str,
     settings: Settings,
-    context: CIContext | Mapping[str, str] | None = None,
+    context: CIContext,
     *,
     base: Path | None = None,
     http: Any = None,
@@ -50,10 +49,8 @@ def open_store(
     """Return the store SOURCE names (not for report files: see `source_kind`).
 
     `context` is the run's CI context, which the github store reads its repository, API URL and
-    workflow from (a raw environment is read into one: the `history` and `coverage` commands
-    pass the process environment; None: no CI); `base` is the folder relative `dir:` paths
-    resolve against (default: the current folder); `http` is an optional `requests.Session` for
-    the github store.
+    workflow from; `base` is the folder relative `dir:` paths resolve against (default: the
+    current folder); `http` is an optional `requests.Session` for the github store.
     """
     kind = source_kind(spec)
     text = spec.strip()
@@ -70,7 +67,7 @@ def open_store(
 
         token = settings.github_token.get_secret_value() if settings.github_token else None
         return GitHubStore(
-            CIContext() if context is None else as_context(context),
+            context,
             token,
             artifact=settings.history.github_artifact,
             workflow=settings.history.github_workflow,
@@ -82,7 +79,7 @@ def open_store(
 def save_report(
     report: Any,
     settings: Settings,
-    context: CIContext | None = None,
+    context: CIContext,
     *,
     git: Git | None = None,
     base: Path | None = None,

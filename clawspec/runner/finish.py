@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from clawspec.ci_context import CIContext, as_context
+from clawspec.ci_context import CIContext
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -68,13 +68,13 @@ def finish(
 def save_baseline(
     report: RunReport,
     settings: Settings,
-    context: CIContext | Mapping[str, str],
+    context: CIContext,
     err: TextIO | None = None,
 ) -> bool:
     """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
 
     Interrupted runs and single shards are not stored: half a run would make every later
-    comparison look bad. `context` is the run's CI context (a raw environment is read into one).
+    comparison look bad. `context` is the run's CI context.
     """
     from clawspec.history.store import HistoryError
     from clawspec.history.stores import save_report
@@ -94,7 +94,7 @@ def save_baseline(
         )
         return False
     try:
-        message = save_report(report, settings, as_context(context))
+        message = save_report(report, settings, context)
     except HistoryError as exc:
         print(clean(f"warning: baseline not saved: {exc}", secrets), file=err, flush=True)
         return False

@@ -7,25 +7,24 @@ artifact they all download, or the run the baseline store chooses for this commi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
-from clawspec.ci_context import CIContext, as_context
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.errors import UsageError
 from clawspec.sharding.report_files import expand, looks_like_report, read_json
 
 
 def durations_for(
-    settings: Settings, context: CIContext | Mapping[str, str], warn: Callable[[str], None]
+    settings: Settings, context: CIContext, warn: Callable[[str], None]
 ) -> dict[str, int]:
     """Scenario id → duration (ms) to balance by; {} balances by count.
 
-    `context` is the run's CI context (a raw environment is read into one: `shard_plans`
-    passes the run's environment)."""
+    `context` is the run's CI context (the baseline store's choice depends on it)."""
     if settings.durations:
         return load_durations(settings.durations, warn)
     if settings.baseline:
-        return baseline_durations(settings, as_context(context), warn)
+        return baseline_durations(settings, context, warn)
     return {}
 
 

@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from clawspec.ci_context import CIContext, as_context
+from clawspec.ci_context import CIContext
 from clawspec.config import parse_shard
 from clawspec.errors import UsageError
 from clawspec.reports.model import ShardInfo
@@ -32,19 +32,18 @@ class Shard:
     total: int
 
 
-def resolve_shard(value: str | None, context: CIContext | Mapping[str, str]) -> Shard | None:
+def resolve_shard(value: str | None, context: CIContext) -> Shard | None:
     """Turn the `shard` setting into a Shard; None runs the whole selection.
 
-    `auto` reads GitLab's `CI_NODE_INDEX`/`CI_NODE_TOTAL` (in the run's CI context; a raw
-    environment is read into one); where they are not set (a job without `parallel:`, a
-    laptop, another CI) it means the whole selection, so one config file serves sharded and
-    unsharded jobs alike.
+    `auto` reads GitLab's `CI_NODE_INDEX`/`CI_NODE_TOTAL` (in the run's CI context); where
+    they are not set (a job without `parallel:`, a laptop, another CI) it means the whole
+    selection, so one config file serves sharded and unsharded jobs alike.
     """
     if value is None or not value.strip():
         return None
     if value.strip() != AUTO:
         return Shard(*parse_shard(value))
-    gitlab = as_context(context).gitlab
+    gitlab = context.gitlab
     index, total = gitlab.node_index or "", gitlab.node_total or ""
     if not index and not total:
         return None

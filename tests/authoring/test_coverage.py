@@ -229,12 +229,13 @@ def test_never_passed_reads_the_configured_baseline_store(
 ) -> None:
     """Issue 12's store (`baseline: dir:…`), filled the way `--save-baseline` fills it."""
     stores = pytest.importorskip("clawspec.history.stores", reason="issue 12's store not on main")
+    from clawspec.ci_context import CIContext
     from clawspec.config import load_settings
     from clawspec.reports.model import RunSource
 
     (root / "clawspec.yaml").write_text("baseline: dir:.clawspec-history\n", "utf-8")
     settings = load_settings(root / "clawspec.yaml", {})
-    store = stores.open_store(settings.baseline, settings, {}, base=root)
+    store = stores.open_store(settings.baseline, settings, CIContext.from_environ({}), base=root)
     for day, runs in (
         ("2026-11-20", [scenario("smoke", "fail", target="skills/send-newsletter")]),
         ("2026-11-21", [scenario("no-web", "pass", target="agents/brand")]),

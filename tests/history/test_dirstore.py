@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline, recent_runs
 from clawspec.history.dirstore import dir_store
@@ -18,6 +19,7 @@ from tests.history.factory import past_run
 MAIN_A = "a" * 40
 MAIN_B = "b" * 40
 FEATURE = "f" * 40
+NO_CI = CIContext.from_environ({})  # a run outside CI
 
 
 def test_saved_runs_follow_the_layout_and_round_trip(tmp_path: Path) -> None:
@@ -90,7 +92,7 @@ def test_push_runs_compare_with_the_previous_run_of_their_branch(
     store.save(past_run("other", FEATURE, "2026-11-22T03:00:00+00:00", "run-o"))
     source = RunSource(commit="c" * 40, branch="main", event="schedule")
 
-    found = find_baseline("dir:hist", source, settings, {})
+    found = find_baseline("dir:hist", source, settings, NO_CI)
     assert isinstance(found, Baseline)
     assert found.report.run_id == "run-b"
     assert found.ref.source == "dir:hist"
@@ -105,7 +107,7 @@ def test_push_runs_compare_with_the_previous_run_of_their_branch(
         "baseline: previous run of 'main': main @ bbbbbbbbbbbb, 2026-11-21 03:00 UTC"
     )
     # The run itself (saved before comparing) is never its own baseline.
-    itself = find_baseline("dir:hist", source, settings, {}, current_run_id="run-b")
+    itself = find_baseline("dir:hist", source, settings, NO_CI, current_run_id="run-b")
     assert isinstance(itself, Baseline) and itself.report.run_id == "run-a"
 
 
@@ -123,14 +125,14 @@ def test_no_baseline_is_a_reason_never_an_error(
         "dir:": "baseline 'dir:' unavailable: dir: needs a folder, e.g. 'dir:.clawspec-history'",
     }
     for spec, reason in cases.items():
-        found = find_baseline(spec, main, settings, {})
+        found = find_baseline(spec, main, settings, NO_CI)
         assert isinstance(found, NoBaseline), spec
         assert found.reason == reason
-    nowhere = find_baseline("dir:empty", RunSource(), settings, {})
+    nowhere = find_baseline("dir:empty", RunSource(), settings, NO_CI)
     assert isinstance(nowhere, NoBaseline)
     assert nowhere.reason.startswith("cannot tell this run's branch")
     (tmp_path / "bad.json").write_text('{"run_id": 3}', encoding="utf-8")
-    bad = find_baseline("bad.json", main, settings, {})
+    bad = find_baseline("bad.json", main, settings, NO_CI)
     assert isinstance(bad, NoBaseline)
     assert bad.reason.startswith("bad.json: not a ClawSpec JSON report this version can read")
 
@@ -141,8 +143,8 @@ def test_a_report_file_is_a_baseline_and_save_overwrites_it(
     monkeypatch.chdir(tmp_path)
     settings = Settings(baseline="base.json")
     first = past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00", "run-a")
-    assert save_report(first, settings, {}) == f"baseline saved: {tmp_path / 'base.json'}"
-    found = find_baseline("base.json", RunSource(branch="x"), settings, {})
+    assert save_report(first, settings, NO_CI) == f"baseline saved: {tmp_path / 'base.json'}"
+    found = find_baseline("base.json", RunSource(branch="x"), settings, NO_CI)
     assert isinstance(found, Baseline)
     assert found.report == first
     assert found.ref.source == "file"
@@ -154,7 +156,7 @@ def test_save_without_a_baseline_uses_the_default_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    message = save_report(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00"), Settings(), {})
+    message = save_report(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00"), Settings(), NO_CI)
     saved = tmp_path / ".clawspec-history/main/20261120T030000Z-aaaaaaaaaaaa/clawspec-report.json"
     assert message == f"baseline saved: {saved}"
     assert saved.is_file()
@@ -167,12 +169,12 @@ def test_recent_runs_are_the_newest_n_oldest_first(
     store = dir_store("hist", tmp_path)
     for day in range(10, 20):
         store.save(past_run("main", f"{day:040d}", f"2026-11-{day}T03:00:00+00:00", f"run-{day}"))
-    recent = recent_runs("dir:hist", "main", 3, Settings(), {})
+    recent = recent_runs("dir:hist", "main", 3, Settings(), NO_CI)
     assert [report.run_id for _, report in recent.runs] == ["run-17", "run-18", "run-19"]
     assert recent.notes == ()
     broken = next((tmp_path / "hist/main").glob("20261118*/clawspec-report.json"))
     broken.write_text("[]", encoding="utf-8")
-    recent = recent_runs("dir:hist", "main", 3, Settings(), {})
+    recent = recent_runs("dir:hist", "main", 3, Settings(), NO_CI)
     assert [report.run_id for _, report in recent.runs] == ["run-17", "run-19"]
     assert len(recent.notes) == 1 and "not a ClawSpec JSON report" in recent.notes[0]
-    assert recent_runs("dir:hist", None, 3, Settings(), {}).runs == []
+    assert recent_runs("dir:hist", None, 3, Settings(), NO_CI).runs == []

@@ -25,6 +25,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from clawspec.ci_context import CIContext
 from clawspec.reports.codequality import render_codequality
 from clawspec.reports.github.annotations import write_annotations
 from clawspec.reports.github.check_run import check_annotations, conclusion, render_output
@@ -368,7 +369,7 @@ def _pr_comment(report: RunReport, secrets: Sequence[str]) -> bytes:
 def _annotations(report: RunReport, secrets: Sequence[str]) -> bytes:
     """The workflow commands written to stdout: the masks, then the annotations."""
     stream = io.StringIO()
-    runner = GitHubRunner({"GITHUB_WORKSPACE": ROOT}, secrets, stream)
+    runner = GitHubRunner(CIContext.from_environ({"GITHUB_WORKSPACE": ROOT}), secrets, stream)
     runner.mask_secrets()
     write_annotations(runner, report, cwd=Path(ROOT))
     return stream.getvalue().encode("utf-8")
@@ -407,7 +408,8 @@ def _outputs(report: RunReport, secrets: Sequence[str]) -> bytes:
     """The step outputs appended to $GITHUB_OUTPUT."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "github_output"
-        runner = GitHubRunner({"GITHUB_OUTPUT": str(path), "GITHUB_WORKSPACE": ROOT}, secrets)
+        context = CIContext.from_environ({"GITHUB_OUTPUT": str(path), "GITHUB_WORKSPACE": ROOT})
+        runner = GitHubRunner(context, secrets)
         write_outputs(
             runner,
             report,

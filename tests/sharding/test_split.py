@@ -113,4 +113,25 @@ def test_auto_reads_gitlab_parallel_variables() -> None:
         resolve_shard("auto", CIContext.from_environ({"CI_NODE_TOTAL": "4"}))
     with pytest.raises(UsageError, match=r"--shard auto .*between 1 and 4"):
         resolve_shard("auto", CIContext.from_environ({"CI_NODE_INDEX": "5", "CI_NODE_TOTAL": "4"}))
-    assert resolve_shard("auto", {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"}) == Shard(3, 4)
+    assert resolve_shard(
+        "auto", CIContext.from_environ({"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"})
+    ) == Shard(3, 4)
+
+
+def test_shard_plans_reads_a_raw_environment_once() -> None:
+    """The public `shard_plans` (`clawspec.api`) still accepts the raw environment."""
+    from types import SimpleNamespace
+
+    from clawspec.config import Settings
+    from clawspec.runner.selection import shard_plans
+
+    plans = [SimpleNamespace(id=i) for i in _ids(8)]
+    environ = {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"}
+    settings = Settings(shard="auto")
+    warnings: list[str] = []
+    chosen, info = shard_plans(plans, settings, environ, warnings.append)  # type: ignore[arg-type]
+    assert info is not None and (info.index, info.total) == (3, 4)
+    context = CIContext.from_environ(environ)
+    expected = shard_plans(plans, settings, context, warnings.append)  # type: ignore[arg-type]
+    assert (chosen, info) == expected
+    assert warnings == []

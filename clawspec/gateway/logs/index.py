@@ -40,7 +40,7 @@ from clawspec.gateway.logs.facts import (
     facts_of,
 )
 from clawspec.gateway.logs.legacy import LegacyLine
-from clawspec.gateway.logs.model import Ref, Run, ToolCall
+from clawspec.gateway.logs.model import Gathered, Run, ToolCall
 from clawspec.gateway.logs.reader import SegmentReader, segments_of, tail_start
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
 
@@ -80,17 +80,9 @@ class LogIndex:
     # larger than `tail_bytes`, is read from its last `tail_bytes` on (0: read from `offset`).
     skipped_bytes: int = 0
     # raw material, kept for re-scoping (`scope`) while waiting for the last lines
-    _runs: dict[str, Run] = field(default_factory=dict, repr=False)
-    _keys: dict[str, str] = field(default_factory=dict, repr=False)
-    _hooks: list[Hook] = field(default_factory=list, repr=False)
-    _tools: list[ToolCall] = field(default_factory=list, repr=False)
-    _failures: list[tuple[str, str]] = field(default_factory=list, repr=False)
-    _legacy: list[LegacyLine] = field(default_factory=list, repr=False)
-    _refs: list[Ref] = field(default_factory=list, repr=False)
-    _ended: set[str] = field(default_factory=set, repr=False)
-    _tool_ends: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
+    gathered: Gathered = field(default_factory=Gathered, repr=False)
+    open_wrappers: list[ToolCall] = field(default_factory=list, repr=False)  # still running
     _scoped_lines: list[tuple[int, str]] | None = field(default=None, repr=False)
-    _open_wrappers: list[ToolCall] = field(default_factory=list, repr=False)
 
     @classmethod
     def build(
@@ -184,12 +176,12 @@ class LogIndex:
 
     def tool_ended_at(self, call: ToolCall) -> str | None:
         """When the call's `tool end` line was written (None: not logged, or no call id)."""
-        return self._tool_ends.get((call.run_id, call.tool_call_id or ""))
+        return self.gathered.tool_ends.get((call.run_id, call.tool_call_id or ""))
 
     def agent_of(self, run_id: str) -> str | None:
         """The agent id of an embedded run, from its session key (`agent:<id>:...`)."""
-        run = self._runs.get(run_id)
-        match = _AGENT_KEY.match(self._keys.get(run.session_id, "")) if run else None
+        run = self.gathered.runs.get(run_id)
+        match = _AGENT_KEY.match(self.gathered.keys.get(run.session_id, "")) if run else None
         return match.group(1) if match else None
 
     def lines(self) -> list[tuple[int, str]]:
@@ -218,7 +210,7 @@ class LogIndex:
         The hot loop of a busy run (every line written while the run ran, for every run):
         what a line says is worked out once per process (`facts_of`); here only its facts
         are applied, each by the handler of its type."""
-        refs = self._refs.append
+        refs = self.gathered.refs.append
         handlers = _HANDLERS
         for raw in lines:
             number += 1
@@ -226,42 +218,44 @@ class LogIndex:
             for fact in line.facts:
                 handlers[type(fact)](self, number, fact)
             if line.legacy is not None:
-                self._legacy.append(LegacyLine(line.legacy["run_id"], line.legacy, number))
+                self.gathered.legacy.append(LegacyLine(line.legacy["run_id"], line.legacy, number))
             if line.trace_id or line.ids:
                 refs((number, segment, offset, len(raw), line))
             offset += len(raw)
 
     def _run_start(self, lineno: int, fact: RunStart) -> None:
         self.run_starts_seen += 1
-        run = self._runs.get(fact.run_id)
+        run = self.gathered.runs.get(fact.run_id)
         if run is None:
             run = Run(fact.run_id, fact.session_id, fact.trace_id, set(), set(), lineno)
-            self._runs[run.run_id] = run
+            self.gathered.runs[run.run_id] = run
         if fact.span_id:
             run.spans.add(fact.span_id)
         run.parent_spans.add(fact.parent_span_id)
 
     def _tool_start(self, lineno: int, fact: ToolStart) -> None:
-        self._tools.append(ToolCall(fact.name, fact.run_id, fact.time, lineno, fact.tool_call_id))
+        self.gathered.tools.append(
+            ToolCall(fact.name, fact.run_id, fact.time, lineno, fact.tool_call_id)
+        )
 
     def _tool_end(self, lineno: int, fact: ToolEnd) -> None:
-        self._tool_ends[(fact.run_id, fact.tool_call_id)] = fact.time
+        self.gathered.tool_ends[(fact.run_id, fact.tool_call_id)] = fact.time
 
     def _run_done(self, lineno: int, fact: RunDone) -> None:
-        if fact.run_id in self._runs:
-            self._runs[fact.run_id].done = True
+        if fact.run_id in self.gathered.runs:
+            self.gathered.runs[fact.run_id].done = True
 
     def _agent_ended(self, lineno: int, fact: AgentEnded) -> None:
-        self._ended.add(fact.run_id)
+        self.gathered.ended.add(fact.run_id)
 
     def _session_key(self, lineno: int, fact: SessionKey) -> None:
-        self._keys.setdefault(fact.session_id, fact.session_key)
+        self.gathered.keys.setdefault(fact.session_id, fact.session_key)
 
     def _failure(self, lineno: int, fact: Failure) -> None:
-        self._failures.append((fact.run_id, fact.error))
+        self.gathered.failures.append((fact.run_id, fact.error))
 
     def _hook(self, lineno: int, fact: Hook) -> None:
-        self._hooks.append(fact)
+        self.gathered.hooks.append(fact)
 
 
 _HANDLERS: dict[type, Callable[[LogIndex, int, Any], None]] = {

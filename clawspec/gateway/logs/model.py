@@ -7,9 +7,13 @@ modules can use them without importing the index that uses them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from clawspec.gateway.logs.facts import LineFacts
+from clawspec.gateway.logs.facts import Hook, LineFacts
+
+if TYPE_CHECKING:
+    from clawspec.gateway.logs.legacy import LegacyLine
 
 
 @dataclass(frozen=True)
@@ -40,3 +44,19 @@ class Run:
 # offset, length, the line's facts). A plain tuple: one per line per run index, and a run index
 # reads a few hundred lines at concurrency 16 (a named tuple is built by a Python function).
 Ref = tuple[int, int, int, int, LineFacts]
+
+
+@dataclass
+class Gathered:
+    """The raw material a run index gathers while it reads, kept whole so that `scope` can
+    work the run's scope out again each time more lines come in."""
+
+    runs: dict[str, Run] = field(default_factory=dict)  # run id -> its start
+    keys: dict[str, str] = field(default_factory=dict)  # session id -> session key
+    hooks: list[Hook] = field(default_factory=list)  # hook completions
+    tools: list[ToolCall] = field(default_factory=list)  # every tool start, wrappers included
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (run id, the failure)
+    legacy: list[LegacyLine] = field(default_factory=list)  # `key=value` lines with a run id
+    refs: list[Ref] = field(default_factory=list)  # where every line is
+    ended: set[str] = field(default_factory=set)  # runs whose agent-end line was seen
+    tool_ends: dict[tuple[str, str], str | None] = field(default_factory=dict)  # when calls ended

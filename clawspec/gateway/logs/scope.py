@@ -42,16 +42,16 @@ def resolve(index: LogIndex) -> None:
     session_keys: set[str] = set(keys)
     traces: set[str] = set()
     index.hook_seen = False
-    for hook in index._hooks:
+    for hook in index.gathered.hooks:
         if hook.run_id in seeds or {hook.logical_key, hook.session_key} & keys:
             index.hook_seen = True
             sessions.update(s for s in (hook.session_id,) if s)
             session_keys.update(k for k in (hook.session_key, hook.logical_key) if k)
             traces.update(t for t in (hook.trace_id,) if t)
-    for session_id, key in index._keys.items():
+    for session_id, key in index.gathered.keys.items():
         if key in keys or any(key.endswith(f":{k}") for k in keys):
             sessions.add(session_id)
-    all_runs = index._runs
+    all_runs = index.gathered.runs
     runs = {rid for rid, run in all_runs.items() if rid in seeds or run.session_id in sessions}
     children: list[str] = []
     grew = True
@@ -60,7 +60,7 @@ def resolve(index: LogIndex) -> None:
         run_traces = {all_runs[r].trace_id for r in runs}
         grew = False
         for rid, run in all_runs.items():
-            key = index._keys.get(run.session_id, "")
+            key = index.gathered.keys.get(run.session_id, "")
             if rid in runs or not _SUBAGENT.match(key) or run.trace_id not in run_traces:
                 continue
             if run.parent_spans & spans or run.parent_spans == {None}:
@@ -70,10 +70,10 @@ def resolve(index: LogIndex) -> None:
     index.run_ids = runs
     index.session_ids = sessions | {all_runs[r].session_id for r in runs}
     index.session_keys = session_keys | {
-        index._keys[s] for s in index.session_ids if s in index._keys
+        index.gathered.keys[s] for s in index.session_ids if s in index.gathered.keys
     }
     index.trace_ids = traces | {t for r in runs if (t := all_runs[r].trace_id)}
-    legacy = [entry for entry in index._legacy if entry.run_id in seeds]
+    legacy = [entry for entry in index.gathered.legacy if entry.run_id in seeds]
     index.found = bool(runs or legacy)
     _collect(index, runs, children, legacy)
 
@@ -82,14 +82,14 @@ def _collect(
     index: LogIndex, runs: set[str], children: list[str], legacy: list[LegacyLine]
 ) -> None:
     """Set the tool calls, sub-agents, errors and legacy usage of the runs in scope."""
-    calls = [c for c in index._tools if c.run_id in runs]
-    keys = index._keys
-    agents = [_SUBAGENT.match(keys[index._runs[c].session_id]).group(1) for c in children]
+    calls = [c for c in index.gathered.tools if c.run_id in runs]
+    keys = index.gathered.keys
+    agents = [_SUBAGENT.match(keys[index.gathered.runs[c].session_id]).group(1) for c in children]
     old = read_legacy(legacy)
     calls.extend(old.calls)
     agents.extend(old.agents)
     calls.sort(key=lambda c: c.line)
-    ended = index._tool_ends
+    ended = index.gathered.tool_ends
     split = unwrap(
         calls,
         name=lambda c: c.name,
@@ -98,9 +98,9 @@ def _collect(
     )
     index.tool_calls = split.calls
     index.tool_search_calls = split.controls
-    index._open_wrappers = split.open_wrappers
+    index.open_wrappers = split.open_wrappers
     index.subagents = list(dict.fromkeys(agents))
-    index.errors = [err for rid, err in index._failures if rid in runs]
+    index.errors = [err for rid, err in index.gathered.failures if rid in runs]
     index.legacy_usage = old.usage
 
 
@@ -108,11 +108,11 @@ def settled(index: LogIndex) -> bool:
     """The run's last lines are in: hook completion seen, every sub-agent ended."""
     if not index.found:
         return False
-    if any(entry.run_id in index.seeds for entry in index._legacy):
+    if any(entry.run_id in index.seeds for entry in index.gathered.legacy):
         return True  # legacy lines have no completion marker
-    if not index.hook_seen and not set(index.seeds) & set(index._runs):
+    if not index.hook_seen and not set(index.seeds) & set(index.gathered.runs):
         return False
-    return not children_pending(index) and not index._open_wrappers
+    return not children_pending(index) and not index.open_wrappers
 
 
 def children_pending(index: LogIndex) -> bool:
@@ -130,7 +130,7 @@ def missing(index: LogIndex) -> list[str]:
     out: list[str] = []
     spawns = [c for c in index.tool_calls if c.name == SPAWN_TOOL]
     children = sorted(
-        (index._runs[r] for r in index.run_ids if _is_child(index, r)), key=lambda r: r.line
+        (index.gathered.runs[r] for r in index.run_ids if _is_child(index, r)), key=lambda r: r.line
     )
     for spawn in spawns[len(children) :]:
         out.append(f"sub-agent spawned {_when(spawn)} by run {spawn.run_id} never started")
@@ -141,7 +141,7 @@ def missing(index: LogIndex) -> list[str]:
                 f"sub-agent run {child.run_id} (agent '{agent}', started at line "
                 f"{child.line}) did not finish"
             )
-    for wrapper in index._open_wrappers:
+    for wrapper in index.open_wrappers:
         out.append(
             f"Tool Search call '{wrapper.name}' {_when(wrapper)} in run {wrapper.run_id} "
             "did not end (it may still call a tool)"
@@ -152,8 +152,10 @@ def missing(index: LogIndex) -> list[str]:
 def read_scoped(index: LogIndex) -> Iterator[tuple[int, str]]:
     """Read back the (line number, text) of every line in the run's scope, in order."""
     scope = index.run_ids | index.session_ids | index.session_keys | set(index.seeds)
-    scope |= {h.run_id for h in index._hooks if h.session_id in index.session_ids and h.run_id}
-    refs = index._refs
+    scope |= {
+        h.run_id for h in index.gathered.hooks if h.session_id in index.session_ids and h.run_id
+    }
+    refs = index.gathered.refs
     spans = {ref[4].span_id for ref in refs if ref[4].span_id and not scope.isdisjoint(ref[4].ids)}
     wanted = [ref for ref in refs if _in_scope(ref[4], scope, index.trace_ids, spans)]
     handles: dict[int, Any] = {}
@@ -179,11 +181,13 @@ def _in_scope(line: LineFacts, scope: set[str], traces: set[str], spans: set[str
 
 
 def _is_child(index: LogIndex, run_id: str) -> bool:
-    return bool(_SUBAGENT.match(index._keys.get(index._runs[run_id].session_id, "")))
+    return bool(
+        _SUBAGENT.match(index.gathered.keys.get(index.gathered.runs[run_id].session_id, ""))
+    )
 
 
 def _ended_run(index: LogIndex, run_id: str) -> bool:
-    return index._runs[run_id].done or run_id in index._ended
+    return index.gathered.runs[run_id].done or run_id in index.gathered.ended
 
 
 def _when(call: ToolCall) -> str:

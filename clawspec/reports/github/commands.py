@@ -9,7 +9,6 @@ additionally escape `:` and `,`. `::add-mask::` lines go out before any other co
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from clawspec.ci_context import CIContext, as_context, ci_system
+from clawspec.ci_context import CIContext
 from clawspec.secrets import active, registered
 from clawspec.text import clean
 
@@ -96,17 +95,16 @@ class GitHubRunner:
 
     Every text is cleaned (ANSI, control characters, secrets) before it is escaped. The first
     thing written to the stream is always the `::add-mask::` block for the secrets given.
-    `context` is the run's CI context; a raw environment is read into one (the `lint` and
-    `coverage` commands pass the process environment).
+    `context` is the run's CI context (the summary and output files).
     """
 
     def __init__(
         self,
-        context: CIContext | Mapping[str, str],
+        context: CIContext,
         secrets: Iterable[str] = (),
         stream: TextIO | None = None,
     ) -> None:
-        self.context = as_context(context)
+        self.context = context
         self.secrets = [s for s in secrets if s]
         self._stream = stream
         self._masked = False
@@ -184,9 +182,6 @@ def _path(value: str | None) -> Path | None:
     return Path(value) if value else None
 
 
-def running_on_github(context: CIContext | Mapping[str, str] | None = None) -> bool:
-    """True inside a GitHub Actions job (the runner sets GITHUB_ACTIONS=true); without a
-    context, the process environment says."""
-    if isinstance(context, CIContext):
-        return context.system == "github"
-    return ci_system(os.environ if context is None else context) == "github"
+def running_on_github(context: CIContext) -> bool:
+    """True inside a GitHub Actions job (the runner sets GITHUB_ACTIONS=true)."""
+    return context.system == "github"
