@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> ExitCode:
             selection, loaded.settings, CIContext.from_environ(os.environ), warn
         )
         if shard:
-            print(shard_line(shard))
+            print(_shard_line(shard))
         print_plan(loaded, plans)
         return ExitCode.OK
     stop, abandon = threading.Event(), threading.Event()
@@ -141,13 +141,13 @@ def run(args: argparse.Namespace) -> ExitCode:
         restore()
     reporter.summary(result.report)
     if result.report.shard:
-        print(shard_line(result.report.shard))
+        print(_shard_line(result.report.shard))
     for path in result.written:
         print(f"report: {path}")
     return result.exit_code
 
 
-def shard_line(shard: Any) -> str:
+def _shard_line(shard: Any) -> str:
     return (
         f"shard {shard.index}/{shard.total}: {len(shard.positions)} of the {shard.selected} "
         f"selected scenarios (balanced by {shard.balanced_by}); join the shards with "
