@@ -10,7 +10,8 @@ What the registry holds (values shorter than `MIN_LENGTH` are never registered: 
 "secret" would mask ordinary words everywhere):
 - every configured credential: the hook token, the gateway token, the GitHub token, the judge's
   and the trace backends' keys, AWS keys (`SECRET_ENV`, `MASKED_ENV`), the tokens
-  a brought-up gateway was given, the credentials the judge client resolved;
+  a brought-up gateway was given, the credentials the judge client resolved, and the ones in
+  the user's openclaw.json a gateway is brought up with (`config_credentials`);
 - every `${VAR}` value the configuration interpolates (they become the secret settings);
 - every environment variable whose NAME marks it as secret (`*_KEY`, `*_TOKEN`, `*_SECRET`,
   `*_PASSWORD`, `*_CREDENTIALS`, or a name/pattern listed in the `secret_env` setting) that a
@@ -250,6 +251,35 @@ def register_env(name: str, environ: Mapping[str, str]) -> None:
     registry = _active
     if registry is not None and environ.get(name) and registry.is_secret_name(name):
         registry.add(environ[name])
+
+
+# Keys of an OpenClaw config (camelCase) whose string values are credentials: a provider's
+# `apiKey`, a channel's `botToken`, an `appSecret`, a `password`. A bare `key` or a `sessionKey`
+# names something else.
+_CONFIG_CREDENTIAL = re.compile(
+    r"(?:api_?key|access_?key|private_?key|secret_?key|token|secret|password)$", re.I
+)
+_CONFIG_REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+def config_credentials(data: Any, environ: Mapping[str, str]) -> list[str]:
+    """The credentials written in an OpenClaw config (the user's openclaw.json in bring-up
+    mode): every string under a credential key, or the variable's value where it is a
+    `${NAME}` reference, which OpenClaw substitutes from its environment."""
+    found: list[str] = []
+    todo = [data]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, str) and _CONFIG_CREDENTIAL.search(str(key)):
+                    reference = _CONFIG_REFERENCE.match(value.strip())
+                    found.append(environ.get(reference.group(1), "") if reference else value)
+                else:
+                    todo.append(value)
+        elif isinstance(node, list):
+            todo.extend(node)
+    return [value for value in found if value]
 
 
 def register_settings(settings: Any, environ: Mapping[str, str]) -> None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawspec.errors import GatewayError
 from clawspec.gateway import json5
+from clawspec.secrets import config_credentials
 from clawspec.secrets import register as register_secrets
 from clawspec.text import redact
 from clawspec.traffic.routing import ProxyRoutes, route_providers
@@ -134,6 +135,8 @@ def build_config(
         if not isinstance(loaded, dict):
             raise GatewayError(f"OpenClaw config {options.user_config} is not an object")
         base = loaded
+        # A model provider may echo its key in an error the gateway logs or returns.
+        register_secrets(*config_credentials(base, os.environ))
     plugin_config: dict[str, Any] = {"outputPath": str(plugin_output)}
     if options.otlp_endpoint:
         plugin_config["otlpEndpoint"] = options.otlp_endpoint

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -95,3 +96,59 @@ def test_port_already_taken_exits_3_naming_the_port(
     assert code == 3
     assert f"port {port} on 127.0.0.1 is already in use" in err
     assert _sleepers("sleep 4243.1717") == []
+
+
+# A stand-in gateway that fails the way a real one does with a rejected provider key: it prints
+# the keys of the config it was given (`${NAME}` substituted from its environment, as OpenClaw
+# does) and exits.
+ECHOING_GATEWAY = r"""
+import json, os, re, sys
+cfg = json.load(open(os.environ["OPENCLAW_CONFIG_PATH"]))
+providers = cfg["models"]["providers"]
+def key(name):
+    return re.sub(r"\$\{(\w+)\}", lambda m: os.environ[m.group(1)], providers[name]["apiKey"])
+print("provider rejected key", key("acme"), "and", key("other"))
+print("session", cfg["agents"]["entries"]["main"]["sessionKey"], file=sys.stderr)
+sys.exit(1)
+"""
+
+
+def test_provider_keys_in_the_users_openclaw_json_never_reach_an_output(
+    workspace: Path,
+    write_contract,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    literal, from_env = "sk-acme-literal-0123456789", "sk-other-from-env-9876543210"
+    monkeypatch.setenv("OTHER_PROVIDER_CREDENTIAL", from_env)  # a name the name rule misses
+    (workspace / "openclaw.json").write_text(
+        json.dumps(
+            {
+                "models": {
+                    "providers": {
+                        "acme": {"apiKey": literal},
+                        "other": {"apiKey": "${OTHER_PROVIDER_CREDENTIAL}"},
+                    }
+                },
+                "agents": {"entries": {"main": {"sessionKey": "agent:main:visible"}}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    script = workspace / "echoing_gateway.py"
+    script.write_text(ECHOING_GATEWAY, encoding="utf-8")
+    code, err, report = _run(
+        workspace,
+        write_contract,
+        capsys,
+        "--openclaw-config",
+        "openclaw.json",
+        "--gateway-command",
+        f"{sys.executable} {script}",
+    )
+    assert code == 3
+    assert "provider rejected key *** and ***" in err  # the gateway's own words, keys masked
+    assert "agent:main:visible" in err  # a session key is no credential
+    written = "".join(p.read_text("utf-8") for p in (workspace / "reports").rglob("*.*"))
+    for text in (err, json.dumps(report), written):
+        assert literal not in text and from_env not in text
