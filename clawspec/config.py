@@ -499,9 +499,22 @@ def load_settings(
         raise ConfigError("\n".join(_explain(exc, doc, env_data, flags or {}))) from None
 
 
+# clawspec.yaml is read before any limit setting is known: its own ceiling is fixed (a real one
+# is a few KB; a pull request could otherwise make every job read gigabytes).
+CONFIG_MAX_BYTES = MIB
+
+
 def _read_file(path: Path) -> SourceDoc:
     try:
-        doc = parse_yaml(path.read_text(encoding="utf-8"), path)
+        with path.open("rb") as handle:
+            data = handle.read(CONFIG_MAX_BYTES + 1)
+        if len(data) > CONFIG_MAX_BYTES:
+            raise ConfigError(
+                f"{path}:1:1: configuration file is over the limit of {CONFIG_MAX_BYTES:,} bytes"
+            )
+        doc = parse_yaml(data.decode("utf-8"), path)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
     except SourceError as exc:

@@ -231,3 +231,24 @@ def test_bad_comment_mode_and_check_run_values_say_what_is_expected(tmp_path: Pa
         load_settings(None, {"CLAWSPEC_CHECK_RUN": "maybe"})
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "--pr-comment", "examples"])
+
+
+def test_a_configuration_file_over_its_fixed_limit_is_refused_without_reading_it_all(
+    tmp_path: Path,
+) -> None:
+    from clawspec.config import CONFIG_MAX_BYTES
+
+    path = _file(tmp_path, "report_dir: reports\n# " + "x" * CONFIG_MAX_BYTES + "\n")
+    with pytest.raises(
+        ConfigError, match=r"clawspec.yaml:1:1: configuration file is over the limit"
+    ):
+        load_settings(path, {})
+    path.write_text("report_dir: reports\n# " + "x" * (CONFIG_MAX_BYTES - 64) + "\n", "utf-8")
+    assert load_settings(path, {}).report_dir == "reports"
+
+
+def test_a_configuration_file_that_is_not_utf8_is_a_configuration_error(tmp_path: Path) -> None:
+    path = _file(tmp_path, "")
+    path.write_bytes(b"report_dir: \xff\xfe\n")
+    with pytest.raises(ConfigError, match="cannot read configuration"):
+        load_settings(path, {})

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from clawspec.commands.options import add_config
 from clawspec.errors import ExitCode
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings
 
 NAME = "coverage"
 
@@ -37,15 +42,13 @@ class _AnyEnvironment(dict):
 
 def run(args: argparse.Namespace) -> ExitCode:
     import os
-    from pathlib import Path
 
     from clawspec.authoring.coverage import HISTORY_RUNS, history_reports, measure, parse_ratio
     from clawspec.authoring.coverage_output import render_json, render_summary, render_terminal
     from clawspec.authoring.workspace import discover_workspace
     from clawspec.ci_context import CIContext
     from clawspec.config import resolve_settings
-    from clawspec.contracts.discovery import discover, display_path
-    from clawspec.contracts.loader import load_contract
+    from clawspec.contracts.discovery import discover
     from clawspec.errors import ClawSpecError, UsageError
 
     try:
@@ -68,13 +71,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         files = discover([root], settings.scenario_patterns)
     except UsageError:
         files = []  # no contracts yet: every target is uncovered
-    loaded, invalid = [], []
-    for path in files:
-        result = load_contract(path, workspace.root, _AnyEnvironment())
-        if isinstance(result, list):
-            invalid.append(display_path(path))
-        else:
-            loaded.append(result)
+    loaded, invalid = _read_contracts(files, workspace.root, settings)
     try:
         report = measure(
             workspace, loaded, invalid, history_reports(settings, context, HISTORY_RUNS)
@@ -98,3 +95,24 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"coverage {report.ratio:.0%} is below --min-coverage {minimum:.0%}", file=sys.stderr)
         return ExitCode.FAILED
     return ExitCode.OK
+
+
+def _read_contracts(
+    files: list[Path], root: Path, settings: Settings
+) -> tuple[list[Any], list[str]]:
+    """The contracts that load (with a run's limits: a file a run refuses counts as invalid
+    here too) and the display paths of those that do not."""
+    from clawspec.contracts.discovery import display_path
+    from clawspec.contracts.limits import ContractLimits
+    from clawspec.contracts.loader import load_contract
+
+    limits = ContractLimits.from_settings(settings)
+    loaded: list[Any] = []
+    invalid: list[str] = []
+    for path in files:
+        result = load_contract(path, root, _AnyEnvironment(), limits=limits)
+        if isinstance(result, list):
+            invalid.append(display_path(path))
+        else:
+            loaded.append(result)
+    return loaded, invalid

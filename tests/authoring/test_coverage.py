@@ -327,3 +327,24 @@ def test_a_workspace_with_no_targets_never_meets_a_minimum(
     assert "no agents or skills found under" in capsys.readouterr().err
     assert main(["coverage", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["totals"]["ratio"] == 0
+
+
+def test_a_contract_over_the_configured_limits_is_not_counted(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Coverage loads contracts with the limits a run would: what a run refuses is invalid."""
+    big = NEWSLETTER + "".join(
+        f"  - name: padding-{i}\n    when: {{invoke: /send-newsletter}}\n"
+        f"    then: [{{type: artifact_exists, path: p{i}.md}}]\n"
+        for i in range(40)
+    )
+    (root / "skills/send-newsletter/tests/scenarios.yaml").write_text(big, "utf-8")
+    assert len(big.encode()) > 2048
+    (root / "clawspec.yaml").write_text("report_dir: reports\nlimits: {contract_max_bytes: 2048}\n")
+    assert main(["coverage", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "skills/send-newsletter/tests/scenarios.yaml" in data["invalid_contracts"]
+    (root / "clawspec.yaml").write_text("report_dir: reports\n")  # the default: 1 MiB
+    assert main(["coverage", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "skills/send-newsletter/tests/scenarios.yaml" not in data["invalid_contracts"]
