@@ -5,9 +5,9 @@
 - `cache`: each line decoded and parsed once per process, however many run indexes read it;
 - `facts`: what one line says about runs (run starts, tool calls, hooks, failures, …);
 - `model`: what a run index keeps of the lines it read (runs, tool calls, line references);
-- `index`: `LogIndex`, the run's slice indexed once, polled until the run's last lines are in;
+- `index`: `LogIndex`, the run's slice indexed once, polled until the run's last lines are in,
+  and the token usage of its runs from the plugin's records;
 - `scope`: which runs, sessions and lines are the scenario's, and what is still pending;
 - `legacy`: what older ClawSpec setups' `key=value` lines say about a run;
-- `usage`: the token usage of the runs in scope, from the plugin's records;
 - `lines`: whole-file line search for un-scoped `log_entry`, shared by every scenario.
 """

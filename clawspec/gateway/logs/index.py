@@ -8,8 +8,8 @@ last `tail_bytes`; in bounded blocks: `reader`) and keeps only what each line sa
 (run starts, tool starts, hook completions, session keys, legacy lines: `facts`) plus a small
 reference per line. This module is that polling loop and the bookkeeping of the facts; what the
 index answers is worked out from them by `scope` (which runs and lines are the scenario's, SPEC
-§9 "Logs", and what is still missing), `legacy` (the `key=value` lines) and `usage` (tokens,
-from the plugin's records).
+§9 "Logs", and what is still missing) and `legacy` (the `key=value` lines); the runs' token
+usage comes from the plugin's records (`usage_from_plugin`).
 
 Tool Search wrappers (`tool_call`, `tool_search_code`) count as the calls they make
 (`gateway.tool_search`). Evidence that has not arrived when the wait ends is named in
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawspec.gateway.logs import scope, usage
+from clawspec.gateway.logs import scope
 from clawspec.gateway.logs.facts import (
     AgentEnded,
     Failure,
@@ -191,16 +191,49 @@ class LogIndex:
         return self._scoped_lines
 
     def usage_from_plugin(self, records: Iterable[PluginRecord]) -> TokenUsage | None:
-        """Sum the plugin's model-call usage of the runs in scope (None: no record of them)."""
-        return usage.usage_from_plugin(self, records)
+        """Sum the plugin's model-call usage of the runs in scope (None: no record of them).
+
+        `model_call` records are summed (`model_usage` is a per-turn summary of the same calls
+        and is used only when no call record exists). Records are matched by runId, else by
+        session; never by traceId alone (a heartbeat run may share the hook's trace).
+        """
+        calls: list[PluginRecord] = []
+        summaries: list[PluginRecord] = []
+        for rec in records:
+            if not self.owns(rec):
+                continue
+            if rec.kind == "model_call" and rec.phase in ("completed", "error"):
+                calls.append(rec)
+            elif rec.kind == "model_usage":
+                summaries.append(rec)
+        chosen = calls or summaries
+        if not chosen:
+            return None
+        inp = sum(r.input_tokens or 0 for r in chosen)
+        out = sum(r.output_tokens or 0 for r in chosen)
+        total = sum(
+            r.total_tokens or (r.input_tokens or 0) + (r.output_tokens or 0) for r in chosen
+        )
+        return TokenUsage(inp, out, total, len(chosen))
 
     def plugin_settled(self, records: Iterable[PluginRecord]) -> bool:
-        """Every harness run of the runs in scope has ended in `records`."""
-        return usage.plugin_settled(self, records)
+        """Every harness run of the runs in scope has ended in `records` (the plugin writes a
+        run's last model-call usage after `run.completed`; `harness` completion comes last)."""
+        open_runs: dict[str, int] = {}
+        for rec in records:
+            if rec.kind == "harness" and rec.run_id in self.run_ids:
+                step = 1 if rec.phase == "started" else -1
+                open_runs[rec.run_id] = open_runs.get(rec.run_id, 0) + step
+        return all(count <= 0 for count in open_runs.values())
 
     def owns(self, rec: PluginRecord) -> bool:
         """The record is about a run in scope: by runId, else by session (never traceId)."""
-        return usage.owns(self, rec)
+        if rec.run_id:
+            return rec.run_id in self.run_ids
+        return bool(
+            (rec.session_key and rec.session_key in self.session_keys)
+            or (rec.session_id and rec.session_id in self.session_ids)
+        )
 
     # -- reading -------------------------------------------------------------------------
 
