@@ -12,8 +12,6 @@ from clawspec.status import Status
 from clawspec.text import clean, fmt_duration_ms, pluralize, redact
 
 if TYPE_CHECKING:
-    from clawspec.ci_context import CIContext
-
     # Not imported with this module: `clawspec run` builds its reporter before the first hook
     # request, and the report models are imported while the agents run.
     from clawspec.reports.model import RunReport, ScenarioResult
@@ -36,12 +34,8 @@ class TerminalReporter:
         colour: bool | None = None,
         secrets: Iterable[str] = (),
         total: int = 0,
-        context: CIContext | None = None,
     ) -> None:
         self.stream = stream or sys.stdout
-        # The run's CI context; without one (the CLI builds the reporter before the run reads
-        # its context) the process environment says whether this is GitHub Actions.
-        self.context = context
         self.colour = colour if colour is not None else _is_tty(self.stream)
         self.secrets = list(secrets)
         self.total = total
@@ -64,12 +58,13 @@ class TerminalReporter:
         self.secrets = list(secrets)
         from clawspec.ci_context import CIContext, ci_system
 
-        context = self.context
-        if (context.system if context is not None else ci_system(os.environ)) == "github":
-            # Register the secrets (bring-up tokens included) before the first scenario line.
+        if ci_system(os.environ) == "github":
+            # Register the secrets (bring-up tokens included) before the first scenario line;
+            # masks go to the stream, so no other CI value is needed.
             from clawspec.reports.github.commands import GitHubRunner
 
-            GitHubRunner(context or CIContext(), self.secrets, self.stream).mask_secrets()
+            runner = GitHubRunner(CIContext(system="github"), self.secrets, self.stream)
+            runner.mask_secrets()
 
     def on_scenario_done(self, result: ScenarioResult) -> None:
         with self._lock:
