@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 
-def add_paths(parser: argparse.ArgumentParser, *, workspace: bool = True) -> None:
-    """The contract PATHs, `--config` and (for commands that load contracts) `--workspace`."""
+def add_paths(parser: argparse.ArgumentParser) -> None:
+    """The contract PATHs, `--config` and `--workspace` of the commands that load contracts."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -17,10 +17,9 @@ def add_paths(parser: argparse.ArgumentParser, *, workspace: bool = True) -> Non
         help="contract files or folders (default: the current folder)",
     )
     add_config(parser, "found by walking up from PATH")
-    if workspace:
-        parser.add_argument(
-            "--workspace", metavar="DIR", help="root that relative contract paths resolve against"
-        )
+    parser.add_argument(
+        "--workspace", metavar="DIR", help="root that relative contract paths resolve against"
+    )
 
 
 def add_config(parser: argparse.ArgumentParser, default: str) -> None:
@@ -151,12 +150,3 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     if args.observability_backend:
         flags["observability"] = {"backend": args.observability_backend}
     return flags
-
-
-def warn(message: str) -> None:
-    """A warning line on stderr, masked."""
-    import sys
-
-    from clawspec.secrets import mask
-
-    print(mask(f"warning: {message}"), file=sys.stderr)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from clawspec.commands.options import add_outputs, add_paths, run_flags, warn
+from clawspec.commands.options import add_outputs, add_paths, run_flags
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         loaded = api.load(args.paths, config=args.config, flags=flags)
         selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
         plans, shard = api.shard_plans(
-            selection, loaded.settings, CIContext.from_environ(os.environ), warn
+            selection, loaded.settings, CIContext.from_environ(os.environ), _warn
         )
         if shard:
             print(_shard_line(shard))
@@ -173,3 +173,10 @@ def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) ->
 
     previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
     return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
+
+
+def _warn(message: str) -> None:
+    """A warning line on stderr, masked."""
+    from clawspec.secrets import mask
+
+    print(mask(f"warning: {message}"), file=sys.stderr)
