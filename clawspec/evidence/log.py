@@ -14,6 +14,8 @@ from pathlib import Path
 
 from clawspec.assertions.base import EvalContext, Verdict
 from clawspec.evidence.store import LogKey, PluginKey
+from clawspec.gateway.logs import scope
+from clawspec.gateway.logs.facts import Hook
 from clawspec.gateway.logs.index import DEBUG_HINT, LogIndex
 from clawspec.gateway.logs.lines import Match, Pattern, json_message, lines_of
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
@@ -88,7 +90,7 @@ class RunLog:
     def load(
         cls, ctx: EvalContext, log_path: str | Path | None, run_id: str | None, kind: str = ""
     ) -> RunLog:
-        """Index the log once per (path, run) and check the run is in it (SPEC §9 "Logs")."""
+        """Index the log once per (path, run) and check the run is in it."""
         active = ctx.evidence.gateway_log
         if isinstance(log_path, str):
             path: Path | None = ctx.path(log_path)
@@ -141,7 +143,8 @@ class RunLog:
         if not index.exists:
             return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"), timeout)
         if not index.found:
-            problem = Verdict.errored(_not_found(kind, path, label, ids, keys, index))
+            text = _not_found(kind, path, label, ids, keys, index, is_active)
+            problem = Verdict.errored(text)
             return cls(index, label, problem, timeout)
         return cls(index, label, None, timeout)
 
@@ -153,14 +156,25 @@ def _not_found(
     ids: tuple[str, ...],
     keys: tuple[str, ...],
     index: LogIndex,
+    since_start: bool,
 ) -> str:
     """Say what was looked for, what the log held and how long it was waited for, and the
-    likely cause: no line at all, no debug run lines, or only other runs' lines (slow)."""
+    likely cause: no debug lines (the run's completion came without them), no line at all,
+    or only other runs' lines (slow)."""
+    head = f"run {label} not found in {kind} '{path}'"
+    ended = scope.completion(index)
+    if ended is not None:
+        return head + _completed_without_run_lines(*ended)
     looked = f"run id {' or '.join(repr(i) for i in ids)}"
     if keys:
         looked += f", session key {' or '.join(repr(k) for k in keys)}"
     lines = pluralize(index.lines_read, "line")
-    seen = f"{lines} written since the run started, {pluralize(index.run_starts_seen, 'run')}"
+    # Only the active gateway log has an offset recorded at the run's start; any other log is
+    # read from its start (or its last `limits.log_tail_bytes`), lines from before the run too.
+    where = "written since the run started"
+    if not since_start:
+        where = "read (this log has no offset from the run's start: older lines included)"
+    seen = f"{lines} {where}, {pluralize(index.run_starts_seen, 'run')}"
     if not index.lines_read:
         hint = "is this the log the gateway writes? (gateway_log_pattern)"
     elif not index.run_starts_seen:
@@ -168,8 +182,26 @@ def _not_found(
     else:
         hint = "the gateway had not logged this run yet: raise the scenario's `timeout`"
     return (
-        f"run {label} not found in {kind} '{path}' after waiting {index.waited_s:.1f} s "
-        f"(looked for {looked}; saw {seen} started; {hint})"
+        f"{head} after waiting {index.waited_s:.1f} s (looked for {looked}; saw {seen} started; "
+        f"{hint})"
+    )
+
+
+def _completed_without_run_lines(hook: Hook, debug_lines: int) -> str:
+    """The gateway logged the run's completion but none of its run lines: no later line can
+    find it, so this is said at once, with what to change."""
+    status = f"status {hook.status}" if hook.status else "no status"
+    done = f": the gateway logged its completion (gateway/hooks run {hook.run_id}, {status})"
+    if not debug_lines:
+        return (
+            f"{done} but no debug line of it: {DEBUG_HINT} (at info level the gateway logs "
+            'only the completion); set `logging: { level: "debug" }` in the gateway\'s OpenClaw '
+            "config (openclaw.json; `clawspec run --bring-up` sets it)"
+        )
+    session = f"session {hook.session_id}" if hook.session_id else "its session"
+    return (
+        f"{done} and {pluralize(debug_lines, 'debug line')} of its request, but no "
+        f"`embedded run start` line of {session}: the run ended before an agent run started"
     )
 
 

@@ -1,4 +1,4 @@
-"""Log-based behavioral assertions on recorded real gateway logs (SPEC §9 "Logs")."""
+"""Log-based behavioral assertions on recorded real gateway logs."""
 
 from __future__ import annotations
 
@@ -158,10 +158,12 @@ def test_run_not_in_log_is_error_even_for_negative_assertions(
 
 
 def test_run_not_found_says_debug_lines_are_missing_only_when_they_are(workspace: Path) -> None:
+    # No run-start line of any run and no completion of this one (test_log_debug_off.py has
+    # the logs where its completion is there).
     info_only = [
         line
         for line in (FIXTURES / "openclaw-real.log").read_text().splitlines(keepends=True)
-        if "embedded run" not in line
+        if "embedded run" not in line and HOOK_RUN["s1"] not in line
     ]
     (workspace / "info.log").write_text("".join(info_only))
     ctx = context(workspace, "s1", log="info.log")
@@ -283,6 +285,20 @@ def test_run_scoped_log_entry_run_not_found_is_error(workspace: Path) -> None:
     assert status == Status.ERROR
     assert message.startswith(f"run {RUN_ID} not found in log ")
     assert message.endswith("had not logged this run yet: raise the scenario's `timeout`)")
+
+
+def test_run_not_found_in_another_log_does_not_call_its_old_lines_new(workspace: Path) -> None:
+    # Only the active gateway log has an offset from the run's start: another log is read from
+    # its start, and the message must not say its lines were written during the run.
+    ctx = context(workspace, "nope")
+    shutil.copy(FIXTURES / "openclaw-real.log", workspace / "other.log")
+    text = f"type: log_entry\npath: other.log\npattern: x\nrun_id: '{RUN_ID}'"
+    status, message = check(ctx, text)
+    assert status == Status.ERROR
+    assert "saw 475 lines read (this log has no offset from the run's start: older lines " in (
+        message
+    )
+    assert "since the run started" not in message
 
 
 def test_plain_log_entry_missing_file_still_fails(workspace: Path) -> None:

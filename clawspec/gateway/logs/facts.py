@@ -82,15 +82,27 @@ class LineFacts(NamedTuple):
     ids: tuple[str, ...]  # run / session ids the line names
     facts: tuple[Fact, ...]  # in the order the line states them
     legacy: dict[str, str] | None  # the fields of a legacy `key=value` line naming a run_id
+    debug: bool = False  # written below info level: only a gateway logging at debug writes it
+
+
+# tslog's level ids: 0 silly, 1 trace, 2 debug, 3 info, 4 warn, 5 error, 6 fatal.
+_INFO_LEVEL = 3
 
 
 def _analyse(raw: bytes) -> LineFacts:
     text, data, is_json, ids = parse_text(raw)
     if data is not None:
         trace, span = _str(data.get("traceId")), _str(data.get("spanId"))
-        return LineFacts(_intern(trace), _intern(span), ids, _json_facts(data, trace, span), None)
+        facts = _json_facts(data, trace, span)
+        return LineFacts(_intern(trace), _intern(span), ids, facts, None, _below_info(data))
     legacy = _legacy_fields(text) if not is_json and "run_id=" in text else None
     return LineFacts(None, None, ids, (), legacy)
+
+
+def _below_info(data: dict[str, Any]) -> bool:
+    meta = data.get("_meta")
+    level = meta.get("logLevelId") if isinstance(meta, dict) else None
+    return isinstance(level, int) and level < _INFO_LEVEL
 
 
 facts_of = LineCache(_analyse).get

@@ -1,7 +1,7 @@
 """Which of the slice's lines are the scenario's run, and what of it has not arrived yet.
 
 `index.LogIndex` keeps what every line of the slice said; this module scopes that to the run
-ClawSpec asked about (SPEC §9 "Logs"):
+ClawSpec asked about:
 
     hook run id / session key ClawSpec sent → `gateway/hooks` line (sessionId, sessionKey,
     traceId) → embedded runs of that session → sub-agent runs (same traceId, session key
@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from clawspec.gateway.logs.facts import LineFacts
+from clawspec.gateway.logs.facts import Hook, LineFacts
 from clawspec.gateway.logs.legacy import LegacyLine, read_legacy
 from clawspec.gateway.logs.model import ToolCall
 from clawspec.gateway.tool_search import SPAWN_TOOL, unwrap
@@ -42,12 +42,11 @@ def resolve(index: LogIndex) -> None:
     session_keys: set[str] = set(keys)
     traces: set[str] = set()
     index.hook_seen = False
-    for hook in index.gathered.hooks:
-        if hook.run_id in seeds or {hook.logical_key, hook.session_key} & keys:
-            index.hook_seen = True
-            sessions.update(s for s in (hook.session_id,) if s)
-            session_keys.update(k for k in (hook.session_key, hook.logical_key) if k)
-            traces.update(t for t in (hook.trace_id,) if t)
+    for hook in _hooks_of(index):
+        index.hook_seen = True
+        sessions.update(s for s in (hook.session_id,) if s)
+        session_keys.update(k for k in (hook.session_key, hook.logical_key) if k)
+        traces.update(t for t in (hook.trace_id,) if t)
     for session_id, key in index.gathered.keys.items():
         if key in keys or any(key.endswith(f":{k}") for k in keys):
             sessions.add(session_id)
@@ -105,9 +104,13 @@ def _collect(
 
 
 def settled(index: LogIndex) -> bool:
-    """The run's last lines are in: hook completion seen, every sub-agent ended."""
+    """The run's last lines are in: hook completion seen, every sub-agent ended.
+
+    A completion without a single run line of the run settles it too: the gateway writes a
+    run's start before the completion it awaits, so none can follow (its run lines are debug
+    lines, and a gateway logging at info writes only the completion; `completion`)."""
     if not index.found:
-        return False
+        return index.hook_seen
     if any(entry.run_id in index.seeds for entry in index.gathered.legacy):
         return True  # legacy lines have no completion marker
     if not index.hook_seen and not set(index.seeds) & set(index.gathered.runs):
@@ -149,12 +152,27 @@ def missing(index: LogIndex) -> list[str]:
     return out
 
 
+def completion(index: LogIndex) -> tuple[Hook, int] | None:
+    """The run's `gateway/hooks` completion and how many debug lines the slice holds of the
+    run's request (its trace, session or ids); None when the completion is not in the slice.
+
+    With the completion seen but no run found, none of them says the gateway logs at info
+    level (the completion is an INFO line; every other line of a run is a debug line)."""
+    hook = next(_hooks_of(index), None)
+    if hook is None:
+        return None
+    ids = _scope_ids(index)
+    debug = sum(
+        1
+        for ref in index.gathered.refs
+        if ref[4].debug and (ref[4].trace_id in index.trace_ids or not ids.isdisjoint(ref[4].ids))
+    )
+    return hook, debug
+
+
 def read_scoped(index: LogIndex) -> Iterator[tuple[int, str]]:
     """Read back the (line number, text) of every line in the run's scope, in order."""
-    scope = index.run_ids | index.session_ids | index.session_keys | set(index.seeds)
-    scope |= {
-        h.run_id for h in index.gathered.hooks if h.session_id in index.session_ids and h.run_id
-    }
+    scope = _scope_ids(index)
     refs = index.gathered.refs
     spans = {ref[4].span_id for ref in refs if ref[4].span_id and not scope.isdisjoint(ref[4].ids)}
     wanted = [ref for ref in refs if _in_scope(ref[4], scope, index.trace_ids, spans)]
@@ -170,6 +188,23 @@ def read_scoped(index: LogIndex) -> Iterator[tuple[int, str]]:
     finally:
         for handle in handles.values():
             handle.close()
+
+
+def _hooks_of(index: LogIndex) -> Iterator[Hook]:
+    """The `gateway/hooks` completions of the run asked for (by run id or session key)."""
+    seeds, keys = set(index.seeds), set(index.seed_keys)
+    for hook in index.gathered.hooks:
+        if hook.run_id in seeds or {hook.logical_key, hook.session_key} & keys:
+            yield hook
+
+
+def _scope_ids(index: LogIndex) -> set[str]:
+    """Every run / session id and session key a line of the run's scope may name."""
+    scope = index.run_ids | index.session_ids | index.session_keys | set(index.seeds)
+    scope |= {
+        h.run_id for h in index.gathered.hooks if h.session_id in index.session_ids and h.run_id
+    }
+    return scope
 
 
 def _in_scope(line: LineFacts, scope: set[str], traces: set[str], spans: set[str | None]) -> bool:
