@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from clawspec.errors import GatewayError
+from clawspec.errors import ConfigError, GatewayError
 from clawspec.gateway import json5
 from clawspec.secrets import config_credentials
 from clawspec.secrets import register as register_secrets
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"
 PLUGIN_ID = "clawspec"
-REPO_LAUNCHER = Path(__file__).resolve().parents[2] / ".cache" / "openclaw" / "bin" / "openclaw"
 HOOKS_PATH = "/hooks"
 PROBE_S = 2.0  # each /readyz probe ends within this (a deadline: see clawspec/net/deadline.py)
 # Headless: no update checks, no mDNS, no telemetry.
@@ -62,7 +61,7 @@ class BringUpOptions:
     default_workspace: Path | None = None
     # OTLP/HTTP endpoint ClawSpec's plugin exports spans to (its `otlpEndpoint`); None: no export.
     otlp_endpoint: str | None = None
-    # Hermetic runs: the model traffic proxy every provider's baseUrl is pointed at (issue 10).
+    # Hermetic runs: the model traffic proxy every provider's baseUrl is pointed at.
     model_proxy: ProxyRoutes | None = None
 
 
@@ -80,14 +79,24 @@ class RunningGateway:
 
 
 def find_openclaw() -> str | None:
-    """$CLAWSPEC_OPENCLAW_BIN, else `openclaw` on PATH, else the repo-local install."""
+    """$CLAWSPEC_OPENCLAW_BIN, else `openclaw` on PATH, else the pinned version in ClawSpec's
+    cache if it is installed there (`ensure_openclaw` installs it)."""
+    from clawspec.gateway.install import OPENCLAW_VERSION, install_dir, installed, node_package
+
     from_env = os.environ.get("CLAWSPEC_OPENCLAW_BIN")
     if from_env:
         return from_env
     on_path = shutil.which("openclaw")
     if on_path:
         return on_path
-    return str(REPO_LAUNCHER) if REPO_LAUNCHER.exists() else None
+    with contextlib.suppress(GatewayError):  # no Node package for this platform
+        cached = installed(install_dir(), OPENCLAW_VERSION, f"{node_package()}@24")
+        return str(cached) if cached else None
+    return None
+
+
+class ModelKeyMissing(ConfigError):
+    """A provider the gateway's config names has no API key: found before anything runs."""
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -173,6 +182,11 @@ def build_config(
     if "allow" in plugins or not base:
         plugins["allow"] = _with(plugins.get("allow"), PLUGIN_ID)
     agents = config.setdefault("agents", {})
+    # OpenClaw fills an empty workspace with AGENTS.md, SOUL.md, IDENTITY.md, USER.md and
+    # BOOTSTRAP.md; the workspace is the user's repository, which a run must leave as it was.
+    # Files already there are still given to the agent. The user's config may turn it back on.
+    if "skipBootstrap" not in (base.get("agents") or {}).get("defaults", {}):
+        agents.setdefault("defaults", {})["skipBootstrap"] = True
     entries = agents.setdefault("entries", {})
     for agent_id in options.agent_ids:
         entries.setdefault(agent_id, {"name": agent_id})
@@ -278,6 +292,8 @@ class GatewayProcess:
 
     def _start(self) -> RunningGateway:
         opts = self.options
+        if not opts.command:  # ClawSpec's own OpenClaw: check its keys before installing it
+            self._check_model_keys()
         command = list(opts.command) if opts.command else self._default_command()
         if "/" in command[0] and not os.path.isabs(command[0]):
             # The gateway starts in its state folder; keep `./bin/openclaw` meaning ours.
@@ -353,11 +369,33 @@ class GatewayProcess:
     def _default_command(self) -> list[str]:
         launcher = find_openclaw()
         if launcher is None:
-            raise GatewayError(
-                "gateway bring-up failed: openclaw not found (set CLAWSPEC_OPENCLAW_BIN, put it on "
-                "PATH, or run scripts/install-openclaw.sh)"
-            )
+            from clawspec.gateway.install import ensure_openclaw
+
+            launcher = str(ensure_openclaw())  # first use: the pinned version, into the cache
         return [launcher, "gateway", "run"]
+
+    def _check_model_keys(self) -> None:
+        """Stop before anything starts when a model provider the gateway would use has no key.
+
+        Only for the OpenClaw ClawSpec starts itself: a `gateway.command` of the user's own may
+        get its keys from anywhere."""
+        from clawspec.gateway.model_keys import missing_key_messages, provider_uses
+
+        placeholder = Path(tempfile.gettempdir())  # where things go does not matter here
+        config = build_config(
+            self.options,
+            state_dir=placeholder,
+            port=0,
+            gateway_token="",
+            hooks_token="",
+            plugin_output=placeholder,
+        )
+        environ = {**os.environ, **(self.options.env or {})}
+        uses = provider_uses(config, self.options.agent_ids, environ)
+        user_config = self.options.user_config
+        missing = missing_key_messages(uses, user_config.name if user_config else None)
+        if missing:
+            raise ModelKeyMissing("\n".join(missing))
 
     def _make_state_dir(self) -> Path:
         if self.options.state_dir is None:

@@ -1,7 +1,8 @@
 """A run that fails on the real OpenClaw gateway says the gateway's own cause and the fix.
 
-`clawspec run` brings up a real gateway whose agent `nokey` has a model (openai/gpt-4o-mini)
-but no API key: OpenClaw answers the hook with `completion.status: error` and nothing else; the
+`clawspec run` brings up a real gateway whose agent `nokey` has a model (acme/gpt-4o-mini) of a
+provider ClawSpec does not know, so it cannot check its key before the run (for a provider it
+knows, such as openai, bring-up stops first: tests/gateway/test_model_keys.py): OpenClaw answers the hook with `completion.status: error` and nothing else; the
 cause is only in its log. Runs inside the loopback-only namespace.
 """
 
@@ -41,7 +42,7 @@ def test_a_run_without_a_usable_model_says_the_gateways_cause(
     )
     openclaw = provider_config("http://127.0.0.1:9/v1")  # `main` keeps a provider; unused here
     openclaw["agents"]["entries"] = {
-        "nokey": {"name": "nokey", "model": {"primary": "openai/gpt-4o-mini"}}
+        "nokey": {"name": "nokey", "model": {"primary": "acme/gpt-4o-mini"}}
     }
     (tmp_path / "openclaw.json").write_text(json.dumps(openclaw), "utf-8")
     env = {
@@ -68,8 +69,8 @@ def test_a_run_without_a_usable_model_says_the_gateways_cause(
     message = scenario["message"]
     # OpenClaw's own words for this setup: which one depends on its provider plugins
     causes = (
-        "No route-compatible authentication source is configured for openai.",
-        "Unknown model: openai/gpt-4o-mini.",
+        "No route-compatible authentication source is configured for acme.",
+        "Unknown model: acme/gpt-4o-mini.",
     )
     prefix = f"invocation failed: run {scenario['gateway_run_id']} completed with status 'error': "
     assert any(message.startswith(prefix + cause) for cause in causes), message

@@ -141,10 +141,18 @@ def test_interrupt_while_waiting_stops_the_process(tmp_path: Path) -> None:
     gw.stop()  # idempotent
 
 
-def test_default_command_not_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_command_not_found_and_no_npm_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("clawspec.gateway.bringup.REPO_LAUNCHER", tmp_path / "missing")
+    monkeypatch.setenv("CLAWSPEC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")  # OpenClaw's default model's provider
     gw = GatewayProcess(BringUpOptions(command=None, state_dir=tmp_path / "s"))
-    with pytest.raises(GatewayError, match=r"openclaw not found .*install-openclaw\.sh"):
+    with pytest.raises(GatewayError) as raised:
         gw.__enter__()
+    assert str(raised.value) == (
+        "cannot install OpenClaw: npm not found on PATH (ClawSpec gets OpenClaw and Node 24 "
+        "from the npm registry with npm; any version will do). Install Node.js with npm, or "
+        "set CLAWSPEC_OPENCLAW_BIN to an openclaw you installed"
+    )
     assert os.environ["PATH"] == str(tmp_path)
