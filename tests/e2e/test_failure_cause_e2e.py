@@ -2,8 +2,9 @@
 
 `clawspec run` brings up a real gateway whose agent `nokey` has a model (acme/gpt-4o-mini) of a
 provider ClawSpec does not know, so it cannot check its key before the run (for a provider it
-knows, such as openai, bring-up stops first: tests/gateway/test_model_keys.py): OpenClaw answers the hook with `completion.status: error` and nothing else; the
-cause is only in its log. Runs inside the loopback-only namespace.
+knows, such as openai, bring-up stops first: tests/gateway/test_model_keys.py): OpenClaw
+answers the hook with `completion.status: error` and nothing else; the cause is only in its log.
+Runs inside the loopback-only namespace.
 """
 
 from __future__ import annotations
