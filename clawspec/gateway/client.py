@@ -1,8 +1,9 @@
-"""Invoking an agent through the gateway and waiting for it to finish (SPEC §4, §9)."""
+"""Invoking an agent through the gateway and waiting for it to finish."""
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -11,7 +12,8 @@ from typing import Any, Protocol
 
 import requests
 
-from clawspec.net.deadline import GRACE_S, Deadline
+from clawspec.errors import GatewayError
+from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, call_within
 from clawspec.net.deadline import request as request_within
 from clawspec.text import fmt_number, one_line
 
@@ -133,7 +135,7 @@ class HooksClient:
         response, attempts = self._post_started(request, session_key, deadline)
         if response.status_code == 400 and session_key and _mentions_session_key(response):
             # The gateway does not allow request session keys: retry once without, warn once
-            # per run, and correlate by the returned runId instead (SPEC §9).
+            # per run, and correlate by the returned runId instead.
             with self._lock:
                 first = not self._session_keys_refused
                 self._session_keys_refused = True
@@ -334,6 +336,44 @@ def post_json(
         raise InvocationError(f"POST {url} failed: {_reason(exc)}") from None
 
 
+# What to do when nothing answers at the gateway URL in effect.
+START_OR_POINT_ELSEWHERE = (
+    "Start your OpenClaw gateway there, run with --bring-up to have ClawSpec start one for the "
+    "run, or point ClawSpec at your gateway with --gateway-base-url URL (or gateway_base_url in "
+    "clawspec.yaml, CLAWSPEC_GATEWAY_BASE_URL in the environment)"
+)
+
+
+def require_reachable(http: requests.Session, base_url: str) -> None:
+    """Raise GatewayError (exit 3) when nothing answers at `base_url`; return when anything does.
+
+    Asked once before the first scenario of a run against a gateway ClawSpec did not start, so
+    a gateway that is not running is one clear error instead of every scenario erroring in turn.
+    Any HTTP answer counts, whatever its status (the base URL may serve a page, a 404 or ask for
+    a token): the question is only whether a server is there. A server that accepts the
+    connection but is slow to answer counts too; the scenarios then meet it with their own
+    timeouts. The request goes through `http`, so a proxy the environment configures is used.
+    """
+
+    def ask() -> None:
+        timeouts = (CONNECT_TIMEOUT_S, CONNECT_TIMEOUT_S)
+        http.get(base_url, timeout=timeouts, stream=True, allow_redirects=False).close()
+
+    try:
+        call_within(ask, Deadline.after(CONNECT_TIMEOUT_S + GRACE_S), f"GET {base_url}")
+    except requests.ConnectTimeout:
+        raise GatewayError(
+            f"nothing answers at {base_url}: no connection within {CONNECT_TIMEOUT_S:g} s. "
+            + START_OR_POINT_ELSEWHERE
+        ) from None
+    except requests.ConnectionError as exc:
+        raise GatewayError(
+            f"nothing answers at {base_url} ({_reason(exc)}). " + START_OR_POINT_ELSEWHERE
+        ) from None
+    except (requests.RequestException, DeadlineExceeded):
+        return  # connected (a slow or odd answer): a server is there
+
+
 def require_2xx(response: requests.Response, url: str) -> None:
     """A non-2xx answer is an invocation error carrying the status and a body excerpt."""
     if not 200 <= response.status_code < 300:
@@ -361,8 +401,16 @@ def _mentions_session_key(response: requests.Response) -> bool:
     return "sessionkey" in response.text.lower().replace("_", "").replace(" ", "")
 
 
+# The operating system's words in urllib3's text: "... [Errno 111] Connection refused'))".
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\]\[]+)")
+
+
 def _reason(exc: Exception) -> str:
+    """The cause of a transport failure in a few words, not urllib3's nested wrapper text."""
     text = str(exc)
+    errno = _ERRNO.search(text)
+    if errno:
+        return errno.group(1).strip().lower()
     for marker in (
         "Connection refused",
         "timed out",

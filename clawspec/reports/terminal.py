@@ -14,7 +14,7 @@ from clawspec.text import clean, fmt_duration_ms, pluralize, redact
 if TYPE_CHECKING:
     # Not imported with this module: `clawspec run` builds its reporter before the first hook
     # request, and the report models are imported while the agents run.
-    from clawspec.reports.model import RunReport, ScenarioResult
+    from clawspec.reports.model import AssertionResult, RunReport, ScenarioResult
 
 COLOURS = {
     Status.PASS: "32",
@@ -88,20 +88,11 @@ class TerminalReporter:
 
     def summary(self, report: RunReport) -> None:
         self._changes(report)
-        problems = [
-            (scenario, a)
-            for scenario in report.scenarios
-            for a in scenario.assertions
-            if a.status in (Status.FAIL, Status.ERROR, Status.WARN)
-            and scenario.status != Status.PASS  # a flaky pass is listed as flaky, below
-        ]
+        problems = [line for scenario in report.scenarios for line in self._problems(scenario)]
         if problems:
             self._print("\nFailures:")
-            for scenario, a in problems:
-                self._print(
-                    f"  {self._label(a.status)} {scenario.contract}:{a.line} "
-                    f"{scenario.name} > {a.phase}[{a.index}] {a.type}: {a.message}"
-                )
+            for line in problems:
+                self._print(line)
         skipped = [s for s in report.scenarios if s.status == Status.SKIP]
         for reason, count in _folded(s.message for s in skipped):
             self._print(f"  SKIP  {pluralize(count, 'scenario')}: {reason}")
@@ -113,8 +104,38 @@ class TerminalReporter:
             + (" (interrupted)" if report.interrupted else "")
         )
 
+    def _problems(self, scenario: ScenarioResult) -> list[str]:
+        """The lines of one scenario that did not pass: its cause, then its assertions that did
+        not pass (a flaky pass is listed as flaky, above; skips are folded, below).
+
+        Every such scenario is listed, under its own status: one that errored before any check
+        ran (the gateway, a precondition) is an ERROR, whatever its `given` check answered.
+        """
+        status = scenario.status
+        if status in (Status.PASS, Status.SKIP):
+            return []
+        checks = [a for a in scenario.assertions if a.status in _NOT_PASSING]
+        lines = []
+        restated = any(_restates(scenario.message, a) for a in checks)
+        if not checks or (scenario.message and not restated):
+            # The scenario's own cause (an invocation failure, a replay miss), or nothing else
+            # to show it by.
+            flat = " ".join(scenario.message.split())  # one line per item in this list
+            message = f": {flat}" if flat else ""
+            lines.append(
+                f"  {self._label(status)} {scenario.contract}:{scenario.line} "
+                f"{scenario.name}{message}"
+            )
+        for a in checks:
+            label = self._label(Status.ERROR if status == Status.ERROR else a.status)
+            lines.append(
+                f"  {label} {scenario.contract}:{a.line} "
+                f"{scenario.name} > {a.phase}[{a.index}] {a.type}: {a.message}"
+            )
+        return lines
+
     def _changes(self, report: RunReport) -> None:
-        """Lead with change (issue 12): regressions since the baseline, fixed, flaky, behaviour."""
+        """Lead with change: regressions since the baseline, fixed, flaky, behaviour."""
         from clawspec.reports.changes import change_headline, change_sections
 
         headline = change_headline(report)
@@ -125,6 +146,15 @@ class TerminalReporter:
                 self._print(f"{section.title}:")
             for item in section.items:
                 self._print(f"  {section.key.upper():<9} {item.id}: {item.text}".rstrip())
+
+
+_NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN)
+
+
+def _restates(message: str, check: AssertionResult) -> bool:
+    """True when a scenario's message is the one the runner made from this check
+    ("then[1] (type): …", "precondition given[0] (type) failed: …")."""
+    return f"{check.phase}[{check.index}] ({check.type})" in message
 
 
 def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:

@@ -18,6 +18,7 @@ from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import Need
 from clawspec.ci_context import CIContext
 from clawspec.errors import ExitCode, GatewayError
+from clawspec.gateway.client import require_reachable
 from clawspec.gateway.managed import gateway_for_run
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.reports.publish import publish, report_json_path
@@ -76,6 +77,8 @@ def run_loaded(
             pool = max(10, worker_count(settings.concurrency, len(plans)))
             http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
             http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+            if settings.gateway.mode != "bring_up":  # a brought-up gateway was waited for
+                require_reachable(http, settings.gateway_base_url)
             env = RunEnv(
                 settings,
                 loaded.workspace,

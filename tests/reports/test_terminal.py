@@ -1,4 +1,4 @@
-"""The terminal reporter's line per scenario."""
+"""The terminal reporter: the line per scenario and the closing list of failures."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 
 from clawspec.reports.model import ScenarioResult
 from clawspec.reports.terminal import TerminalReporter
-from tests.reports.factory import scenario
+from tests.reports.factory import CONTRACT, assertion, report, scenario
 
 
 def _line(result: ScenarioResult) -> str:
@@ -24,3 +24,47 @@ def test_a_scenario_that_did_not_pass_shows_its_tags() -> None:
 def test_a_passing_scenario_or_one_without_tags_shows_none() -> None:
     assert "tags" not in _line(scenario("draft", "pass", tags=["smoke"]))
     assert "tags" not in _line(scenario("draft", "error"))
+
+
+def test_failures_list_every_scenario_that_did_not_pass_under_its_own_status() -> None:
+    """An errored scenario is listed as ERROR (a failed precondition too), one without any
+    check is listed by its message, and a failure the scenario's message restates is shown once."""
+    given = assertion(
+        "fail", "not set or empty: 'TOKEN'", phase="given", type="env_present", line=7
+    )
+    then = assertion("fail", "no file 'out.md'", index=1, line=12)
+    stream = io.StringIO()
+    TerminalReporter(stream, colour=False).summary(
+        report(
+            scenario(
+                "needs-token",
+                "error",
+                given,
+                message="precondition given[0] (env_present) failed: not set or empty: 'TOKEN'",
+                line=5,
+            ),
+            scenario(
+                "greets",
+                "error",
+                message="invocation failed: gateway unreachable: POST "
+                "http://127.0.0.1:9/hooks/agent: connection refused",
+                line=20,
+            ),
+            scenario(
+                "writes",
+                "fail",
+                assertion("pass", "ok"),
+                then,
+                message="then[1] (artifact_exists): no file 'out.md'",
+                line=9,
+            ),
+            scenario("fine", "pass", assertion("pass", "ok")),
+        )
+    )
+    failures = stream.getvalue().split("Failures:\n", 1)[1].split("\n\n", 1)[0]
+    assert failures.splitlines() == [
+        f"  ERROR {CONTRACT}:7 needs-token > given[0] env_present: not set or empty: 'TOKEN'",
+        f"  ERROR {CONTRACT}:20 greets: invocation failed: gateway unreachable: POST "
+        "http://127.0.0.1:9/hooks/agent: connection refused",
+        f"  FAIL  {CONTRACT}:12 writes > then[1] artifact_exists: no file 'out.md'",
+    ]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import requests
 
 from clawspec.cli import main
 from clawspec.gateway import client
@@ -176,7 +177,7 @@ def test_gateway_faults_error_only_their_scenario_and_exit_1(
     assert by_name["connection-dropped"]["status"] == "error"
     for name in ("provider-500", "never-completes", "completion-error", "connection-dropped"):
         assert by_name[name]["status"] == "error"
-        assert by_name[name]["assertions"] == []  # `then` never ran: left out (SPEC §9)
+        assert by_name[name]["assertions"] == []  # `then` never ran: left out
     assert report["totals"] == {
         "scenarios": 6,
         "passed": 1,
@@ -187,25 +188,60 @@ def test_gateway_faults_error_only_their_scenario_and_exit_1(
     }
 
 
-def test_gateway_down_for_every_scenario_exits_3(
+NOTHING_ANSWERS = (
+    "nothing answers at http://127.0.0.1:9 (connection refused). Start your OpenClaw gateway "
+    "there, run with --bring-up to have ClawSpec start one for the run, or point ClawSpec at "
+    "your gateway with --gateway-base-url URL (or gateway_base_url in clawspec.yaml, "
+    "CLAWSPEC_GATEWAY_BASE_URL in the environment)"
+)
+
+
+def test_gateway_down_is_said_once_before_any_scenario_and_exits_3(
     workspace: Path,
     write_contract,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """Target mode with nothing listening: one error naming the URL and what to do, no
+    scenario started (not even one whose precondition fails), reports that say why."""
     monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", "http://127.0.0.1:9")
     write_contract(
         HEADER + "scenarios:\n  - name: a\n    when: {invoke: x}\n"
         "    then: [{type: file_absent, path: n}]\n"
-        "  - name: b\n    when: {invoke: x}\n    then: [{type: file_absent, path: n}]\n"
+        "  - name: b\n    given: [{type: env_present, vars: [CLAWSPEC_TEST_UNSET_VAR]}]\n"
+        "    when: {invoke: x}\n    then: [{type: file_absent, path: n}]\n"
     )
     assert main(["run", "."]) == 3
+    out, err = capsys.readouterr()
+    assert err == f"error: {NOTHING_ANSWERS}\n"
+    assert "[1/2]" not in out
     report = _report(workspace)
-    assert {s["status"] for s in report["scenarios"]} == {"error"}
-    assert (
+    assert [(s["status"], s["message"]) for s in report["scenarios"]] == [
+        ("error", NOTHING_ANSWERS),
+        ("error", NOTHING_ANSWERS),
+    ]
+    assert all(s["assertions"] == [] for s in report["scenarios"])
+
+
+def test_a_gateway_gone_during_the_run_is_said_in_a_few_words(workspace: Path) -> None:
+    """The per-scenario error keeps the operating system's words, not urllib3's wrapper text."""
+    hooks = client.HooksClient("http://127.0.0.1:9", "/hooks", None)
+    request = client.InvokeRequest("hi", "a", "main", None, timeout_s=5)
+    with pytest.raises(client.InvocationError) as caught:
+        hooks.invoke(request)
+    assert str(caught.value) == (
         "gateway unreachable: POST http://127.0.0.1:9/hooks/agent: connection refused"
-        in (report["scenarios"][0]["message"])
     )
+    assert caught.value.unreachable
+    # urllib3's wrapper around another cause of the operating system's: its words, not the
+    # wrapper cut at 160 characters.
+    wrapped = requests.ConnectionError(
+        "HTTPConnectionPool(host='127.0.0.1', port=18789): Max retries exceeded with url: "
+        "/hooks/agent (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object "
+        "at 0x7f3a2c1b9d50>: Failed to establish a new connection: [Errno 101] Network is "
+        "unreachable'))"
+    )
+    assert client._reason(wrapped) == "network is unreachable"
 
 
 def test_failed_precondition_stops_the_scenario_without_invoking(
@@ -326,7 +362,7 @@ def test_a_finished_run_frees_its_slot_before_its_checks_run(
     workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str]
 ) -> None:
     # Concurrency bounds the agent runs in flight, not ClawSpec's checks: while s0 and s1 wait
-    # 2 s on their checks, s2 and s3 already run (before issue 14's change they waited).
+    # 2 s on their checks, s2 and s3 already run (before run lanes they waited).
     write_contract(_slow_checks(4, 2.0))
     assert main(["run", ".", "--concurrency", "2"]) == 1
     arrived = _arrivals(server)
