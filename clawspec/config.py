@@ -1,4 +1,4 @@
-"""Settings: defaults < clawspec.yaml < CLAWSPEC_* environment < CLI flags (SPEC §3).
+"""Settings: defaults < clawspec.yaml < CLAWSPEC_* environment < CLI flags.
 
 Every option has one name everywhere: config `gateway_base_url`, environment
 `CLAWSPEC_GATEWAY_BASE_URL`, flag `--gateway-base-url`. Nested options use `__` in the
@@ -170,7 +170,7 @@ _COMMENT_ALIASES |= {"false": "off", "no": "off", "0": "off"}
 
 
 class RegressionSettings(_Section):
-    """How a run is judged against its baseline (issue 12).
+    """How a run is judged against its baseline.
 
     Tolerances are increases over the baseline, as a ratio (`0.15`) or a percentage (`15%`);
     `null` turns a check off. `significance` is the level of the one-sided Fisher exact test that
@@ -197,7 +197,7 @@ class RegressionSettings(_Section):
 
 
 class HistorySettings(_Section):
-    """Where earlier runs are kept and found (issue 12; docs/guide.md "Regression runs")."""
+    """Where earlier runs are kept and found (docs/guide.md "Regression runs")."""
 
     s3_endpoint_url: str | None = Field(
         None, description="S3-compatible endpoint (MinIO, Ceph, R2); else AWS_ENDPOINT_URL_S3."
@@ -225,7 +225,7 @@ class Settings(BaseModel):
         "file/line and properties, the skipped total on testsuites): that plugin skips files "
         "with them.",
     )
-    report_html: str | None = None  # the self-contained HTML report (issue 11)
+    report_html: str | None = None  # the self-contained HTML report
     codequality: str | None = Field(
         None, description="GitLab Code Quality report to write (merge request findings)."
     )
@@ -259,7 +259,7 @@ class Settings(BaseModel):
         "errored ones; never: report only (exit 0 unless nothing could run); regression: only "
         "on regressions against the baseline (else as fail when there is no baseline)",
     )
-    repeat: int = Field(1, ge=1, le=100, description="Attempts per scenario (issue 12).")
+    repeat: int = Field(1, ge=1, le=100, description="Attempts per scenario.")
     min_pass_rate: float = Field(
         1.0, ge=0, le=1, description="Share of a scenario's attempts that must pass."
     )
@@ -293,7 +293,7 @@ class Settings(BaseModel):
     )
     save_baseline: bool = False
     history: HistorySettings = Field(default_factory=HistorySettings)
-    # Hermetic runs (issue 10): record the agent's model calls, or replay them from cassettes.
+    # Hermetic runs: record the agent's model calls, or replay them from cassettes.
     model_traffic: Literal["off", "record", "replay"] = "off"
     cassette_dir: str = ".clawspec/cassettes"
     volatile_fields: list[str] = Field(default_factory=lambda: list(DEFAULT_VOLATILE_FIELDS))

@@ -6,7 +6,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Process exit codes (SPEC §5)."""
+    """Process exit codes (docs/reference.md, "Verdicts and exit codes")."""
 
     OK = 0  # no scenario failed or errored
     FAILED = 1  # a scenario failed/errored, or skips exceeded the skip budget

@@ -14,7 +14,7 @@ _LIST_OR_QUOTE = re.compile(r"^ {0,3}([-*+>]|\d+[.)])(\s|$)")
 
 
 def normalize_heading(text: str) -> str:
-    """Case-fold and collapse whitespace so headings compare as SPEC §6 says."""
+    """Case-fold and collapse whitespace so headings compare (`artifact_contains`)."""
     return " ".join(text.split()).casefold()
 
 

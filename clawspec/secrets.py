@@ -56,7 +56,7 @@ MASKED_ENV = (
     "LANGFUSE_PUBLIC_KEY",
     "PHOENIX_API_KEY",
 )
-# Secret settings and the environment variables they are read from, in order (SPEC §3, §4).
+# Secret settings and the environment variables they are read from, in order.
 SECRET_ENV = {
     "hooks_token": ("CLAWSPEC_HOOKS_TOKEN", "OPENCLAW_HOOKS_TOKEN", "HOOKS_TOKEN"),
     "gateway_auth_token": ("CLAWSPEC_GATEWAY_AUTH_TOKEN", "OPENCLAW_GATEWAY_TOKEN"),

@@ -1,4 +1,4 @@
-"""The five verdicts (SPEC §5), in a module of their own.
+"""The five verdicts, in a module of their own.
 
 Reports and the terminal need the statuses without the assertion models: importing
 `clawspec.assertions` builds every model, which `clawspec run` does while a large suite's files
@@ -11,7 +11,7 @@ from enum import StrEnum
 
 
 class Status(StrEnum):
-    """The five verdicts (SPEC §5)."""
+    """The five verdicts."""
 
     PASS = "pass"
     FAIL = "fail"

@@ -1,4 +1,4 @@
-"""Frozen models share their set of given field names (memory at 10,000 scenarios, issue 14)
+"""Frozen models share their set of given field names (memory at 10,000 scenarios)
 without one instance's copy or validation changing what another reports as set."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `clawspec` command leaves without Python's teardown, but loses nothing (issue 14)."""
+"""The `clawspec` command leaves without Python's teardown, but loses nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The registry is the single source of the assertion types (style guide §5)."""
+"""The registry is the single source of the assertion types (nothing listed by hand)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import yaml
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.registry import CATEGORIES
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seed" / "assertion-reference.txt"
-SEED_TYPES = {
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "seed" / "assertion-reference.txt"
+REFERENCE_TYPES = {
     "precondition": ["file_present", "file_absent", "gateway_healthy", "env_present"],
     "artifact": [
         "artifact_exists",
@@ -46,17 +46,17 @@ SEED_TYPES = {
 }
 
 
-def test_registry_holds_exactly_the_seeds_29_types_in_their_categories() -> None:
-    assert sum(map(len, SEED_TYPES.values())) == 29
+def test_registry_holds_exactly_the_referenced_29_types_in_their_categories() -> None:
+    assert sum(map(len, REFERENCE_TYPES.values())) == 29
     assert {name: spec.category for name, spec in REGISTRY.items()} == {
-        name: category for category, names in SEED_TYPES.items() for name in names
+        name: category for category, names in REFERENCE_TYPES.items() for name in names
     }
-    assert set(CATEGORIES) == set(SEED_TYPES)
+    assert set(CATEGORIES) == set(REFERENCE_TYPES)
 
 
-@pytest.mark.skipif(not SEED.is_file(), reason="../shared/seed is not beside the checkout")
-def test_registry_matches_the_seed_file() -> None:
-    text = SEED.read_text(encoding="utf-8")
+@pytest.mark.skipif(not REFERENCE.is_file(), reason="no assertion reference here")
+def test_registry_matches_the_assertion_reference() -> None:
+    text = REFERENCE.read_text(encoding="utf-8")
     for name in REGISTRY:
         assert f"\n{name}\n" in text, name
 
@@ -85,12 +85,26 @@ def test_each_type_is_fully_described_and_its_example_loads(name: str) -> None:
         ),
     ],
 )
-def test_fields_keep_the_seeds_names(name: str, fields: list[str]) -> None:
+def test_fields_keep_the_referenced_names(name: str, fields: list[str]) -> None:
     assert REGISTRY[name].fields == fields
 
 
-def test_log_based_fields_the_seed_requires_stay_accepted_but_are_optional() -> None:
+def test_log_based_fields_the_reference_requires_stay_accepted_but_are_optional() -> None:
     model = REGISTRY["tool_not_called"].model
     assert model.model_validate({"type": "tool_not_called", "tool": "x"}).log_path is None
     full = {"type": "tool_not_called", "tool": "x", "log_path": "/tmp/a.log", "run_id": "r"}
     assert model.model_validate(full).run_id == "r"
+
+
+def test_a_type_without_an_evaluator_is_refused_when_registered() -> None:
+    from typing import Literal
+
+    from clawspec.assertions.base import Assertion
+    from clawspec.assertions.registry import register
+
+    class Unfinished(Assertion):
+        type: Literal["unfinished_check"]
+
+    with pytest.raises(TypeError, match="'unfinished_check' has no evaluate"):
+        register(category="artifact", example="{}")(Unfinished)
+    assert "unfinished_check" not in REGISTRY

@@ -1,4 +1,4 @@
-"""Start-up stays light: each command imports only what it needs (SPEC §8, issue 14).
+"""Start-up stays light: each command imports only what it needs.
 
 `clawspec --version` and every `--help` must not import pydantic, HTTP clients or SDKs;
 `clawspec validate` needs pydantic but no HTTP client, SDK or evaluation code. Each check runs
@@ -160,7 +160,7 @@ def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
 
 
 # Not needed before `clawspec run` sends its first hook request: the report models, the run's
-# evidence and the OTLP receiver are imported while the first agents run (issue 14).
+# evidence and the OTLP receiver are imported while the first agents run.
 NOT_BEFORE_FIRST_RUN = [
     "clawspec.reports.model",
     "clawspec.evidence.report",

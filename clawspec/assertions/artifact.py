@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from clawspec import markdown_doc
 from clawspec.assertions import documents, rouge
-from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
+from clawspec.assertions.base import Assertion, EvalContext, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
 from clawspec.text import fmt_number, quote_list
 
@@ -75,9 +75,7 @@ class _FileAssertion(Assertion):
         )
 
 
-@register(
-    category="artifact", needs={Need.FILES}, example="path: memory/drafts/{{today}}-output.md"
-)
+@register(category="artifact", example="path: memory/drafts/{{today}}-output.md")
 class ArtifactExists(_FileAssertion):
     """A file exists after the step completes."""
 
@@ -92,7 +90,6 @@ class ArtifactExists(_FileAssertion):
 
 @register(
     category="artifact",
-    needs={Need.FILES},
     example="path: memory/drafts/{{today}}-output.md\nsections: [hook, body, cta]",
 )
 class ArtifactContains(_FileAssertion):
@@ -139,7 +136,6 @@ class ArtifactContains(_FileAssertion):
 
 @register(
     category="artifact",
-    needs={Need.FILES},
     example="path: memory/drafts/{{today}}-output.md\nwords: [urgent, guaranteed, limited time]",
 )
 class ArtifactAbsentWords(_FileAssertion):
@@ -216,14 +212,13 @@ class ArtifactAbsentWords(_FileAssertion):
 
 
 def _word_pattern(word: str) -> re.Pattern[str]:
-    """Whole word/phrase, case-insensitive; a phrase matches across any whitespace (SPEC §9)."""
+    """Whole word/phrase, case-insensitive; a phrase matches across any whitespace."""
     body = r"\s+".join(re.escape(part) for part in word.split())
     return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
 @register(
     category="artifact",
-    needs={Need.FILES},
     example="path: memory/drafts/{{today}}-output.md\n"
     "golden: tests/golden/email-output.md\nrouge_threshold: 0.8",
 )
@@ -286,7 +281,6 @@ def golden_diff(reference: str, candidate: str, golden: str, path: str) -> tuple
 
 @register(
     category="artifact",
-    needs={Need.FILES},
     example="path: memory/state.yaml\nexpected_status: ready\n"
     "expected_fields:\n  phase: complete\n  retries: 0",
 )

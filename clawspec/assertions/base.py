@@ -23,11 +23,10 @@ if TYPE_CHECKING:
 
 
 class Need(Enum):
-    """Evidence an assertion needs; the runner prepares only what the scenario's assertions need."""
+    """Evidence an assertion needs that a run prepares only when some assertion asks for it:
+    the trace receiver starts only for a run with trace assertions, the HTML report shows the
+    judge's rubric and scores only for judge assertions."""
 
-    FILES = "files"
-    GATEWAY = "gateway"
-    LOG = "log"
     TRACE = "trace"
     JUDGE = "judge"
 
@@ -41,7 +40,7 @@ class Verdict:
     value: Any = None
     limit: Any = None
     details: tuple[str, ...] = ()
-    # Judge calls: {"model", "calls", "input_tokens", "output_tokens", "cost_usd"} (issue 6).
+    # Judge calls: {"model", "calls", "input_tokens", "output_tokens", "cost_usd"}.
     usage: dict[str, Any] | None = None
 
     @classmethod
@@ -79,13 +78,13 @@ class PathField:
     """Marks a field as a contract path: resolved against the workspace, escape = load error."""
 
 
-# A contract path: relative paths resolve against the workspace root (SPEC §2 "Paths").
+# A contract path: relative paths resolve against the workspace root.
 WorkspacePath = Annotated[str, PathField()]
 
 
 @dataclass(frozen=True)
 class RunInfo:
-    """Identity of one scenario run (SPEC §4: ClawSpec's own id and the gateway's ids)."""
+    """Identity of one scenario run (ClawSpec's own id and the gateway's ids)."""
 
     scenario: str
     run_id: str
@@ -164,8 +163,9 @@ class Assertion(FrozenModel):
         return self
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        """Evaluate this assertion against the run's evidence."""
-        return Verdict.errored(f"assertion type '{self.type}' is not implemented yet")
+        """Evaluate this assertion against the run's evidence (every registered type does:
+        `registry.register` refuses a class that does not)."""
+        raise NotImplementedError(type(self).__name__)
 
 
 def _names(group: tuple[str, ...]) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from clawspec.assertions import documents
-from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
+from clawspec.assertions.base import Assertion, EvalContext, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
 from clawspec.text import fmt_number, one_line, pluralize, quote_list
 
@@ -25,7 +25,6 @@ LOG_EXAMPLE = 'log_path: /tmp/openclaw/openclaw-{{today}}.log\nrun_id: "{{run_id
 
 @register(
     category="behavioral",
-    needs={Need.GATEWAY},
     example="endpoint: http://127.0.0.1:18789/health\nexpected_status: 200",
 )
 class GatewayResponse(Assertion):
@@ -63,7 +62,6 @@ class GatewayResponse(Assertion):
 
 @register(
     category="behavioral",
-    needs={Need.FILES},
     example='path: memory/logs/run.log\npattern: "approved"',
 )
 class LogEntry(Assertion):
@@ -92,7 +90,7 @@ class LogEntry(Assertion):
         )
 
     def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
-        """Only the run's lines count; a missing log or run is `error` (SPEC §9)."""
+        """Only the run's lines count; a missing log or run is `error`."""
         from clawspec.evidence.log import RunLog, line_matcher
 
         scoped = RunLog.load(ctx, ctx.path(self.path), self.run_id, "log")
@@ -122,7 +120,6 @@ DECISION_KEYS = ("routed_to", "selected_agent", "decision", "agent", "route")
 
 @register(
     category="behavioral",
-    needs={Need.FILES},
     example="state_path: memory/router-state.yaml\nexpected_agent: agents/marketing/brand",
 )
 class DecisionRoutedTo(Assertion):
@@ -171,7 +168,7 @@ def _agent_name(choice: object) -> str | None:
     return choice.strip("/") if isinstance(choice, str) else None
 
 
-# The log-based assertions below are scoped to the scenario's run (SPEC §9 "Logs").
+# The log-based assertions below are scoped to the scenario's run (docs/gateway.md).
 _Judge = Callable[[Any, EvalContext, "RunLog"], Verdict]
 
 
@@ -191,7 +188,6 @@ def _on_run_log(judge: _Judge) -> Callable[[Any, EvalContext], Verdict]:
 
 @register(
     category="behavioral",
-    needs={Need.LOG},
     example=f"tool: sessions_spawn\n{LOG_EXAMPLE}",
 )
 class ToolWasCalled(Assertion):
@@ -218,7 +214,6 @@ class ToolWasCalled(Assertion):
 
 @register(
     category="behavioral",
-    needs={Need.LOG},
     example=f"tool: resend.send\n{LOG_EXAMPLE}",
     negative=True,
 )
@@ -249,7 +244,6 @@ class ToolNotCalled(Assertion):
 
 @register(
     category="behavioral",
-    needs={Need.LOG},
     example=f"to_agent: agents-marketing-brand\n{LOG_EXAMPLE}",
 )
 class DelegationOccurred(Assertion):
@@ -279,7 +273,6 @@ class DelegationOccurred(Assertion):
 
 @register(
     category="behavioral",
-    needs={Need.LOG},
     example=f"allowed_tools: [read, write, memory.search]\n{LOG_EXAMPLE}",
     negative=True,
 )
@@ -309,7 +302,6 @@ class ToolNotPermitted(Assertion):
 
 @register(
     category="behavioral",
-    needs={Need.LOG},
     example=f"{LOG_EXAMPLE}\nmax_total_tokens: 12000\nmax_output_tokens: 4000",
 )
 class TokenBudget(Assertion):

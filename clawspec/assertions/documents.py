@@ -113,7 +113,7 @@ def same_value(actual: Any, expected: Any) -> bool:
 
 
 def subset_mismatches(actual: Any, expected: dict[str, Any], prefix: str = "") -> list[str]:
-    """Describe every way `expected` is not a recursive subset of `actual` (SPEC §9)."""
+    """Describe every way `expected` is not a recursive subset of `actual`."""
     problems = []
     for key, want in expected.items():
         name = f"{prefix}{key}"

@@ -8,12 +8,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from clawspec.assertions.base import Assertion, EvalContext, Need, Verdict, WorkspacePath
+from clawspec.assertions.base import Assertion, EvalContext, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
 from clawspec.text import one_line, quote_list
 
 
-@register(category="precondition", needs={Need.FILES}, example="path: SKILL.md")
+@register(category="precondition", example="path: SKILL.md")
 class FilePresent(Assertion):
     """A file exists at the given path."""
 
@@ -26,9 +26,7 @@ class FilePresent(Assertion):
         return Verdict.failed(f"'{self.path}' does not exist")
 
 
-@register(
-    category="precondition", needs={Need.FILES}, example="path: memory/drafts/{{today}}-output.md"
-)
+@register(category="precondition", example="path: memory/drafts/{{today}}-output.md")
 class FileAbsent(Assertion):
     """A file does not exist (cleanup done, no stale artifact carried over)."""
 
@@ -41,7 +39,7 @@ class FileAbsent(Assertion):
         return Verdict.passed(f"'{self.path}' does not exist")
 
 
-@register(category="precondition", needs={Need.GATEWAY}, example="{}")
+@register(category="precondition", example="{}")
 class GatewayHealthy(Assertion):
     """The gateway answers 200 on its health endpoint (and its JSON body does not say not-ok)."""
 

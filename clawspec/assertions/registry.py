@@ -24,7 +24,6 @@ class AssertionSpec:
     category: str
     needs: frozenset[Need]
     example: str
-    implemented: bool
     # passes on the absence of something (a tool not called): evidence that is incomplete must
     # never make it pass; coverage counts a target with one as tested for what must not happen
     negative: bool = False
@@ -53,7 +52,6 @@ def register(
     category: str,
     example: str,
     needs: Iterable[Need] = (),
-    implemented: bool = True,
     negative: bool = False,
 ) -> Callable[[type[Assertion]], type[Assertion]]:
     """Add an assertion class to the registry under the name in its `type` Literal."""
@@ -64,8 +62,10 @@ def register(
         (type_name,) = get_args(cls.model_fields["type"].annotation)
         if type_name in REGISTRY:
             raise ValueError(f"assertion type {type_name!r} registered twice")
+        if cls.evaluate is Assertion.evaluate:
+            raise TypeError(f"assertion type {type_name!r} has no evaluate()")
         REGISTRY[type_name] = AssertionSpec(
-            type_name, cls, category, frozenset(needs), example.strip(), implemented, negative
+            type_name, cls, category, frozenset(needs), example.strip(), negative
         )
         return cls
 

@@ -1,4 +1,4 @@
-"""Semantic assertions: an LLM judges quality against a rubric (issue 6, SPEC §6).
+"""Semantic assertions: an LLM judges quality against a rubric.
 
 Both types share one procedure (`judge_artifacts`): read the files locally, ask the judge one or
 more times through `clawspec.judge`, and fail closed: only a valid score at or above the
@@ -39,7 +39,7 @@ THRESHOLD = Field(
 
 @register(
     category="semantic",
-    needs={Need.FILES, Need.JUDGE},
+    needs={Need.JUDGE},
     example="path: memory/drafts/{{today}}-output.md\n"
     'rubric: "Score 1-5: Is this email persuasive and brand-safe?"\npass_threshold: 4',
 )
@@ -74,7 +74,7 @@ class LlmJudge(Assertion):
 
 @register(
     category="semantic",
-    needs={Need.FILES, Need.JUDGE},
+    needs={Need.JUDGE},
     example="output_path: memory/drafts/{{today}}-output.md\n"
     "soul_path: agents/marketing/brand/SOUL.md",
 )

@@ -1,7 +1,7 @@
 """Trace assertions: evaluate the run's spans from the observability backend.
 
 All ten read one `Trace` per scenario (`evidence.trace.scenario_trace`); when it cannot be had,
-each of them is `skip` with the same reason (SPEC §5). `warn` only where the seed says so:
+each of them is `skip` with the same reason. `warn` only where data is missing by design:
 `delegation_path` without sub-agent data, `trace_cost` without cost data.
 """
 
@@ -214,7 +214,7 @@ class ModelUsed(Assertion):
         models = list(dict.fromkeys(span.model for span in llm if span.model))
         calls = pluralize(len(llm), "LLM span")
         if llm and not models:
-            # No evidence either way: a negative check must not pass vacuously (SPEC §5).
+            # No evidence either way: a negative check must not pass vacuously.
             return Verdict.skipped(f"no model recorded on the trace's {calls}")
         used = f"models used: {quote_list(models, SHOWN)}" if models else "no LLM spans"
         needle = (self.expected or self.not_expected or "").lower()
@@ -495,7 +495,7 @@ class ToolNotInvoked(Assertion):
 
     @_on_trace(_passed)
     def evaluate(self, ctx: EvalContext, trace: Trace) -> Verdict:
-        # Positive evidence (SPEC §5): only a found trace can show the tool was not called;
+        # Positive evidence: only a found trace can show the tool was not called;
         # without one the evaluator skips (`_on_trace`).
         from clawspec.evidence.spans import tool_names_judged
 

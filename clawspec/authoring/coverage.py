@@ -192,7 +192,7 @@ def parse_ratio(text: str) -> float:
 def history_reports(settings: Any, context: CIContext, limit: int) -> Any:
     """(label, reports) from the configured baseline store, or None when none is configured.
 
-    The store interface is issue 12's `clawspec.history`; the newest `limit` runs per branch
+    The store is `clawspec.history`'s; the newest `limit` runs per branch
     are read.
     """
     spec = getattr(settings, "baseline", None)

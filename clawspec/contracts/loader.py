@@ -103,7 +103,7 @@ def _validate(
     shown: str, doc: SourceDoc, workspace: Path, environ: Mapping[str, str], text: str
 ) -> Contract:
     """The validated contract; ContractError lists every problem, in file order."""
-    # The semantic checks run whether or not the structure is valid (SPEC §2: every error).
+    # The semantic checks run whether or not the structure is valid: every error, at once.
     errors = _check_semantics(shown, doc, workspace, environ, _may_hold_templates(text))
     try:
         contract = Contract.model_validate(doc.data)
@@ -145,7 +145,7 @@ def _describe(doc: SourceDoc, loc: Loc) -> str:
 
 
 def _explain(exc: ValidationError, doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
-    """Turn pydantic errors into (location, message, at_key) triples (SPEC §9: unknown or
+    """Turn pydantic errors into (location, message, at_key) triples (unknown or
     wrongly typed fields point at the key; missing fields and rules at the item's start)."""
     out: list[tuple[Loc, str, bool]] = []
     for err in exc.errors(include_url=False):
@@ -226,7 +226,7 @@ def _check_semantics(
             continue
         name = scenario.get("name")
         if isinstance(name, str) and name in seen:
-            # SPEC §9: point at the second occurrence of the name itself.
+            # Point at the second occurrence of the name itself.
             loc = ("scenarios", s_index, "name")
             errors.append(_format(shown, doc, loc, f"duplicate scenario name '{name}'", True))
         seen.add(name) if isinstance(name, str) else None

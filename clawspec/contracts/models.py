@@ -1,4 +1,4 @@
-"""Contract, Scenario, Target, When: ClawSpec 1.0 files (SPEC §2), assertions from the registry."""
+"""Contract, Scenario, Target, When: ClawSpec 1.0 files, assertions from the registry."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ class Scenario(_Strict):
     then: list[AnyAssertion] = Field(min_length=1)  # type: ignore[valid-type]
     timeout: float | None = Field(None, gt=0, description="Overrides defaults.timeout.")
     agent_id: str | None = None
-    # Repeats (issue 12): each overrides the run's setting (config / --repeat) for this scenario.
+    # Repeats: each overrides the run's setting (config / --repeat) for this scenario.
     repeat: int | None = Field(
         None, ge=1, le=100, description="Attempts of this scenario (default: config `repeat`)."
     )

@@ -1,4 +1,4 @@
-"""Workspace-relative paths (SPEC §2): relative paths never climb out of the workspace."""
+"""Workspace-relative paths: relative paths never climb out of the workspace."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`{{variable}}` rendering for contract strings (SPEC §2 "Template variables")."""
+"""`{{variable}}` rendering for contract strings (docs/guide.md "Template variables")."""
 
 from __future__ import annotations
 

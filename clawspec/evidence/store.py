@@ -1,7 +1,7 @@
 """One scenario run's evidence, built lazily and at most once: log indexes, plugin records, trace.
 
 Several assertions of a scenario may ask for the same evidence; it is built once, under a lock,
-and shared (SPEC §6: the log is indexed once per run, never per assertion). Each kind has its
+and shared (the log is indexed once per run, never per assertion). Each kind has its
 own typed slot, so the report condenses what the assertions built without guessing at values.
 """
 

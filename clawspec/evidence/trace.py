@@ -1,7 +1,7 @@
 """The scenario's trace as shared evidence: pick the backend, look the trace up once per scenario.
 
 Every trace assertion of a scenario reads the same `Trace` — or the same `TraceUnavailable`, so
-they all `skip` with one reason (SPEC §5: an unavailable backend or a missing trace is never a
+they all `skip` with one reason (an unavailable backend or a missing trace is never a
 `fail`). What the spans say is worked out in `evidence.spans`; the report reads the trace found
 here (`Evidence.built_trace`).
 """

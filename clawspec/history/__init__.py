@@ -1,1 +1,1 @@
-"""Run history: stores of earlier reports, baseline choice, run sources (issue 12)."""
+"""Run history: stores of earlier reports, baseline choice, run sources."""

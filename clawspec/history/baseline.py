@@ -1,6 +1,6 @@
 """Which earlier run a run is compared with, and the recent runs its trends come from.
 
-The rule (issue 12):
+The rule:
 - a pull/merge request (the run has a base branch) compares with the latest stored run of the
   BASE branch at or before the PR's merge-base: not an earlier push of the same PR, and not a
   newer base commit the PR has not merged;

@@ -1,4 +1,4 @@
-"""The history store: one interface, and one layout for every place where runs are kept (issue 12).
+"""The history store: one interface, and one layout for every place where runs are kept.
 
 Every store keeps runs per branch. The folder stores (`dir:PATH`, `s3://bucket/prefix`) share
 this layout, so a folder copied to a bucket (or out of a CI cache) is still a valid store:

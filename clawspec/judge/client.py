@@ -2,7 +2,7 @@
 
 The SDK's own retries are off (`max_retries=0`) so that one policy applies: retry 408/409/429,
 5xx and connection errors with exponential backoff, honouring `retry-after`, until the
-assertion's deadline (`judge.timeout`) would be passed (SPEC §6). `anthropic` and `boto3` are
+assertion's deadline (`judge.timeout`) would be passed. `anthropic` and `boto3` are
 imported inside functions: `clawspec --help` must not pay for them.
 
 `judge.timeout` is a deadline, not a read timeout. The SDK's timeouts (httpx) bound each wait

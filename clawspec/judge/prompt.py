@@ -96,7 +96,7 @@ def extract_section(text: str, name: str) -> str | None:
 
     The section is the heading line and everything until the next heading of the same or a
     higher level (nested subsections included). Headings match as in artifact_contains:
-    case-insensitive, whitespace-normalised (SPEC §6); the first match wins.
+    case-insensitive, whitespace-normalised; the first match wins.
     """
     headings = markdown_doc.markdown_headings(text)
     wanted = markdown_doc.normalize_heading(name)

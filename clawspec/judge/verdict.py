@@ -1,6 +1,6 @@
 """The judge's structured answer, parsed fail-closed, and the decision its scores make.
 
-Fail-closed (SPEC §6, style §3 "Avoid: fail-open judging"): an answer without the forced tool
+Fail-closed: an answer without the forced tool
 call, with a missing, non-integer or out-of-scale score, is a `JudgeAnswerError`, which the
 assertion reports as `error`, never as `pass`. The judge knows nothing of verdicts: the
 assertions (`assertions/semantic.py`) turn its decision into one.

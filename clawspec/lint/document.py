@@ -1,7 +1,7 @@
 """Read a SKILL.md or SOUL.md for linting: text, lines, frontmatter with positions.
 
 Never raises for bad input: a binary or non-UTF-8 file, an empty file, CRLF line endings, a
-missing or broken frontmatter block all become facts the rules report (issue 13).
+missing or broken frontmatter block all become facts the rules report.
 """
 
 from __future__ import annotations

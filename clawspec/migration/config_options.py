@@ -2,7 +2,7 @@
 
 The configuration model forbids unknown options (a typo must not pass silently), so the options
 of ClawSpec 0.1 are listed here explicitly: each either moves to its current place or, when it
-has no meaning any more, is dropped. Both say so once, with the line (issue 13).
+has no meaning any more, is dropped. Both say so once, with the line.
 `clawspec migrate clawspec.yaml` rewrites the file with the same table.
 """
 

@@ -1,4 +1,4 @@
-"""ClawSpec 0.1 template variables → the current ones (SPEC §2 "Template variables").
+"""ClawSpec 0.1 template variables → the current ones (docs/guide.md "Template variables").
 
 0.1 knew `{{today}}`, `{{now}}`, `{{repo_root}}`, `{{qa_inbox}}`, `{{run_id}}`,
 `{{run_started_at}}`, and in handoff files `{{handoff.from}}`, `{{handoff.to}}` and

@@ -1,1 +1,1 @@
-"""Regression over time (issue 12): repeated attempts, comparison with a baseline, trends."""
+"""Regression over time: repeated attempts, comparison with a baseline, trends."""

@@ -1,4 +1,4 @@
-"""Put the regression view into a finished report: baseline, comparison, trends (issue 12).
+"""Put the regression view into a finished report: baseline, comparison, trends.
 
 Pure: the baseline and the history come from the store (`clawspec.history`), resolved by the
 one post-run step (`clawspec.runner.finish`), so `run` and `merge` get the same comparison.
@@ -30,7 +30,7 @@ def with_regression(
     """
     update: dict[str, object] = {}
     if baseline is not None and report.shard is not None:
-        # One shard of a run (issue 9) holds only its part: the baseline's other scenarios are
+        # One shard of a run holds only its part: the baseline's other scenarios are
         # not "removed", they ran elsewhere. The merged report compares the whole run.
         present = {s.id for s in report.scenarios}
         kept = [s for s in baseline.scenarios if s.id in present]

@@ -1,4 +1,4 @@
-"""Fold the attempts of a repeated scenario into one result (issue 12).
+"""Fold the attempts of a repeated scenario into one result.
 
 The verdict comes from the pass rate: a scenario passes when `passes / counted ≥ min_pass_rate`.
 An attempt counts as passing when its status is `pass` or `warn`; `skip` attempts (nothing could

@@ -1,4 +1,4 @@
-"""Compare a run with its baseline, scenario by scenario (issue 12). Pure: reports in, model out.
+"""Compare a run with its baseline, scenario by scenario. Pure: reports in, model out.
 
 Each scenario gets one change, decided in this order:
 

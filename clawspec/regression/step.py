@@ -1,4 +1,4 @@
-"""The regression part of the one post-run step (`clawspec.runner.finish`, issue 12).
+"""The regression part of the one post-run step (`clawspec.runner.finish`).
 
 Resolves the baseline and the recent runs through the history store (`clawspec.history`), then
 fills `baseline`, `comparison` and `trends` (`with_regression`). Runs for `run` and `merge`

@@ -1,4 +1,4 @@
-"""Per-scenario trends over the last stored runs (issue 12): pass rate and tokens, oldest first.
+"""Per-scenario trends over the last stored runs: pass rate and tokens, oldest first.
 
 The store fetches the reports (`clawspec.history`); this only reads them. A run in which a
 scenario did not exist, or was skipped, has `None` in its place.

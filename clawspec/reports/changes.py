@@ -1,4 +1,4 @@
-"""What changed, in the order every report leads with it (issue 12): regressions since the
+"""What changed, in the order every report leads with it: regressions since the
 baseline, then fixed, then flaky, then behaviour changes. Renderers (job summary, PR comment,
 terminal) format these sections; none of them recomputes a change.
 """

@@ -1,4 +1,4 @@
-"""The JSON report (SPEC §7): the report model serialised, secrets masked."""
+"""The JSON report: the report model serialised, secrets masked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""JUnit XML (SPEC §7): one testsuite per contract file, one testcase per scenario.
+"""JUnit XML: one testsuite per contract file, one testcase per scenario.
 
 The document is the Surefire/Jenkins JUnit shape that GitLab, Jenkins and the GitHub reporters
 read, written as text by `_xml` (an element tree built and walked again took seconds for

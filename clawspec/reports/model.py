@@ -1,4 +1,4 @@
-"""The one report model: the JSON report (SPEC §7) and the input of every renderer."""
+"""The one report model: the JSON report and the input of every renderer."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ class AssertionResult(_Frozen):
         None, description="LLM judge usage: model, calls, input/output tokens, cost_usd."
     )
     attempts: PassRate | None = Field(
-        None, description="Repeated runs: how often this assertion passed (issue 12)."
+        None, description="Repeated runs: how often this assertion passed."
     )
 
 
@@ -176,7 +176,7 @@ class ScenarioEvidence(_Frozen):
 
 
 class ModelTrafficResult(_Frozen):
-    """A scenario's model calls in a hermetic run (issue 10)."""
+    """A scenario's model calls in a hermetic run."""
 
     mode: Literal["record", "replay"]
     cassette: str = Field(description="The scenario's cassette folder.")
@@ -207,11 +207,9 @@ class ScenarioResult(_Frozen):
     trace: TraceRef | None = None
     assertions: list[AssertionResult] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list, description="The scenario's tags.")
-    flaky: bool = Field(
-        False, description="Repeated runs: some attempts passed and some did not (issue 12)."
-    )
+    flaky: bool = Field(False, description="Repeated runs: some attempts passed and some did not.")
     attempts: AttemptStats | None = Field(
-        None, description="Repeated runs: attempts, pass rate and spread (issue 12)."
+        None, description="Repeated runs: attempts, pass rate and spread."
     )
     evidence: ScenarioEvidence | None = Field(
         None, description="What the run did: tool calls, delegations, tokens, trace spans."
@@ -269,7 +267,7 @@ class RunSource(_Frozen):
 
 
 class ShardInfo(_Frozen):
-    """One part of a run split over several machines (issue 9)."""
+    """One part of a run split over several machines."""
 
     index: int = Field(description="1-based, as CI systems count.")
     total: int
@@ -289,7 +287,7 @@ class ShardInfo(_Frozen):
 
 
 class MergeInfo(_Frozen):
-    """A report merged from shard reports by `clawspec merge` (issue 9)."""
+    """A report merged from shard reports by `clawspec merge`."""
 
     total: int = Field(description="Shards the selection was split into.")
     present: list[int] = Field(description="Indexes of the shard reports merged.")
@@ -336,7 +334,7 @@ ChangeKind = Literal["regressed", "fixed", "still_failing", "new", "removed", "f
 
 
 class ScenarioChange(_Frozen):
-    """One scenario against the baseline (issue 12)."""
+    """One scenario against the baseline."""
 
     id: str
     change: ChangeKind
@@ -349,7 +347,7 @@ class ScenarioChange(_Frozen):
 
 
 class Comparison(_Frozen):
-    """The run against its baseline, scenario by scenario, in report order (issue 12)."""
+    """The run against its baseline, scenario by scenario, in report order."""
 
     scenarios: list[ScenarioChange] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict, description="Scenarios per change.")
@@ -365,7 +363,7 @@ class Comparison(_Frozen):
 
 
 class ScenarioTrend(_Frozen):
-    """One scenario over the last stored runs, oldest first (issue 12)."""
+    """One scenario over the last stored runs, oldest first."""
 
     id: str
     runs: list[str] = Field(default_factory=list, description="Run labels (date and commit).")
@@ -386,21 +384,21 @@ class RunReport(_Frozen):
     source: RunSource | None = Field(
         None, description="Where the run came from: commit, branch, CI, gateway."
     )
-    shard: ShardInfo | None = Field(None, description="This report is one shard (issue 9).")
+    shard: ShardInfo | None = Field(None, description="This report is one shard.")
     merged: MergeInfo | None = Field(
-        None, description="This report joins the reports of every shard (issue 9)."
+        None, description="This report joins the reports of every shard."
     )
     baseline: BaselineRef | None = Field(
-        None, description="The earlier run this one was compared with (issue 12)."
+        None, description="The earlier run this one was compared with."
     )
     comparison: Comparison | None = Field(None, description="Change against the baseline.")
     trends: list[ScenarioTrend] = Field(
-        default_factory=list, description="Per scenario, its last stored runs (issue 12)."
+        default_factory=list, description="Per scenario, its last stored runs."
     )
 
 
 def scenario_status(statuses: Iterable[Status]) -> Status:
-    """Combine assertion statuses (SPEC §5): error > fail > warn > pass > skip."""
+    """Combine assertion statuses: error > fail > warn > pass > skip."""
     seen = set(statuses)
     for status in (Status.ERROR, Status.FAIL, Status.WARN, Status.PASS):
         if status in seen:
@@ -419,7 +417,7 @@ def skip_budget_exceeded(totals: Totals, max_skipped: str | None) -> bool:
 
 
 def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail") -> ExitCode:
-    """Map a finished report to the process exit code (SPEC §5).
+    """Map a finished report to the process exit code.
 
     `fail_on` relaxes it for report-only jobs: `error` ignores plain failures, `never` ignores
     both, `regression` counts only regressions against the baseline (the normal `fail` policy
@@ -431,7 +429,7 @@ def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail")
     totals = report.totals
     comparison = report.comparison
     if fail_on == "regression":
-        # Only change against the baseline counts; without one, the normal policy (issue 12).
+        # Only change against the baseline counts; without one, the normal policy.
         found = comparison is not None and comparison.baseline_missing is None
         fail_on = "regression" if found else "fail"
     counted = {

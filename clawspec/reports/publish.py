@@ -3,7 +3,7 @@
 Each output is independent: one that fails (a full disk, a PR comment network error) is a
 warning on stderr and the others are still written. On GitHub Actions (`GITHUB_ACTIONS=true`)
 the secrets are masked first, then the job summary, annotations, step outputs and (opt-in) the
-PR comment follow (SPEC §7). Every text goes through `text.clean` with the run's secrets.
+PR comment follow. Every text goes through `text.clean` with the run's secrets.
 Where it all goes (the repository root, the summary and output files, the PR, the commit) comes
 from the run's CI context (clawspec/ci_context.py), read once by `runner.finish`.
 """
@@ -61,7 +61,7 @@ def publish(
     def attempt(what: str, action: Callable[[], object]) -> object:
         try:
             return action()
-        except Exception as exc:  # one output failing must not cost the others (issue 4)
+        except Exception as exc:  # one output failing must not cost the others
             message = f"warning: {what} not written: {type(exc).__name__}: {one_line(str(exc))}"
             print(clean(message, secrets), file=err, flush=True)
             return None
@@ -129,7 +129,7 @@ def _publish_github(
 
     secrets = settings.secret_values()
     runner = GitHubRunner(context, secrets, stdout)
-    runner.mask_secrets()  # before any other output of ours (SPEC §3)
+    runner.mask_secrets()  # before any other output of ours
     # A shard is a part: the summary, annotations and PR comment of the whole come from the
     # merge job, once. Its step outputs stay (per job; the report path feeds upload-artifact).
     whole = report.shard is None or settings.shard_publish

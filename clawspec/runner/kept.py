@@ -1,4 +1,4 @@
-"""Finished scenario results, kept compact until the run is over (issue 14).
+"""Finished scenario results, kept compact until the run is over.
 
 As pydantic models a result (the scenario, its assertions, its evidence) takes ~5-6 KB of
 memory; 10,000 of them were ~55 MB of a run's peak, held next to the loaded contracts. Each

@@ -3,7 +3,7 @@
 A lane thread starts a scenario (preconditions, invocation), hands it to a checking thread as
 soon as the gateway answers, and goes straight on to the next scenario's run: the gateway never
 sees more than `concurrency` runs at once, and ClawSpec's checks never keep it waiting. It is
-the shape of the bare hook loop (issue 14): the thread that read an answer sends the next
+the shape of a bare loop of hook requests: the thread that read an answer sends the next
 request. Handing the freed run to another thread instead cost a thread wake-up and a wait for
 the interpreter lock on every run (about 2.5 ms a run at concurrency 16).
 

@@ -1,4 +1,4 @@
-"""Run the plan: scenarios on worker threads, results in contract order (SPEC §8)."""
+"""Run the plan: scenarios on worker threads, results in contract order."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def execute(
 ) -> RunOutcome:
     """Run every plan; on `env.stop` start no more, give running ones a grace period.
 
-    A repeated scenario (issue 12) is queued as several attempts, which may run at the same time
+    A repeated scenario (`repeat`) is queued as several attempts, which may run at the same time
     as each other; they are folded into one result, in contract order, once all have finished.
     """
     with collector_frozen():  # the loaded contracts live for the whole run
@@ -124,7 +124,7 @@ def _execute(
     for thread in threads:
         thread.start()
 
-    # A reported result is kept compact (issue 14: memory at 10,000 scenarios); its outcomes
+    # A reported result is kept compact (memory at 10,000 scenarios); its outcomes
     # keep only what the end of the run asks of them.
     kept = KeptResults(len(plans))
 

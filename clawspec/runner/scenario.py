@@ -1,4 +1,4 @@
-"""One scenario: render → given → invoke → then, each assertion isolated (SPEC §5, §9)."""
+"""One scenario: render → given → invoke → then, each assertion isolated."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def new_run_id() -> str:
 
 def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datetime) -> dict:
     # The gateway names its log by the real date; {{today}} may be fixed (config `today`) so that
-    # a recorded model answer that wrote `{{today}}.md` still matches in replay (issue 10).
+    # a recorded model answer that wrote `{{today}}.md` still matches in replay.
     log_path = env.log_path_for(started.date().isoformat())
     return {
         "today": env.settings.today or started.date().isoformat(),
@@ -122,7 +122,7 @@ def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datet
 
 
 def hook_message(invoke: str, params: Mapping[str, Any]) -> str:
-    """The hook `message`: the rendered invoke, plus `Parameters: {json}` (SPEC §9)."""
+    """The hook `message`: the rendered invoke, plus a `Parameters: {json}` line."""
     if not params:
         return invoke
     compact = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
@@ -138,7 +138,7 @@ def invoke_request(
     invoke = templates.render(str(raw["invoke"]), values, env.environ)
     params = templates.render_data(dict(raw.get("params") or {}), values, env.environ)
     if contract.defaults.test_mode:
-        params.setdefault("test_mode", True)  # travels in the Parameters line (SPEC §9)
+        params.setdefault("test_mode", True)  # travels in the Parameters line
     return InvokeRequest(
         message=hook_message(invoke, params),
         name=scenario.name,
@@ -296,7 +296,7 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     status = Status.ERROR if message else scenario_status(r.status for r in results)
     replay_miss = traffic_problem(state.traffic)
     if replay_miss:
-        # The recording no longer fits the scenario: its verdicts say nothing (issue 10).
+        # The recording no longer fits the scenario: its verdicts say nothing.
         status, message = Status.ERROR, replay_miss
     if not message and status != Status.PASS:
         first = next(r for r in results if r.status == status)

@@ -1,4 +1,4 @@
-"""The one normalized span model every trace backend maps into (SPEC §6 "Trace assertions")."""
+"""The one normalized span model every trace backend maps into ."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 
 class SpanType(StrEnum):
-    """What a span stands for; the seed's `span_type` values."""
+    """What a span stands for; the `span_type` values contracts filter on."""
 
     LLM = "llm"
     TOOL = "tool"

@@ -1,4 +1,4 @@
-"""Hermetic runs (issue 10): record the agent's model traffic once, replay it in PR runs.
+"""Hermetic runs: record the agent's model traffic once, replay it in PR runs.
 
 `proxy.py` sits between the gateway and the model provider; `cassette.py` stores one JSON file
 per model call; `normalize.py` and `diff.py` decide which recording answers a request in replay;

@@ -1,5 +1,5 @@
 """Artifact assertions: artifact_exists, artifact_contains, artifact_absent_words,
-artifact_matches_golden, state_file (SPEC §6, §9 "Files")."""
+artifact_matches_golden, state_file."""
 
 from __future__ import annotations
 

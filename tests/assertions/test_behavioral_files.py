@@ -1,5 +1,5 @@
 """Behavioral assertions that read files or one HTTP answer: gateway_response, log_entry
-(without run_id) and decision_routed_to (SPEC §6, §9)."""
+(without run_id) and decision_routed_to."""
 
 from __future__ import annotations
 

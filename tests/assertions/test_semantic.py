@@ -1,7 +1,7 @@
 """llm_judge and agent_identity_consistent with the real `anthropic` SDK and local servers.
 
 The servers (tests/support/anthropic_api.py, bedrock_api.py) speak the real wire formats; the
-judge's answers are scripted per test (issue 6, SPEC §6).
+judge's answers are scripted per test.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def judge(
     workspace: Path, api: AnthropicApi, assertion: dict[str, Any], **judge_settings: Any
 ) -> Verdict:
     verdict = evaluate_one(assertion, make_context(workspace, settings(api, **judge_settings)))
-    # No secret ever leaves in a verdict (SPEC §5; style §3 "no secrets in reasons").
+    # No secret ever leaves in a verdict.
     assert API_KEY not in repr(verdict)
     assert "\n" not in verdict.message
     return verdict

@@ -227,10 +227,10 @@ def test_github_summary_section(
 def test_never_passed_reads_the_configured_baseline_store(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 12's store (`baseline: dir:…`), filled the way `--save-baseline` fills it."""
-    stores = pytest.importorskip("clawspec.history.stores", reason="issue 12's store not on main")
+    """The history store (`baseline: dir:…`), filled the way `--save-baseline` fills it."""
     from clawspec.ci_context import CIContext
     from clawspec.config import load_settings
+    from clawspec.history import stores
     from clawspec.reports.model import RunSource
 
     (root / "clawspec.yaml").write_text("baseline: dir:.clawspec-history\n", "utf-8")
@@ -262,7 +262,6 @@ def test_never_passed_reads_the_configured_baseline_store(
 def test_unreadable_baseline_is_said_and_coverage_still_prints(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("clawspec.history.stores", reason="issue 12's store not on main")
     (root / "clawspec.yaml").write_text("baseline: missing-report.json\n", "utf-8")
     assert main(["coverage"]) == 0
     out = capsys.readouterr().out

@@ -1,7 +1,7 @@
 """Contract loading through the real CLI: malformed files, discovery, error collection, templates.
 
 Every `invalid/<case>.yaml` must make `clawspec validate` exit 2 and print exactly
-`invalid/<case>.expected` on stderr (SPEC §2, §9: `file:line:column` at the offending key, at the
+`invalid/<case>.expected` on stderr (`file:line:column` at the offending key, at the
 assertion's start for missing fields and "one of" rules, at the second occurrence of a duplicate
 scenario name, at YAML's problem mark for syntax errors).
 

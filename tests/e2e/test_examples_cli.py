@@ -1,5 +1,5 @@
 """The bundled examples through the real `clawspec` CLI, with ClawSpec's own bring-up of a real
-OpenClaw gateway (issue 3's end-to-end proof). Runs inside the loopback-only namespace."""
+OpenClaw gateway (the end-to-end proof). Runs inside the loopback-only namespace."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hermetic runs on the real OpenClaw gateway (issue 10): record once with the scripted provider,
+"""Hermetic runs on the real OpenClaw gateway: record once with the scripted provider,
 replay with the provider stopped, and refuse a changed prompt with a diff.
 
 Three `clawspec run --bring-up` processes, each in its own fresh workspace (so the recording is

@@ -1,6 +1,6 @@
 """`clawspec init` on a workspace with two skills and two agents, then `clawspec run --bring-up`
 on a real OpenClaw gateway with the scripted provider: every generated scenario runs and passes,
-and a generated check fails for the agent's behaviour when the agent misbehaves (issue 13)."""
+and a generated check fails for the agent's behaviour when the agent misbehaves."""
 
 from __future__ import annotations
 

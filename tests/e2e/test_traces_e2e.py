@@ -1,4 +1,4 @@
-"""The embedded trace backend against a real OpenClaw gateway (issue 5, `observability.backend:
+"""The embedded trace backend against a real OpenClaw gateway (`observability.backend:
 local`): ClawSpec's plugin exports OTLP spans to ClawSpec's receiver, LocalBackend reads them back.
 
 Two parts: the backend driven directly (a gateway brought up with the plugin exporting to a

@@ -1,4 +1,4 @@
-"""The shared whole-file index behind un-scoped `log_entry` (issue 14): same answers as reading
+"""The shared whole-file index behind un-scoped `log_entry`: same answers as reading
 the file line by line, but each byte read and each JSON line parsed once per process."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from clawspec.gateway.logs.lines import LogLines, Match, Pattern, lines_of
 
 
 def reference(path: Path, pattern: str) -> Match:
-    """The straightforward reading SPEC §9 describes (the code before the index)."""
+    """The straightforward reading, line by line (the code before the index)."""
     import re
 
     try:

@@ -1,4 +1,4 @@
-"""The judge client against local servers speaking the Messages API and Bedrock (issue 6)."""
+"""The judge client against local servers speaking the Messages API and Bedrock."""
 
 from __future__ import annotations
 

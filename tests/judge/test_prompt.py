@@ -1,4 +1,4 @@
-"""What the judge sees: section extraction, truncation and the prompt shape (issue 6)."""
+"""What the judge sees: section extraction, truncation and the prompt shape."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fail-closed parsing of the judge's tool call, the decision rule and usage/cost (issue 6)."""
+"""Fail-closed parsing of the judge's tool call, the decision rule and usage/cost."""
 
 from __future__ import annotations
 

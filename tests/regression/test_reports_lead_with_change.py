@@ -1,4 +1,4 @@
-"""Every report leads with change: summary, terminal, outputs, JUnit and annotations (issue 12)."""
+"""Every report leads with change: summary, terminal, outputs, JUnit and annotations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON report is written one scenario at a time (issue 14: a 10,000-scenario report is
+"""The JSON report is written one scenario at a time (a 10,000-scenario report is
 never one tree of dicts); the text is exactly what serialising the whole report gives."""
 
 from __future__ import annotations

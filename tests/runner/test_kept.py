@@ -1,5 +1,5 @@
 """Finished results kept compact during a run come back equal, and every report byte stays the
-same (issue 14: memory of 10,000 scenarios)."""
+same (memory of 10,000 scenarios)."""
 
 from __future__ import annotations
 

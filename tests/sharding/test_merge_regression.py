@@ -1,4 +1,4 @@
-"""Merge goes through the regression comparison of `api.finish`, like a run (issue 12).
+"""Merge goes through the regression comparison of `api.finish`, like a run.
 
 A baseline saved by one run; then the suite changes, runs as three shards and is merged with
 `--baseline --fail-on regression`: the merged comparison equals the unsharded run's.

@@ -8,7 +8,7 @@ It checks the Bearer token (401 otherwise) and can be told to fail: `forbid_writ
 POST/PATCH with the fork PR's 403 "Resource not accessible by integration"; `fail_next(status)`
 queues answers such as one 502 or a secondary rate limit (403 + retry-after).
 
-And the Actions endpoints the `github` history store reads (issue 12), seeded with `add_run`:
+And the Actions endpoints the `github` history store reads, filled with `add_run`:
   GET /repos/{owner}/{repo}/actions/workflows/{file}/runs?branch=&status=&per_page=
   GET /repos/{owner}/{repo}/actions/runs?branch=&status=&per_page=
   GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts?name=

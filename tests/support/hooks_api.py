@@ -5,7 +5,7 @@ scenarios: `[write:<path>]` writes a Markdown artifact into the workspace, `[fai
 answers that HTTP status, `[hang]` never completes (until the server stops), `[status:<s>]`
 completes with that completion status, `[drop]` closes the connection without an answer,
 `[sleep:<seconds>]` delays the answer. `[nth:<key>:<outcome>,<outcome>,…]` scripts repeated
-runs (issue 12): the n-th request carrying that key gets the n-th outcome (cycling): `ok` runs
+runs: the n-th request carrying that key gets the n-th outcome (cycling): `ok` runs
 normally, `quiet` completes without any side effect (no `[write:…]`), `error` completes with an
 error status. Counting is per key, so concurrent attempts still get each outcome exactly once.
 `on_run(body, run_id)`, when given, is asked first: a dict it returns is the answer (200), a

@@ -7,8 +7,8 @@ The gateway writes tslog JSON lines (`"0"` logger, `"1"`.. arguments, `message`,
 last `tail_bytes`; in bounded blocks: `reader`) and keeps only what each line says about runs
 (run starts, tool starts, hook completions, session keys, legacy lines: `facts`) plus a small
 reference per line. This module is that polling loop and the bookkeeping of the facts; what the
-index answers is worked out from them by `scope` (which runs and lines are the scenario's, SPEC
-§9 "Logs", and what is still missing) and `legacy` (the `key=value` lines); the runs' token
+index answers is worked out from them by `scope` (which runs and lines are the scenario's,
+and what is still missing) and `legacy` (the `key=value` lines); the runs' token
 usage comes from the plugin's records (`usage_from_plugin`).
 
 Tool Search wrappers (`tool_call`, `tool_search_code`) count as the calls they make

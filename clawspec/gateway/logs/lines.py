@@ -1,6 +1,6 @@
 """Whole-file line search for un-scoped `log_entry`, shared by every scenario of the process.
 
-An un-scoped `log_entry` asks "does any line of this file match?" (SPEC §9: the raw text or,
+An un-scoped `log_entry` asks "does any line of this file match?" (the raw text or,
 for a JSON line, its `message`; substring or regex). On a shared, growing log (the gateway's)
 every scenario would re-read and re-parse all the lines earlier scenarios wrote: O(N²) over a
 suite. Instead, one `LogLines` per file (`lines_of(path)`) reads the file forward only, from
@@ -47,7 +47,7 @@ _REGEX_CHARS = re.compile(r"[.^$*+?{}\[\]\\|()]")
 
 
 class Pattern:
-    """A `log_entry` pattern: a substring, and a regex unless it does not compile (SPEC §9)."""
+    """A `log_entry` pattern: a substring, and a regex unless it does not compile."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -141,7 +141,7 @@ def split_lines(data: bytes) -> list[str]:
 
 
 def json_message(line: str) -> str | None:
-    """The `message` of a JSON-object line (SPEC §9), else None."""
+    """The `message` of a JSON-object line, else None."""
     if not line.startswith("{"):
         return None
     try:

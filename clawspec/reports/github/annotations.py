@@ -1,4 +1,4 @@
-"""Annotations: one workflow command per failed, errored or warned assertion (SPEC §7).
+"""Annotations: one workflow command per failed, errored or warned assertion.
 
 `select_annotations` is pure: it turns the report into annotations within GitHub's per-step
 limits (the runner keeps only the first 10 errors, 10 warnings and 10 notices of a step) and

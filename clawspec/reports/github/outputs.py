@@ -73,7 +73,7 @@ def output_values(
         "report_path": workspace_path(report_path, workspace),
         "junit_path": workspace_path(junit_path, workspace),
         "summary": one_line_summary(report),
-        # Issue 12: empty regressed/fixed when the run was not compared with a baseline.
+        # Empty regressed/fixed when the run was not compared with a baseline.
         "regressed": _change_count(report, "regressed"),
         "fixed": _change_count(report, "fixed"),
         "flaky": str(sum(1 for s in report.scenarios if s.flaky)),

@@ -2,7 +2,7 @@
 
 GitHub drops the whole summary of a step above 1 MiB, so `render_summary` reduces its *input*
 until the text fits, and says what it cut: every scenario → only the ones that did not pass →
-the first N of those → totals only. The report itself never changes (SPEC §7, style §5).
+the first N of those → totals only. The report itself never changes.
 
 Every text from outside (names, paths, messages, model names, what a state file holds) goes
 through `markdown`: it shows as data, never as a link, image, mention, reference or HTML.
@@ -107,7 +107,7 @@ SECTION_ICON = {"regressed": "🔻", "fixed": "✅", "flaky": "🎲", "behaviour
 
 
 def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> list[str]:
-    """The change since the baseline, first: regressions, fixed, flaky, behaviour (issue 12)."""
+    """The change since the baseline, first: regressions, fixed, flaky, behaviour."""
     lines: list[str] = []
     headline = change_headline(report)
     comparison = report.comparison

@@ -11,7 +11,7 @@ from clawspec.traces.model import Trace
 
 @dataclass(frozen=True)
 class TraceQuery:
-    """What ClawSpec knows about the run it needs the trace of (SPEC §6: correlate by the
+    """What ClawSpec knows about the run it needs the trace of (correlated by the
     exact keys ClawSpec controls; a time window only when exactly one trace matches)."""
 
     run_id: str  # ClawSpec's run id

@@ -2,7 +2,7 @@
 
 `HttpApi` turns every outage (refused, timeout, 5xx, 401/403, malformed answer) into a
 `TraceUnavailable` whose one-line reason names the backend, the host and the cause — never a
-credential (SPEC §5). Every request has a deadline, not a read timeout: the whole answer must
+credential. Every request has a deadline, not a read timeout: the whole answer must
 arrive within TIMEOUT_S's second value, and within the trace lookup's own deadline
 (`poll_trace` runs the backend in a `deadline.scope`), whose expiry is passed on as
 `DeadlineExceeded`.
@@ -183,7 +183,7 @@ def window_params(query: TraceQuery, low: str, high: str) -> dict[str, str]:
 
 
 def in_window(start_ms: float | None, query: TraceQuery) -> bool:
-    """Whether a trace that started at `start_ms` may be the run's (SPEC §6 time window)."""
+    """Whether a trace that started at `start_ms` may be the run's (inside its time window)."""
     if start_ms is None:
         return False
     low = (query.started_at - WINDOW_SLACK).timestamp() * 1000

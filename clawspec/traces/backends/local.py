@@ -5,7 +5,7 @@ in this process at that endpoint (bring-up mode starts one and sets the url), el
 over HTTP (a receiver started with `python -m clawspec.traces.receiver`). With no url: the one
 receiver running in this process, else `http://127.0.0.1:4318`.
 
-Correlation (SPEC §6): exact keys first — the gateway's hook run id (on the plugin's
+Correlation: exact keys first — the gateway's hook run id (on the plugin's
 `openclaw.hook` span) when the gateway returned one, else the session key ClawSpec sent (=
 OpenClaw's `logicalSessionKey`, on the same span) and ClawSpec's run id; then the ids the gateway
 log tied to the run (embedded run ids, session keys and ids, trace ids); a time window only when
