@@ -1,9 +1,13 @@
 """The secrets registry: every value ClawSpec must never show, and the one mask for all output.
 
-A gateway, judge or trace backend may echo a credential in an error body; ClawSpec then cuts the
-text to fit a message, a table cell or an annotation. A mask applied after the cut no longer
-recognises the half of a secret that is left, so every text is masked *before* anything cuts
-it: `text.one_line` (the cut helper) masks first, the report model masks every string that
+A gateway, judge or trace backend may echo a credential in an error body, and an agent may write
+one into a file an assertion quotes; ClawSpec then cuts the text to fit a message, a table cell
+or an annotation. A mask applied after the cut no longer recognises the part of a secret that
+is left, so every cut goes through `cut` (or `cut_bytes`), which masks *first*, then cuts, then
+masks what a cut may still leave: a prefix of a secret, `PREFIX_MIN` characters or longer, at
+the end of the kept text counts as that secret. `mask` applies the same rule wherever a text
+shows a cut (the `…` mark), so a text cut elsewhere (by a server, or by code that cut it before
+it reached the report) loses the half-secret too. The report model masks every string that
 enters it (reports/model.py), and every writer masks again with `text.clean`.
 
 What the registry holds (values shorter than `MIN_LENGTH` are never registered: a three-letter
@@ -65,6 +69,10 @@ SECRET_ENV = {
 
 MASK = "***"  # as GitHub masks
 MIN_LENGTH = 4  # shorter values would mask ordinary words
+CUT_MARK = "…"  # what every cut text ends with
+# A cut that leaves at least this many leading characters of a secret leaves that secret masked;
+# a shorter prefix stays (three characters of a token are also the start of ordinary words).
+PREFIX_MIN = 8
 SECRET_NAME_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIALS")
 
 # AWS access key ids, and the values of SigV4 parameters: an error body that echoes the request's
@@ -75,6 +83,8 @@ _PATTERN = re.compile(
     r"|(?:AKIA|ASIA)[A-Z0-9]{16}"
 )
 _HINT = re.compile(r"AKIA|ASIA|(?i:credential|signature|security-token)=")
+# an AWS access key id cut short (the whole one is a `_PATTERN`), at the end of a cut text
+_CUT_KEY_ID = re.compile(rf"(?:AKIA|ASIA)[A-Z0-9]{{{PREFIX_MIN - 4},15}}\Z")
 
 
 # (value, the CI system's command that masks it) for the values to announce
@@ -305,16 +315,72 @@ def mask(text: str, extra: Iterable[str] = ()) -> str:
     Longest first, so a secret that contains another is masked whole. Returns `text` itself
     when there is nothing to mask.
     """
-    registry = _active
-    values = registry.values() if registry is not None else ()
-    extra = tuple(extra)
-    ordered = _merged(values, extra) if extra else values
+    ordered = _ordered(extra)
     for secret in ordered:
         if secret in text:
             text = text.replace(secret, MASK)
     if _may_match(text):
         text = _PATTERN.sub(_masked_match, text)
+    if CUT_MARK in text:  # a text cut before it got here: what precedes each mark
+        parts = text.split(CUT_MARK)
+        parts[:-1] = [_mask_dangling(part, ordered) for part in parts[:-1]]
+        text = CUT_MARK.join(parts)
     return text
+
+
+def cut(text: str, limit: int, *, extra: Iterable[str] = (), mark: str = CUT_MARK) -> str:
+    """`text` masked, then cut to at most `limit` characters (the last being `mark`).
+
+    The one way ClawSpec shortens a text for output. Masking comes first, since a secret cut
+    in two is no longer found; a secret's prefix the cut leaves at the end (`PREFIX_MIN`
+    characters or more: the text held only that much of it) is masked as the secret.
+    """
+    masked = mask(text, extra)
+    if len(masked) <= limit:
+        return masked
+    if limit < len(mark):
+        return mark[: max(limit, 0)]
+    return _mask_dangling(masked[: limit - len(mark)], _ordered(extra)) + mark
+
+
+def cut_bytes(text: str, limit: int, *, extra: Iterable[str] = (), mark: str = CUT_MARK) -> str:
+    """`cut` for a limit in UTF-8 bytes (`mark` included); never splits a character."""
+    masked = mask(text, extra)
+    data = masked.encode("utf-8")
+    if len(data) <= limit:
+        return masked
+    room = limit - len(mark.encode("utf-8"))
+    if room < 0:
+        return ""
+    kept = data[:room].decode("utf-8", "ignore")
+    return _mask_dangling(kept, _ordered(extra)) + mark
+
+
+def _ordered(extra: Iterable[str]) -> tuple[str, ...]:
+    registry = _active
+    values = registry.values() if registry is not None else ()
+    extra = tuple(extra)
+    return _merged(values, extra) if extra else values
+
+
+def _mask_dangling(text: str, secrets: Iterable[str]) -> str:
+    """`text` with a secret's prefix of `PREFIX_MIN` or more characters at its end masked (the
+    earliest-starting one, so the longest goes), and a cut AWS access key id too."""
+    start = len(text)
+    for secret in secrets:
+        if len(secret) <= PREFIX_MIN:
+            continue
+        head = secret[:PREFIX_MIN]
+        found = text.find(head, max(len(text) - len(secret), 0))
+        while found != -1 and found < start:
+            if secret.startswith(text[found:]):
+                start = found
+                break
+            found = text.find(head, found + 1)
+    key_id = _CUT_KEY_ID.search(text, max(len(text) - 19, 0))
+    if key_id is not None:
+        start = min(start, key_id.start())
+    return text if start == len(text) else text[:start] + MASK
 
 
 def _may_match(text: str) -> bool:
@@ -324,8 +390,12 @@ def _may_match(text: str) -> bool:
 
 def needs_mask(text: str) -> bool:
     """True when `mask` would change `text` (registered values and patterns only)."""
-    registry = _active
-    if registry is not None and any(secret in text for secret in registry.values()):
+    values = registered()
+    if any(secret in text for secret in values):
+        return True
+    if CUT_MARK in text and any(
+        _mask_dangling(part, values) != part for part in text.split(CUT_MARK)[:-1]
+    ):
         return True
     return _may_match(text) and _PATTERN.search(text) is not None
 

@@ -12,6 +12,10 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MASK = _secrets.MASK
 MIN_SECRET_LENGTH = _secrets.MIN_LENGTH  # shorter values would mask ordinary words
+# The only ways to shorten a text for output: mask, cut, mask a secret's prefix the cut left
+# (clawspec/secrets.py). A plain slice would show the first half of a secret cut in two.
+cut = _secrets.cut
+cut_bytes = _secrets.cut_bytes
 
 
 def strip_ansi(text: str) -> str:
@@ -58,12 +62,12 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """Mask secrets, collapse whitespace to one line and cut it to `limit` characters.
+    """Mask secrets, collapse whitespace to one line and `cut` it to `limit` characters.
 
-    Masking comes first: a cut through a secret would leave a part no mask recognises.
+    Masking comes first (a secret may span lines): a cut through a secret would leave a part
+    no mask recognises.
     """
-    flat = " ".join(_secrets.mask(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return cut(" ".join(_secrets.mask(text).split()), limit)
 
 
 def pluralize(count: int, noun: str, plural: str | None = None) -> str:

@@ -11,6 +11,7 @@ import yaml
 
 from clawspec.contracts.source import safe_load
 from clawspec.markdown_doc import split_front_matter
+from clawspec.text import cut, one_line
 
 _MISSING = object()
 
@@ -128,9 +129,8 @@ def subset_mismatches(actual: Any, expected: dict[str, Any], prefix: str = "") -
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 80 else text[:79] + "…"
+    return cut(json.dumps(value, ensure_ascii=False, default=str), 80)
 
 
 def _first_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200]
+    return one_line(str(exc), 200)

@@ -646,3 +646,73 @@ def test_an_s3_history_store_echoing_the_credentials_reaches_no_output(tmp_path:
         assert s3.seen, "the S3 store was never asked"
         _check(run, servers)
     assert "AccessDenied" in run.stderr  # the store's answer did reach the output, masked
+
+
+# -- a secret an agent wrote, quoted in a message cut to its length limit -------------------------
+def _state_answer(body: dict[str, Any], run_id: str) -> Any:
+    """`[state:<n>]` in the hook message: the agent writes `out/state-<n>.json` whose status is
+    n times "x" followed by the hook token, then the run completes as usual."""
+    found = re.search(r"\[state:(\d+)\]", str(body.get("message", "")))
+    if found is not None:
+        count = int(found.group(1))
+        path = STATE_WORKSPACE[0] / "out" / f"state-{count}.json"
+        path.write_text(json.dumps({"status": "x" * count + HOOK_TOKEN}), encoding="utf-8")
+    return _hook_answer(body, run_id)
+
+
+STATE_WORKSPACE: list[Path] = []
+# 50 is the reported case: the quoted value `"xx…x<token>"` was cut at 80 characters, inside the
+# token (28 of its characters kept); the others put that cut at other places in it, the last
+# right after its 8th character.
+STATE_COUNTS = (50, 60, 66, 70)
+
+
+def _state_contract() -> str:
+    parts = [CONTRACT_HEAD]
+    for count in STATE_COUNTS:
+        parts.append(
+            f"  - name: state-{count}\n"
+            f'    when: {{invoke: "go [state:{count}]"}}\n'
+            "    then:\n"
+            f"      - {{type: state_file, path: out/state-{count}.json, expected_status: done}}\n"
+            f"      - {{type: state_file, path: out/state-{count}.json, "
+            "expected_fields: {status: done}}\n"
+        )
+    return "".join(parts) + SERVICE_SCENARIO  # it registers MY_SERVICE_API_KEY, as `_check` asks
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+def test_a_secret_cut_by_a_message_limit_reaches_no_output(tmp_path: Path, debug: bool) -> None:
+    """The state file holds 50 times "x" and the hook token: the failure message quotes the
+    value cut to its limit, through the token. No output shows any 8 characters of it."""
+    STATE_WORKSPACE[:] = [tmp_path / "ws"]
+    with (
+        HooksServer(HOOK_TOKEN, tmp_path / "ws", on_run=_state_answer) as hooks,
+        GitHubApiServer(GITHUB_TOKEN) as github,
+    ):
+        servers = Servers(hooks, github, "")
+        config = "report_dir: reports\ngateway_auth_token: ${MY_GATEWAY_SECRET}\n"
+        workspace = _workspace(tmp_path, config + "secret_env: [ACME_*]\n", _state_contract())
+        env = {
+            **_base_env(tmp_path),
+            **_github_env(tmp_path, github),
+            "CLAWSPEC_GATEWAY_BASE_URL": hooks.base_url,
+            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+            "AWS_ACCESS_KEY_ID": AWS_KEY_ID,
+            "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+            "AWS_SESSION_TOKEN": AWS_SESSION,
+        }
+        run = _run_cli(workspace, env, debug)
+        written = [name for name in run.files if name.startswith("ws/out/state-")]
+        assert len(written) == len(STATE_COUNTS), sorted(run.files)
+        for name in written:  # the agent's own files hold the token: every output must not
+            del run.files[name]
+        _check(run, servers)
+    report = json.loads(run.files["ws/outputs/report.json"])
+    reasons = [a["message"] for s in report["scenarios"] for a in s["assertions"]]
+    # The value did reach every message, the token masked before the message was cut.
+    for count in STATE_COUNTS:
+        quoted = [r for r in reasons if f"state-{count}.json" in r]
+        assert len(quoted) == 2 and all(f'found "{"x" * count}***"' in r for r in quoted), quoted
+    annotations = [line for line in run.stdout.splitlines() if line.startswith("::")]
+    assert any("x" * 50 + "***" in line for line in annotations), annotations

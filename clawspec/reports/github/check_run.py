@@ -40,7 +40,7 @@ from clawspec.reports.github.markdown import inline
 from clawspec.reports.github.outputs import one_line_summary
 from clawspec.reports.github.summary import headline, render_summary
 from clawspec.reports.model import RunReport
-from clawspec.text import clean, pluralize
+from clawspec.text import clean, cut, cut_bytes, pluralize
 
 PER_REQUEST = 50  # annotations per create/update request (Checks API)
 # Field limits of the Checks API: annotation title 255 characters, message 64 KB, output summary
@@ -130,14 +130,11 @@ def conclusion(report: RunReport, code: ExitCode) -> str:
 
 
 def _cut_bytes(text: str, limit: int) -> str:
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    return data[: limit - 3].decode("utf-8", "ignore") + "…"
+    return cut_bytes(text, limit)  # masks first: a cut could split a secret
 
 
 def _cut_chars(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text, limit)
 
 
 def check_annotations(

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import quote, urlsplit
 
-from clawspec.text import clean, valid_unicode
+from clawspec.text import clean, cut, valid_unicode
 
 ZERO_WIDTH_SPACE = "&#8203;"
 # Marks where a zero-width space goes until the text is escaped. A noncharacter ("not for
@@ -83,7 +83,7 @@ def _data(text: str, secrets: Iterable[str]) -> str:
 def _flat(text: str, limit: int | None, secrets: Iterable[str]) -> str:
     """`_data` on one line, cut to `limit` characters (masked first: a cut could split a secret)."""
     flat = " ".join(_data(text, secrets).split())
-    return flat if not limit or len(flat) <= limit else flat[: limit - 1] + "…"
+    return cut(flat, limit) if limit else flat
 
 
 def _hex_cut(match: re.Match[str]) -> str:

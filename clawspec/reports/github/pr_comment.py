@@ -34,7 +34,7 @@ from clawspec.reports.github.api import (
 )
 from clawspec.reports.github.summary import render_summary
 from clawspec.reports.model import RunReport
-from clawspec.text import clean
+from clawspec.text import clean, cut
 
 # GitHub refuses comment bodies over 65,536 characters; stay well below (bytes >= characters).
 MAX_BODY_CHARS = 65_536
@@ -170,7 +170,7 @@ def render_pr_comment(report: RunReport, marker: str, secrets: Iterable[str] = (
         report, budget, secrets, limit_name="GitHub's 65,536-character comment limit"
     )
     body = f"{marker}\n{summary}{fingerprint}\n"
-    return body[:MAX_BODY_CHARS]
+    return cut(body, MAX_BODY_CHARS, mark="")
 
 
 def comments(api: GitHubApi, target: PrTarget) -> Iterable[dict[str, Any]]:
