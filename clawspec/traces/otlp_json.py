@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clawspec.text import cut
+
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
 # Attribute keys whose string values identify a run or session (normalized: lower case, no `.`/`_`).
 _CORRELATION_SUFFIXES = ("sessionkey", "sessionid", "runid", "conversationid", "threadid")
@@ -68,7 +70,7 @@ def _id(value: Any, size: int, what: str) -> str:
         raw = b""
     if len(raw) == size:
         return raw.hex()
-    raise MalformedRequest(f"{what} {value[:40]!r} is not {size} bytes of hex")
+    raise MalformedRequest(f"{what} {cut(value, 40)!r} is not {size} bytes of hex")
 
 
 def _nanos(value: Any, what: str) -> int:

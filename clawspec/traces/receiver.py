@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from clawspec.text import cut
 from clawspec.traces.otlp_json import MalformedRequest, spans_from_request
 from clawspec.traces.otlp_proto import ProtoError, decode_export_request
 from clawspec.traces.span_store import MAX_SPANS, SpanStore
@@ -105,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
             spans = spans_from_request(doc)
         except (MalformedRequest, ProtoError, ValueError, OSError, EOFError, zlib.error) as exc:
             self.server.receiver.rejected += 1
-            error = json.dumps({"error": f"malformed OTLP request: {exc}"[:500]}).encode()
+            error = json.dumps({"error": cut(f"malformed OTLP request: {exc}", 500)}).encode()
             return self._reply(400, error, "application/json")
         self.server.receiver.store.add(spans)
         self.server.receiver.requests += 1

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from clawspec.text import cut
 from clawspec.traffic.normalize import Item, conversation
 
 MAX_DIFF_LINES = 12
@@ -124,5 +125,4 @@ def _item_diff(now: Item, then: Item) -> list[str]:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(json.dumps(value, ensure_ascii=False), limit)
