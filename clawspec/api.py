@@ -61,9 +61,15 @@ def load(
     config: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Loaded:
-    """Read the configuration and load and validate every contract named by `paths`."""
-    return _load(paths, config, dict(os.environ if environ is None else environ), flags)
+    """Read the configuration and load and validate every contract named by `paths`.
+
+    `on_warning` hears of what loads but deserves a word (e.g. a searched folder's YAML files
+    that look like contracts but match no scenario pattern).
+    """
+    environ = dict(os.environ if environ is None else environ)
+    return _load(paths, config, environ, flags, on_warning=on_warning)
 
 
 def _load(
@@ -72,6 +78,7 @@ def _load(
     environ: Mapping[str, str],
     flags: Mapping[str, Any] | None,
     meanwhile: Callable[[], object] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Loaded:
     """`load`; where the CLI allowed it, a large suite's files are parsed in a forked process
     while this one builds the assertion models and runs `meanwhile` (contracts/parse_ahead.py)."""
@@ -87,7 +94,7 @@ def _load(
         # Before any contract is read: what the contracts reference is masked from here on.
         register_settings(settings, environ)
         workspace = (settings.workspace or Path.cwd()).resolve()
-        files = discover(paths, settings.scenario_patterns)
+        files = discover(paths, settings.scenario_patterns, on_warning)
         limits = ContractLimits.from_settings(settings)
         enabled = parse_ahead.allowed()
         with parse_ahead.parsing_ahead(files, enabled=enabled, limits=limits) as ahead:
@@ -127,7 +134,17 @@ def run(
     """Run the selected scenarios and write the reports (also when interrupted)."""
     environ = dict(os.environ if environ is None else environ)
     # The runner's modules are imported while a large suite's files are parsed ahead.
-    handed = [_load(paths, config, environ, flags, meanwhile=_import_session)]
+    listener = listener or _Quiet()
+    handed = [
+        _load(
+            paths,
+            config,
+            environ,
+            flags,
+            meanwhile=_import_session,
+            on_warning=listener.on_warning,
+        )
+    ]
     from clawspec.runner.session import run_loaded
 
     # Handed over in a list the session empties: this frame keeps no reference to the
@@ -135,7 +152,7 @@ def run(
     return run_loaded(
         handed,
         environ,
-        listener or _Quiet(),
+        listener,
         scenarios=scenarios,
         tags=tags,
         exclude_tags=exclude_tags,

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if args.dry_run:
         from clawspec.runner.dry_run import print_plan
 
-        loaded = api.load(args.paths, config=args.config, flags=flags)
+        loaded = api.load(args.paths, config=args.config, flags=flags, on_warning=_warn)
         selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
         plans, shard = api.shard_plans(
             selection, loaded.settings, CIContext.from_environ(os.environ), _warn

@@ -17,7 +17,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> ExitCode:
     from clawspec.api import load
 
-    loaded = load(args.paths, config=args.config, flags=given(args, ["workspace"]))
+    loaded = load(
+        args.paths, config=args.config, flags=given(args, ["workspace"]), on_warning=_warn
+    )
     scenarios = sum(len(c.contract.scenarios) for c in loaded.contracts)
     assertions = sum(
         len(s.given) + len(s.then) for c in loaded.contracts for s in c.contract.scenarios
@@ -27,3 +29,12 @@ def run(args: argparse.Namespace) -> ExitCode:
         f"{assertions} assertion(s): valid"
     )
     return ExitCode.OK
+
+
+def _warn(message: str) -> None:
+    """A warning line on stderr, masked."""
+    import sys
+
+    from clawspec.secrets import mask
+
+    print(mask(f"warning: {message}"), file=sys.stderr)

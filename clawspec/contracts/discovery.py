@@ -5,12 +5,18 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from clawspec.errors import UsageError
 
 PRUNED_DIRS = {".git", ".venv", "venv", "node_modules", ".cache", "__pycache__", ".tox"}
+# A YAML file no pattern matched is read this far to tell whether it looks like a contract.
+LOOKALIKE_READ_BYTES = 64 * 1024
+# Top-level keys (at the start of a line) every contract has.
+_TOP_LEVEL_VERSION = re.compile(rb"^version[ \t]*:", re.MULTILINE)
+_TOP_LEVEL_SCENARIOS = re.compile(rb"^scenarios[ \t]*:", re.MULTILINE)
+_NAMED_AT_MOST = 10  # look-alikes named in one warning
 
 
 def display_path(path: Path) -> str:
@@ -43,29 +49,86 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-def discover(paths: Sequence[str | Path], patterns: Sequence[str]) -> list[Path]:
-    """Return the contract files named by `paths` (files as given, folders searched)."""
+def discover(
+    paths: Sequence[str | Path],
+    patterns: Sequence[str],
+    on_warning: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Return the contract files named by `paths` (files as given, folders searched).
+
+    A searched folder's YAML files that match no pattern but look like contracts (top-level
+    `version:` and `scenarios:`) are named in a warning, with how to include them: a contract
+    saved under another name would otherwise be skipped without a word.
+    """
     regexes = [pattern_regex(p) for p in patterns]
     found: list[Path] = []
+    unmatched: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_file():
             found.append(path)
         elif path.is_dir():
-            matches = sorted(_walk(path, regexes))
+            matches: list[Path] = []
+            for file, matched in _walk(path, regexes):
+                (matches if matched else unmatched).append(file)
             if not matches:
+                lookalikes = _lookalikes(unmatched, set())
+                if lookalikes:
+                    hint = ignored_contracts(lookalikes, patterns)
+                    raise UsageError(f"{raw}: no contract files found; {hint}")
                 shown = ", ".join(patterns)
                 raise UsageError(f"{raw}: no contract files found (patterns: {shown})")
-            found.extend(matches)
+            found.extend(sorted(matches))
         else:
             raise UsageError(f"{raw}: no such file or folder")
     unique: dict[Path, Path] = {}
     for path in found:
         unique.setdefault(path.resolve(), path)
+    if on_warning is not None and unmatched:
+        lookalikes = _lookalikes(unmatched, set(unique))
+        if lookalikes:
+            on_warning(ignored_contracts(lookalikes, patterns))
     return list(unique.values())
 
 
-def _walk(root: Path, regexes: list[re.Pattern[str]]) -> Iterable[Path]:
+def ignored_contracts(files: Sequence[Path], patterns: Sequence[str]) -> str:
+    """Say which files look like contracts but match no pattern, and how to include them."""
+    names = [display_path(f) for f in files[:_NAMED_AT_MOST]]
+    if len(files) > _NAMED_AT_MOST:
+        names.append(f"and {len(files) - _NAMED_AT_MOST} more")
+    if len(files) == 1:
+        what = f"{names[0]} looks like a contract (top-level version and scenarios) but matches"
+        what += " no scenario pattern, so it was not loaded. To include it, name it"
+    else:
+        what = f"{len(files)} files look like contracts (top-level version and scenarios) but"
+        what += f" match no scenario pattern, so they were not loaded: {', '.join(names)}."
+        what += " To include them, name them"
+    return (
+        f"{what} *.clawspec.yaml, give the file to the command, or add a pattern to "
+        f"scenario_patterns in clawspec.yaml (now: {', '.join(patterns)})"
+    )
+
+
+def _lookalikes(files: Iterable[Path], loaded: set[Path]) -> list[Path]:
+    """The YAML files among `files` that look like contracts and are not among `loaded`."""
+    return [
+        f
+        for f in dict.fromkeys(files)
+        if f.suffix in (".yaml", ".yml") and f.resolve() not in loaded and _looks_like_contract(f)
+    ]
+
+
+def _looks_like_contract(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(LOOKALIKE_READ_BYTES)
+    except OSError:
+        return False
+    return bool(_TOP_LEVEL_VERSION.search(head) and _TOP_LEVEL_SCENARIOS.search(head))
+
+
+def _walk(root: Path, regexes: list[re.Pattern[str]]) -> Iterable[tuple[Path, bool]]:
+    """Yield every file under `root` (pruned folders left out) and whether a pattern matches it."""
     # Patterns are written from the project root (`skills/**/tests/scenarios.yaml`), so a file
     # also matches by its path relative to the current folder: `clawspec run skills/newsletter`
     # finds `skills/newsletter/tests/scenarios.yaml`.
@@ -77,5 +140,4 @@ def _walk(root: Path, regexes: list[re.Pattern[str]]) -> Iterable[Path]:
             candidates = {full.relative_to(root).as_posix()}
             with contextlib.suppress(ValueError):
                 candidates.add(full.resolve().relative_to(cwd).as_posix())
-            if any(r.match(rel) for r in regexes for rel in candidates):
-                yield full
+            yield full, any(r.match(rel) for r in regexes for rel in candidates)

@@ -332,6 +332,86 @@ def test_validate_folder_without_contracts_is_usage_error(
     assert err.startswith("error: empty: no contract files found (patterns: skills/**/")
 
 
+PATTERNS_NOW = (
+    "(now: skills/**/tests/scenarios.yaml, agents/**/tests/scenarios.yaml, **/*.clawspec.yaml)"
+)
+# A contract saved under a name no default pattern matches, with a typo in an assertion type.
+MISNAMED = VALID_CONTRACT.replace("artifact_exists", "artifact_exsts")
+
+
+def test_validate_warns_of_a_contract_no_pattern_matches(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A YAML file with top-level `version` and `scenarios` that no pattern matches is named,
+    with how to include it; YAML files that are not contracts are not."""
+    (project / "skills/hello/tests").mkdir(parents=True)
+    (project / "skills/hello/tests/greeting.yaml").write_text(MISNAMED, encoding="utf-8")
+    (project / "skills/hello/settings.yaml").write_text("version: 2\nname: x\n", "utf-8")
+    (project / "skills/hello/steps.yml").write_text("steps:\n  scenarios: []\n", "utf-8")
+    code, out, err = _validate(capsys, "skills/")
+    assert (code, out) == (0, "1 contract(s), 1 scenario(s), 2 assertion(s): valid\n")
+    assert err == (
+        "warning: skills/hello/tests/greeting.yaml looks like a contract (top-level version and "
+        "scenarios) but matches no scenario pattern, so it was not loaded. To include it, name it "
+        "*.clawspec.yaml, give the file to the command, or add a pattern to scenario_patterns in "
+        f"clawspec.yaml {PATTERNS_NOW}\n"
+    )
+    # Given to the command, it is loaded (and its typo found), without the warning.
+    code, _, err = _validate(capsys, "skills/", "skills/hello/tests/greeting.yaml")
+    assert code == 2
+    assert "unknown assertion type 'artifact_exsts'" in err and "warning" not in err
+    # A pattern that matches it: loaded, no warning.
+    config = "report_dir: reports\nscenario_patterns: ['skills/**/tests/*.yaml']\n"
+    (project / "clawspec.yaml").write_text(config, encoding="utf-8")
+    code, _, err = _validate(capsys, "skills/")
+    assert code == 2
+    assert "unknown assertion type 'artifact_exsts'" in err and "warning" not in err
+
+
+def test_many_ignored_contracts_are_counted_and_the_first_ten_named(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project / "skills/newsletter/tests/cases"
+    folder.mkdir()
+    for n in range(12):
+        (folder / f"case{n:02}.yml").write_text(MISNAMED, encoding="utf-8")
+    code, _, err = _validate(capsys, ".")
+    named = ", ".join(f"skills/newsletter/tests/cases/case{n:02}.yml" for n in range(10))
+    assert code == 0
+    assert err == (
+        "warning: 12 files look like contracts (top-level version and scenarios) but match no "
+        f"scenario pattern, so they were not loaded: {named}, and 2 more. To include them, name "
+        "them *.clawspec.yaml, give the file to the command, or add a pattern to "
+        f"scenario_patterns in clawspec.yaml {PATTERNS_NOW}\n"
+    )
+
+
+def test_a_folder_holding_only_ignored_contracts_is_a_usage_error_naming_them(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "checks").mkdir()
+    (workspace / "checks/greeting.yaml").write_text(MISNAMED, encoding="utf-8")
+    code, out, err = _validate(capsys, "checks")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: checks: no contract files found; checks/greeting.yaml looks like a contract "
+        "(top-level version and scenarios) but matches no scenario pattern, so it was not "
+        "loaded. To include it, name it *.clawspec.yaml, give the file to the command, or add a "
+        f"pattern to scenario_patterns in clawspec.yaml {PATTERNS_NOW}\n"
+    )
+
+
+def test_run_warns_of_an_ignored_contract_too(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "skills/newsletter/tests/greeting.yaml").write_text(MISNAMED, encoding="utf-8")
+    assert main(["run", "skills", "--dry-run"]) == 0
+    _, err = capsys.readouterr()
+    assert err.startswith(
+        "warning: skills/newsletter/tests/greeting.yaml looks like a contract (top-level "
+    )
+
+
 def test_validate_missing_path_is_usage_error(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
