@@ -8,6 +8,8 @@ left it) counts as the secret from `PREFIX_MIN` characters on.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from secrets import token_urlsafe
 
 import pytest
@@ -160,3 +162,29 @@ def test_cutting_a_cut_text_again_shows_nothing_more(known: object) -> None:
     first = cut("x" * 30 + SECRET, 60)
     for limit in range(1, 60):
         assert not _leaks(cut(first, limit))
+
+
+# Slicing a text and appending a cut mark instead of calling `cut`: a plain slice shows
+# the first half of a secret cut in two. Allowed: the lint rule that previews 4 characters of a
+# credential it found (fewer than PREFIX_MIN, so no run the leak check looks for).
+_PLAIN_CUT = re.compile(r"\[[^\[\]\n]*:[^\[\]\n]*\]\s*\+\s*(?:\"…\"|'…'|\"\.\.\.\")")
+_ALLOWED = {("clawspec/lint/rules.py", "[:4]")}
+
+
+def test_no_text_is_cut_by_a_plain_slice() -> None:
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in sorted((root / "clawspec").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _PLAIN_CUT.search(line) and not any(
+                name == allowed and snippet in line for allowed, snippet in _ALLOWED
+            ):
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert found == [], "cut with clawspec.text.cut instead:\n" + "\n".join(found)
+
+
+def test_the_plain_cut_check_sees_a_plain_cut() -> None:
+    assert _PLAIN_CUT.search('    return text[: limit - 1] + "…"')
+    assert _PLAIN_CUT.search("shown = value[:79] + '…'")
+    assert not _PLAIN_CUT.search('return cut(text, limit) + " more"')
