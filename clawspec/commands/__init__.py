@@ -10,6 +10,7 @@ from __future__ import annotations
 from clawspec.commands import (
     cassettes,
     coverage,
+    doctor,
     history,
     init,
     lint,
@@ -21,4 +22,4 @@ from clawspec.commands import (
 )
 
 # In the order `clawspec --help` lists them.
-ALL = (validate, run, merge, schema, lint, init, migrate, coverage, history, cassettes)
+ALL = (validate, run, merge, schema, lint, init, migrate, coverage, history, cassettes, doctor)

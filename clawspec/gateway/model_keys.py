@@ -91,7 +91,11 @@ def _message(use: ProviderUse, config_name: str | None) -> str:
         else f"'{use.model}'"
     )
     variables = " or ".join(use.env_names)
-    where = f"your OpenClaw config ({config_name})" if config_name else "an OpenClaw config"
+    where = (
+        f"your OpenClaw config ({config_name})"
+        if config_name
+        else "an OpenClaw config (gateway.config; the action's openclaw_config)"
+    )
     return (
         f"model provider '{use.provider}' has no API key (agent '{use.agent}' uses {which}): "
         f"set {variables} in the environment clawspec runs in (in CI, from a secret), or "

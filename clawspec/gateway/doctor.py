@@ -1,0 +1,181 @@
+"""What `clawspec doctor` finds: the gateway a run would use, and what is missing for it.
+
+Exit codes follow `clawspec run`'s: 2 for what the configuration lacks (a model key, an
+unreadable OpenClaw config), 3 for a gateway that cannot be started or reached (no OpenClaw and
+no npm to install it, nothing answering at the target URL), 0 when nothing is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clawspec.config import Settings
+from clawspec.errors import ExitCode
+from clawspec.gateway import json5
+
+_RANK = {ExitCode.OK: 0, ExitCode.USAGE: 1, ExitCode.GATEWAY: 2}
+
+
+@dataclass
+class Diagnosis:
+    lines: list[str] = field(default_factory=list)
+    exit_code: ExitCode = ExitCode.OK
+
+    def ok(self, what: str, text: str) -> None:
+        self.lines.append(f"  ok       {what}: {text}")
+
+    def missing(self, what: str, text: str, code: ExitCode) -> None:
+        self.lines.append(f"  MISSING  {what}: {text}")
+        if _RANK[code] > _RANK[self.exit_code]:
+            self.exit_code = code
+
+
+def diagnose(settings: Settings, config_path: Path | None, environ: Mapping[str, str]) -> Diagnosis:
+    report = Diagnosis()
+    where = f"config {config_path}" if config_path else "no clawspec.yaml (defaults)"
+    mode = settings.gateway.mode
+    report.lines.append(f"clawspec doctor: {where}; gateway mode {mode}")
+    if mode == "bring_up":
+        _bring_up(report, settings, environ)
+    else:
+        _target(report, settings)
+    report.lines.append(
+        "nothing missing" if report.exit_code == ExitCode.OK else "something is missing (above)"
+    )
+    return report
+
+
+def _bring_up(report: Diagnosis, settings: Settings, environ: Mapping[str, str]) -> None:
+    from clawspec.gateway.bringup import find_openclaw
+    from clawspec.gateway.install import (
+        CACHE_ENV,
+        OPENCLAW_VERSION,
+        cache_root,
+        install_dir,
+        node_package,
+    )
+
+    cache = cache_root(environ)
+    source = f"${CACHE_ENV}" if environ.get(CACHE_ENV) else "default"
+    report.ok("cache", f"{cache} ({source})")
+    if settings.gateway.command:
+        report.ok("openclaw", f"gateway.command: {' '.join(settings.gateway.command)}")
+    else:
+        launcher = find_openclaw()
+        if launcher is not None:
+            report.ok("openclaw", f"{launcher}, {_version([launcher, '--version'])}")
+            node_home = install_dir(OPENCLAW_VERSION, environ) / "node" / "node_modules"
+            with_node = Path(launcher).parent.parent / "node" / "node_modules"
+            ours = with_node == node_home
+            node = node_home / node_package() / "bin" / "node" if ours else shutil.which("node")
+            if node:
+                report.ok("node", f"{node}, {_version([str(node), '--version'])}")
+        elif shutil.which("npm"):
+            report.ok(
+                "openclaw",
+                f"not installed yet: the first bring-up installs OpenClaw {OPENCLAW_VERSION} "
+                f"and Node 24 into {install_dir(OPENCLAW_VERSION, environ)} with npm "
+                f"({shutil.which('npm')})",
+            )
+        else:
+            report.missing(
+                "openclaw",
+                "not found (CLAWSPEC_OPENCLAW_BIN, PATH, the cache) and no npm to install it: "
+                "install Node.js with npm, or set CLAWSPEC_OPENCLAW_BIN",
+                ExitCode.GATEWAY,
+            )
+    config = _openclaw_config(report, settings)
+    if config is None:
+        return
+    _model_keys(report, config, settings, environ)
+
+
+def _openclaw_config(report: Diagnosis, settings: Settings) -> dict[str, Any] | None:
+    name = settings.gateway.config
+    if not name:
+        report.ok("config", "none (gateway.config unset): OpenClaw's defaults")
+        return {}
+    path = (settings.workspace or Path.cwd()) / name
+    try:
+        loaded = json5.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        report.missing("config", f"cannot read {path}: {exc}", ExitCode.USAGE)
+        return None
+    if not isinstance(loaded, dict):
+        report.missing("config", f"{path} is not an object", ExitCode.USAGE)
+        return None
+    report.ok("config", str(path))
+    return loaded
+
+
+def _model_keys(
+    report: Diagnosis, config: dict[str, Any], settings: Settings, environ: Mapping[str, str]
+) -> None:
+    from clawspec.gateway.model_keys import missing_key_messages, provider_uses
+
+    entries = ((config.get("agents") or {}).get("entries") or {}).keys()
+    agents = list(dict.fromkeys([settings.default_agent_id, *entries]))
+    name = Path(settings.gateway.config).name if settings.gateway.config else None
+    for use in provider_uses(config, agents, environ):
+        if use.has_key is None:
+            report.ok(
+                "model key", f"{use.provider}: not checked (a provider ClawSpec does not know)"
+            )
+        elif use.has_key:
+            report.ok("model key", f"{use.provider} ({use.model}): found")
+        else:
+            (message,) = missing_key_messages([use], name)
+            report.missing("model key", message, ExitCode.USAGE)
+
+
+def _target(report: Diagnosis, settings: Settings) -> None:
+    import requests
+
+    url = settings.gateway_base_url.rstrip("/")
+    try:
+        answer = requests.get(f"{url}/readyz", timeout=3)
+        ready = answer.ok and (answer.json() or {}).get("ready") is True
+    except (requests.RequestException, ValueError, AttributeError) as exc:
+        report.missing(
+            "gateway",
+            f"nothing answers at {url} ({type(exc).__name__}): start your gateway, set "
+            "gateway_base_url, or run with --bring-up",
+            ExitCode.GATEWAY,
+        )
+    else:
+        if ready:
+            report.ok("gateway", f"{url} is ready")
+        else:
+            report.missing(
+                "gateway",
+                f"{url} answers but is not ready (HTTP {answer.status_code})",
+                ExitCode.GATEWAY,
+            )
+    if settings.hooks_token is None:
+        report.missing(
+            "hooks token",
+            "CLAWSPEC_HOOKS_TOKEN is not set (the gateway's hooks.token)",
+            ExitCode.USAGE,
+        )
+    else:
+        report.ok("hooks token", "set")
+
+
+def _version(command: list[str]) -> str:
+    try:
+        proc = subprocess.run(
+            command, capture_output=True, text=True, timeout=60, check=False, env=os.environ
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"does not run ({exc})"
+    first = (proc.stdout.strip() or proc.stderr.strip()).splitlines()
+    return first[0] if proc.returncode == 0 and first else f"does not run (exit {proc.returncode})"
+
+
+__all__ = ["Diagnosis", "diagnose"]
