@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from clawspec.authoring.workspace import Target, Workspace
 
@@ -203,11 +203,33 @@ def render_workflow(workspace: Workspace) -> str:
         lines.append(
             f"          openclaw_config: {_relative(workspace, workspace.openclaw_config)}"
         )
+    key = _model_key_variable(workspace)
     lines += [
         '          pr_comment: "true"',
         "          github_token: ${{ secrets.GITHUB_TOKEN }}",
+        "        # The brought-up gateway needs the API key of the model provider your OpenClaw",
+        f"        # config names ({key} here). Add it as a repository secret, then uncomment:",
+        "        # env:",
+        f"        #   {key}: ${{{{ secrets.{key} }}}}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _model_key_variable(workspace: Workspace) -> str:
+    """The variable the model key of the agents' provider is read from (OPENAI_API_KEY for
+    OpenClaw's default model, or when the config cannot be read)."""
+    from clawspec.gateway import json5
+    from clawspec.gateway.model_keys import provider_uses
+
+    config: object = {}
+    if workspace.openclaw_config is not None:
+        try:
+            config = json5.loads(Path(workspace.openclaw_config).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            config = {}
+    uses = provider_uses(config if isinstance(config, dict) else {}, ["main"], {})
+    names = [name for use in uses for name in use.env_names]
+    return names[0] if names else "OPENAI_API_KEY"
 
 
 def plan_files(workspace: Workspace) -> list[PlannedFile]:

@@ -199,3 +199,16 @@ def socket_closed() -> Iterator[str]:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     yield f"http://127.0.0.1:{port}"
+
+
+def test_the_workflow_init_writes_names_the_model_key_secret(repo: Path, tmp_path: Path) -> None:
+    proc = _clawspec(repo, _env(tmp_path), "init")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    workflow = (repo / ".github" / "workflows" / "clawspec.yml").read_text("utf-8")
+    assert (
+        "        # The brought-up gateway needs the API key of the model provider your OpenClaw\n"
+        "        # config names (OPENAI_API_KEY here). Add it as a repository secret, then "
+        "uncomment:\n"
+        "        # env:\n"
+        "        #   OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
+    ) in workflow
