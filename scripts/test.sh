@@ -16,13 +16,14 @@ python3 -m venv .venv
 .venv/bin/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > .cache/requirements.txt
 .venv/bin/python -m pip wheel -q --wheel-dir .cache/wheelhouse -r .cache/requirements.txt setuptools wheel
 
-echo "== Chromium + chromedriver (Debian) for the HTML report's browser tests"
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+echo "== Chromium + chromedriver (HTML report's browser tests), libfaketime (replay on another day)"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null \
+  || ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
   if [ "$(id -u)" -eq 0 ]; then
     apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver libfaketime >/dev/null
   else
-    echo "warning: chromium/chromium-driver missing and not root: browser tests are skipped" >&2
+    echo "warning: chromium, chromium-driver or libfaketime missing and not root: their tests are skipped" >&2
   fi
 fi
 

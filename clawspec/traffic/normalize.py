@@ -10,6 +10,8 @@ prompt, "[Mon 2026-11-23 09:40 UTC]" in a sub-agent's task, child session keys /
 (ids, timestamps) are dropped wherever they occur; text patterns are replaced by a placeholder;
 run-specific paths are replaced literally. Text OpenClaw adds only inside a git checkout (the
 `repo=` of the Runtime line, a project-memory instruction) is removed before the patterns apply.
+Whatever the clock puts into a prompt (dates, times, weekdays, zones, relative times) is always
+volatile, so a recording replays on any day, at any hour, in any time zone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clawspec.traffic.volatile import (
+    CLOCK_TEXT,
     DEFAULT_VOLATILE_FIELDS,
     DEFAULT_VOLATILE_PATTERNS,
     ENVIRONMENT_TEXT,
@@ -93,6 +96,7 @@ class Normalizer:
         value = self._literal(value)
         if self.environment is not None:
             value = self.environment.sub("", value)
+        value = _CLOCK.sub(PLACEHOLDER, value)
         return self.pattern.sub(PLACEHOLDER, value) if self.pattern else value
 
     def body(self, data: Any) -> Any:
@@ -114,6 +118,7 @@ class Normalizer:
 
 
 _ENVIRONMENT = re.compile("|".join(f"(?:{p})" for p in ENVIRONMENT_TEXT))
+_CLOCK = re.compile("|".join(f"(?:{p})" for p in CLOCK_TEXT))
 
 
 @functools.lru_cache(maxsize=256)

@@ -18,17 +18,11 @@ DEFAULT_VOLATILE_FIELDS: tuple[str, ...] = (
     "safety_identifier",
     "previous_response_id",
 )
-# Text replaced by <volatile> in every string of a body (config `volatile_patterns`).
+# Text replaced by <volatile> in every string of a body (config `volatile_patterns`). Dates and
+# times are not here: they are CLOCK_TEXT, which applies whatever this setting says.
 DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     # UUIDs: job ids, session keys, run ids
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
-    # ISO dates with an optional time and zone: 2026-11-23, 2026-11-23 09:40, ...T09:40:01.5Z
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?",
-    # Spelled-out dates and times: "Monday, November 23rd, 2026 - 9:39 AM"
-    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-    r"[a-z]* \d{1,2}(?:st|nd|rd|th)?,? \d{4}(?: - \d{1,2}:\d{2}(?: ?[AP]M)?)?",
-    # Clock times: 09:40, 9:39 AM, 09:40:01
-    r"\b\d{1,2}:\d{2}(?::\d{2})?(?: ?[AP]M)?\b",
     # Long hex ids: trace ids, ClawSpec run ids, random content ids
     r"\b[0-9a-f]{16,}\b",
     # Where OpenClaw is installed: its bundled skills are listed by absolute path
@@ -60,4 +54,42 @@ ENVIRONMENT_TEXT: tuple[str, ...] = (
     # the instruction after (or before) other context: only the instruction goes
     r"\n\n" + _PROJECT_MEMORY,
     _PROJECT_MEMORY + r"\n\n",
+)
+
+# -- what the clock puts into OpenClaw's prompts -------------------------------------------------
+# Every date, time, weekday, time zone and relative time OpenClaw formats into a prompt, in each of
+# its formats (seen in openclaw@2026.9.6's formatters): replaced by <volatile> before the volatile
+# patterns, and not a setting, so that a cassette replays on any day, at any hour, in any zone,
+# even where a user's own `volatile_patterns` replace the defaults.
+_WEEKDAY = r"(?:Mon|Tue(?:s)?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?"
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+# A zone as Intl prints it: an IANA name (Europe/Berlin, America/Argentina/Buenos_Aires,
+# Etc/GMT+3), an offset name (GMT+5:30, UTC-03:00), an abbreviation (UTC, EST, CEST, AEDT).
+_ZONE = (
+    r"(?:(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US"
+    r"|Canada|Mexico|Brazil|Chile)"
+    r"(?:/[A-Za-z0-9_+-]+)+|(?:GMT|UTC)(?:[+-]\d{1,2}(?::?\d{2})?)?|[A-Z]{2,4}T|UTC|GMT)"
+)
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?: ?[AaPp]\.?[Mm]\.?)?"
+CLOCK_TEXT: tuple[str, ...] = (
+    # ISO and envelope stamps, with the weekday before and the zone after: "[Wed 2026-11-25
+    # 13:58 UTC]", "Wed 2026-11-25T13:58:05Z", "2026-11-25 14:58:05 GMT+1", "Current date:
+    # 2026-11-25", "Reference UTC: 2026-11-25T13:58:05.123Z", "13:58:05.123+00:00" log stamps
+    rf"(?:{_WEEKDAY},? )?\d{{4}}-\d{{2}}-\d{{2}}"
+    rf"(?:[T ]{_CLOCK}(?:Z|[+-]\d{{2}}:?\d{{2}}| \(?{_ZONE}\)?)?)?",
+    # spelled out: "Wednesday, November 25th, 2026 - 1:58 PM (UTC)", "… - 13:58 (Asia/Kolkata)"
+    rf"(?:{_WEEKDAY},? )?{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?"
+    rf"(?:,? (?:- |at )?{_CLOCK}(?: \(?{_ZONE}\)?)?)?",
+    # a clock time with its zone or offset: "13:58 UTC", "1:58 PM", "13:58:05.123+00:00"
+    rf"\b{_CLOCK}(?:Z\b|[+-]\d{{2}}:\d{{2}}| \(?{_ZONE}\)?)?",
+    # the zone on its own line: "Time zone: Europe/Berlin"
+    rf"(?<=Time zone: ){_ZONE}",
+    # relative times: "5m ago", "in 3h", "just now", "in <1m", "2 hours ago", an envelope's "+5m"
+    r"\b\d+ ?(?:s|m|h|d|w|mo|y|sec|min|second|minute|hour|day|week|month|year)s? ago\b",
+    r"\bin (?:<1m|\d+[smhd])\b|\bjust now\b|(?<=\s)\+\d+[smhd]\b",
+    # a weekday next to what the clock said: "Wednesday <volatile>" after the rest is replaced
+    rf"\b{_WEEKDAY}\b(?=,? \d)",
 )

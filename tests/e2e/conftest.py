@@ -91,12 +91,16 @@ def openclaw_launcher(isolated_netns: None) -> str:
 
 
 def run_clawspec(
-    work: Path, launcher: str, *args: str, timeout_s: float = 600
+    work: Path,
+    launcher: str,
+    *args: str,
+    timeout_s: float = 600,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`clawspec run WORK ARGS…` as a user runs it, in its own process, against `launcher`
     (no CLAWSPEC_/GITHUB_ variables of the test environment leak in)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWSPEC_", "GITHUB_"))}
-    env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO)})
+    env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO), **(extra_env or {})})
     argv = [sys.executable, "-m", "clawspec", "run", str(work), "--no-color", *args]
     return subprocess.run(
         argv, check=False, capture_output=True, text=True, timeout=timeout_s, env=env, cwd=work

@@ -3,6 +3,7 @@ OpenClaw gateway (the end-to-end proof). Runs inside the loopback-only namespace
 
 from __future__ import annotations
 
+import glob
 import json
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.conftest import run_clawspec
+from tests.e2e.conftest import IN_CI, run_clawspec
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,6 +71,39 @@ def examples_replay(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFac
     )  # fmt: skip
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {"proc": proc, "report": report, "work": work}
+
+
+def _libfaketime() -> str:
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    if not found:
+        reason = "libfaketime is not installed (Debian package libfaketime; scripts/test.sh)"
+        if IN_CI:
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def examples_replay_on_another_day(
+    openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict:
+    """The cassettes recorded on a Wednesday afternoon in UTC, replayed with the clock of
+    ClawSpec and the gateway (libfaketime) on a Sunday a minute before midnight in Kolkata, so
+    that the date also changes during the run: weekday, date, time and zone all differ."""
+    work = _checkout(tmp_path_factory, "examples-replay-shifted")
+    clock = {
+        "LD_PRELOAD": _libfaketime(),
+        "FAKETIME": "@2027-03-14 23:59:00",  # a start in local time; the clock then runs on
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",  # timers and timeouts keep their real pace
+        "TZ": "Asia/Kolkata",
+    }
+    proc = run_clawspec(
+        work, openclaw_launcher, "--model-traffic", "replay", "--report-dir",
+        str(work / "reports"), "--scenario", "delegates-review", "--scenario", "writes-draft",
+        "--scenario", "delegates-to-copywriter", extra_env=clock,
+    )  # fmt: skip
+    report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
+    return {"proc": proc, "report": report}
 
 
 def _assertion(scenario: dict[str, Any], type_name: str) -> dict[str, Any]:
@@ -253,6 +287,19 @@ def test_replay_of_the_committed_cassettes_gives_the_designed_verdicts(
         "delegates-to-copywriter": "fail",
         "model-provider-down": "error",
     }, examples_replay["proc"].stdout
+
+
+def test_replay_on_another_day_hour_and_zone_gives_the_same_verdicts(
+    examples_replay_on_another_day: dict,
+) -> None:
+    report = examples_replay_on_another_day["report"]
+    assert report["started_at"].startswith("2027-03-1"), report["started_at"]  # the fake clock
+    statuses = {s["name"]: s["status"] for s in report["scenarios"]}
+    assert statuses == {
+        "writes-draft": "pass",
+        "delegates-review": "pass",
+        "delegates-to-copywriter": "fail",
+    }, examples_replay_on_another_day["proc"].stdout
 
 
 def test_code_quality_reports_of_two_runs_are_valid_with_stable_fingerprints(

@@ -46,7 +46,7 @@ def test_volatile_parts_of_the_gateway_prompt_are_removed(
     assert text.startswith("Job ID: <volatile> | Received: <volatile>\n")
     assert "session=agent:main:cron:<volatile>" in text
     assert "repo=" not in text  # only inside a git checkout: see the next test
-    assert "Reference UTC: <volatile> UTC" in text
+    assert "Reference UTC: <volatile>\n" in text  # the zone is clock text too
     assert "Write it [script:write-file] run 1" in text  # the hook message itself stays
     system = normalizer.body(captured["run-1/1"]["body"])["messages"][0]["content"]
     assert CAPTURED_WORKSPACE not in system and "Current date: <volatile>" in system
