@@ -363,23 +363,25 @@ def _ordered(extra: Iterable[str]) -> tuple[str, ...]:
     return _merged(values, extra) if extra else values
 
 
-def _mask_dangling(text: str, secrets: Iterable[str]) -> str:
+def _mask_dangling(text: str, secrets: tuple[str, ...]) -> str:
     """`text` with a secret's prefix of `PREFIX_MIN` or more characters at its end masked (the
     earliest-starting one, so the longest goes), and a cut AWS access key id too."""
+    if len(text) < PREFIX_MIN:
+        return text
     start = len(text)
-    for secret in secrets:
-        if len(secret) <= PREFIX_MIN:
-            continue
-        head = secret[:PREFIX_MIN]
-        found = text.find(head, max(len(text) - len(secret), 0))
-        while found != -1 and found < start:
-            if secret.startswith(text[found:]):
-                start = found
+    heads, by_head, longest = _heads(secrets)
+    if heads is not None:  # each place where a secret's first characters occur near the end
+        found = heads.search(text, max(len(text) - longest, 0))
+        while found is not None:
+            rest = text[found.start() :]
+            if any(secret.startswith(rest) for secret in by_head[found.group()]):
+                start = found.start()
                 break
-            found = text.find(head, found + 1)
-    key_id = _CUT_KEY_ID.search(text, max(len(text) - 19, 0))
-    if key_id is not None:
-        start = min(start, key_id.start())
+            found = heads.search(text, found.start() + 1)
+    if "AKIA" in text or "ASIA" in text:
+        key_id = _CUT_KEY_ID.search(text, max(len(text) - 19, 0))
+        if key_id is not None:
+            start = min(start, key_id.start())
     return text if start == len(text) else text[:start] + MASK
 
 
@@ -402,6 +404,22 @@ def needs_mask(text: str) -> bool:
 
 def _masked_match(match: re.Match[str]) -> str:
     return (match.group("keep") or "") + MASK
+
+
+@lru_cache(maxsize=32)
+def _heads(
+    secrets: tuple[str, ...],
+) -> tuple[re.Pattern[str] | None, dict[str, list[str]], int]:
+    """One pattern for the first `PREFIX_MIN` characters of every secret longer than that, the
+    secrets by those characters, and the longest one's length (how far back a prefix starts)."""
+    by_head: dict[str, list[str]] = {}
+    for secret in secrets:
+        if len(secret) > PREFIX_MIN:
+            by_head.setdefault(secret[:PREFIX_MIN], []).append(secret)
+    if not by_head:
+        return None, by_head, 0
+    pattern = re.compile("|".join(map(re.escape, by_head)))
+    return pattern, by_head, max(len(s) for group in by_head.values() for s in group)
 
 
 @lru_cache(maxsize=32)
