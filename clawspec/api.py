@@ -83,7 +83,7 @@ def _load(
     """`load`; where the CLI allowed it, a large suite's files are parsed in a forked process
     while this one builds the assertion models and runs `meanwhile` (contracts/parse_ahead.py)."""
     from clawspec.contracts import parse_ahead
-    from clawspec.contracts.limits import ContractLimits
+    from clawspec.inputs.limits import ContractLimits
     from clawspec.speed.collector import collector_paused
 
     # Everything loading allocates (modules, models, contracts) lives on: the collector is

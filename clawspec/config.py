@@ -24,8 +24,8 @@ from pydantic import (
     field_validator,
 )
 
-from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import ConfigError
+from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
 from clawspec.secrets import MASKED_ENV, SECRET_ENV
 from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
@@ -466,7 +466,7 @@ def load_settings(
     doc = _read_file(config_path) if config_path else None
     file_data = dict(doc.data) if doc else {}
     if doc is not None:
-        from clawspec.migration.config_options import adopt_legacy_options
+        from clawspec.config_options import adopt_legacy_options
 
         file_data = adopt_legacy_options(doc, file_data)
     for name in SECRET_ENV:

@@ -139,3 +139,47 @@ def test_assertions_read_evidence_not_the_readers() -> None:
         if module.startswith("clawspec.assertions")
     }
     assert {module: targets for module, targets in found.items() if targets} == {}
+
+
+def _package_of(module: str) -> str:
+    """The package a module belongs to, one level under `clawspec` (`clawspec.a.b` →
+    `clawspec.a`); a top-level module is its own package."""
+    return ".".join(module.split(".")[:2])
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        own = _package_of(module)
+        packages.setdefault(own, set()).update(
+            _package_of(target) for target in targets if _package_of(target) != own
+        )
+    return packages
+
+
+def test_packages_import_each_other_one_way() -> None:
+    """Layers of packages: no package depends on one that depends on it, deferred imports
+    included. A package cycle lets a change anywhere in it reach everything in it."""
+    modules = _graph(deferred=True)
+    packages = _package_graph(modules)
+    assert {"clawspec.assertions", "clawspec.evidence", "clawspec.reports"} <= set(packages)
+    knots = _cycles(packages)
+    knotted = {package for knot in knots for package in knot}
+    imports = sorted(
+        f"{module} -> {target}"
+        for module, targets in modules.items()
+        for target in targets
+        if _package_of(module) != _package_of(target)
+        and {_package_of(module), _package_of(target)} <= knotted
+    )
+    assert knots == [], "imports between the packages of a cycle:\n" + "\n".join(imports)
+
+
+def test_the_package_graph_joins_modules_by_their_package() -> None:
+    graph = {
+        "clawspec.a.x": {"clawspec.b.y"},
+        "clawspec.b.y": {"clawspec.c"},
+        "clawspec.c": {"clawspec.a.z"},
+        "clawspec.a.z": set(),
+    }
+    assert _cycles(_package_graph(graph)) == [["clawspec.a", "clawspec.b", "clawspec.c"]]

@@ -163,7 +163,7 @@ def test_validate_does_not_import_heavy_sdks(tmp_path: Path) -> None:
 # evidence and the OTLP receiver are imported while the first agents run.
 NOT_BEFORE_FIRST_RUN = [
     "clawspec.reports.model",
-    "clawspec.evidence.report",
+    "clawspec.runner.evidence",
     "clawspec.traces.receiver",
     "http.server",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from clawspec.contracts.source import safe_load
+from clawspec.inputs.source import safe_load
 from clawspec.markdown_doc import split_front_matter
 from clawspec.text import cut, one_line
 

@@ -18,7 +18,7 @@ from pydantic import Field, model_validator
 from clawspec.assertions.base import Assertion, EvalContext, Need, Status, Verdict, WorkspacePath
 from clawspec.assertions.documents import TooLargeError, read_text
 from clawspec.assertions.registry import register
-from clawspec.contracts.source import safe_load
+from clawspec.inputs.source import safe_load
 from clawspec.text import capped as capped_text
 from clawspec.text import fmt_duration_ms, fmt_number, fmt_usd, one_line, pluralize, quote_list
 

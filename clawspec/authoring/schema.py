@@ -148,7 +148,7 @@ def contract_schema() -> dict[str, Any]:
 def config_schema() -> dict[str, Any]:
     """Return the JSON Schema of `clawspec.yaml` (0.1 options allowed, marked deprecated)."""
     from clawspec.config import Settings
-    from clawspec.migration.config_options import LEGACY_OPTIONS
+    from clawspec.config_options import LEGACY_OPTIONS
 
     schema = copy.deepcopy(Settings.model_json_schema())
     props = schema["properties"]

@@ -103,8 +103,8 @@ def _read_contracts(
     """The contracts that load (with a run's limits: a file a run refuses counts as invalid
     here too) and the display paths of those that do not."""
     from clawspec.contracts.discovery import display_path
-    from clawspec.contracts.limits import ContractLimits
     from clawspec.contracts.loader import load_contract
+    from clawspec.inputs.limits import ContractLimits
 
     limits = ContractLimits.from_settings(settings)
     loaded: list[Any] = []

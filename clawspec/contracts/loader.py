@@ -13,12 +13,12 @@ from pydantic import ValidationError
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
 from clawspec.contracts.discovery import display_path
-from clawspec.contracts.limits import DEFAULT_LIMITS, ContractLimits
 from clawspec.contracts.models import Contract, Scenario
 from clawspec.contracts.parse_ahead import Parsed, parsed_here, read_contract
-from clawspec.contracts.paths import escapes_workspace
-from clawspec.contracts.source import Loc, Mark, SourceDoc, parse_yaml
 from clawspec.errors import ContractError, UsageError
+from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits
+from clawspec.inputs.paths import escapes_workspace
+from clawspec.inputs.source import Loc, Mark, SourceDoc, parse_yaml
 
 PHASES = ("given", "then")
 
@@ -56,7 +56,7 @@ def load_contracts(
 
     `parsed` yields each file's index and result, in any order (`parse_ahead`); by default the
     files are read and parsed here, one after another. Contracts and errors come in file order.
-    `limits` bound each file's size, nesting and aliases (contracts/limits.py).
+    `limits` bound each file's size, nesting and aliases (inputs/limits.py).
     """
     outcomes: list[LoadedContract | list[str]] = [[] for _ in files]
     for index, result in parsed_here(files, limits) if parsed is None else parsed:

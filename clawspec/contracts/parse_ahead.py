@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clawspec.contracts.discovery import display_path
-from clawspec.contracts.limits import DEFAULT_LIMITS, ContractLimits, too_large
-from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
+from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits, too_large
+from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
 
 if TYPE_CHECKING:
     import mmap

@@ -4,7 +4,7 @@
 - `log`: the run's gateway log (`RunLog`: waits, scoping, incomplete evidence is an error);
 - `trace`, `trace_poll`: the trace backend of the run and the scenario's trace lookup;
 - `spans`: what a trace says (tool calls, delegations, usage, cost, pending sub-agents);
-- `report`: the condensed evidence the report shows.
+- `context`: what an evaluator is given (`EvalContext`, `RunInfo`) and returns (`Verdict`).
 
 Assertions read the gateway's and the traces' data only through these modules.
 """

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from clawspec.assertions.base import EvalContext, Verdict
+from clawspec.evidence.context import EvalContext, Verdict
 from clawspec.evidence.store import LogKey, PluginKey
 from clawspec.gateway.logs import scope
 from clawspec.gateway.logs.facts import Hook

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clawspec.contracts.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
+from clawspec.inputs.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
 
 KINDS = {"SKILL.md": "skill", "SOUL.md": "soul"}
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")

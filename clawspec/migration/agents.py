@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from clawspec.contracts.discovery import PRUNED_DIRS
-from clawspec.contracts.source import Loc
+from clawspec.inputs.source import Loc
 from clawspec.migration.rewrite import Rewrite
 
 # (assertion type, field) holding one agent id, or a list of them.

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from clawspec.assertions import REGISTRY
-from clawspec.contracts.source import Loc
+from clawspec.inputs.source import Loc
 from clawspec.migration.agents import AgentIds
 from clawspec.migration.regression import migrate_regression
 from clawspec.migration.rewrite import Rewrite

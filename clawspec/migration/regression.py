@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from clawspec.contracts.source import Loc
+from clawspec.inputs.source import Loc
 from clawspec.migration.rewrite import Rewrite
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawspec.contracts.source import Loc
+from clawspec.inputs.source import Loc
 
 
 @dataclass(frozen=True)

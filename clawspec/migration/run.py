@@ -22,8 +22,8 @@ import yaml
 
 from clawspec.contracts.discovery import PRUNED_DIRS, display_path
 from clawspec.contracts.loader import load_contract
-from clawspec.contracts.source import SourceDoc, SourceError, parse_yaml
 from clawspec.errors import UsageError
+from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
 from clawspec.migration import contracts as m
 from clawspec.migration.agents import AgentIds
 from clawspec.migration.rewrite import Note, Rewrite
@@ -160,7 +160,7 @@ def folder_target(path: Path, root: Path) -> tuple[dict[str, Any], str] | None:
 def _rewrite(kind: str, path: Path, doc: SourceDoc, root: Path, invoke: str | None) -> Rewrite:
     data = doc.data
     if kind == "config":
-        from clawspec.migration.config_options import rewrite_legacy_options
+        from clawspec.config_options import rewrite_legacy_options
 
         new, located = rewrite_legacy_options(data)
         rewrite = Rewrite(new, [Note(loc, message) for loc, message in located])

@@ -20,8 +20,8 @@ import re
 from typing import Any
 
 from clawspec.assertions import REGISTRY
-from clawspec.contracts.source import Loc
 from clawspec.contracts.templates import KNOWN
+from clawspec.inputs.source import Loc
 from clawspec.migration.rewrite import Rewrite
 
 _VARIABLE = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")

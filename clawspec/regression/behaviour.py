@@ -56,19 +56,3 @@ def _counts(names: Sequence[str]) -> dict[str, int]:
     for name in names:
         counts[name] = counts.get(name, 0) + 1
     return counts
-
-
-def describe_behaviour(diff: dict[str, Any]) -> list[str]:
-    """Return one short line per difference, e.g. "tool removed: 'memory_search'"."""
-    lines = []
-    for what, noun in (("tools", "tool"), ("delegations", "delegation")):
-        for name in diff.get(f"{what}_added", []):
-            lines.append(f"{noun} added: '{name}'")
-        for name in diff.get(f"{what}_removed", []):
-            lines.append(f"{noun} removed: '{name}'")
-        if order := diff.get(f"{what}_reordered"):
-            now, before = " → ".join(order["current"]), " → ".join(order["baseline"])
-            lines.append(f"{what} reordered: {now} (baseline {before})")
-        for name, (before, now) in diff.get(f"{what}_calls", {}).items():
-            lines.append(f"'{name}' called {now} times (baseline {before})")
-    return lines

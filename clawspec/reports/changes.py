@@ -6,8 +6,8 @@ terminal) format these sections; none of them recomputes a change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from clawspec.regression.behaviour import describe_behaviour
 from clawspec.reports.model import RunReport, ScenarioChange, ScenarioResult
 
 
@@ -102,3 +102,20 @@ def _regressed_text(change: ScenarioChange) -> str:
 
 def _status(status: object) -> str:
     return getattr(status, "value", None) or "—"
+
+
+def describe_behaviour(diff: dict[str, Any]) -> list[str]:
+    """One short line per difference `regression.behaviour.behaviour_diff` found, e.g.
+    "tool removed: 'memory_search'"."""
+    lines = []
+    for what, noun in (("tools", "tool"), ("delegations", "delegation")):
+        for name in diff.get(f"{what}_added", []):
+            lines.append(f"{noun} added: '{name}'")
+        for name in diff.get(f"{what}_removed", []):
+            lines.append(f"{noun} removed: '{name}'")
+        if order := diff.get(f"{what}_reordered"):
+            now, before = " → ".join(order["current"]), " → ".join(order["baseline"])
+            lines.append(f"{what} reordered: {now} (baseline {before})")
+        for name, (before, now) in diff.get(f"{what}_calls", {}).items():
+            lines.append(f"'{name}' called {now} times (baseline {before})")
+    return lines

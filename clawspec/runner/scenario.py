@@ -22,9 +22,9 @@ from clawspec.config import Settings
 from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
-from clawspec.contracts.paths import PathEscapeError
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
+from clawspec.inputs.paths import PathEscapeError
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
 
@@ -365,7 +365,7 @@ def _report_evidence(
     evidence: Evidence, run: RunInfo, stop: threading.Event, scenario_id: str
 ) -> ScenarioEvidence | None:
     """What the run did, for the reports; a problem here must never cost the verdicts."""
-    from clawspec.evidence.report import scenario_evidence
+    from clawspec.runner.evidence import scenario_evidence
 
     try:
         return scenario_evidence(evidence, run, stop)

@@ -1,4 +1,4 @@
-"""Contract limits (clawspec/contracts/limits.py): size, nesting and YAML aliases.
+"""Contract limits (clawspec/inputs/limits.py): size, nesting and YAML aliases.
 
 Each is a contract error at `file:line:column` (exit 2), the same whichever parser reads the
 file: libyaml with positions of list items only, libyaml with every position, or PyYAML's
@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from clawspec.cli import main
-from clawspec.contracts import source
-from clawspec.contracts.limits import MAX_DEPTH, ContractLimits
 from clawspec.contracts.parse_ahead import read_contract
-from clawspec.contracts.source import SourceError, parse_yaml
+from clawspec.inputs import source
+from clawspec.inputs.limits import MAX_DEPTH, ContractLimits
+from clawspec.inputs.source import SourceError, parse_yaml
 
 HEAD = 'version: "1.0"\ntarget: {type: skill, path: skills/x}\n'
 SCENARIO = "  - name: s{i}\n    when: {{invoke: /go}}\n    then: *checks\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.contracts.paths import PathEscapeError, resolve_in_workspace
+from clawspec.inputs.paths import PathEscapeError, resolve_in_workspace
 
 CASES = [
     "out/s1.md",  # exists

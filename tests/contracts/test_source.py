@@ -1,4 +1,4 @@
-"""YAML loading with positions (clawspec/contracts/source.py).
+"""YAML loading with positions (clawspec/inputs/source.py).
 
 The loader skips work libyaml's composer would do for every node (path resolvers, repeated tag
 resolution) and a valid contract keeps only where its list items start: these tests pin that the
@@ -14,7 +14,7 @@ import yaml
 
 from clawspec.contracts.loader import PHASES
 from clawspec.contracts.parse_ahead import ASSERTION_DEPTH
-from clawspec.contracts.source import ItemMarks, Mark, SourceError, parse_yaml
+from clawspec.inputs.source import ItemMarks, Mark, SourceError, parse_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = sorted(

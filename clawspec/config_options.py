@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from clawspec.contracts.source import Loc, SourceDoc
+from clawspec.inputs.source import Loc, SourceDoc
 
 log = logging.getLogger("clawspec.config")
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from clawspec.contracts.limits import (
+from clawspec.inputs.limits import (
     DEFAULT_ALIAS_NODES,
     MAX_DEPTH,
     RECURSIVE_ALIAS,
@@ -120,7 +120,7 @@ def parse_yaml(
     """Parse one YAML document, raising SourceError at YAML's problem mark.
 
     Data nested deeper than MAX_DEPTH, or aliases repeating more than `alias_nodes` values in
-    all, are SourceErrors too (contracts/limits.py), whichever parser reads the file.
+    all, are SourceErrors too (inputs/limits.py), whichever parser reads the file.
     With `item_depth`, keep only where the list items at most that deep start (no other value,
     no key), for a document whose other positions are needed only to report errors: large
     suites load faster and smaller, and a document with an error is parsed again with every
@@ -268,7 +268,7 @@ def _may_alias(text: str) -> bool:
 
 def _check_aliases(root: yaml.Node, budget: int, setting: bool = True) -> None:
     """Raise SourceError when aliases repeat more than `budget` values in all, or an alias sits
-    inside the collection it refers to (contracts/limits.py).
+    inside the collection it refers to (inputs/limits.py).
 
     PyYAML composes an alias as the anchored node itself, so the document is a graph whose
     nodes may be reached more than once: walked here once each, without recursion, counting

@@ -13,7 +13,7 @@ import threading
 import time
 from datetime import UTC, datetime
 
-from clawspec.assertions.base import RunInfo
+from clawspec.evidence.context import RunInfo
 from clawspec.evidence.spans import by_start, delegation_spans, tool_spans
 from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs.index import LogIndex
