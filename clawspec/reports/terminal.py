@@ -116,7 +116,7 @@ class TerminalReporter:
             return []
         checks = [a for a in scenario.assertions if a.status in _NOT_PASSING]
         lines = []
-        restated = any(_restates(scenario.message, a) for a in checks)
+        restated = any(restates(scenario.message, a) for a in checks)
         if not checks or (scenario.message and not restated):
             # The scenario's own cause (an invocation failure, a replay miss), or nothing else
             # to show it by.
@@ -151,9 +151,10 @@ class TerminalReporter:
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN)
 
 
-def _restates(message: str, check: AssertionResult) -> bool:
+def restates(message: str, check: AssertionResult) -> bool:
     """True when a scenario's message is the one the runner made from this check
-    ("then[1] (type): …", "precondition given[0] (type) failed: …")."""
+    ("then[1] (type): …", "precondition given[0] (type) failed: …"): said with the check, the
+    reports do not say it twice."""
     return f"{check.phase}[{check.index}] ({check.type})" in message
 
 

@@ -55,7 +55,7 @@ def _compared() -> RunReport:
 def test_summary_puts_regressions_since_the_baseline_first_then_fixed_flaky_behaviour() -> None:
     text = render_summary(_compared())
     heads = [
-        "### Regressions since main @ 3f2c1a&#8203;b (2026-11-22 10:00 UTC): 3",
+        "### Regressions since main @ `3f2c1ab` (2026-11-22 10:00 UTC): 3",
         "### Fixed (1)",
         "### Flaky (1)",
         "### Behaviour changes (1)",
@@ -144,7 +144,7 @@ def test_pr_comment_leads_with_change_too() -> None:
     from clawspec.reports.github.pr_comment import render_pr_comment
 
     body = render_pr_comment(_compared(), "<!-- clawspec:w:j -->")
-    assert body.index("### Regressions since main @ 3f2c1a&#8203;b") < body.index("| Scenarios |")
+    assert body.index("### Regressions since main @ `3f2c1ab`") < body.index("| Scenarios |")
 
 
 def test_change_sections_are_capped_when_the_summary_must_shrink() -> None:
@@ -153,5 +153,5 @@ def test_change_sections_are_capped_when_the_summary_must_shrink() -> None:
     done = with_regression(current, RegressionSettings(), baseline=baseline, ref=REF)
     text = render_summary(done, max_bytes=60_000)
     assert len(text.encode()) <= 60_000
-    assert "### Regressions since main @ 3f2c1a&#8203;b (2026-11-22 10:00 UTC): 3,000" in text
+    assert "### Regressions since main @ `3f2c1ab` (2026-11-22 10:00 UTC): 3,000" in text
     assert "more (JSON report)" in text

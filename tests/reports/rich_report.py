@@ -172,7 +172,10 @@ def rich_report(text: str = "") -> RunReport:
         ScenarioResult(
             id=f"{newsletter}::provider-down", contract=newsletter, line=40, name="provider-down",
             target="skills/newsletter", status=Status.ERROR,
-            message=f"invocation failed: HTTP 500{text}", run_id="run-c", duration_ms=10_400,
+            # A gateway run id and a URL: code spans on GitHub, copied without hidden characters.
+            message=f"invocation failed: HTTP 500 (gateway run 3f2a9c0b1d2e4f56, POST "
+                    f"http://127.0.0.1:18789/hooks/agent){text}", run_id="run-c",
+            duration_ms=10_400,
             tags=[f"resilience{text}"],
         ),
         ScenarioResult(
@@ -184,6 +187,8 @@ def rich_report(text: str = "") -> RunReport:
             id=f"{newsletter}::verbose", contract=newsletter, line=60, name="verbose",
             target="skills/newsletter", status=Status.WARN, message=f"warned{text}",
             run_id="run-e", duration_ms=900, tags=["nightly"],
+            # A trace without a link (the local backend): its id is shown as it is.
+            trace=TraceRef(backend="local", id="bc51bde4d0a1f2e3c4b5a69788776655"),
         ),
     ]  # fmt: skip
     changes = [

@@ -341,3 +341,26 @@ def test_lint_and_coverage_summaries_show_hostile_text_as_data() -> None:
     page = assert_shown_as_data(coverage_summary(CoverageReport(targets, unknown=unknown)))
     for raw in HOSTILE:
         assert SEEN[raw] in page.visible
+
+
+def test_ids_and_addresses_are_code_that_copies_as_written() -> None:
+    """A SHA-like id, a URL and a www. host in running text are code spans: GitHub links none
+    of them, and the text copied from the page is the text, without zero-width spaces."""
+    raw = (
+        f"run bc51bde4d0a1 (POST http://127.0.0.1:18789/hooks/agent), commit {SHA[:7]}; "
+        "see www.example.org. uuid 123e4567-e89b-12d3-a456-426614174000"
+    )
+    assert inline(raw) == (
+        "run `bc51bde4d0a1` (POST `http://127.0.0.1:18789/hooks/agent`), "
+        f"commit `{SHA[:7]}`; see `www.example.org`. uuid "
+        "`123e4567-e89b-12d3-a456-426614174000`"
+    )
+    page = assert_shown_as_data(inline(raw))
+    assert "".join(page.text) == raw + "\n"  # no zero-width space anywhere
+    # Backticks and pipes in an id: a longer fence, and the pipe escaped only in a table.
+    assert inline("id `abc1234|x`") == "id `` `abc1234|x` ``"
+    assert table_cell("id abc1234|x") == "id `abc1234\\|x`"
+    for hostile in ("id `abc1234|x`", "a ``http://h/x`` b"):
+        assert Page(render(inline(hostile))).visible == hostile + "\n"
+    # A word that only contains hex inside a longer word, or no digit, stays text.
+    assert inline("deadbeefcafe xabc1234") == "deadbeefcafe xabc1234"

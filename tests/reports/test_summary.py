@@ -122,3 +122,38 @@ def test_write_summary_appends_to_the_step_summary(tmp_path: Path) -> None:
     write_summary(runner, mixed_report())
     write_summary(runner, mixed_report())
     assert path.read_text(encoding="utf-8").count("## ClawSpec results") == 2
+
+
+def test_ids_are_code_a_failure_is_said_once_and_a_failure_shows_its_trace() -> None:
+    """A run id and a URL in a message, and a trace id, are code spans (no hidden characters to
+    copy); the message the runner made from a check is said on the check's line only."""
+    trace = TraceRef(backend="local", id="bc51bde4d0a1f2e3c4b5a69788776655")
+    text = render_summary(
+        report(
+            scenario(
+                "writes",
+                "fail",
+                assertion("fail", "no file 'out.md'", index=1, line=12),
+                message="then[1] (artifact_exists): no file 'out.md'",
+                trace=trace,
+            ),
+            scenario(
+                "down",
+                "error",
+                message="run bc51bde4d0a1 completed with status 'error' "
+                "(POST http://127.0.0.1:18789/hooks/agent)",
+                line=20,
+            ),
+        )
+    )
+    assert "&#8203;" not in text
+    assert f"| ❌ FAIL | writes | `{CONTRACT}:5` | 1.5 s | `{trace.id}` |" in text
+    assert text.count("no file 'out.md'") == 1
+    assert f"- ❌ **writes** (`{CONTRACT}:5`)\n" in text
+    assert (
+        f"  - **FAIL** `then[1]` artifact_exists: no file 'out.md' (`{CONTRACT}:12`)\n" in text
+    )
+    assert (
+        f"- 💥 **down** (`{CONTRACT}:20`): run `bc51bde4d0a1` completed with status 'error' "
+        "(POST `http://127.0.0.1:18789/hooks/agent`)\n" in text
+    )

@@ -11,11 +11,14 @@ One function per place in a document:
 - `code_block`: a fenced block, likewise;
 - `link`: a link ClawSpec builds itself: the label is data, the target only http(s).
 
-Markdown punctuation is backslash-escaped; `<`, `>` and `&` become entities. What GitHub links or
-pings after rendering (`@user`, `@org/team`, `#12`, `owner/repo#12`, `GH-12`, commit SHAs, `://`
-and `www.` autolinks, e-mail addresses) gets a zero-width space (`&#8203;`) where the pattern would
-match: readers see the same characters, GitHub sees no reference. Inside code GitHub links
-nothing and entities show literally, so code is not escaped (only a table's `|`).
+Markdown punctuation is backslash-escaped; `<`, `>` and `&` become entities. Inside code GitHub
+links nothing and entities show literally, so code is not escaped (only a table's `|`). A word of
+running text that is an id or an address (one holding a run of 7 or more hex digits GitHub could
+take for a commit SHA, a `scheme://` URL, a `www.` host) is shown as a code span: it reads and
+copies as the same characters, and GitHub neither links it nor autolinks it. What else GitHub
+links or pings after rendering (`@user`, `@org/team`, `#12`, `owner/repo#12`, `GH-12`, e-mail
+addresses) gets a zero-width space (`&#8203;`) where the pattern would match: readers see the same
+characters, GitHub sees no reference.
 
 Each function first strips ANSI codes and control characters and masks the secrets: escaping
 could split a secret so that a pass over the whole document would no longer find it.
@@ -39,13 +42,18 @@ _REFERENCES = (
     ("@", re.compile(r"@(?=[0-9A-Za-z_-])")),  # @user, @org/team, user@host (e-mail autolink)
     ("#", re.compile(r"#(?=[0-9])")),  # #12, owner/repo#12
     ("-", re.compile(r"(?i:gh)-(?=[0-9])")),  # GH-12
-    (":", re.compile(r":(?=//)")),  # https://…, any scheme
-    (".", re.compile(r"(?i:www)(?=\.)")),  # www.…
 )
 _AFTER_MATCH = "\\g<0>" + _MARK
-# A commit SHA (7 to 40 hex digits) GitHub links when it names a commit of the repository: every
-# word of 7 or more hex digits (one a digit) is cut into pieces of 6.
+# A commit SHA (7 to 40 hex digits) GitHub links when it names a commit of the repository: a word
+# holding one (a run of 7 or more hex digits, one a digit, not inside a longer word) is code.
 _HEX = re.compile(r"[0-9A-Fa-f]{7,}")
+# A URL (any scheme) or a www. host GitHub would autolink: the word is code.
+_ADDRESS = re.compile(r"://|^(?i:www)\.")
+# A word that may be one (checked by `_as_code`): it holds `://`, `www.` or 7 hex digits.
+_CANDIDATE = re.compile(r"(?<!\S)\S*?(?:://|(?i:www)\.|[0-9A-Fa-f]{7})\S*")
+# Punctuation of the sentence around a word, not part of it.
+_OPENERS = "([{<'\""
+_CLOSERS = ")]}>'\".,;:!?"
 # `_` emphasises only at a word's edge: escape it unless letters or digits surround it.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 # At the start of a line: a heading, a bullet, a setext underline or a thematic break (a
@@ -86,23 +94,50 @@ def _flat(text: str, limit: int | None, secrets: Iterable[str]) -> str:
     return cut(flat, limit) if limit else flat
 
 
-def _hex_cut(match: re.Match[str]) -> str:
+def _is_sha(match: re.Match[str]) -> bool:
+    """True when a run of hex digits could be a commit SHA: not part of a longer word, a digit."""
     run, text = match.group(), match.string
     start, end = match.span()
-    if (
+    return not (
         (start and text[start - 1].isascii() and text[start - 1].isalnum())
         or (end < len(text) and text[end].isascii() and text[end].isalnum())
         or run.isalpha()
-    ):
-        return run  # part of a longer word, or no digit: no SHA
-    return _MARK.join(run[i : i + 6] for i in range(0, len(run), 6))
+    )
 
 
-def _escape(flat: str, escapes: tuple[tuple[str, str], ...]) -> str:
+def _as_code(word: str) -> bool:
+    """True when a word is an id or an address: shown as code, which GitHub never links."""
+    return bool(_ADDRESS.search(word)) or any(_is_sha(m) for m in _HEX.finditer(word))
+
+
+def _escape(flat: str, escapes: tuple[tuple[str, str], ...], *, table: bool = False) -> str:
+    """Escape one line of running text; its ids and addresses become code spans (`_as_code`)."""
+    if "://" not in flat and not _HEX.search(flat) and "www." not in flat.lower():
+        return _escape_text(flat, escapes)  # the usual case, told at C speed
+    parts: list[str] = []
+    done = 0  # where the running text not escaped yet starts
+    for match in _CANDIDATE.finditer(flat):
+        word = match.group()
+        core = word.lstrip(_OPENERS)
+        inner = core.rstrip(_CLOSERS)
+        if not inner or not _as_code(inner):
+            continue
+        start = match.start() + len(word) - len(core)
+        if start > done:
+            parts.append(_escape_text(flat[done:start], escapes))
+        parts.append(_code(inner, table))
+        done = start + len(inner)
+    if not parts:
+        return _escape_text(flat, escapes)
+    if done < len(flat):
+        parts.append(_escape_text(flat[done:], escapes))
+    return "".join(parts)
+
+
+def _escape_text(flat: str, escapes: tuple[tuple[str, str], ...]) -> str:
     for first, pattern in _REFERENCES:
         if first in flat:
             flat = pattern.sub(_AFTER_MATCH, flat)
-    flat = _HEX.sub(_hex_cut, flat)
     for char, escaped in escapes:
         if char in flat:
             flat = flat.replace(char, escaped)
@@ -123,7 +158,7 @@ def inline(text: str, limit: int | None = None, *, secrets: Iterable[str] = ()) 
 
 def table_cell(text: str, limit: int | None = None, *, secrets: Iterable[str] = ()) -> str:
     """Return `text` for a table cell: `inline`, and `|` escaped."""
-    return _escape(_flat(text, limit, secrets), _CELL)
+    return _escape(_flat(text, limit, secrets), _CELL, table=True)
 
 
 def code_span(
@@ -131,8 +166,11 @@ def code_span(
 ) -> str:
     """Return `text` as a one-line code span ("" for no text); `table` escapes `|` for a cell."""
     flat = _flat(text, limit, secrets)
-    if not flat:
-        return ""
+    return _code(flat, table) if flat else ""
+
+
+def _code(flat: str, table: bool) -> str:
+    """A code span of one line of clean text."""
     if table:  # a table splits its row before it sees code; the backslash goes away
         flat = flat.replace("|", "\\|")
     fence = "`" * (max(map(len, _BACKTICKS.findall(flat)), default=0) + 1)

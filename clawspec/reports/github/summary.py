@@ -19,6 +19,7 @@ from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.markdown import code_span, inline, link, table_cell
 from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.reports.terminal import restates
 from clawspec.status import Status
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
 
@@ -81,7 +82,8 @@ def _scenario_table(scenarios: Sequence[ScenarioResult], secrets: Secrets) -> li
     for s in scenarios:
         trace = ""
         if s.trace is not None:
-            trace = table_cell(s.trace.id, 60, secrets=secrets)
+            # An id as code: it copies as it is, and GitHub does not take it for a commit.
+            trace = code_span(s.trace.id, 60, table=True, secrets=secrets)
             if s.trace.url:
                 trace = link(s.trace.backend, s.trace.url, 40, table=True, secrets=secrets)
         rate = ""
@@ -166,14 +168,15 @@ def _details(scenarios: Iterable[ScenarioResult], secrets: Secrets) -> list[str]
     for s in scenarios:
         if s.status not in _NOT_PASSING:
             continue
-        message = inline(s.message, _MESSAGE_LIMIT, secrets=secrets)
+        checks = [a for a in s.assertions if a.status != Status.PASS]
+        # A message the runner made from a check is said once, on the check's line below.
+        said_below = any(restates(s.message, a) for a in checks)
+        message = "" if said_below else inline(s.message, _MESSAGE_LIMIT, secrets=secrets)
         lines.append(
             f"- {ICON[s.status]} **{inline(s.name, 200, secrets=secrets)}** "
             f"({_where(s.contract, s.line, secrets)})" + (f": {message}" if message else "")
         )
-        for a in s.assertions:
-            if a.status == Status.PASS:
-                continue
+        for a in checks:
             lines.append(
                 f"  - **{a.status.upper()}** {code_span(f'{a.phase}[{a.index}]', secrets=secrets)} "
                 f"{inline(a.type, 100, secrets=secrets)}: "
