@@ -66,10 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(
             level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler]
         )
-        return _dispatch(args)
+        return _dispatch(args, ["clawspec", *(sys.argv[1:] if argv is None else argv)])
 
 
-def _dispatch(args: argparse.Namespace) -> int:
+def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:
     """Run the command; map errors to one masked line on stderr and an exit code."""
     import logging
 
@@ -88,13 +88,19 @@ def _dispatch(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
-    except Exception as exc:  # a bug: one line, the traceback only with --debug
-        logging.getLogger("clawspec").debug("unexpected error", exc_info=True)
-        print(
-            mask(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)"),
-            file=sys.stderr,
-        )
-        return int(ExitCode.FAILED)
+    except Exception as exc:  # a bug: one line and a crash log with the traceback
+        from clawspec import crash
+
+        logging.getLogger("clawspec").debug("internal error", exc_info=True)
+        return crash.handle(exc, command_line, annotate=_github_error)
+
+
+def _github_error(line: str) -> None:
+    """On GitHub Actions, the line is an error annotation too: seen on the run's page."""
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        from clawspec.reports.github.commands import format_command
+
+        print(format_command("error", line, {"title": "ClawSpec internal error"}), flush=True)
 
 
 def entry() -> NoReturn:

@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # a scenario failed/errored, or skips exceeded the skip budget
     USAGE = 2  # bad command line, contract or configuration: nothing ran
     GATEWAY = 3  # the gateway could not be brought up or reached at all
+    INTERNAL = 70  # a bug in ClawSpec: the reports hold what finished; see the crash log
     INTERRUPTED = 130  # SIGINT/SIGTERM: reports were still written
 
 

@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     from clawspec import api
     from clawspec.ci_context import CIContext
+    from clawspec.crash import Faults
     from clawspec.reports.terminal import TerminalReporter
 
     flags = run_flags(args)
@@ -139,11 +140,16 @@ def run(args: argparse.Namespace) -> ExitCode:
         )
     finally:
         restore()
-    reporter.summary(result.report)
+    faults = Faults()
+    with faults.guard("TerminalReporter.summary"):
+        reporter.summary(result.report)
     if result.report.shard:
         print(_shard_line(result.report.shard))
     for path in result.written:
         print(f"report: {path}")
+    # The reports are written: a bug in the summary costs only the summary.
+    report_dir = result.written[0].parent if result.written else None
+    faults.raise_if_any(report_dir=report_dir, written=result.written)
     return result.exit_code
 
 

@@ -1,9 +1,12 @@
-"""Write every output of a finished run (called from a `finally`: also when interrupted).
+"""Write every output of a run: a finished one, an interrupted one, one a bug stopped.
 
 Each output is independent: one that fails (a full disk, a PR comment network error) is a
-warning on stderr and the others are still written. On GitHub Actions (`GITHUB_ACTIONS=true`)
-the secrets are masked first, then the job summary, annotations, step outputs and (opt-in) the
-PR comment follow. Every text goes through `text.clean` with the run's secrets.
+warning on stderr and the others are still written. A writer with a bug (any exception but
+an I/O error) is the same warning, and once every other output is written `publish` raises
+`InternalError` naming it (clawspec/crash.py: exit 70 and a crash log). On GitHub Actions
+(`GITHUB_ACTIONS=true`) the secrets are masked first, then the job summary, annotations, step
+outputs and (opt-in) the PR comment follow. Every text goes through `text.clean` with the run's
+secrets.
 Where it all goes (the repository root, the summary and output files, the PR, the commit) comes
 from the run's CI context (clawspec/ci_context.py), read once by `runner.finish`.
 """
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from clawspec.ci_context import CIContext
 from clawspec.config import Settings
+from clawspec.crash import Faults, is_bug
 from clawspec.text import clean, one_line, pluralize
 
 if TYPE_CHECKING:
@@ -42,7 +46,8 @@ def publish(
     stderr: TextIO | None = None,
     http: object | None = None,
 ) -> list[Path]:
-    """Write the JSON report and the other configured outputs; return the report files written.
+    """Write the JSON report and the other configured outputs; return the report files written
+    (a writer's bug: `InternalError`, raised once the others are written).
 
     `context` is the run's CI context; without one it is read from `environ` (one of the two
     is needed). `stdout` receives workflow commands and `stderr` warnings (default: the process
@@ -57,6 +62,7 @@ def publish(
     secrets = settings.secret_values()
     err = stderr if stderr is not None else sys.stderr
     written: list[Path] = []
+    faults = Faults()
 
     def attempt(what: str, action: Callable[[], object]) -> object:
         try:
@@ -64,6 +70,8 @@ def publish(
         except Exception as exc:  # one output failing must not cost the others
             message = f"warning: {what} not written: {type(exc).__name__}: {one_line(str(exc))}"
             print(clean(message, secrets), file=err, flush=True)
+            if is_bug(exc) and not isinstance(exc, OSError):  # not a full disk, a network
+                faults.add(f"writing the {what}", exc)
             return None
 
     json_path = report_json_path(settings)
@@ -107,6 +115,7 @@ def publish(
             junit_path=junit_path if junit_path in written else None,
             http=http,
         )
+    faults.raise_if_any(report_dir=json_path.parent, written=written)
     return written
 
 

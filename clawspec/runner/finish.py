@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from clawspec.ci_context import CIContext
+from clawspec.crash import Faults, InternalError
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -38,29 +39,41 @@ def finish(
     environ: Mapping[str, str],
     *,
     context: CIContext | None = None,
+    complete: bool = True,
 ) -> RunResult:
     """Turn a finished report into outputs and an exit code.
 
     (See the module's docstring for why there is exactly one such step.) `environ` is the
     run's environment: the CI context is read from it here, once, unless the caller read it
-    already (`context`).
+    already (`context`). A report an internal error cut short (`complete=False`) is written
+    but never stored as a baseline. A bug in a step (the run's source, the comparison, a
+    report writer) costs only that step: the other outputs are written, then `InternalError`
+    is raised (clawspec/crash.py).
     """
     from clawspec.reports.model import exit_code
-    from clawspec.reports.publish import publish
+    from clawspec.reports.publish import publish, report_json_path
 
     if context is None:
         context = CIContext.from_environ(environ)
+    faults = Faults()
     if report.source is None:
         from clawspec.history.source import run_source
 
-        report = report.model_copy(update={"source": run_source(context, settings)})
+        with faults.guard("reading where the run came from"):
+            report = report.model_copy(update={"source": run_source(context, settings)})
     if settings.baseline or settings.fail_on == "regression":
         from clawspec.regression.step import judge_against_history
 
-        report = judge_against_history(report, settings, context)
-    written = publish(report, settings, context=context)
+        with faults.guard("the comparison with the baseline"):
+            report = judge_against_history(report, settings, context)
+    try:
+        written = publish(report, settings, context=context)
+    except InternalError as late:
+        faults.extend(late.faults)
+        written = late.written
+    faults.raise_if_any(report_dir=report_json_path(settings).parent, written=written)
     code = exit_code(report, settings.max_skipped, settings.fail_on)
-    if settings.save_baseline:
+    if settings.save_baseline and complete:
         save_baseline(report, settings, context)
     return RunResult(report, code, written)
 

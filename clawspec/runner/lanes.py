@@ -47,12 +47,16 @@ class RunLanes(Generic[Item, Started]):
         start: Callable[[Item], Started],
         check: Callable[[Item, Started], None],
         thread_ended: Callable[[], None] = lambda: None,
+        failed: Callable[[BaseException, Item | None], None] | None = None,
     ) -> None:
         self._concurrency = max(1, concurrency)
         self._next_item = next_item  # None: nothing more to start
         self._start = start
         self._check = check
         self._thread_ended = thread_ended
+        # A thread that raises hands the exception (and the item it held) to `failed` and
+        # ends; nothing goes to threading's excepthook, which would print a raw traceback.
+        self._failed = failed
         self._to_check: queue.SimpleQueue[tuple[Item, Started] | None] = queue.SimpleQueue()
         self._unchecked = threading.Semaphore(2 * self._concurrency)
         self._lock = threading.Lock()
@@ -75,6 +79,7 @@ class RunLanes(Generic[Item, Started]):
         ]
 
     def _lane(self, inline: bool) -> None:
+        item: Item | None = None
         try:
             while True:
                 self._unchecked.acquire()  # no running ahead of slow checks
@@ -87,6 +92,9 @@ class RunLanes(Generic[Item, Started]):
                     self._checked(item, started)
                 else:
                     self._to_check.put((item, started))
+                item = None
+        except BaseException as exc:
+            self._fail(exc, item)
         finally:
             with self._lock:
                 self._lanes_left -= 1
@@ -97,11 +105,19 @@ class RunLanes(Generic[Item, Started]):
             self._thread_ended()
 
     def _checker(self) -> None:
+        entry: tuple[Item, Started] | None = None
         try:
             while (entry := self._to_check.get()) is not None:
                 self._checked(*entry)
+        except BaseException as exc:
+            self._fail(exc, entry[0] if entry is not None else None)
         finally:
             self._thread_ended()
+
+    def _fail(self, exc: BaseException, item: Item | None) -> None:
+        if self._failed is None:
+            raise exc
+        self._failed(exc, item)
 
     def _checked(self, item: Item, started: Started) -> None:
         try:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
+from clawspec.crash import CRASH_LOG_NAME, Faults
 from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.lanes import RunLanes
 from clawspec.runner.scenario import (
@@ -45,6 +46,35 @@ class RunListener(Protocol):
     def on_warning(self, message: str) -> None: ...
 
 
+class GuardedListener:
+    """A listener whose first exception is recorded as a fault of the run (which then stops
+    starting scenarios); after it, the listener is not called again: the run's results still
+    reach the reports."""
+
+    def __init__(self, listener: RunListener, faults: Faults) -> None:
+        self._listener = listener
+        self._faults = faults
+        self._broken = False
+
+    def _call(self, method: str, *args: object) -> None:
+        if self._broken:
+            return
+        try:
+            getattr(self._listener, method)(*args)
+        except Exception as exc:
+            self._broken = True
+            self._faults.add(f"{type(self._listener).__name__}.{method}", exc)
+
+    def on_run_start(self, total: int, secrets: list[str]) -> None:
+        self._call("on_run_start", total, secrets)
+
+    def on_scenario_done(self, result: ScenarioResult) -> None:
+        self._call("on_scenario_done", result)
+
+    def on_warning(self, message: str) -> None:
+        self._call("on_warning", message)
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     run: FinishedRun  # `run.report()` builds the report (after the contracts are let go)
@@ -62,14 +92,21 @@ def execute(
     listener: RunListener,
     concurrency: int,
     abandon: threading.Event | None = None,
+    faults: Faults | None = None,
 ) -> RunOutcome:
     """Run every plan; on `env.stop` start no more, give running ones a grace period.
+
+    A bug in a lane thread or in the reporting of a result is recorded in `faults` (the
+    caller raises it once the reports are written); it stops the run like an interrupt, but
+    what did not finish is reported as stopped by an internal error.
 
     A repeated scenario (`repeat`) is queued as several attempts, which may run at the same time
     as each other; they are folded into one result, in contract order, once all have finished.
     """
     with collector_frozen():  # the loaded contracts live for the whole run
-        return _execute(plans, env, listener, concurrency, abandon)
+        return _execute(
+            plans, env, listener, concurrency, abandon, Faults() if faults is None else faults
+        )
 
 
 def _execute(
@@ -78,23 +115,21 @@ def _execute(
     listener: RunListener,
     concurrency: int,
     abandon: threading.Event | None,
+    faults: Faults,
 ) -> RunOutcome:
     started_at = datetime.now(UTC)
     clock = time.monotonic()
     abandon = abandon or threading.Event()
     counts = [attempts_of(plan, env.settings.repeat) for plan in plans]
     outcomes: list[list[ScenarioOutcome | Ran | None]] = [[None] * n for n in counts]
-    work: queue.Queue[tuple[int, int]] = queue.Queue()
-    for index, count in enumerate(counts):
-        for attempt in range(count):
-            work.put((index, attempt))
+    work = _work_queue(counts)
     done = threading.Condition()
     running: set[tuple[int, int]] = set()
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
 
     def next_item() -> tuple[int, int] | None:
-        if env.stop.is_set():
-            return None  # interrupted: what has not started is reported as not run
+        if env.stop.is_set() or faults.stopped.is_set():
+            return None  # interrupted or broken: what has not started is reported as not run
         try:
             item = work.get_nowait()
         except queue.Empty:
@@ -119,8 +154,13 @@ def _execute(
     def start(item: tuple[int, int]) -> StartedScenario:
         return start_scenario(plans[item[0]], env)
 
-    lanes = RunLanes(concurrency, next_item, start, check, thread_ended)
-    threads = lanes.threads(sum(counts))
+    def failed(error: BaseException, item: tuple[int, int] | None) -> None:
+        held = f", running {plans[item[0]].id}" if item is not None else ""
+        faults.add(f"the thread {threading.current_thread().name}{held}", error)
+
+    threads = RunLanes(concurrency, next_item, start, check, thread_ended, failed).threads(
+        sum(counts)
+    )
     for thread in threads:
         thread.start()
 
@@ -129,17 +169,20 @@ def _execute(
     kept = KeptResults(len(plans))
 
     def report(index: int) -> None:
-        result = _result(plans[index], outcomes[index], env, running)
-        listener.on_scenario_done(result)
-        kept.keep(index, result)
-        outcomes[index] = [Ran(o.invoked, o.unreachable) for o in outcomes[index] if o]
+        with faults.guard("reporting a finished scenario"):
+            result = _result(plans[index], outcomes[index], env, running)
+            listener.on_scenario_done(result)
+            kept.keep(index, result)
+            outcomes[index] = [Ran(o.invoked, o.unreachable) for o in outcomes[index] if o]
 
-    _report_until_done(threads, done, finished, report, env.stop, abandon)
+    stopping = _Either(env.stop, faults.stopped)  # a fault stops the run like an interrupt
+    _report_until_done(threads, done, finished, report, stopping, abandon)
     interrupted = env.stop.is_set()
+    broken = bool(faults)  # a bug, not the user, stopped the run: say so, not "interrupted"
     with done:
-        for index, (plan, attempt_outcomes) in enumerate(zip(plans, outcomes, strict=True)):
-            if index not in kept:
-                kept.keep(index, _result(plan, attempt_outcomes, env, set(running), index))
+        unreported = [i for i in range(len(plans)) if i not in kept]
+        for index in unreported:
+            kept.keep(index, _result(plans[index], outcomes[index], env, running, index, broken))
     invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
     unreachable = bool(invoked) and all(o.unreachable for o in invoked)
     run = FinishedRun(
@@ -153,12 +196,21 @@ def _execute(
     return RunOutcome(run, unreachable)
 
 
+def _work_queue(counts: Sequence[int]) -> queue.Queue[tuple[int, int]]:
+    """(plan index, attempt) of every attempt to run, in contract order."""
+    work: queue.Queue[tuple[int, int]] = queue.Queue()
+    for index, count in enumerate(counts):
+        for attempt in range(count):
+            work.put((index, attempt))
+    return work
+
+
 def _report_until_done(
     threads: Sequence[threading.Thread],
     done: threading.Condition,
     finished: list[int],
     report: Callable[[int], None],
-    stop: threading.Event,
+    stop: _Either,
     abandon: threading.Event,
 ) -> None:
     """Report scenarios as they finish until the workers end (or, after an interrupt, until
@@ -183,18 +235,31 @@ def _report_until_done(
                 return
 
 
+class _Either:
+    """Set when either event is (an interrupt, or a fault of the run)."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        self._events = events
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self._events)
+
+
 def _result(
     plan: ScenarioPlan,
     attempt_outcomes: Sequence[ScenarioOutcome | Ran | None],
     env: RunEnv,
     running: set[tuple[int, int]],
     index: int | None = None,
+    broken: bool = False,
 ) -> ScenarioResult:
     """One scenario's result: its only attempt, or all its attempts folded together."""
     results = [
         outcome.result
         if isinstance(outcome, ScenarioOutcome)
-        else _not_completed(plan, started=index is not None and (index, attempt) in running)
+        else _not_completed(
+            plan, started=index is not None and (index, attempt) in running, broken=broken
+        )
         for attempt, outcome in enumerate(attempt_outcomes)
     ]
     if len(results) == 1:
@@ -205,11 +270,13 @@ def _result(
     return combine_attempts(results, env.settings.min_pass_rate if minimum is None else minimum)
 
 
-def unrun_report(plans: Sequence[ScenarioPlan], message: str) -> RunReport:
+def unrun_report(
+    plans: Sequence[ScenarioPlan], message: str, status: Status = Status.ERROR
+) -> RunReport:
     """A report in which no scenario could run (e.g. the gateway never came up)."""
     from clawspec.reports.model import RunReport, Totals
 
-    results = [_unrun(plan, Status.ERROR, message) for plan in plans]
+    results = [_unrun(plan, status, message) for plan in plans]
     return RunReport(
         version=__version__,
         run_id=new_run_id(),
@@ -220,8 +287,14 @@ def unrun_report(plans: Sequence[ScenarioPlan], message: str) -> RunReport:
     )
 
 
-def _not_completed(plan: ScenarioPlan, started: bool) -> ScenarioResult:
-    """A scenario that never finished because the run was interrupted."""
+def _not_completed(plan: ScenarioPlan, started: bool, broken: bool = False) -> ScenarioResult:
+    """A scenario that never finished because the run was interrupted, or stopped at an
+    internal error (`broken`)."""
+    if broken:
+        why = f"an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
+        if started:
+            return _unrun(plan, Status.ERROR, f"not finished: {why}")
+        return _unrun(plan, Status.SKIP, f"not run: {why}")
     if started:
         return _unrun(plan, Status.ERROR, "interrupted: abandoned while running")
     return _unrun(plan, Status.SKIP, "not run: the run was interrupted")

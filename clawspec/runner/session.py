@@ -10,13 +10,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import requests
 
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import Need
 from clawspec.ci_context import CIContext
+from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, is_bug
 from clawspec.errors import ExitCode, GatewayError
 from clawspec.gateway.client import require_reachable
 from clawspec.gateway.managed import gateway_for_run
@@ -24,10 +26,11 @@ from clawspec.gateway.timezone import gateway_timezone
 from clawspec.reports.publish import publish, report_json_path
 from clawspec.runner.finish import RunResult, finish
 from clawspec.runner.lanes import worker_count
-from clawspec.runner.run import RunListener, execute, unrun_report
+from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
 from clawspec.runner.selection import plan, shard_plans
 from clawspec.runner.traffic import traffic_for_run, traffic_warnings
+from clawspec.status import Status
 
 if TYPE_CHECKING:
     from clawspec.config import Settings
@@ -51,10 +54,15 @@ def run_loaded(
     The contracts are taken out of the list so that no caller's frame keeps them alive: they are
     let go once the scenarios have run, before the results become models again, so a big run's
     memory never holds both.
+
+    A bug anywhere in the run (the listener, a lane thread, a report writer) does not cost the
+    reports: what finished is written, then `InternalError` is raised (clawspec/crash.py).
     """
     loaded = handed.pop()
     settings = loaded.settings
     context = CIContext.from_environ(environ)  # once per run: the shard, the outputs, history
+    faults = Faults()
+    listener = GuardedListener(listener, faults)
     selection = plan(loaded, scenarios, tags, exclude_tags)
     plans, shard = shard_plans(selection, settings, context, listener.on_warning)
 
@@ -71,12 +79,7 @@ def run_loaded(
             gateway_for_run(settings, loaded.workspace, agent_ids, report_dir, traffic) as gateway,
         ):
             settings = gateway.settings
-            http = requests.Session()
-            # One pooled connection per worker (requests keeps 10 by default; more would be
-            # opened and thrown away for every hook request at higher concurrency).
-            pool = max(10, worker_count(settings.concurrency, len(plans)))
-            http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
-            http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+            http = _http_session(worker_count(settings.concurrency, len(plans)))
             if settings.gateway.mode != "bring_up":  # a brought-up gateway was waited for
                 require_reachable(http, settings.gateway_base_url)
             env = RunEnv(
@@ -95,23 +98,68 @@ def run_loaded(
 
                 env.trace_backend = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
-            outcome = execute(plans, env, listener, settings.concurrency, abandon)
+            outcome = execute(plans, env, listener, settings.concurrency, abandon, faults)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
         publish(as_shard(unrun_report(plans, str(exc))), settings, context=context)
         raise
+    except Exception as exc:
+        if not is_bug(exc):
+            raise
+        # A bug around the scenarios (the proxy, the gateway, the trace backend): the reports
+        # say that nothing finished and why.
+        faults.add("the run", exc)
+        why = f"not run: an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
+        report = as_shard(unrun_report(plans, why, Status.SKIP))
+        _finish_broken(report, settings, environ, context, faults, report_dir)
     if traffic is not None:  # said once the proxy has stopped: late calls are counted too
-        results = outcome.run.results.results()
-        invoked = any(s.run_id and s.gateway_run_id for s in results)
-        for warning in traffic_warnings(traffic, invoked):
-            listener.on_warning(warning)
+        with faults.guard("the model-traffic summary"):
+            results = outcome.run.results.results()
+            invoked = any(s.run_id and s.gateway_run_id for s in results)
+            for warning in traffic_warnings(traffic, invoked):
+                listener.on_warning(warning)
     # The contracts are done with: let them go before the results become models again.
     del loaded, selection, plans
-    report = outcome.run.report()
-    result = finish(as_shard(report), settings, environ, context=context)
+    built: RunReport | None = None
+    with faults.guard("building the report"):
+        built = as_shard(outcome.run.report())
+    if faults or built is None:
+        _finish_broken(built, settings, environ, context, faults, report_dir)
+    report = built
+    result = finish(report, settings, environ, context=context)
     if outcome.gateway_unreachable and not report.interrupted:
         result = replace(result, exit_code=ExitCode.GATEWAY)
     return result
+
+
+def _http_session(workers: int) -> requests.Session:
+    """One pooled connection per worker (requests keeps 10 by default; more would be opened
+    and thrown away for every hook request at higher concurrency)."""
+    http = requests.Session()
+    pool = max(10, workers)
+    http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+    http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
+    return http
+
+
+def _finish_broken(
+    report: RunReport | None,
+    settings: Settings,
+    environ: Mapping[str, str],
+    context: CIContext,
+    faults: Faults,
+    report_dir: Path,
+) -> NoReturn:
+    """Write every output of a run a bug stopped (not stored as a baseline), then raise."""
+    written: list[Path] = []
+    if report is not None:
+        try:
+            written = finish(report, settings, environ, context=context, complete=False).written
+        except InternalError as late:
+            faults.extend(late.faults)
+            written = late.written
+    faults.raise_if_any(report_dir=report_dir, written=written)
+    raise AssertionError("unreachable: the run has faults")
 
 
 def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
