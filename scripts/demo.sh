@@ -4,7 +4,8 @@
 # Installs what it needs on first use; runs the gateway in a loopback-only network namespace.
 # The scenarios tagged demo-failure are meant to fail or error, every other one to pass.
 # Exit 0: every scenario ended as designed; 1: one did not (named on stderr), or no report;
-# any other code: clawspec's own (2 bad contract or config, 3 gateway not up, 130 interrupted).
+# any other code: clawspec's own (2 bad contract or config, 3 gateway not up, 70 internal error,
+# 130 interrupted).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
