@@ -2,7 +2,9 @@
 
 When none of the files exist they are written. When some exist, init only lists what it would
 do (a dry run) unless `--force` (replace them) or `--skip-existing` (write only the missing
-ones) says otherwise, so running it twice changes nothing.
+ones) says otherwise, so running it twice changes nothing. The report folder is added to the
+workspace's `.gitignore` (created if missing, appended to otherwise, left alone if it already
+ignores the folder).
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ from clawspec.authoring.scaffold import ACTION_USES, WORKFLOW, PlannedFile, plan
 from clawspec.authoring.workspace import discover_workspace
 from clawspec.errors import UsageError
 
+GITIGNORE = ".gitignore"
+REPORT_DIR = "clawspec-reports/"  # the report_dir of the clawspec.yaml init writes
+IGNORE_BLOCK = f"# ClawSpec's reports (clawspec run)\n{REPORT_DIR}\n"
+
 
 @dataclass(frozen=True)
 class InitAction:
     """What happens to one planned file."""
 
     path: str
-    action: str  # create | replace | keep (exists, unchanged) | skip (exists, differs)
+    action: str  # create | replace | keep (exists, unchanged) | skip (exists, differs) | append
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ def initialize(
     planned = plan_files(workspace)
     actions = [_action(root, item, force) for item in planned]
     conflicts = [a for a in actions if a.action in ("replace", "skip")]
+    ignore = _ignore_action(root)
     write = not dry_run and (force or skip_existing or not conflicts)
     if write:
         for item, action in zip(planned, actions, strict=True):
@@ -62,6 +69,7 @@ def initialize(
                 target = root / item.path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(item.text, encoding="utf-8")
+        _ignore_reports(root, ignore)
         if any(a.path == WORKFLOW and a.action in ("create", "replace") for a in actions):
             notes.append(
                 f"{WORKFLOW}: replace {ACTION_USES} in its `uses:` line with the repository "
@@ -72,7 +80,7 @@ def initialize(
             f"{len(conflicts)} file(s) already exist and differ; nothing was written. "
             "Run with --force to replace them or --skip-existing to write only the missing ones."
         )
-    return InitResult(actions, write, notes)
+    return InitResult([*actions, ignore], write, notes)
 
 
 def _action(root: Path, item: PlannedFile, force: bool) -> InitAction:
@@ -88,15 +96,42 @@ def _action(root: Path, item: PlannedFile, force: bool) -> InitAction:
     return InitAction(item.path, "replace" if force else "skip")
 
 
+def _ignore_action(root: Path) -> InitAction:
+    """Whether `.gitignore` needs the report folder: create, append, or keep (ignored already)."""
+    path = root / GITIGNORE
+    if not path.exists():
+        return InitAction(GITIGNORE, "create")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return InitAction(GITIGNORE, "skip")  # not a file init can read: left alone
+    folder = REPORT_DIR.strip("/")
+    if any(line.strip().strip("/") == folder for line in lines):
+        return InitAction(GITIGNORE, "keep")
+    return InitAction(GITIGNORE, "append")
+
+
+def _ignore_reports(root: Path, action: InitAction) -> None:
+    path = root / GITIGNORE
+    if action.action == "create":
+        path.write_text(IGNORE_BLOCK, encoding="utf-8")
+    elif action.action == "append":
+        text = path.read_text(encoding="utf-8")
+        gap = "\n" if text and not text.endswith("\n") else ""
+        path.write_text(f"{text}{gap}{IGNORE_BLOCK}", encoding="utf-8")
+
+
 VERBS = {
     (True, "create"): "created",
     (True, "replace"): "replaced",
     (True, "keep"): "unchanged",
     (True, "skip"): "kept (exists)",
+    (True, "append"): "appended to",
     (False, "create"): "would create",
     (False, "replace"): "would replace",
     (False, "keep"): "unchanged",
     (False, "skip"): "exists (kept)",
+    (False, "append"): "would append to",
 }
 
 

@@ -27,6 +27,7 @@ EXPECTED = [
     "agents/brand/tests/scenarios.yaml",
     "agents/support/tests/scenarios.yaml",
     ".github/workflows/clawspec.yml",
+    ".gitignore",
 ]
 
 
@@ -194,10 +195,45 @@ def test_existing_files_give_a_dry_run_listing(
     assert (root / "clawspec.yaml").read_text("utf-8") != mine
 
 
+def test_the_report_folder_is_git_ignored_once(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Appended to an existing .gitignore (its last line unterminated), never twice."""
+    (root / ".gitignore").write_text("node_modules/\n*.log", "utf-8")
+    assert main(["init", str(root)]) == 0
+    assert "appended to  .gitignore" in capsys.readouterr().out
+    expected = "node_modules/\n*.log\n# ClawSpec's reports (clawspec run)\nclawspec-reports/\n"
+    assert (root / ".gitignore").read_text("utf-8") == expected
+    assert main(["init", str(root)]) == 0
+    assert "unchanged  .gitignore" in capsys.readouterr().out
+    assert (root / ".gitignore").read_text("utf-8") == expected
+
+
+def test_a_gitignore_that_ignores_the_reports_already_is_left_alone(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (root / ".gitignore").write_text("/clawspec-reports\n", "utf-8")
+    assert main(["init", str(root)]) == 0
+    assert "unchanged  .gitignore" in capsys.readouterr().out
+    assert (root / ".gitignore").read_text("utf-8") == "/clawspec-reports\n"
+
+
+def test_a_new_gitignore_holds_only_the_report_folder(root: Path) -> None:
+    assert main(["init", str(root)]) == 0
+    text = (root / ".gitignore").read_text("utf-8")
+    assert text == "# ClawSpec's reports (clawspec run)\nclawspec-reports/\n"
+    assert yaml.safe_load((root / "clawspec.yaml").read_text("utf-8"))["report_dir"] == (
+        "clawspec-reports"
+    )
+
+
 def test_dry_run_writes_nothing(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", str(root), "--dry-run"]) == 0
-    assert "would create  clawspec.yaml" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "would create  clawspec.yaml" in out
+    assert "would create  .gitignore" in out
     assert not (root / "clawspec.yaml").exists()
+    assert not (root / ".gitignore").exists()
 
 
 @pytest.mark.parametrize(

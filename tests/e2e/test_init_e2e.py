@@ -77,9 +77,9 @@ def init_run(
 
 def test_init_writes_the_files_and_a_second_init_changes_nothing(init_run: dict) -> None:
     assert init_run["first"].returncode == 0, init_run["first"].stderr
-    assert init_run["first"].stdout.count("created  ") == 8
+    assert init_run["first"].stdout.count("created  ") == 9  # 8 files and .gitignore
     assert init_run["second"].returncode == 0, init_run["second"].stderr
-    assert init_run["second"].stdout.count("unchanged  ") == 8
+    assert init_run["second"].stdout.count("unchanged  ") == 9
     assert init_run["unchanged"]
 
 
