@@ -63,7 +63,7 @@ class InternalError(Exception):
 
 
 def describe(fault: Fault) -> str:
-    """`TypeError: boom (in the JUnit XML writer)`, on one line."""
+    """`TypeError: boom (in writing the JUnit XML)`, on one line."""
     text = one_line(str(fault.error), 300)  # masked; the crash log holds the whole message
     name = type(fault.error).__name__
     return f"{name}: {text} (in {fault.where})" if text else f"{name} (in {fault.where})"

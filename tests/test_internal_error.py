@@ -294,3 +294,14 @@ def test_a_bug_outside_a_run_leaves_a_crash_log_in_the_temporary_folder(
     assert "command:   clawspec validate ." in text
     assert "AttributeError: validate bug (***)" in text and TOKEN not in text
     assert TOKEN not in annotation
+
+
+def test_a_long_message_is_cut_on_one_line_without_a_secret_s_first_half() -> None:
+    from clawspec import secrets
+    from clawspec.crash import Fault, describe
+
+    with secrets.scope({"CLAWSPEC_HOOKS_TOKEN": TOKEN}):
+        # The cut at 300 characters falls inside the token: its first half must not remain.
+        text = describe(Fault("a test", ValueError("x\n" * 140 + "y" * 5 + TOKEN + " end")))
+    assert "\n" not in text and TOKEN[:8] not in text
+    assert text.startswith("ValueError: x x x") and text.endswith(" (in a test)")
