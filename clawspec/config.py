@@ -91,6 +91,16 @@ class JudgeSettings(_Section):
     timeout: float = Field(120, gt=0)
 
 
+class LintIgnore(_Section):
+    """One rule silenced for the files a glob matches."""
+
+    rule: str = Field(description="The rule id to silence.")
+    path: str = Field(
+        description="Glob of the files, relative to the folder of clawspec.yaml (`**` for any "
+        "folders), e.g. `skills/healthcheck/SKILL.md`."
+    )
+
+
 class LintSettings(_Section):
     """`clawspec lint`: rules switched off or re-graded, and the sections every SOUL.md needs."""
 
@@ -101,6 +111,9 @@ class LintSettings(_Section):
     soul_sections: list[str] = Field(
         default_factory=lambda: ["Core Truths", "Boundaries", "Vibe"],
         description="Headings every SOUL.md must have (rule soul-section-missing).",
+    )
+    ignore: list[LintIgnore] = Field(
+        default_factory=list, description="Rules silenced for some files: [{rule, path}]."
     )
 
 

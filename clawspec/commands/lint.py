@@ -29,15 +29,18 @@ def run(args: argparse.Namespace) -> ExitCode:
     from clawspec.lint.engine import find_documents, lint_files
     from clawspec.lint.output import publish_github, render_json, render_terminal
     from clawspec.lint.rules import LintOptions
+    from clawspec.lint.suppress import Ignore
 
     paths = args.paths or ["."]
-    settings, _ = resolve_settings(args.config, Path(paths[0]), os.environ)
+    settings, config_path = resolve_settings(args.config, Path(paths[0]), os.environ)
     files = find_documents(paths)
     if not files:
         print(f"no SKILL.md or SOUL.md found in {', '.join(map(str, paths))}", file=sys.stderr)
         return ExitCode.USAGE
     options = LintOptions(soul_sections=tuple(settings.lint.soul_sections))
-    report = lint_files(files, settings.lint.rules, options)
+    ignores = [Ignore(entry.rule, entry.path) for entry in settings.lint.ignore]
+    base = config_path.parent if config_path else Path.cwd()
+    report = lint_files(files, settings.lint.rules, options, ignores, base)
     print(render_json(report) if args.format == "json" else render_terminal(report), end="")
     if args.format == "text":
         print()

@@ -12,6 +12,7 @@ from clawspec.contracts.discovery import PRUNED_DIRS, display_path
 from clawspec.errors import ConfigError, ExitCode, UsageError
 from clawspec.lint.document import KINDS, read_document
 from clawspec.lint.rules import RULES, SEVERITIES, LintOptions, Rule
+from clawspec.lint.suppress import Ignore, disabled_in_file, ignored_by_config
 
 
 @dataclass(frozen=True)
@@ -90,21 +91,37 @@ def effective_rules(overrides: Mapping[str, Any]) -> dict[str, Rule]:
     return chosen
 
 
+def check_ignores(ignores: Sequence[Ignore]) -> None:
+    """An ignore entry naming an unknown rule would silence nothing: a configuration error."""
+    for index, entry in enumerate(ignores):
+        if entry.rule not in RULES:
+            raise ConfigError(
+                f"lint.ignore[{index}].rule: unknown rule {entry.rule!r} "
+                f"(known: {', '.join(RULES)})"
+            )
+
+
 def lint_files(
     files: Sequence[Path],
     overrides: Mapping[str, Any] | None = None,
     options: LintOptions | None = None,
+    ignores: Sequence[Ignore] = (),
+    base: Path | None = None,
 ) -> LintReport:
-    """Run every enabled rule on each file; a file that cannot be read only gets that finding."""
+    """Run every enabled rule on each file; a file that cannot be read only gets that finding.
+    Rules the file disables in a comment, or `ignores` (globs relative to `base`) match, are
+    not run on it."""
     rules = effective_rules(overrides or {})
+    check_ignores(ignores)
     options = options or LintOptions()
     findings: list[Finding] = []
     shown = []
     for path in files:
         doc = read_document(path, display_path(path))
         shown.append(doc.display)
+        silenced = disabled_in_file(doc) | ignored_by_config(path, base or Path.cwd(), ignores)
         for rule in rules.values():
-            if doc.kind not in rule.kinds:
+            if doc.kind not in rule.kinds or rule.id in silenced:
                 continue
             if doc.unreadable and rule.id != "file-unreadable":
                 continue

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from clawspec.lint.document import Document
+from clawspec.lint.envnames import environment_reads
+from clawspec.lint.shell import analyse, package_binary
+from clawspec.lint.suppress import directives
 
 Hit = tuple[int, int, str]  # line, column, message
 Check = Callable[[Document, "LintOptions"], Iterable[Hit]]
@@ -50,19 +53,6 @@ SECRETS = (
     ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
     ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
 )
-_ENV_USE = re.compile(
-    r"\$\{?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|process\.env\.([A-Z][A-Z0-9_]+)"
-    r"|os\.(?:environ\[|getenv\(|environ\.get\()['\"]([A-Z][A-Z0-9_]+)"
-)
-# Variables every shell has: using them needs no declaration.
-SHELL_ENV = {"HOME", "PATH", "PWD", "USER", "SHELL", "TMPDIR", "LANG", "TERM", "EDITOR"}
-SHELL_LANGUAGES = {"bash", "sh", "shell", "zsh", "console", "shell-session"}
-_COMMAND_START = re.compile(r"(?:^|\|\||&&|[|;]|\$\()\s*(?:sudo\s+)?([A-Za-z][\w.+-]*)")
-_ASSIGN = re.compile(r"(?:^|\s|export\s+)([A-Z][A-Z0-9_]*)=")
-_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
-_QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
-# A shell comment: `#` at the start of a word, to the end of the line (quotes removed first).
-_COMMENT = re.compile(r"(?:^|(?<=\s))#.*$")
 # Shell builtins and POSIX utilities any host has; a skill need not gate on them.
 COMMON_BINS = {
     "alias",
@@ -130,6 +120,7 @@ COMMON_BINS = {
     "then",
     "touch",
     "tr",
+    "uname",
     "true",
     "type",
     "uniq",
@@ -320,60 +311,83 @@ def _command_tool(doc: Document, _: LintOptions) -> Iterable[Hit]:
         yield mark.line, mark.column, "command-dispatch: tool needs 'command-tool' (the tool name)"
 
 
-@rule("env-undeclared", "warning", "skill", "Environment variables the body uses are declared.")
+@rule("env-undeclared", "warning", "skill", "Environment variables the body reads are declared.")
 def _env(doc: Document, _: LintOptions) -> Iterable[Hit]:
     if doc.frontmatter is None:
         return
     requires = _requires(doc).get("requires")
     declared = set(_string_list(requires.get("env") if isinstance(requires, dict) else None))
     declared.add(str(_requires(doc).get("primaryEnv") or ""))
-    # Variables the body's own snippets assign (`PAGE_ID=…`) are not the environment's.
-    assigned = {m.group(1) for _, line in doc.body_lines for m in _ASSIGN.finditer(line)}
-    reported: set[str] = set(assigned)
-    for number, line in doc.body_lines:
-        for match in _ENV_USE.finditer(line):
-            name = next(g for g in match.groups() if g)
-            if name not in declared | SHELL_ENV | reported and not name.startswith("OPENCLAW_"):
-                reported.add(name)
-                yield (
-                    number,
-                    match.start() + 1,
-                    (f"'{name}' is used but not declared in metadata.openclaw.requires.env"),
-                )
+    for use in environment_reads(doc):
+        if use.name not in declared and not use.name.startswith("OPENCLAW_"):
+            yield (
+                use.line,
+                use.column,
+                f"'{use.name}' is read from the environment but not declared in "
+                "metadata.openclaw.requires.env",
+            )
 
 
-@rule("bin-undeclared", "warning", "skill", "Commands the body's shell blocks run are declared.")
+def _skill_os(block: dict[str, Any]) -> set[str]:
+    return set(_string_list(block.get("os")))
+
+
+def _install_names(block: dict[str, Any]) -> set[str]:
+    """Commands the metadata's `install` entries provide: their `bins` and package names."""
+    names: set[str] = set()
+    specs = block.get("install")
+    for spec in specs if isinstance(specs, list) else []:
+        if isinstance(spec, dict):
+            names |= set(_string_list(spec.get("bins")))
+            for key in ("package", "formula", "module"):
+                if isinstance(spec.get(key), str):
+                    names.add(package_binary(spec[key]))
+    return names
+
+
+@rule(
+    "bin-undeclared",
+    "warning",
+    "skill",
+    "Commands the body's shell blocks need on every host are declared (alternatives as anyBins).",
+)
 def _bins(doc: Document, _: LintOptions) -> Iterable[Hit]:
     if doc.frontmatter is None:
         return
     block = _requires(doc)
     requires = block.get("requires") if isinstance(block.get("requires"), dict) else {}
     declared = set(_string_list(requires.get("bins")) + _string_list(requires.get("anyBins")))
-    for spec in block.get("install") or [] if isinstance(block.get("install"), list) else []:
-        declared |= set(_string_list(spec.get("bins") if isinstance(spec, dict) else None))
+    facts = analyse(doc, _skill_os(block))
+    skip = COMMON_BINS | declared | facts.installed | facts.tested | _install_names(block)
+    required = {u.binary for u in facts.uses if u.why_not_required is None} - skip
+    groups = [g - COMMON_BINS for g in facts.groups]
+    # One provided alternative covers its group; a group counts when two of its commands are
+    # needed and none is provided.
+    for group in groups:
+        if group & skip:
+            required -= group
+    groups = [g for g in groups if len(g & required) > 1]
+    grouped = set().union(*groups) if groups else set()
     reported: set[str] = set()
-    heredoc: str | None = None
-    for number, line in doc.code_lines(SHELL_LANGUAGES):
-        text = line.strip().removeprefix("$ ")
-        if heredoc is not None:  # a heredoc's lines are data, not commands
-            heredoc = None if text == heredoc else heredoc
+    for use in facts.uses:
+        if use.why_not_required or use.binary in reported or use.binary not in required:
             continue
-        if text.startswith("#"):
-            continue
-        opened = _HEREDOC.search(text)
-        heredoc = opened.group(1) if opened else None
-        code = _COMMENT.sub("", _QUOTED.sub("''", text))  # `cmd  # note; exits 1` runs cmd only
-        for match in _COMMAND_START.finditer(code):
-            binary = match.group(1)
-            after = match.string[match.end() : match.end() + 1]
-            if after == "=" or binary[0].isupper() or binary in COMMON_BINS | declared | reported:
-                continue
-            reported.add(binary)
-            column = line.find(binary) + 1
+        group = next((g for g in groups if use.binary in g), None)
+        if group is None:
+            reported.add(use.binary)
             yield (
-                number,
-                column,
-                (f"'{binary}' is run but not declared in metadata.openclaw.requires.bins/anyBins"),
+                use.line,
+                use.column,
+                f"'{use.binary}' is run but not declared in metadata.openclaw.requires.bins",
+            )
+        elif use.binary in grouped:
+            reported |= group
+            names = " or ".join(f"'{n}'" for n in sorted(group))
+            yield (
+                use.line,
+                use.column,
+                f"{names} (alternatives) are run but none is declared: list them in "
+                "metadata.openclaw.requires.anyBins",
             )
 
 
@@ -483,3 +497,21 @@ def _soul_long(doc: Document, _: LintOptions) -> Iterable[Hit]:
                 f"{SOUL_MAX_CHARS:,} (agents.defaults.bootstrapMaxChars)"
             ),
         )
+
+
+@rule(
+    "directive-invalid",
+    "warning",
+    "skill soul",
+    "A `<!-- clawspec-lint: disable=RULE -->` comment names known rules.",
+)
+def _directive(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    for found in directives(doc):
+        if found.problem:
+            yield found.line, found.column, found.problem
+        elif found.rule not in RULES:
+            yield (
+                found.line,
+                found.column,
+                f"clawspec-lint: disable names unknown rule '{found.rule}' (it silences nothing)",
+            )

@@ -124,14 +124,15 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         GOOD_SKILL + "\nThen read ${ATTIO_API_KEY}.\n",
         16,
         11,
-        "'ATTIO_API_KEY' is used but not declared in metadata.openclaw.requires.env",
+        "'ATTIO_API_KEY' is read from the environment but not declared in "
+        "metadata.openclaw.requires.env",
     ),
     "bin-undeclared": (
         "SKILL.md",
         GOOD_SKILL.replace("resend send --to members", "resend send | gh issue list"),
         13,
         15,
-        "'gh' is run but not declared in metadata.openclaw.requires.bins/anyBins",
+        "'gh' is run but not declared in metadata.openclaw.requires.bins",
     ),
     "requirement-unused": (
         "SKILL.md",
@@ -139,6 +140,13 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         4,
         1,
         "requires.bins declares 'gh' but neither the body nor the skill's scripts/ mention it",
+    ),
+    "directive-invalid": (
+        "SKILL.md",
+        GOOD_SKILL + "<!-- clawspec-lint: disable=bin-undeclared, no-such-rule -->\n",
+        15,
+        1,
+        "clawspec-lint: disable names unknown rule 'no-such-rule' (it silences nothing)",
     ),
     "body-empty": (
         "SKILL.md",
