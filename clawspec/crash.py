@@ -137,10 +137,10 @@ def handle(
     )
     log = write_crash_log(internal, argv)
     where = f"crash log: {log}" if log else "no crash log could be written"
-    reports = ""
+    more = f" and {len(internal.faults) - 1} more" if len(internal.faults) > 1 else ""
     if internal.written:
-        reports = f"; what finished is in {_folder(internal.written)}"
-    line = mask(f"internal error: {internal}{reports}; {where} (please attach it to a bug report)")
+        more += f"; what finished is in {_folder(internal.written)}"
+    line = mask(f"internal error: {internal}{more}; {where} (please attach it to a bug report)")
     if annotate is not None:
         annotate(line)
     print(line, file=err, flush=True)

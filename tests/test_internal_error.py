@@ -148,7 +148,8 @@ def test_a_raising_reporter_still_gives_every_report_what_finished(
     assert 'raise RuntimeError(f"reporter broke on' in log  # the line that raised
 
 
-WRITER_BREAKS = f"""
+WRITERS_BREAK = f"""
+import clawspec.reports.codequality as codequality
 import clawspec.reports.junit as junit
 
 
@@ -156,11 +157,16 @@ def write_junit(*args, **kwargs):
     raise TypeError("the JUnit writer has a bug ({TOKEN})")
 
 
+def write_codequality(*args, **kwargs):
+    raise IndexError("so has the Code Quality writer")
+
+
 junit.write_junit = write_junit
+codequality.write_codequality = write_codequality
 """
 
 
-def test_a_raising_report_writer_does_not_stop_the_others(
+def test_raising_report_writers_do_not_stop_the_others(
     workspace: Path, write_contract, server: HooksServer
 ) -> None:
     (workspace / "clawspec.yaml").write_text(
@@ -169,21 +175,26 @@ def test_a_raising_report_writer_does_not_stop_the_others(
         encoding="utf-8",
     )
     write_contract(_scenarios(("first", "a"), ("second", "b")))
-    done = _run(workspace, server, WRITER_BREAKS)
+    done = _run(workspace, server, WRITERS_BREAK)
     line = _assert_one_line_naming_the_crash_log(done)
     assert line.startswith(
-        "internal error: TypeError: the JUnit writer has a bug (***) (in writing the JUnit XML)"
+        "internal error: TypeError: the JUnit writer has a bug (***) (in writing the JUnit XML) "
+        "and 1 more; what finished is in reports;"
     )
     assert "warning: JUnit XML not written: TypeError" in done.stderr
+    assert "warning: Code Quality report not written: IndexError" in done.stderr
     report = _report(workspace)
     assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
         ("first", "pass"),
         ("second", "pass"),
     ]
     assert not (workspace / "reports" / "junit.xml").exists()
-    assert (workspace / "reports" / "report.html").is_file()
-    assert json.loads((workspace / "reports" / "quality.json").read_text("utf-8")) == []
-    assert "raise TypeError" in _crash_log(workspace)
+    assert not (workspace / "reports" / "quality.json").exists()
+    html = (workspace / "reports" / "report.html").read_text("utf-8")
+    assert "first" in html and "second" in html
+    log = _crash_log(workspace)
+    assert "fault 1 of 2: in writing the JUnit XML" in log and "raise TypeError" in log
+    assert "fault 2 of 2: in writing the Code Quality report" in log and "raise IndexError" in log
 
 
 LANE_BREAKS = f"""
