@@ -13,7 +13,9 @@ root=$(pwd)
 if [ ! -x .venv/bin/clawspec ]; then
   python3 -m venv .venv
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e .
+  # Editable, like scripts/test.sh; setuptools' warning about editable installs is silenced
+  # (pip's -q does not), so the demo starts with its own output.
+  PYTHONWARNINGS="ignore:Editable installation" .venv/bin/python -m pip install -q -e .
 fi
 launcher=$(bash scripts/install-openclaw.sh | tail -n 1)
 
