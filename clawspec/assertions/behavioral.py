@@ -75,12 +75,14 @@ class LogEntry(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
             return self._evaluate_run_scoped(ctx)
-        from clawspec.evidence.log import first_line_matching
+        from clawspec.evidence.log import Interrupted, first_line_matching
 
         try:
-            found = first_line_matching(ctx.path(self.path), self.pattern)
+            found = first_line_matching(ctx.path(self.path), self.pattern, ctx.stop)
         except FileNotFoundError:
             return Verdict.failed(f"log '{self.path}' not found")
+        except Interrupted as exc:
+            return Verdict.errored(f"log '{self.path}' not searched to its end: {exc}")
         if found.line is not None:
             return Verdict.passed(
                 f"line {found.line} of '{self.path}' matches '{self.pattern}'", found.line

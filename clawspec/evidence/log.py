@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from threading import Event
 
 from clawspec.evidence.context import EvalContext, Verdict
 from clawspec.evidence.store import LogKey, PluginKey
 from clawspec.gateway.logs import scope
 from clawspec.gateway.logs.facts import Hook
 from clawspec.gateway.logs.index import DEBUG_HINT, LogIndex
-from clawspec.gateway.logs.lines import Match, Pattern, json_message, lines_of
+from clawspec.gateway.logs.lines import Interrupted, Match, Pattern, json_message, lines_of
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
 from clawspec.gateway.tool_search import CONTROLS
 from clawspec.text import pluralize
+
+__all__ = ["Interrupted", "RunLog", "first_line_matching", "line_matcher"]
 
 
 class RunLog:
@@ -214,11 +217,12 @@ def _same_file(a: Path, b: Path) -> bool:
         return a == b
 
 
-def first_line_matching(path: Path, pattern: str) -> Match:
+def first_line_matching(path: Path, pattern: str, stop: Event | None = None) -> Match:
     """The first line of the whole file `path` that `pattern` matches, and how many lines were
     read. One index per file for the whole process: no scenario re-reads or re-parses the lines
-    an earlier one already read (the gateway log grows with every scenario)."""
-    return lines_of(path).first_match(Pattern(pattern))
+    an earlier one already read (the gateway log grows with every scenario). Raises
+    `lines.Interrupted` soon after `stop` is set (the run interrupted)."""
+    return lines_of(path).first_match(Pattern(pattern), stop)
 
 
 def line_matcher(pattern: str) -> Callable[[str], bool]:

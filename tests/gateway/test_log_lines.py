@@ -68,7 +68,7 @@ def test_finds_raw_text_json_message_and_regex(tmp_path: Path) -> None:
 def test_reads_each_byte_once_as_the_file_grows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(log_lines, "SEGMENT_CHARS", 500)
+    monkeypatch.setattr(log_lines, "SEGMENT_BYTES", 500)
     path = tmp_path / "gw.log"
     path.write_text("")
     index = LogLines(path)
@@ -154,10 +154,12 @@ def test_a_link_pointing_elsewhere_is_read_as_a_new_file(tmp_path: Path) -> None
     assert index.first_match(Pattern("from b")).line == 1
 
 
-def test_beyond_the_memory_bound_the_rest_is_streamed(
+def test_segments_evicted_from_memory_are_read_back_from_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(log_lines, "MAX_INDEXED_BYTES", 100)
+    monkeypatch.setattr(log_lines, "SEGMENT_BYTES", 60)
+    monkeypatch.setattr(log_lines, "CACHE_BYTES", 100)
+    monkeypatch.setattr(log_lines, "GRAM_SEGMENTS", 3)
     path = tmp_path / "gw.log"
     path.write_text("".join(f"line {n:03d} of the log\n" for n in range(40)))
     index = LogLines(path)
@@ -166,12 +168,14 @@ def test_beyond_the_memory_bound_the_rest_is_streamed(
     with path.open("a") as handle:
         handle.write(_json("tail message"))
     _same(index, path, "^tail message$")
+    assert index.retained <= 100 + 60 + 30
+    assert index.bytes_read > path.stat().st_size  # segments were read back
 
 
 def test_concurrent_scenarios_and_a_growing_file_agree_with_the_reference(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(log_lines, "SEGMENT_CHARS", 2000)
+    monkeypatch.setattr(log_lines, "SEGMENT_BYTES", 2000)
     path = tmp_path / "gw.log"
     path.write_text("")
     index = LogLines(path)
@@ -222,7 +226,7 @@ PIECES = [
 def test_randomised_appends_match_the_reference_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, segment: int
 ) -> None:
-    monkeypatch.setattr(log_lines, "SEGMENT_CHARS", segment)  # 1: a sealed segment per append
+    monkeypatch.setattr(log_lines, "SEGMENT_BYTES", segment)  # 1: a sealed segment per append
     rng = random.Random(14)
     path = tmp_path / "gw.log"
     path.write_bytes(b"")
@@ -264,7 +268,7 @@ def test_a_literal_at_any_alignment_is_found_in_sealed_segments(
 ) -> None:
     """Only grams starting at a multiple of 4 are indexed: a literal is found wherever it
     starts (each of the four alignments), in raw text and in JSON messages."""
-    monkeypatch.setattr(log_lines, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(log_lines, "SEGMENT_BYTES", 300)
     rng = random.Random(7)
     words = ["alpha", "beta", "gamma", "delta", "épsilon", "run-", "hook:clawspec:"]
     lines = []
