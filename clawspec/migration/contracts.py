@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from clawspec.assertions import REGISTRY
@@ -292,8 +294,31 @@ def seconds(text: Any) -> float | None:
     return float(match.group(1)) * scale
 
 
-def migrate_pipeline(data: dict[str, Any], agents: AgentIds) -> Rewrite:
-    """A 0.1 pipeline file → a contract on its skill with one end-to-end scenario."""
+# 0.1's one documented health expression: every stage that `produces` an artifact produced it.
+# Its equivalent is the `artifact_exists` each such stage already becomes.
+_ALL_PRODUCED = re.compile(
+    r"^\s*count\(\s*produced_artifacts\s*\)\s*==\s*count\(\s*stages_with_produces\s*\)\s*$"
+)
+
+
+@dataclass(frozen=True)
+class HandoffFile:
+    """A stage's `handoff_contract` as found beside the pipeline: its 0.1 data, or why not."""
+
+    shown: str  # the path as the user wrote or as found
+    data: dict[str, Any] | None = None
+    why_not: str = ""
+
+
+HandoffResolver = Callable[[str], HandoffFile]
+
+
+def migrate_pipeline(
+    data: dict[str, Any], agents: AgentIds, handoffs: HandoffResolver | None = None
+) -> Rewrite:
+    """A 0.1 pipeline file → a contract on its skill with one end-to-end scenario. A stage's
+    `handoff_contract` (a 0.1 handoff file, checked inside the pipeline run) adds that
+    handoff's checks to the scenario; `handoffs` finds the file."""
     rewrite = Rewrite({})
     data = translate_templates(data, rewrite)
     pipeline = data.get("pipeline") or {}
@@ -302,6 +327,7 @@ def migrate_pipeline(data: dict[str, Any], agents: AgentIds) -> Rewrite:
     if not skill_path or not trigger:
         rewrite.needs(("pipeline",), "pipeline: needs 'skill_path' and 'trigger' to invoke")
     then: list[dict[str, Any]] = []
+    producing = 0
     for i, stage in enumerate(data.get("stages") or []):
         if not isinstance(stage, dict):
             continue
@@ -311,6 +337,9 @@ def migrate_pipeline(data: dict[str, Any], agents: AgentIds) -> Rewrite:
             _explicit_log(then[-1], ("stages", i), "stage", None)
         if stage.get("produces"):
             then.append({"type": "artifact_exists", "path": stage["produces"]})
+            producing += 1
+        if stage.get("handoff_contract"):
+            _stage_handoff(stage, i, then, handoffs, agents, rewrite)
     final = data.get("final_assertions") or {}
     for group in ("deterministic", "semantic"):
         for item in _assertions(final.get(group), ("final_assertions", group), rewrite, agents):
@@ -318,6 +347,13 @@ def migrate_pipeline(data: dict[str, Any], agents: AgentIds) -> Rewrite:
                 then.append(item)
     for i, check in enumerate(data.get("pipeline_health") or []):
         what = check.get("check") if isinstance(check, dict) else check
+        if isinstance(what, str) and _ALL_PRODUCED.match(what):
+            rewrite.change(
+                ("pipeline_health", i),
+                f"pipeline_health[{i}]: '{what.strip()}' is the artifact_exists of each of the "
+                f"{producing} stage(s) with 'produces' (already in the scenario)",
+            )
+            continue
         rewrite.refuse(
             ("pipeline_health", i),
             f"pipeline_health[{i}]: expression '{what}' has no equivalent (write it as "
@@ -349,3 +385,40 @@ def migrate_pipeline(data: dict[str, Any], agents: AgentIds) -> Rewrite:
         ("pipeline",), f"pipeline '{name}': {stages} stage(s) → {len(then)} assertion(s)"
     )
     return rewrite
+
+
+def _stage_handoff(
+    stage: dict[str, Any],
+    index: int,
+    then: list[dict[str, Any]],
+    handoffs: HandoffResolver | None,
+    agents: AgentIds,
+    rewrite: Rewrite,
+) -> None:
+    """Add the checks of a stage's 0.1 handoff file to the pipeline scenario, or say why not."""
+    loc = ("stages", index, "handoff_contract")
+    name = stage.get("name", f"stages[{index}]")
+    reference = str(stage["handoff_contract"])
+    found = handoffs(reference) if handoffs else HandoffFile(reference, why_not="not looked up")
+    if found.data is None:
+        rewrite.warn(
+            loc,
+            f"stage '{name}': handoff_contract '{reference}' not migrated: {found.why_not}",
+        )
+        return
+    own = migrate_handoff(copy.deepcopy(found.data), "-", {"type": "skill"}, agents)
+    problems = [n.text for n in own.unsupported + own.manual]
+    if problems:
+        rewrite.warn(
+            loc,
+            f"stage '{name}': handoff_contract '{found.shown}' not migrated: {problems[0]} "
+            "(migrate that file on its own)",
+        )
+        return
+    added = [item for item in own.data["scenarios"][0]["then"] if item not in then]
+    then.extend(added)
+    rewrite.change(
+        loc,
+        f"stage '{name}': handoff_contract '{found.shown}' → its {len(added)} check(s) added to "
+        "this scenario (0.1 checked the handoff inside the pipeline run)",
+    )

@@ -1,14 +1,15 @@
 """`clawspec migrate PATH…`: find ClawSpec 0.1 files, rewrite them, say what changed.
 
 Files are recognised by their shape (`scenarios` of `when`/`then` or 0.1's
-`steps`/`assertions`/`regression`, `handoff:`, `pipeline:`, `waves:`, `clawspec.yaml`), with or
-without `version`; when none is found, each YAML file's reason is printed. Warnings and errors
-name `file:line:column` of the original file. A file with a construct that has no equivalent,
-or that needs something only the user knows, is left as it is and reported (exit 2); with
-`--drop-unsupported` constructs with no equivalent are removed and warned about instead.
-Handoff and pipeline files become `<name>.clawspec.yaml` contracts beside them (the 0.1 file is
-removed), so the default `scenario_patterns` find them. The result is checked by the contract
-loader itself: what is still invalid is reported as `clawspec validate` reports it.
+`steps`/`assertions`/`regression`, `handoff:`, `pipeline:`, `waves:`, `baselines:`,
+`clawspec.yaml`), with or without `version`; a coverage ledger or a baselines file is not
+rewritten, and migrate says why; when none is found, each YAML file's reason is printed.
+Warnings and errors name `file:line:column` of the original file. A file with a construct that
+has no equivalent, or that needs something only the user knows, is left as it is and reported
+(exit 2); with `--drop-unsupported` constructs with no equivalent are removed and warned about
+instead. Handoff and pipeline files become `<name>.clawspec.yaml` contracts beside them (the 0.1
+file is removed), so the default `scenario_patterns` find them. The result is checked by the
+contract loader itself: what is still invalid is reported as `clawspec validate` reports it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ HEADER = (
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 CLAWSPEC_FILES = "**/*.clawspec.yaml"
 SCENARIO_KEYS = {"when", "then", "given", "steps", "assertions", "regression"}
-TOP_KEYS = ("scenarios", "handoff", "pipeline", "waves")
+TOP_KEYS = ("scenarios", "handoff", "pipeline", "waves", "baselines")
 
 
 @dataclass
@@ -79,6 +80,8 @@ def classify(path: Path, data: Any) -> tuple[str | None, str]:
     for kind in ("handoff", "pipeline", "waves"):
         if kind in data:
             return kind, ""
+    if isinstance(data.get("baselines"), dict) and "scenarios" not in data:
+        return "baselines", ""
     if "scenarios" not in data:
         keys = ", ".join(map(str, list(data)[:6])) + (", …" if len(data) > 6 else "")
         wanted = ", ".join(f"'{k}'" for k in TOP_KEYS)
@@ -175,8 +178,45 @@ def _rewrite(kind: str, path: Path, doc: SourceDoc, root: Path, invoke: str | No
         found_invoke, caller = _caller(path, root)
         return m.migrate_handoff(data, invoke or found_invoke, caller, agents)
     if kind == "pipeline":
-        return m.migrate_pipeline(data, agents)
+        return m.migrate_pipeline(data, agents, lambda ref: find_handoff(ref, path, root))
     return m.migrate_contract(data, legacy_baselines(root), agents, folder_target(path, root))
+
+
+def find_handoff(reference: str, pipeline: Path, root: Path) -> m.HandoffFile:
+    """A stage's `handoff_contract`: beside the pipeline file, else from the workspace root."""
+    tried = [pipeline.parent / reference, root / reference]
+    for candidate in tried:
+        if candidate.is_file():
+            shown = display_path(candidate)
+            try:
+                data = yaml.safe_load(candidate.read_text("utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+                return m.HandoffFile(shown, why_not=f"cannot read {shown}: {exc}")
+            if classify(candidate, data)[0] != "handoff":
+                return m.HandoffFile(shown, why_not=f"{shown} is not a ClawSpec 0.1 handoff file")
+            return m.HandoffFile(shown, data)
+        migrated = candidate.with_name(f"{candidate.stem}.clawspec.yaml")
+        if migrated.is_file():
+            return m.HandoffFile(
+                reference,
+                why_not=f"it is already migrated to {display_path(migrated)}, a contract run on "
+                "its own; copy its `then` here to check the handoff inside the pipeline run",
+            )
+    looked = " or ".join(display_path(p) for p in dict.fromkeys(tried))
+    return m.HandoffFile(reference, why_not=f"no such file ({looked})")
+
+
+def _baselines_note(data: dict[str, Any]) -> str:
+    names = ", ".join(f"'{n}'" for n in list(data["baselines"])[:5])
+    more = ", …" if len(data["baselines"]) > 5 else ""
+    return (
+        "ClawSpec 0.1 baselines file: not migrated, the current baseline format cannot hold it "
+        "(a baseline is now a stored run report with each scenario's results and evidence, "
+        "`--baseline dir:PATH --save-baseline`; this file has only duration and token "
+        f"statistics). Its statistics for {names}{more} become the absolute limits of those "
+        "scenarios' `regression:` blocks when their contracts are migrated; then start a "
+        "baseline with `clawspec run . --save-baseline` and delete this file"
+    )
 
 
 def _located(doc: SourceDoc, shown: str, note: Note, prefix: str = "") -> str:
@@ -202,6 +242,9 @@ def migrate_file(
     kind, why = classify(path, doc.data)
     if kind is None:
         result.skipped = why
+        return result
+    if kind == "baselines":
+        result.notes.append(_baselines_note(doc.data))
         return result
     if kind == "waves":
         result.notes.append(

@@ -39,13 +39,18 @@ def test_constructs_without_equivalent_are_refused_by_name(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (ws / "reports" / "baselines.yaml").unlink()
+    pipeline = ws / f"{PIPELINE}.yaml"
+    pipeline.write_text(
+        pipeline.read_text("utf-8") + "  - check: max(stage_duration_ms) < 600000\n", "utf-8"
+    )
     before = (ws / NEWSLETTER).read_text("utf-8")
     assert main(["migrate", "."]) == 2
     err = capsys.readouterr().err
     assert (
-        f"error: {PIPELINE}.yaml:25:5: no equivalent: pipeline_health[0]: expression "
-        "'count(produced_artifacts) == count(stages_with_produces)' has no equivalent"
+        f"error: {PIPELINE}.yaml:28:5: no equivalent: pipeline_health[1]: expression "
+        "'max(stage_duration_ms) < 600000' has no equivalent"
     ) in err
+    assert "pipeline_health[0]" not in err  # the artifact count has its equivalent
     assert (
         f"error: {PIPELINE}.yaml: nothing written; --drop-unsupported removes the constructs "
         "with no equivalent"
@@ -56,7 +61,7 @@ def test_constructs_without_equivalent_are_refused_by_name(
         "'regression.max_duration_drift' dropped (no baseline for this scenario"
     ) in err
     assert (ws / NEWSLETTER).read_text("utf-8") != before
-    assert (ws / f"{PIPELINE}.yaml").is_file()
+    assert pipeline.is_file()
 
 
 def test_migration_rewrites_everything_and_the_result_validates(
@@ -69,7 +74,7 @@ def test_migration_rewrites_everything_and_the_result_validates(
         "  - scenario 'sunday-service-smoke': 'regression.max_token_drift' → "
         "token_budget.max_total_tokens 6327 (baseline p50 4218.0 * 1.5)"
     ) in out
-    assert f"warning: {PIPELINE}.yaml:25:5: dropped: pipeline_health[0]" in err
+    assert "pipeline_health" not in err
     loaded = validate(["."], environ={})
     assert sorted(c.display for c in loaded) == sorted(
         [
@@ -157,8 +162,20 @@ def test_handoff_without_a_caller_needs_invoke(
     }
 
 
-def test_pipeline_becomes_an_end_to_end_scenario(ws: Path) -> None:
-    main(["migrate", f"{PIPELINE}.yaml", "--drop-unsupported"])
+def test_pipeline_becomes_an_end_to_end_scenario(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["migrate", f"{PIPELINE}.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "  - pipeline_health[0]: 'count(produced_artifacts) == count(stages_with_produces)' is "
+        "the artifact_exists of each of the 2 stage(s) with 'produces' (already in the scenario)"
+    ) in out
+    assert (
+        "  - stage 'copy': handoff_contract 'skills/webinar-orchestrator/tests/handoffs/"
+        "orchestrator-to-brand.yaml' → its 3 check(s) added to this scenario (0.1 checked the "
+        "handoff inside the pipeline run)"
+    ) in out
     contract = _load(ws, f"{PIPELINE}.clawspec.yaml")
     assert contract["defaults"] == {"timeout": 1800}
     (scenario,) = contract["scenarios"]
@@ -167,8 +184,70 @@ def test_pipeline_becomes_an_end_to_end_scenario(ws: Path) -> None:
         ("artifact_exists", "memory/drafts/webinars/{{today}}-brief.md"),
         ("delegation_occurred", "brand"),
         ("artifact_exists", "memory/drafts/webinars/{{today}}-copy.md"),
+        # the copy stage's handoff: the callee's artifact, its sections, its prohibited tool
+        ("artifact_exists", "memory/drafts/{{today}}-copy.md"),
+        ("artifact_contains", "memory/drafts/{{today}}-copy.md"),
+        ("tool_not_called", None),
         ("llm_judge", "memory/drafts/webinars/{{today}}-copy.md"),
     ]
+    assert validate([ws / f"{PIPELINE}.clawspec.yaml"], environ={})
+
+
+def test_a_stage_handoff_that_cannot_be_folded_in_says_why(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["migrate", f"{HANDOFF}.yaml"])  # the handoff first: now a contract of its own
+    capsys.readouterr()
+    assert main(["migrate", f"{PIPELINE}.yaml"]) == 0
+    assert (
+        f"warning: {PIPELINE}.yaml:15:5: stage 'copy': handoff_contract "
+        "'handoffs/orchestrator-to-brand.yaml' not migrated: it is already migrated to "
+        f"{HANDOFF}.clawspec.yaml, a contract run on its own; copy its `then` here to check the "
+        "handoff inside the pipeline run"
+    ) in capsys.readouterr().err
+    (ws / f"{HANDOFF}.clawspec.yaml").unlink()
+    (ws / f"{PIPELINE}.clawspec.yaml").rename(ws / "unused.yaml")
+    shutil.copy(V01 / f"{PIPELINE}.yaml", ws / f"{PIPELINE}.yaml")
+    assert main(["migrate", f"{PIPELINE}.yaml", "--dry-run"]) == 0
+    assert (
+        f"warning: {PIPELINE}.yaml:15:5: stage 'copy': handoff_contract "
+        "'handoffs/orchestrator-to-brand.yaml' not migrated: no such file "
+        f"({HANDOFF}.yaml or handoffs/orchestrator-to-brand.yaml)"
+    ) in capsys.readouterr().err
+
+
+def test_0_1_files_given_to_validate_say_to_migrate(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", f"{HANDOFF}.yaml", f"{PIPELINE}.yaml", "reports/baselines.yaml"]) == 2
+    err = capsys.readouterr().err
+    for path, kind, key, line in (
+        (f"{HANDOFF}.yaml", "handoff", "handoff", 2),
+        (f"{PIPELINE}.yaml", "pipeline", "pipeline", 2),
+        ("reports/baselines.yaml", "baselines", "baselines", 3),
+    ):
+        assert (
+            f"{path}:{line}:1: this looks like a ClawSpec 0.1 {kind} file ('{key}' at the top, "
+            f"no 'scenarios'): run `clawspec migrate {path}`"
+        ) in err
+    assert "unknown field" not in err
+
+
+def test_a_0_1_baselines_file_is_reported_not_passed_over(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (ws / "reports" / "baselines.yaml").read_bytes()
+    assert main(["migrate", "reports/baselines.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "reports/baselines.yaml: ClawSpec 0.1 baselines file: not migrated, the current "
+        "baseline format cannot hold it (a baseline is now a stored run report with each "
+        "scenario's results and evidence"
+    )
+    assert "Its statistics for 'sunday-service-smoke' become the absolute limits" in out
+    assert (ws / "reports" / "baselines.yaml").read_bytes() == before
+    main(["migrate", "."])  # found in a folder too
+    assert "reports/baselines.yaml: ClawSpec 0.1 baselines file" in capsys.readouterr().out
 
 
 def test_config_is_rewritten_and_then_loads_without_warnings(

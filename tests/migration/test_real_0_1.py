@@ -271,7 +271,7 @@ def test_when_nothing_is_found_each_yaml_file_says_why(
     assert capsys.readouterr().out.splitlines() == [
         "no ClawSpec 0.1 files found",
         "ci/compose.yml: not a ClawSpec 0.1 file: no 'scenarios', 'handoff', 'pipeline', "
-        "'waves' at the top (found: services)",
+        "'waves', 'baselines' at the top (found: services)",
         "ci/empty.yaml: not a ClawSpec 0.1 file: empty file",
         "ci/list.yaml: not a ClawSpec 0.1 file: the document is a list, not a mapping",
         "ci/suite.yaml: not a ClawSpec 0.1 file: 'scenarios' holds no scenario (a mapping with "
