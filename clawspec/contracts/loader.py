@@ -19,6 +19,7 @@ from clawspec.errors import ContractError, UsageError
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits
 from clawspec.inputs.paths import escapes_workspace
 from clawspec.inputs.source import Loc, Mark, SourceDoc, parse_yaml
+from clawspec.migration.detect import legacy_kind
 
 PHASES = ("given", "then")
 
@@ -86,6 +87,13 @@ def load_contract(
         return [
             f"{shown}:1:1: a contract must be a mapping with 'version', 'target' and "
             f"'scenarios'; found {found}"
+        ]
+    legacy = legacy_kind(doc.data)
+    if legacy is not None:
+        mark = parse_yaml(text, path, alias_nodes=limits.alias_nodes).key_mark((legacy[0],))
+        return [
+            f"{shown}:{mark.line}:{mark.column}: this looks like a ClawSpec 0.1 {legacy[1]} file "
+            f"('{legacy[0]}' at the top, no 'scenarios'): run `clawspec migrate {shown}`"
         ]
     try:
         return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
