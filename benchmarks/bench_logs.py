@@ -104,7 +104,7 @@ def main() -> None:
                 child = evaluate(root, log, pattern)
                 verdict = child.stdout.strip().splitlines()[-1] if child.stdout.strip() else ""
                 figures[kind].append((actual, child))
-                used = f"{child.cpu:.2f} s CPU, {child.max_rss_mb:.0f} MB peak RSS"
+                used = f"{child.cpu_s:.2f} s CPU, {child.max_rss_mb:.0f} MB peak RSS"
                 row(f"log_entry ({kind}), {actual} MB log", f"{child.seconds:.2f} s", used,
                     "linear")  # fmt: skip
                 print(f"    -> {verdict[:120]}", flush=True)
@@ -112,7 +112,7 @@ def main() -> None:
             (small, first), *rest = runs
             for size, child in rest:
                 print(f"{kind}: {size} MB / {small} MB = size x{size / small:.1f}: time "
-                      f"x{child.seconds / first.seconds:.1f}, CPU x{child.cpu / first.cpu:.1f}, "
+                      f"x{child.seconds / first.seconds:.1f}, CPU x{child.cpu_s / first.cpu_s:.1f}, "
                       f"peak RSS x{child.max_rss_mb / first.max_rss_mb:.2f}")  # fmt: skip
         took, verdict = stop_after(root, log, 1.0)
         row(f"SIGTERM 1 s into the search of the {sizes[-1]} MB log", f"{took:.2f} s to exit",
