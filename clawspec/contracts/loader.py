@@ -39,12 +39,6 @@ class LoadedContract:
     def assertion_line(self, scenario: int, phase: str, index: int) -> int:
         return self.doc.value_mark(("scenarios", scenario, phase, index)).line
 
-    def raw_assertion(self, scenario: int, phase: str, index: int) -> dict[str, Any]:
-        return self.doc.data["scenarios"][scenario][phase][index]
-
-    def raw_when(self, scenario: int) -> dict[str, Any]:
-        return self.doc.data["scenarios"][scenario]["when"]
-
 
 def load_contracts(
     files: Sequence[Path],

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from clawspec.secrets import register_env
+
+Model = TypeVar("Model", bound=BaseModel)
 
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 
@@ -71,3 +75,28 @@ def render_data(data: Any, values: Mapping[str, str], environ: Mapping[str, str]
     if isinstance(data, dict):
         return {key: render_data(item, values, environ) for key, item in data.items()}
     return data
+
+
+def render_model(model: Model, values: Mapping[str, str], environ: Mapping[str, str]) -> Model:
+    """`model` with every `{{variable}}` in the values it was given rendered.
+
+    The one render step for what a contract says (an assertion, a `when`): the typed model
+    loaded once, with a scenario's values, whichever scenario supplies them. A model that holds
+    no template is returned as it is; one that does is validated again from its given values,
+    rendered, so a rendered value meets the rules a written one does (raises ValidationError
+    if not, TemplateError for an unset `env.NAME`).
+    """
+    given = model.model_dump(exclude_unset=True)
+    if not _holds_template(given):
+        return model
+    return type(model).model_validate(render_data(given, values, environ))
+
+
+def _holds_template(data: Any) -> bool:
+    if isinstance(data, str):
+        return "{{" in data
+    if isinstance(data, list):
+        return any(_holds_template(item) for item in data)
+    if isinstance(data, dict):
+        return any(_holds_template(item) for item in data.values())
+    return False

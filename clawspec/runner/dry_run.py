@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
 
 from clawspec.contracts import templates
 from clawspec.gateway.timezone import gateway_timezone
@@ -19,6 +21,7 @@ from clawspec.runner.scenario import (
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
+    from clawspec.assertions.base import Assertion
     from clawspec.contracts.loaded import Loaded
 
 
@@ -53,12 +56,17 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
             if phase == "then":
                 request = invoke_request(plan, env, values, None)
                 print(f"  when  {request.trigger_mode}: {one_line(request.message, 200)}")
-            for index in range(len(getattr(plan.scenario, phase))):
-                raw = plan.contract.raw_assertion(plan.index, phase, index)
-                rendered = templates.render_data(raw, values, env.environ)
-                print(f"  {phase}[{index}] {rendered['type']}: {_fields(rendered)}")
+            for index, assertion in enumerate(getattr(plan.scenario, phase)):
+                print(f"  {phase}[{index}] {assertion.type}: {_rendered(assertion, values, env)}")
 
 
-def _fields(rendered: dict[str, Any]) -> str:
-    parts = [f"{key}={value!r}" for key, value in rendered.items() if key != "type"]
+def _rendered(assertion: Assertion, values: dict[str, str], env: RunEnv) -> str:
+    """The assertion's given fields as the run would use them (what a run would say if a
+    rendered value breaks a rule)."""
+    try:
+        rendered = templates.render_model(assertion, values, env.environ)
+    except ValidationError as exc:
+        return f"after rendering templates: {one_line(str(exc), 200)}"
+    given = rendered.model_dump(exclude_unset=True)
+    parts = [f"{key}={value!r}" for key, value in given.items() if key != "type"]
     return one_line(", ".join(parts), 200) or "(no fields)"

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
 from clawspec.config import Settings
 from clawspec.contracts import templates
@@ -134,9 +133,8 @@ def invoke_request(
 ) -> InvokeRequest:
     """Everything a gateway client needs to start this scenario's run."""
     contract, scenario = plan.contract.contract, plan.scenario
-    raw = plan.contract.raw_when(plan.index)
-    invoke = templates.render(str(raw["invoke"]), values, env.environ)
-    params = templates.render_data(dict(raw.get("params") or {}), values, env.environ)
+    when = templates.render_model(scenario.when, values, env.environ)
+    invoke, params = when.invoke, dict(when.params)
     if contract.defaults.test_mode:
         params.setdefault("test_mode", True)  # travels in the Parameters line
     return InvokeRequest(
@@ -333,13 +331,10 @@ def _evaluate(
     """Render and evaluate one assertion; any exception becomes `error` for it alone."""
     from clawspec.reports.model import AssertionResult
 
-    raw = plan.contract.raw_assertion(plan.index, phase, index)
-    type_name = str(raw.get("type"))
+    written = getattr(plan.scenario, phase)[index]
+    type_name = written.type
     try:
-        assertion = REGISTRY[type_name].model.model_validate(
-            templates.render_data(raw, values, environ)
-        )
-        verdict = assertion.evaluate(ctx)
+        verdict = templates.render_model(written, values, environ).evaluate(ctx)
     except (PathEscapeError, templates.TemplateError) as exc:
         verdict = Verdict.errored(str(exc))
     except ValidationError as exc:
