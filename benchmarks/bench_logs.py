@@ -114,7 +114,7 @@ def main() -> None:
                 cpu = child.cpu_s / first.cpu_s
                 print(f"{kind}: {size} MB / {small} MB = size x{size / small:.1f}: time "
                       f"x{child.seconds / first.seconds:.1f}, CPU x{cpu:.1f}, peak RSS"
-                      f"  x{child.max_rss_mb / first.max_rss_mb:.2f}")  # fmt: skip
+                      f" x{child.max_rss_mb / first.max_rss_mb:.2f}")  # fmt: skip
         took, verdict = stop_after(root, log, 1.0)
         row(f"SIGTERM 1 s into the search of the {sizes[-1]} MB log", f"{took:.2f} s to exit",
             "-", "< 1 s")  # fmt: skip
