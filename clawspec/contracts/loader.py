@@ -13,13 +13,13 @@ from pydantic import ValidationError
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
 from clawspec.contracts.discovery import display_path
+from clawspec.contracts.legacy import legacy_kind
 from clawspec.contracts.models import Contract, Scenario
 from clawspec.contracts.parse_ahead import Parsed, parsed_here, read_contract
 from clawspec.errors import ContractError, UsageError
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits
 from clawspec.inputs.paths import escapes_workspace
 from clawspec.inputs.source import Loc, Mark, SourceDoc, parse_yaml
-from clawspec.migration.detect import legacy_kind
 
 PHASES = ("given", "then")
 

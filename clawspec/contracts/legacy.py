@@ -2,7 +2,7 @@
 
 The contract loader asks this before validating, so `clawspec validate` on an unmigrated 0.1
 handoff, pipeline, coverage ledger or baselines file says what it is and how to migrate it,
-instead of "unknown field 'handoff'". Kept free of loader imports (the loader imports it).
+instead of "unknown field 'handoff'". In `contracts`, below `migration`: the loader imports it.
 """
 
 from __future__ import annotations
