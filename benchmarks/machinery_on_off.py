@@ -2,7 +2,7 @@
 
 Builds copies of this checkout's `clawspec` package in a temporary folder, each with one piece
 switched off by a small source edit (all on, parsing ahead off, compact results off, collector
-pause off, collector freeze off, all off), and runs, interleaved so that load spikes hit every
+pause off, all off), and runs, interleaved so that load spikes hit every
 copy alike, what a user sees:
 
 - `validate` of 10,000 and 1,000 generated scenarios (20 contracts) and of `examples/`;
@@ -49,7 +49,6 @@ EDITS: dict[str, list[tuple[str, str, str]]] = {
     "parse-ahead": [("api.py", "enabled = parse_ahead.allowed()", "enabled = False")],
     "compact-results": [("runner/kept.py", "COMPACT_FROM = 2000 ", "COMPACT_FROM = 10**9 ")],
     "collector-pause": [("speed/collector.py", PAUSED, "yield\n    if False:")],
-    "collector-freeze": [("runner/run.py", "with collector_frozen():", "if True:")],
 }
 VARIANTS = {"all on": [], **{f"{name} off": [name] for name in EDITS}, "all off": list(EDITS)}
 
@@ -103,7 +102,7 @@ CASES: dict[str, Case] = {
 # A piece that cannot act in a case is not measured there (validate neither keeps results nor
 # runs; 160 scenarios stay below the compact threshold).
 IDLE = {
-    "validate": ["compact-results off", "collector-freeze off"],
+    "validate": ["compact-results off"],
     "run-real": ["compact-results off"],
 }
 

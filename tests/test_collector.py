@@ -1,6 +1,5 @@
-"""Python's cyclic garbage collector while a suite loads and runs (clawspec/speed/collector.py):
-no collection while contracts load, what they hold then in the oldest generation, and frozen
-(never re-scanned) while the scenarios run."""
+"""Python's cyclic garbage collector while a suite loads (clawspec/speed/collector.py): no
+collection while contracts load, and what they hold in the oldest generation afterwards."""
 
 from __future__ import annotations
 
@@ -11,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec import api
-from tests.support.hooks_api import HooksServer
 
-TOKEN = "hook-token-collector-7a6b"
 SCENARIO = """  - name: s{i}
     when: {{invoke: "go [write:out/s{i}.md]"}}
     then:
@@ -64,28 +61,3 @@ def test_loading_a_large_suite_runs_no_collection_and_ages_what_it_loaded(
     # What loading built is in the oldest generation, so the next young collections skip it.
     scenario = loaded.contracts[0].contract.scenarios[500]
     assert any(item is scenario for item in gc.get_objects(generation=2))
-
-
-def test_the_loaded_contracts_are_frozen_while_the_scenarios_run(workspace: Path) -> None:
-    _suite(workspace, 3)
-    frozen: list[int] = []
-
-    class Listener:
-        def on_run_start(self, total: int, secrets: list[str]) -> None:
-            frozen.append(gc.get_freeze_count())
-
-        def on_scenario_done(self, result: Any) -> None:
-            frozen.append(gc.get_freeze_count())
-
-        def on_warning(self, message: str) -> None:
-            pass
-
-    before = gc.get_freeze_count()
-    environ = {"CLAWSPEC_HOOKS_TOKEN": TOKEN}
-    with HooksServer(TOKEN, workspace) as server:
-        environ["CLAWSPEC_GATEWAY_BASE_URL"] = server.base_url
-        result = api.run([workspace], environ=environ, listener=Listener())
-    assert result.exit_code == 0
-    assert len(frozen) >= 2
-    assert all(count > before for count in frozen[1:])  # each one reported ended while frozen
-    assert gc.get_freeze_count() == before  # and the run lets them go again

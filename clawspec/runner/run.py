@@ -23,7 +23,6 @@ from clawspec.runner.scenario import (
     new_run_id,
     start_scenario,
 )
-from clawspec.speed.collector import collector_frozen
 from clawspec.status import Status
 
 if TYPE_CHECKING:
@@ -103,10 +102,9 @@ def execute(
     A repeated scenario (`repeat`) is queued as several attempts, which may run at the same time
     as each other; they are folded into one result, in contract order, once all have finished.
     """
-    with collector_frozen():  # the loaded contracts live for the whole run
-        return _execute(
-            plans, env, listener, concurrency, abandon, Faults() if faults is None else faults
-        )
+    return _execute(
+        plans, env, listener, concurrency, abandon, Faults() if faults is None else faults
+    )
 
 
 def _execute(

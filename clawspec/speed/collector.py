@@ -1,5 +1,8 @@
-"""Python's cyclic garbage collector, kept off objects that live on: paused while they are
-allocated (loading), frozen while a run holds them. The one place ClawSpec steers the collector."""
+"""Python's cyclic garbage collector, paused while loading allocates what lives on. The one place
+ClawSpec steers the collector.
+
+A run does not also freeze the loaded contracts (`gc.freeze`, so that full collections skip
+them): measured side by side at 10,000 scenarios, that changed no figure (docs/internals.md)."""
 
 from __future__ import annotations
 
@@ -27,14 +30,3 @@ def collector_paused() -> Iterator[None]:
         gc.unfreeze()
         if enabled:
             gc.enable()
-
-
-@contextlib.contextmanager
-def collector_frozen() -> Iterator[None]:
-    """Keep the collector from re-scanning what exists now (the loaded contracts, which live for
-    the whole run) each time later allocations trigger it: a large share of a big run's CPU."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
