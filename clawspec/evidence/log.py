@@ -123,6 +123,7 @@ class RunLog:
                 offset,
                 run_ids=ids,
                 session_keys=keys,
+                hook_run=ctx.run.gateway_run_id if keys else None,
                 started_at=ctx.run.started_at.timestamp(),
                 inode=ctx.evidence.log_inode if is_active else None,
                 wait_s=wait_s,

@@ -173,3 +173,50 @@ def test_completion_with_debug_lines_but_no_run_start_is_not_blamed_on_the_level
     ), verdict.message
     assert "logging.level" not in verdict.message
     assert time.pauses == []
+
+
+def refused_attempt(completion: str) -> str:
+    """The completion OpenClaw logs for a hook request it refused before any run started (its
+    agent store not ready yet, right after start-up): same session key, another hook run id."""
+    entry = json.loads(completion)
+    entry["1"] = {
+        "runId": "0f0f0f0f-0000-4000-8000-000000000001",
+        "sourcePath": "/hooks/agent",
+        "name": "explore",
+        "agentId": "main",
+        "logicalSessionKey": "hook:clawspec:s1",
+        "status": "error",
+        "deliver": False,
+        "summary": "SessionMetadataUnavailableError: Session metadata unavailable "
+        "(schema-missing); retry after the agent store is ready.",
+    }
+    entry["2"] = "hook agent run completed runId=0f0f0f0f-0000-4000-8000-000000000001 status=error"
+    return json.dumps(entry) + "\n"
+
+
+@pytest.mark.parametrize("assertion", LOG_ASSERTIONS[:4])
+def test_a_refused_attempt_before_the_retried_run_is_not_the_run(
+    workspace: Path, assertion: str
+) -> None:
+    # ClawSpec retried the refused request; the run that ran is the gateway's hook run id it
+    # got back. The refused attempt's completion, logged first for the same session key, must
+    # neither settle the wait nor be taken for a run without debug lines: the run's own
+    # completion, flushed just after the hook answered, is read on a later poll.
+    lines = recorded()
+    at = next(i for i, line in enumerate(lines) if S1_HOOK_RUN in line and "gateway/hooks" in line)
+    time = FakeTime()
+    ctx = context(workspace, [refused_attempt(lines[at]), *lines[:at]], time)
+    log = workspace / "openclaw.log"
+    wait = time.wait
+
+    def gateway_flushes_then_wait(timeout: float | None = None) -> bool:
+        if len(time.pauses) == 1:
+            with log.open("a", encoding="utf-8") as handle:
+                handle.writelines(lines[at:])
+        return wait(timeout)
+
+    time.wait = gateway_flushes_then_wait  # type: ignore[method-assign]
+    verdict = evaluate_one(assertion, ctx)
+    assert "not found" not in verdict.message, verdict.message
+    assert verdict.status in (Status.PASS, Status.FAIL), verdict.message
+    assert time.pauses  # it waited for the run's own completion

@@ -59,6 +59,9 @@ class LogIndex:
     path: Path
     seeds: tuple[str, ...]  # run ids asked for (ClawSpec's, the gateway's, or the contract's)
     seed_keys: tuple[str, ...]  # session keys asked for
+    # The gateway's run id of the hook request that ran: with it, a completion logged for the
+    # session key by an earlier attempt the gateway refused (then retried) is not the run's.
+    hook_run: str | None = None
     exists: bool = True
     segments: list[tuple[Path, int]] = field(default_factory=list)
     found: bool = False
@@ -92,6 +95,7 @@ class LogIndex:
         *,
         run_ids: Iterable[str | None] = (),
         session_keys: Iterable[str | None] = (),
+        hook_run: str | None = None,
         started_at: float | None = None,
         inode: int | None = None,
         wait_s: float = 0.0,
@@ -119,7 +123,7 @@ class LogIndex:
         """
         seeds = tuple(dict.fromkeys(r for r in run_ids if r))
         keys = tuple(dict.fromkeys(k for k in session_keys if k))
-        index = cls(Path(path), seeds, keys)
+        index = cls(Path(path), seeds, keys, hook_run)
         stop = stop or threading.Event()
         started = clock()
         reader: SegmentReader | None = None

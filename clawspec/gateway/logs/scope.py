@@ -191,10 +191,16 @@ def read_scoped(index: LogIndex) -> Iterator[tuple[int, str]]:
 
 
 def _hooks_of(index: LogIndex) -> Iterator[Hook]:
-    """The `gateway/hooks` completions of the run asked for (by run id or session key)."""
+    """The `gateway/hooks` completions of the run asked for (by run id or session key).
+
+    A session key also names the completions of attempts the gateway refused before the run
+    started (ClawSpec retries those): when the hook run that ran is known, only its counts."""
     seeds, keys = set(index.seeds), set(index.seed_keys)
     for hook in index.gathered.hooks:
-        if hook.run_id in seeds or {hook.logical_key, hook.session_key} & keys:
+        by_key = bool({hook.logical_key, hook.session_key} & keys)
+        if hook.run_id in seeds or (
+            by_key and (index.hook_run is None or hook.run_id in (None, index.hook_run))
+        ):
             yield hook
 
 
