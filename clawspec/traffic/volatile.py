@@ -51,8 +51,9 @@ ENVIRONMENT_TEXT: tuple[str, ...] = (
     r"</location>\s*</skill>\n?",
     # the instruction as its section's only content: the section goes with it
     r"## (?:Subagent|Conversation) Context\n" + _PROJECT_MEMORY + r"\n(?=## |\Z)",
-    # the instruction after (or before) other context: only the instruction goes
-    r"\n\n" + _PROJECT_MEMORY,
+    # the instruction after (or before) other context: the instruction and the blank lines
+    # before it go (a sub-agent's prompt has two or three, then its `## Runtime` line)
+    r"\n+" + _PROJECT_MEMORY + r"(?=\n|\Z)",
     _PROJECT_MEMORY + r"\n\n",
 )
 

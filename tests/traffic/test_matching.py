@@ -311,3 +311,19 @@ def test_a_new_trace_continuing_a_finished_scenario_stays_with_it() -> None:
     announce = {"messages": [{"content": opening}, {"content": "child finished"}]}
     tp3 = {"traceparent": "00-" + "3" * 32 + "-" + "b" * 16 + "-01"}
     assert attributor.attribute(tp3, announce) is first
+
+
+def test_a_sub_agent_prompt_made_in_a_git_checkout_matches_one_made_outside(
+    normalizer: Normalizer,
+) -> None:
+    """In a sub-agent's prompt OpenClaw puts the project-memory instruction of a git checkout
+    after blank lines, right before `## Runtime`: outside a checkout the line follows at once."""
+    instruction = (
+        "For every repository-specific memory entry you write, add <!-- project: path:/w/brand"
+        " --> on the same line. Do not project-scope user-level preferences, standing intents, "
+        "or facts that are not specific to this repository."
+    )
+    outside = "- Your session: agent:brand:subagent:1.\n## Runtime\nCurrent model identity: m"
+    inside = outside.replace(".\n## Runtime", f".\n\n\n{instruction}\n## Runtime")
+    assert inside != outside
+    assert normalizer.text(inside) == normalizer.text(outside)
