@@ -33,7 +33,7 @@ echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
-echo "== OpenClaw gateway (Node 24 + openclaw, cached in .cache/openclaw)"
+echo "== OpenClaw gateway (Node 24 + openclaw, in ClawSpec's per-user cache)"
 bash scripts/install-openclaw.sh >/dev/null
 
 # The real-Phoenix test needs Phoenix (about 850 MB, in its own .cache/phoenix-venv): opt-in
