@@ -222,10 +222,14 @@ def _report_until_done(
         with done:
             if not finished and any(t.is_alive() for t in threads):
                 done.wait(0.1)
+            # Looked at before the batch is taken: a worker adds its scenario to `finished`
+            # before it ends, so once every thread has ended, the batch holds all that is left.
+            # (Looked at after, a scenario finished in between would never be reported.)
+            ended = not any(t.is_alive() for t in threads)
             batch, finished[:] = list(finished), []
         for index in batch:
             report(index)
-        if not any(t.is_alive() for t in threads):
+        if ended:
             return
         if stop.is_set():
             grace_deadline = grace_deadline or time.monotonic() + INTERRUPT_GRACE_S
