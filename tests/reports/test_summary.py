@@ -150,9 +150,7 @@ def test_ids_are_code_a_failure_is_said_once_and_a_failure_shows_its_trace() -> 
     assert f"| ❌ FAIL | writes | `{CONTRACT}:5` | 1.5 s | `{trace.id}` |" in text
     assert text.count("no file 'out.md'") == 1
     assert f"- ❌ **writes** (`{CONTRACT}:5`)\n" in text
-    assert (
-        f"  - **FAIL** `then[1]` artifact_exists: no file 'out.md' (`{CONTRACT}:12`)\n" in text
-    )
+    assert f"  - **FAIL** `then[1]` artifact_exists: no file 'out.md' (`{CONTRACT}:12`)\n" in text
     assert (
         f"- 💥 **down** (`{CONTRACT}:20`): run `bc51bde4d0a1` completed with status 'error' "
         "(POST `http://127.0.0.1:18789/hooks/agent`)\n" in text
