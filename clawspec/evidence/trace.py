@@ -3,7 +3,9 @@
 Every trace assertion of a scenario reads the same `Trace` — or the same `TraceUnavailable`, so
 they all `skip` with one reason (an unavailable backend or a missing trace is never a
 `fail`). What the spans say is worked out in `evidence.spans`; the report reads the trace found
-here (`Evidence.built_trace`).
+here (`Evidence.built_trace`). A scenario that did not pass and that no trace assertion looked up
+gets a short lookup of its own for the report (`report_trace`), so its trace is linked where a
+reader needs it most.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "langfuse": ("clawspec.traces.backends.langfuse", "LangfuseBackend"),
 }
 NO_BACKEND = "no observability backend configured"
+# The report's own lookup (`report_trace`): short, so a failing scenario never waits out
+# `trace_timeout_ms`, and a slow or down backend costs each such scenario at most this.
+REPORT_LOOKUP_MS = 2000
+REPORT_POLL_DELAY_MS = 250
 
 
 def backend_name(settings: Settings) -> str:
@@ -76,6 +82,29 @@ def scenario_trace(ctx: EvalContext) -> Trace | TraceUnavailable:
     return ctx.evidence.trace(lambda: _lookup(ctx, related))
 
 
+def report_trace(ctx: EvalContext, timeout_ms: int = REPORT_LOOKUP_MS) -> None:
+    """Look the trace up for the report when no assertion did and a backend is configured.
+
+    Bounded by `timeout_ms` (and `trace_timeout_ms`, if shorter), without waiting for late
+    sub-agents or for the local backend's trace to settle: the report needs the trace's id and
+    link, and takes the spans as they are. What it finds (or why not) is kept as the scenario's
+    trace, so the report reads it as it reads one an assertion fetched. Never raises.
+    """
+    if ctx.evidence.built_trace() is not None or backend_name(ctx.settings) == "none":
+        return
+    observability = ctx.settings.observability
+    related = related_ids(ctx.evidence)  # read before `trace`: its lock is not reentrant
+    ctx.evidence.trace(
+        lambda: _lookup(
+            ctx,
+            related,
+            timeout_ms=min(timeout_ms, observability.trace_timeout_ms),
+            delay_ms=min(REPORT_POLL_DELAY_MS, observability.trace_poll_delay_ms),
+            complete=False,
+        )
+    )
+
+
 def related_ids(evidence: Evidence) -> frozenset[str]:
     """Return the ids a log index already built for this run ties to it (never builds one)."""
     # only the indexes an assertion already built: the trace never forces reading the log
@@ -86,8 +115,11 @@ def related_ids(evidence: Evidence) -> frozenset[str]:
     return frozenset(i for i in ids if i)
 
 
-def build_query(ctx: EvalContext, related: frozenset[str] = frozenset()) -> TraceQuery:
-    """Return the query naming this scenario's run."""
+def build_query(
+    ctx: EvalContext, related: frozenset[str] = frozenset(), *, complete: bool = True
+) -> TraceQuery:
+    """Return the query naming this scenario's run (`complete=False`: the trace as it is now,
+    without waiting for late spans)."""
     run = ctx.run
     return TraceQuery(
         run_id=run.run_id,
@@ -97,7 +129,8 @@ def build_query(ctx: EvalContext, related: frozenset[str] = frozenset()) -> Trac
         ended_at=run.completed_at or datetime.now(run.started_at.tzinfo),
         scenario=run.scenario,
         related_ids=related,
-        wait_s=ctx.evidence_wait_s(),
+        wait_s=ctx.evidence_wait_s() if complete else 0.0,
+        complete=complete,
     )
 
 
@@ -111,7 +144,14 @@ def _backend(ctx: EvalContext) -> TraceBackend | None:
     return run.backend
 
 
-def _lookup(ctx: EvalContext, related: frozenset[str]) -> Trace | TraceUnavailable:
+def _lookup(
+    ctx: EvalContext,
+    related: frozenset[str],
+    *,
+    timeout_ms: int | None = None,
+    delay_ms: int | None = None,
+    complete: bool = True,
+) -> Trace | TraceUnavailable:
     name = backend_name(ctx.settings)
     try:
         backend = _backend(ctx)
@@ -126,9 +166,9 @@ def _lookup(ctx: EvalContext, related: frozenset[str]) -> Trace | TraceUnavailab
     try:
         return poll_trace(
             backend,
-            build_query(ctx, related),
-            delay_ms=observability.trace_poll_delay_ms,
-            timeout_ms=observability.trace_timeout_ms,
+            build_query(ctx, related, complete=complete),
+            delay_ms=observability.trace_poll_delay_ms if delay_ms is None else delay_ms,
+            timeout_ms=observability.trace_timeout_ms if timeout_ms is None else timeout_ms,
             stop=ctx.stop,
         )
     except TraceUnavailable as exc:

@@ -300,6 +300,9 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         first = next(r for r in results if r.status == status)
         message = f"{first.phase}[{first.index}] ({first.type}): {first.message}"
     run = ctx.run
+    duration_ms = int((time.monotonic() - state.started_clock) * 1000)
+    if status in (Status.FAIL, Status.ERROR) and state.invoked and not state.unreachable:
+        _look_up_trace(ctx, plan.id)  # where a reader needs the trace most
     result = ScenarioResult(
         id=plan.id,
         contract=plan.contract.display,
@@ -310,7 +313,7 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         message=one_line(message, 500),
         run_id=state.run_id,
         gateway_run_id=run.gateway_run_id,
-        duration_ms=int((time.monotonic() - state.started_clock) * 1000),
+        duration_ms=duration_ms,
         trace=trace_ref(ctx.evidence),
         assertions=results,
         tags=list(scenario.tags),
@@ -369,6 +372,17 @@ def _report_evidence(
         return None
 
 
+def _look_up_trace(ctx: EvalContext, scenario_id: str) -> None:
+    """The trace of a scenario that did not pass, for its report, when no assertion fetched it:
+    a short lookup (`report_trace`) that never costs the verdicts."""
+    from clawspec.evidence.trace import report_trace
+
+    try:
+        report_trace(ctx)
+    except Exception:
+        log.debug("no trace looked up for the report of %s", scenario_id, exc_info=True)
+
+
 def _with(run: RunInfo, **changes: Any) -> RunInfo:
     return replace(run, **changes)
 
@@ -383,7 +397,7 @@ def _stat(path: Path | None) -> tuple[int, int | None]:
 
 
 def trace_ref(evidence: Evidence) -> TraceRef | None:
-    """The trace some assertion fetched for this run, if any."""
+    """The trace fetched for this run (by an assertion, or for the report), if any."""
     trace = evidence.built_trace()
     if trace is None or not hasattr(trace, "spans"):
         return None

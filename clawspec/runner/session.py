@@ -93,9 +93,11 @@ def run_loaded(
                 gateway_log=gateway.log_path,
                 traffic=traffic,
             )
-            if needs_trace(plans):
-                from clawspec.evidence.trace import run_backend
+            from clawspec.evidence.trace import backend_name, run_backend
 
+            # Also without trace assertions: a scenario that does not pass looks its trace up
+            # for the report.
+            if needs_trace(plans) or backend_name(settings) != "none":
                 env.trace_backend = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
             outcome = execute(plans, env, listener, settings.concurrency, abandon, faults)

@@ -158,6 +158,9 @@ def test_forbidden_tool_fails_naming_the_tool(examples_run: dict) -> None:
     assert "'exec'" in _assertion(scenario, "tool_not_called")["message"]
     assert _assertion(scenario, "tool_not_permitted")["status"] == "fail"
     assert "'exec'" in _assertion(scenario, "tool_not_permitted")["message"]
+    # No trace assertion fetched its trace: the report looked it up, as the scenario failed.
+    assert scenario["trace"] and scenario["trace"]["backend"] == "local", scenario["trace"]
+    assert len(scenario["trace"]["id"]) == 32
 
 
 def test_concurrent_scenarios_never_see_each_others_tool_calls(examples_run: dict) -> None:

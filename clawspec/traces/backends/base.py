@@ -25,6 +25,9 @@ class TraceQuery:
     # How long late spans (sub-agents that start after the answer) may still be waited for:
     # derived from the scenario's timeout (EvalContext.evidence_wait_s).
     wait_s: float = 0.0
+    # False: the trace as it is now will do (the report's own lookup wants its id and link), so
+    # a backend need not wait for it to settle.
+    complete: bool = True
 
 
 class TraceBackend(Protocol):

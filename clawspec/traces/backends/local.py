@@ -16,8 +16,10 @@ on OpenClaw; spans of another trace whose parent span is in the matched one are 
 
 Spans arrive in batches while and just after the run, so a trace is only returned once it has
 been quiet for `observability.trace_settle_ms`, or once it has been visible for half of
-`observability.trace_timeout_ms` (then as it is). Sub-agents that start late are waited for by
-`poll_trace`, up to the scenario's evidence window, for every backend alike.
+`observability.trace_timeout_ms` (then as it is); the report's own lookup for a scenario that
+did not pass (`TraceQuery.complete` false) takes it as it is at once. Sub-agents that start
+late are waited for by `poll_trace`, up to the scenario's evidence window, for every backend
+alike.
 """
 
 from __future__ import annotations
@@ -142,7 +144,7 @@ class LocalBackend:
         match = self._source().find(list(dict.fromkeys(k for k in keys if k)), window)
         if match.by not in ("key", "window") or not match.spans:
             return None
-        if not self._settled(query.run_id, match):
+        if query.complete and not self._settled(query.run_id, match):
             return None
         match = without_other_attempts(match, query.gateway_run_id)
         return build_trace(match) if match.spans else None
