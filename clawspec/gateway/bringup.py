@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawspec.errors import ConfigError, GatewayError
 from clawspec.gateway import json5
+from clawspec.gateway.bootstrap_files import BootstrapGuard
 from clawspec.secrets import config_credentials
 from clawspec.secrets import register as register_secrets
 from clawspec.text import redact
@@ -182,11 +183,6 @@ def build_config(
     if "allow" in plugins or not base:
         plugins["allow"] = _with(plugins.get("allow"), PLUGIN_ID)
     agents = config.setdefault("agents", {})
-    # OpenClaw fills an empty workspace with AGENTS.md, SOUL.md, IDENTITY.md, USER.md and
-    # BOOTSTRAP.md; the workspace is the user's repository, which a run must leave as it was.
-    # Files already there are still given to the agent. The user's config may turn it back on.
-    if "skipBootstrap" not in (base.get("agents") or {}).get("defaults", {}):
-        agents.setdefault("defaults", {})["skipBootstrap"] = True
     entries = agents.setdefault("entries", {})
     for agent_id in options.agent_ids:
         entries.setdefault(agent_id, {"name": agent_id})
@@ -272,6 +268,7 @@ class GatewayProcess:
         self._secrets: list[str] = []
         self._output_path: Path | None = None
         self._log_path: Path | None = None
+        self._bootstrap: BootstrapGuard | None = None
         self.running: RunningGateway | None = None
 
     # -- start -------------------------------------------------------------------------------
@@ -320,6 +317,7 @@ class GatewayProcess:
             opts.model_proxy.route(route_providers(config, opts.model_proxy.base_url))
         workspace = Path(str(config["agents"]["defaults"]["workspace"])).expanduser()
         workspace.mkdir(parents=True, exist_ok=True)
+        self._bootstrap = BootstrapGuard.before(workspace)  # taken back out in `stop`
         (state_dir / "logs").mkdir(parents=True, exist_ok=True)
         self._log_path = Path(config["logging"]["file"])
         config_path = state_dir / "openclaw.json"
@@ -475,6 +473,8 @@ class GatewayProcess:
         _signal_all(pgid, alive | _family(pgid), signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
+        if self._bootstrap is not None:  # the gateway is gone: nothing writes them again
+            self._bootstrap.restore()
 
     @property
     def pid(self) -> int | None:
