@@ -1,4 +1,4 @@
-"""init, lint and coverage on a large workspace (issue 13): 300 skills and 100 agents.
+"""init, lint and coverage on a large workspace: 300 skills and 100 agents.
 
 Run: .venv/bin/python benchmarks/bench_authoring.py [skills] [agents]
 Prints wall times per command and per file; asserts nothing.

@@ -1,4 +1,4 @@
-"""Comparing two 5,000-scenario reports (issue 12: must take under 1 s).
+"""Comparing two 5,000-scenario reports (must take under 1 s).
 
 Builds two JSON reports as a store would hold them (repeated scenarios with attempts, evidence
 with tool calls and tokens), then times what `finish` does: parse the baseline JSON into the

@@ -1,4 +1,4 @@
-"""The dir: history store (issue 12): save, list and choose a baseline among many stored runs.
+"""The dir: history store: save, list and choose a baseline among many stored runs.
 
 Run: .venv/bin/python benchmarks/bench_history.py [runs] [scenarios]
 Prints wall times of saving each run, listing a branch (index read), listing with an index that

@@ -1,4 +1,4 @@
-"""The HTML report at scale (issue 11): 5,000 scenarios with evidence, rendered and opened.
+"""The HTML report at scale: 5,000 scenarios with evidence, rendered and opened.
 
 Run: .venv/bin/python benchmarks/bench_html.py [scenarios]
 Prints the render time, the file size and, in headless Chromium when installed, the time until

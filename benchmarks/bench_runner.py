@@ -1,4 +1,4 @@
-"""ClawSpec's cost per scenario next to the agents' own time (issue 14).
+"""ClawSpec's cost per scenario next to the agents' own time.
 
 `clawspec run` (the CLI, in its own process: start-up, load, run, JSON report) over generated
 suites against the fake gateway (benchmarks/gateway_fake.py: 200 ms per hook run, real log

@@ -1,4 +1,4 @@
-"""Scale: 10,000 generated scenarios (issue 14).
+"""Scale: 10,000 generated scenarios.
 
 - `clawspec validate` of 10,000 scenarios (20 contracts; a precondition, three file assertions
   and a run-scoped log assertion each): wall time and peak RSS, start-up included;

@@ -1,4 +1,4 @@
-"""Start-up: what every `clawspec` call pays before doing anything (issue 14).
+"""Start-up: what every `clawspec` call pays before doing anything.
 
 Times `clawspec --version`, `clawspec --help` and `clawspec validate examples` as a user runs
 them (the installed entry point, a fresh process each time), next to `python -c pass` (the

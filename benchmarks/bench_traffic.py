@@ -1,4 +1,4 @@
-"""Hermetic runs (issue 10): what the model traffic proxy costs, and what replay saves.
+"""Hermetic runs: what the model traffic proxy costs, and what replay saves.
 
 1. Per model call: a streamed chat completion with a gateway-sized request (captured from the
    real gateway), sent directly to the scripted provider, through the proxy in record mode, and

@@ -42,7 +42,7 @@ SCENARIO = """  - name: s{i}
       - {{type: log_entry, path: {log}, pattern: "embedded run done", run_id: "{{{{run_id}}}}"}}
 """
 # The scale suite: file assertions and a run-scoped log assertion (no un-scoped log_entry, whose
-# cost before issue 14 grew with the square of the suite and could not be run at 10,000).
+# cost once grew with the square of the suite and could not be run at 10,000).
 FILE_AND_LOG = """  - name: s{i}
     given: [{{type: file_present, path: SKILL.md}}]
     when: {{invoke: "go [write:out/s{i}.md]"}}
@@ -57,7 +57,7 @@ FILE_AND_LOG = """  - name: s{i}
 def write_suite(root: Path, scenarios: int, targets: int = 20, template: str = SCENARIO) -> None:
     """A workspace with `scenarios` scenarios spread over `targets` skill contracts; each carries
     artifact assertions, an un-scoped `log_entry` on the shared gateway log, and run-scoped log
-    assertions (like the suite issue 14 was measured with)."""
+    assertions (like the suite the runner's cost was first measured with)."""
     (root / "SKILL.md").write_text("# skill\n")
     (root / "state.yaml").write_text("phase: done\n")
     (root / "clawspec.yaml").write_text(f"report_dir: reports\ngateway_log_pattern: {LOG}\n")
