@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -60,6 +61,7 @@ class LocalNpmRegistry:
         self.versions: dict[str, dict[str, dict[str, Any]]] = {}
         self.tarballs: dict[str, Path] = {}  # URL path -> file
         self.requests: list[str] = []
+        self.tarball_delay_s = 0.0  # a slow network: each tarball starts after this pause
         self._lock = threading.Lock()
         for lockfile in lockfiles:
             self._add(json.loads(lockfile.read_text(encoding="utf-8")))
@@ -113,6 +115,7 @@ class LocalNpmRegistry:
                     registry.requests.append(path)
                 tarball = registry.tarballs.get(unquote(path))
                 if tarball is not None:
+                    time.sleep(registry.tarball_delay_s)
                     self._send(200, tarball.read_bytes(), "application/octet-stream")
                     return
                 packument = registry.packument(unquote(path.lstrip("/")))
