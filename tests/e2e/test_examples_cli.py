@@ -21,6 +21,11 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
 pytestmark = pytest.mark.e2e
+# The replays run one scenario at a time. Replayed model calls answer at once, so concurrent
+# runs reach OpenClaw 2026.9.6's agent state store together, and it sometimes fails them inside
+# the gateway ("another OpenClaw process owns state-lifecycle", "schema-missing": sub-agents that
+# never start). These tests are about verdicts on another day; concurrency is the live run's.
+ONE_AT_A_TIME = ("--concurrency", "1")
 
 
 def _checkout(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
@@ -66,7 +71,7 @@ def examples_replay(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFac
     recorded outside one, and OpenClaw's prompts differ inside one."""
     work = _checkout(tmp_path_factory, "examples-replay")
     proc = run_clawspec(
-        work, openclaw_launcher, "--model-traffic", "replay", "--report-dir",
+        work, openclaw_launcher, "--model-traffic", "replay", *ONE_AT_A_TIME, "--report-dir",
         str(work / "reports"), "--codequality", str(work / "reports/gl-code-quality.json"),
     )  # fmt: skip
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
@@ -102,7 +107,7 @@ def examples_replay_on_another_day(
     )
     launcher.chmod(0o755)
     proc = run_clawspec(
-        work, str(launcher), "--model-traffic", "replay", "--report-dir",
+        work, str(launcher), "--model-traffic", "replay", *ONE_AT_A_TIME, "--report-dir",
         str(work / "reports"), "--scenario", "delegates-review", "--scenario", "writes-draft",
         "--scenario", "delegates-to-copywriter",
     )  # fmt: skip
