@@ -4,12 +4,12 @@ OpenClaw writes `AGENTS.md`, `SOUL.md`, `IDENTITY.md`, `USER.md` (and, in an emp
 `BOOTSTRAP.md`) into every agent workspace it prepares, and `git init`s an agent workspace it
 creates. In bring-up mode the workspace is the user's repository: the root for the default
 agent, a folder per other agent (`brand/`). Turning the bootstrap off
-(`agents.defaults.skipBootstrap`) would keep them out, but it changes the agents' prompts and,
-on openclaw 2026.9.6, lets concurrent first runs of an agent race on its session store (runs
-refused with "schema-missing", sub-agents that never start). So bring-up lets OpenClaw bootstrap
-as users' own gateways do, and removes afterwards exactly what the run added: the bootstrap
-files that were not there before, and the `.git` of an agent folder the run created. Files the
-agents wrote (their artifacts) stay.
+(`agents.defaults.skipBootstrap`) would keep them out, but the agents would then run without
+OpenClaw's workspace guidance in their prompts: not the agents a user's own gateway runs, and
+not what recorded model traffic holds. So bring-up lets OpenClaw bootstrap as users' own gateways
+do, and removes afterwards exactly what the run added: the bootstrap files that were not there
+before, and the `.git` of an agent folder the run created. Files the agents wrote (their
+artifacts) stay.
 """
 
 from __future__ import annotations
