@@ -149,7 +149,9 @@ def test_llm_judge_persistent_500s_end_in_error_within_time_bound(
     context = make_context(workspace, settings(api, timeout=1.5))
     started = context.clock()
     verdict = evaluate_one(llm_judge(), context)
-    assert context.clock() - started < 2.5
+    # Not a speed check: ignoring the 1.5 s deadline means ten attempts with backoff (about
+    # 45 s); a bound far above the deadline tells the two apart on a loaded machine too.
+    assert context.clock() - started < 15
     assert verdict.status is Status.ERROR
     assert verdict.message.startswith("judge gave up after ")
     assert verdict.message.endswith(
