@@ -17,6 +17,7 @@ from clawspec.contracts.legacy import legacy_kind
 from clawspec.contracts.models import Contract, Scenario
 from clawspec.contracts.parse_ahead import Parsed, parsed_here, read_contract
 from clawspec.errors import ContractError, UsageError
+from clawspec.identity import contract_path
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits
 from clawspec.inputs.paths import escapes_workspace
 from clawspec.inputs.source import Loc, Mark, SourceDoc, parse_yaml
@@ -29,9 +30,10 @@ class LoadedContract:
     """A validated contract with its source positions."""
 
     path: Path
-    display: str  # the path as shown in reports (relative to the current folder when inside it)
+    display: str  # the path as shown in messages (relative to the current folder when inside it)
     contract: Contract
     doc: SourceDoc
+    identity_path: str  # the path in scenario identities: relative to the workspace root
 
     def scenario_line(self, index: int) -> int:
         return self.doc.value_mark(("scenarios", index)).line
@@ -72,6 +74,7 @@ def load_contract(
 ) -> LoadedContract | list[str]:
     """Load one contract file: the contract, or the list of error messages."""
     shown = display_path(path)
+    key = contract_path(path, workspace)
     first = parsed if parsed is not None else read_contract(path, shown, limits)
     if isinstance(first, list):
         return first
@@ -90,13 +93,17 @@ def load_contract(
             f"('{legacy[0]}' at the top, no 'scenarios'): run `clawspec migrate {shown}`"
         ]
     try:
-        return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
+        return LoadedContract(
+            path, shown, _validate(shown, doc, workspace, environ, text), doc, key
+        )
     except ContractError:
         pass
     # every position, to point at each problem exactly
     doc = parse_yaml(text, path, alias_nodes=limits.alias_nodes)
     try:
-        return LoadedContract(path, shown, _validate(shown, doc, workspace, environ, text), doc)
+        return LoadedContract(
+            path, shown, _validate(shown, doc, workspace, environ, text), doc, key
+        )
     except ContractError as exc:
         return exc.messages
 

@@ -45,6 +45,16 @@ class When(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
+class ExamplesFile(_Strict):
+    """An outline's rows read from a data file beside the contract."""
+
+    file: str = Field(
+        min_length=1,
+        description="CSV (header row), YAML/JSON (a list of mappings) or JSONL file, relative "
+        "to the contract's folder.",
+    )
+
+
 class Scenario(_Strict):
     """One given/when/then scenario."""
 
@@ -62,6 +72,13 @@ class Scenario(_Strict):
     )
     min_pass_rate: float | None = Field(
         None, ge=0, le=1, description="Share of attempts that must pass (default: config)."
+    )
+    # An outline: never run itself; each row runs as a scenario `name[row id]` with the row's
+    # values as `{{vars.KEY}}`.
+    examples: list[dict[str, Any]] | ExamplesFile | None = Field(
+        None,
+        description="Rows (mappings; reserved keys id, tags, description) or {file: PATH}: "
+        "each row runs as a scenario of its own.",
     )
 
 

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 
 from clawspec.config import parse_skip_budget
 from clawspec.errors import ExitCode
+from clawspec.identity import ScenarioIdentity
 from clawspec.secrets import mask
 from clawspec.speed.frozen_model import FrozenModel
 from clawspec.status import Status
@@ -194,10 +195,14 @@ class ModelTrafficResult(_Frozen):
 class ScenarioResult(_Frozen):
     """One scenario run."""
 
-    id: str = Field(description="'<contract>::<scenario name>'.")
-    contract: str
+    id: str = Field(description="'<contract>::<name>': the scenario's identity.")
+    contract: str = Field(description="The contract file, relative to the workspace root.")
     line: int
-    name: str
+    name: str = Field(
+        description="The identity name: the scenario's name, `name[row id]` for a row."
+    )
+    example: str | None = Field(None, description="An outline's row: its row id.")
+    variant: str | None = Field(None, description="The variant it ran on; null without variants.")
     target: str
     status: Status
     message: str = Field(description="Why the scenario is not pass; empty for pass.")
@@ -217,6 +222,14 @@ class ScenarioResult(_Frozen):
     model_traffic: ModelTrafficResult | None = Field(
         None, description="Hermetic runs: the scenario's recorded or replayed model calls."
     )
+
+    @property
+    def identity(self) -> ScenarioIdentity:
+        """The typed identity every output keys on (the flat fields were written from it)."""
+        scenario = self.name
+        if self.example is not None:  # written as `scenario[example]` by the identity itself
+            scenario = self.name[: -len(self.example) - 2]
+        return ScenarioIdentity(self.contract, scenario, self.example, self.variant)
 
 
 class Totals(_Frozen):

@@ -306,10 +306,8 @@ def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
     from clawspec.reports.model import ScenarioResult
 
     return ScenarioResult(
-        id=plan.id,
-        contract=plan.contract.display,
+        **plan.identity.report_fields(),
         line=plan.contract.scenario_line(plan.index),
-        name=plan.scenario.name,
         target=plan.contract.contract.target.path,
         status=status,
         message=message,

@@ -23,6 +23,7 @@ from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
+from clawspec.identity import ScenarioIdentity
 from clawspec.inputs.paths import PathEscapeError
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
@@ -45,8 +46,12 @@ class ScenarioPlan:
     scenario: Scenario
 
     @property
+    def identity(self) -> ScenarioIdentity:
+        return ScenarioIdentity(self.contract.identity_path, self.scenario.name)
+
+    @property
     def id(self) -> str:
-        return f"{self.contract.display}::{self.scenario.name}"
+        return self.identity.id
 
     def agent_id(self, default: str) -> str:
         """The agent that runs it: the scenario's, else the target's, else `default`."""
@@ -304,10 +309,8 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     if status in (Status.FAIL, Status.ERROR) and state.invoked and not state.unreachable:
         _look_up_trace(ctx, plan.id)  # where a reader needs the trace most
     result = ScenarioResult(
-        id=plan.id,
-        contract=plan.contract.display,
+        **plan.identity.report_fields(),
         line=plan.contract.scenario_line(plan.index),
-        name=scenario.name,
         target=plan.contract.contract.target.path,
         status=status,
         message=one_line(message, 500),
