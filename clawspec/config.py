@@ -209,6 +209,78 @@ class RegressionSettings(_Section):
         return value
 
 
+# A duration: seconds (90), or a string of hours/minutes/seconds ("30m", "1h30m", "90s").
+DurationValue = Annotated[
+    float | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "exclusiveMinimum": 0},
+                {"type": "string", "pattern": "^([0-9]+(\\.[0-9]+)?[hms]?)+$"},
+                {"type": "null"},
+            ]
+        }
+    ),
+]
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from 90, "90", "90s", "30m", "1h30m" or "1.5h"; ValueError otherwise."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip().lower()
+    parts = re.findall(r"(\d+(?:\.\d+)?)([hms]?)", text)
+    if not text or "".join(n + u for n, u in parts) != text.replace(" ", ""):
+        raise ValueError(f"expected a duration such as 90s, 30m or 1h30m, found '{value}'")
+    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "": 1.0}
+    return sum(float(n) * scale[u] for n, u in parts)
+
+
+class BudgetSettings(_Section):
+    """Spend limits for a whole run (docs/guide.md "Budgets"): once one is reached no further
+    agent run starts, the rest are skipped and the job fails."""
+
+    max_cost_usd: float | None = Field(
+        None, ge=0, description="Most USD the run's agent runs may cost (native cost, else "
+        "model_pricing; a run of unknown cost stops the run)."
+    )  # fmt: skip
+    max_tokens: int | None = Field(None, ge=0, description="Most tokens the agent runs may use.")
+    max_duration: DurationValue = Field(
+        None,
+        description="Longest time agent runs may keep starting, from the first one: seconds, "
+        "or e.g. 30m, 1h30m.",
+    )
+
+    @field_validator("max_duration", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        seconds = parse_duration(value)
+        if seconds <= 0:
+            raise ValueError(f"must be longer than 0, found '{value}'")
+        return seconds
+
+    @property
+    def any(self) -> bool:
+        """A limit is set."""
+        return (self.max_cost_usd, self.max_tokens, self.max_duration) != (None, None, None)
+
+
+DEFAULT_RUN_ALL_ON = ["**/clawspec.yaml", "**/clawspec.yml", "**/provider-scripts.json"]
+
+
+class ChangedSettings(_Section):
+    """`changed_since`: which changed files touch every scenario (docs/ci.md)."""
+
+    run_all_on: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_RUN_ALL_ON),
+        description="Globs, relative to the folder of clawspec.yaml (`**` for any folders): a "
+        "change to a matching file runs every scenario. The OpenClaw config (gateway.config) "
+        "always does.",
+    )
+
+
 class HistorySettings(_Section):
     """Where earlier runs are kept and found (docs/guide.md "Regression runs")."""
 
@@ -290,6 +362,12 @@ class Settings(BaseModel):
     check_name: str | None = Field(
         None, description="Name of the check run (default: 'ClawSpec: <job>')."
     )
+    changed_since: str | None = Field(
+        None,
+        description="Run only the scenarios a change since this git ref touches; 'auto': a "
+        "pull/merge request's merge-base with its base branch (elsewhere everything runs).",
+    )
+    changed: ChangedSettings = Field(default_factory=ChangedSettings)
     shard: str | None = Field(
         None, description="Run one part of the selection: 'i/n' (1-based) or 'auto' (GitLab)."
     )
@@ -322,6 +400,7 @@ class Settings(BaseModel):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     lint: LintSettings = Field(default_factory=LintSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
     # Secrets: filled only from the environment (or action inputs, which arrive as environment).
     hooks_token: SecretStr | None = None
     gateway_auth_token: SecretStr | None = None
@@ -569,7 +648,7 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _env_value(parts: list[str], value: str) -> Any:
-    if parts in (["scenario_patterns"], ["volatile_fields"]):
+    if parts in (["scenario_patterns"], ["volatile_fields"], ["changed", "run_all_on"]):
         return [item.strip() for item in value.split(",") if item.strip()]
     return value
 

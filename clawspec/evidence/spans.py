@@ -280,7 +280,7 @@ def trace_duration_ms(trace: Trace) -> tuple[float, str] | None:
     return None
 
 
-def _price_key(model: str, pricing: dict[str, Any]) -> str | None:
+def price_key(model: str, pricing: dict[str, Any]) -> str | None:
     """The longest model_pricing key contained in `model` (case-insensitive)."""
     matches = [key for key in pricing if key.lower() in model.lower()]
     return max(matches, key=len) if matches else None
@@ -291,7 +291,7 @@ def estimate_cost(trace: Trace, pricing: dict[str, Any]) -> tuple[float, int, li
     spans, _ = counted_spans(trace, span_usage)
     total, priced, unpriced = 0.0, 0, []
     for span in spans:
-        key = _price_key(span.model, pricing) if span.model else None
+        key = price_key(span.model, pricing) if span.model else None
         if key is None:
             unpriced.append(span.model or "unknown model")
             continue

@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field
 
 from clawspec.config import parse_skip_budget
 from clawspec.errors import ExitCode
-from clawspec.identity import ScenarioIdentity
+from clawspec.identity import Key, ScenarioIdentity, key_label
 from clawspec.secrets import mask
 from clawspec.speed.frozen_model import FrozenModel
 from clawspec.status import Status
@@ -160,7 +160,15 @@ class TokenTotals(_Frozen):
     input: int | None = None
     output: int | None = None
     total: int | None = None
-    cost_usd: float | None = None
+    cost_usd: float | None = Field(
+        None,
+        description="Native cost, else model_pricing; null when any part of the usage has "
+        "neither (never counted as 0).",
+    )
+    unpriced: list[str] = Field(
+        default_factory=list,
+        description="Models whose usage has no native cost and no model_pricing entry.",
+    )
     source: str = Field(description="Where the figures come from: plugin, log or trace.")
 
 
@@ -202,6 +210,11 @@ class ScenarioResult(_Frozen):
         description="The identity name: the scenario's name, `name[row id]` for a row."
     )
     example: str | None = Field(None, description="An outline's row: its row id.")
+    example_source: str | None = Field(
+        None,
+        description="A row read from a data file: '<file relative to the workspace>:<line>' "
+        "(`line` is then the outline's).",
+    )
     variant: str | None = Field(None, description="The variant it ran on; null without variants.")
     target: str
     status: Status
@@ -350,6 +363,7 @@ class ScenarioChange(_Frozen):
     """One scenario against the baseline."""
 
     id: str
+    variant: str | None = Field(None, description="The variant it ran on; null without variants.")
     change: ChangeKind
     status: Status | None = None
     baseline_status: Status | None = None
@@ -357,6 +371,15 @@ class ScenarioChange(_Frozen):
         default_factory=dict,
         description="Pass rates and p-value, token/cost/duration deltas, behaviour diff.",
     )
+
+    @property
+    def key(self) -> Key:
+        """The (scenario id, variant) of the result it is about (`ScenarioIdentity.key`)."""
+        return (self.id, self.variant)
+
+    @property
+    def label(self) -> str:
+        return key_label(self.key)
 
 
 class Comparison(_Frozen):
@@ -379,9 +402,87 @@ class ScenarioTrend(_Frozen):
     """One scenario over the last stored runs, oldest first."""
 
     id: str
+    name: str | None = Field(
+        None, description="The identity name (null in reports written before it was stored)."
+    )
+    variant: str | None = Field(None, description="The variant it ran on; null without variants.")
     runs: list[str] = Field(default_factory=list, description="Run labels (date and commit).")
     pass_rates: list[float | None] = Field(default_factory=list)
     tokens: list[int | None] = Field(default_factory=list)
+
+    @property
+    def key(self) -> Key:
+        """The (scenario id, variant) of the result it is about (`ScenarioIdentity.key`)."""
+        return (self.id, self.variant)
+
+    @property
+    def label(self) -> str:
+        return key_label(self.key)
+
+
+class BudgetReport(_Frozen):
+    """The run's spend limits (null: none) and what its agent runs spent (every attempt)."""
+
+    max_cost_usd: float | None = None
+    max_tokens: int | None = None
+    max_duration_s: float | None = None
+    shard_share: int | None = Field(
+        None, description="A shard's limits: the configured ones divided by this shard count."
+    )
+    planned: int = Field(0, description="Agent runs the run was to start.")
+    runs: int = Field(0, description="Agent runs that finished and were counted.")
+    cost_usd: float = Field(0.0, description="Summed cost of the runs whose cost is known.")
+    unpriced_runs: int = Field(
+        0, description="Runs of unknown cost (no native cost, no model_pricing): not in cost_usd."
+    )
+    unpriced_models: list[str] = Field(
+        default_factory=list, description="Models to add to model_pricing."
+    )
+    tokens: int = 0
+    duration_s: float = Field(0.0, description="From the first agent run's start to the last end.")
+    stopped: str | None = Field(
+        None, description="Why no further agent run started (a limit reached); null if none was."
+    )
+
+    @property
+    def limited(self) -> bool:
+        return (self.max_cost_usd, self.max_tokens, self.max_duration_s) != (None, None, None)
+
+
+class SelectionInfo(_Frozen):
+    """A run of only the scenarios a change touches (`--changed-since`)."""
+
+    changed_since: str = Field(description="The ref asked for: auto, a branch, a commit.")
+    commit: str = Field(description="The commit the changes were counted from.")
+    changed_files: int = Field(description="Files changed since then (working tree included).")
+    selected: int = Field(description="Scenarios selected to run (all shards together).")
+    total: int = Field(description="Scenarios the name and tag filters selected.")
+    left_out: list[str] = Field(
+        default_factory=list, description="Ids of the scenarios no change touches: not run."
+    )
+    run_all: list[str] = Field(
+        default_factory=list,
+        description="Changed files that run every scenario (changed.run_all_on, the OpenClaw "
+        "config).",
+    )
+
+    def describe(self) -> str:
+        """e.g. 'ran 12 of 140 scenarios: 128 unaffected by changes since 1a2b3c4' (every
+        renderer says it the same way)."""
+        since = f"since {self.commit[:7]}"
+        total = f"{self.total:,} scenario{'' if self.total == 1 else 's'}"
+        if self.run_all:
+            more = f" and {len(self.run_all) - 1:,} more" if len(self.run_all) > 1 else ""
+            return f"ran all {total}: {self.run_all[0]}{more} changed {since} (changed.run_all_on)"
+        if not self.left_out:
+            return f"ran all {total}: every one is affected by changes {since}"
+        files = f"{self.changed_files:,} file{'' if self.changed_files == 1 else 's'}"
+        if not self.selected:
+            return f"ran 0 of {total}: none is affected by the {files} changed {since}"
+        return (
+            f"ran {self.selected:,} of {total}: {len(self.left_out):,} unaffected by changes "
+            f"{since}"
+        )
 
 
 class RunReport(_Frozen):
@@ -397,6 +498,9 @@ class RunReport(_Frozen):
     source: RunSource | None = Field(
         None, description="Where the run came from: commit, branch, CI, gateway."
     )
+    selection: SelectionInfo | None = Field(
+        None, description="Only the scenarios a change touches ran (--changed-since)."
+    )
     shard: ShardInfo | None = Field(None, description="This report is one shard.")
     merged: MergeInfo | None = Field(
         None, description="This report joins the reports of every shard."
@@ -408,6 +512,10 @@ class RunReport(_Frozen):
     trends: list[ScenarioTrend] = Field(
         default_factory=list, description="Per scenario, its last stored runs."
     )
+    budget: BudgetReport | None = Field(
+        None, description="Spend limits and what the agent runs spent; a limit that stopped the "
+        "run fails it."
+    )  # fmt: skip
 
 
 def scenario_status(statuses: Iterable[Status]) -> Status:
@@ -435,7 +543,7 @@ def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail")
     `fail_on` relaxes it for report-only jobs: `error` ignores plain failures, `never` ignores
     both, `regression` counts only regressions against the baseline (the normal `fail` policy
     when no baseline was found). The skip budget applies in every mode: it exists to stop
-    silent outages.
+    silent outages; so does a spend limit that stopped the run.
     """
     if report.interrupted:
         return ExitCode.INTERRUPTED
@@ -451,6 +559,8 @@ def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail")
         "never": 0,
         "regression": len(comparison.regressions) if comparison else 0,
     }
-    if counted[fail_on] or skip_budget_exceeded(totals, max_skipped):
+    # A run a spend limit stopped checked only part of the suite: never green, whatever fail_on.
+    stopped = report.budget is not None and report.budget.stopped is not None
+    if counted[fail_on] or skip_budget_exceeded(totals, max_skipped) or stopped:
         return ExitCode.FAILED
     return ExitCode.OK

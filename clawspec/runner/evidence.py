@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from clawspec.evidence.context import RunInfo
-from clawspec.evidence.spans import by_start, delegation_spans, tool_spans
+from clawspec.evidence.spans import by_start, delegation_spans, price_key, tool_spans
 from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
 from clawspec.text import one_line
 from clawspec.traces.model import Span, SpanType, Trace
+
+if TYPE_CHECKING:
+    from clawspec.config import ModelPrice
 
 MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
 MAX_TOOLS = 500  # a runaway tool loop must not blow up the report
@@ -31,9 +36,14 @@ _PLUGIN_POLL_S = 0.1
 
 
 def scenario_evidence(
-    evidence: Evidence, run: RunInfo, stop: threading.Event | None = None
+    evidence: Evidence,
+    run: RunInfo,
+    stop: threading.Event | None = None,
+    pricing: Mapping[str, ModelPrice] | None = None,
 ) -> ScenarioEvidence | None:
-    """Condense the run's evidence; None when there is none at all (no log, no trace)."""
+    """Condense the run's evidence; None when there is none at all (no log, no trace).
+
+    `pricing` (the config's `model_pricing`) prices the usage that carries no native cost."""
     index = _log_index(evidence, run, stop)
     trace = evidence.built_trace()
     trace = trace if isinstance(trace, Trace) else None
@@ -51,7 +61,7 @@ def scenario_evidence(
     return ScenarioEvidence(
         tools=tools[:MAX_TOOLS],
         delegations=delegations,
-        tokens=_tokens(index, records, trace),
+        tokens=_tokens(index, records, trace, pricing or {}),
         spans=spans,
         spans_omitted=omitted,
     )
@@ -128,23 +138,37 @@ def _plugin_records(
 
 
 def _tokens(
-    index: LogIndex | None, records: list[PluginRecord], trace: Trace | None
+    index: LogIndex | None,
+    records: list[PluginRecord],
+    trace: Trace | None,
+    pricing: Mapping[str, ModelPrice],
 ) -> TokenTotals | None:
-    """Plugin model calls first, then the log's usage lines, then the trace's LLM spans."""
+    """Plugin model calls first, then the log's usage lines, then the trace's LLM spans.
+
+    The cost is known only when every part of the usage has one (native, else `model_pricing`
+    for its model); otherwise it is null and `unpriced` names the models: never a partial sum
+    that would read as the whole.
+    """
     if index is not None and (usage := index.usage_from_plugin(records)) is not None:
-        costs = [
-            r.cost_usd
-            for r in records
-            if r.kind == "model_usage" and r.cost_usd is not None and index.owns(r)
+        owned = [r for r in records if index.owns(r)]
+        # `model_usage` summaries carry OpenClaw's native cost; the calls only their tokens.
+        priced = [r for r in owned if r.kind == "model_usage"] or [
+            r for r in owned if r.kind == "model_call" and r.phase in ("completed", "error")
         ]
-        cost = sum(costs) if costs else None
+        cost, unpriced = _cost(
+            ((r.cost_usd, r.model, r.input_tokens, r.output_tokens) for r in priced), pricing
+        )
         return TokenTotals(
             input=usage.input, output=usage.output, total=usage.total, cost_usd=cost,
-            source="plugin",
+            unpriced=unpriced, source="plugin",
         )  # fmt: skip
     if index is not None and (legacy := index.legacy_usage) is not None:
         return TokenTotals(
-            input=legacy.input, output=legacy.output, total=legacy.total, source="log"
+            input=legacy.input,
+            output=legacy.output,
+            total=legacy.total,
+            unpriced=[UNKNOWN_MODEL],  # the legacy lines name no model
+            source="log",
         )
     if trace is None:
         return None
@@ -154,14 +178,46 @@ def _tokens(
     inputs = [s.input_tokens for s in llm if s.input_tokens is not None]
     outputs = [s.output_tokens for s in llm if s.output_tokens is not None]
     totals = [s.tokens for s in llm if s.tokens is not None]
-    costs = [s.cost_usd for s in llm if s.cost_usd is not None]
+    if trace.cost_usd is not None:
+        cost, unpriced = trace.cost_usd, []
+    else:
+        cost, unpriced = _cost(
+            ((s.cost_usd, s.model, s.input_tokens, s.output_tokens) for s in llm), pricing
+        )
     return TokenTotals(
         input=sum(inputs) if inputs else None,
         output=sum(outputs) if outputs else None,
         total=sum(totals) if totals else None,
-        cost_usd=trace.cost_usd if trace.cost_usd is not None else sum(costs) if costs else None,
+        cost_usd=cost,
+        unpriced=unpriced,
         source="trace",
     )
+
+
+UNKNOWN_MODEL = "unknown model"
+
+
+def _cost(
+    parts: Iterable[tuple[float | None, str | None, int | None, int | None]],
+    pricing: Mapping[str, ModelPrice],
+) -> tuple[float | None, list[str]]:
+    """(cost, models without one) of usage parts (native cost, model, input, output tokens):
+    each part's native cost, else its model's `model_pricing`; null when any part has neither."""
+    total, unpriced = 0.0, []
+    for native, model, inputs, outputs in parts:
+        if native is not None:
+            total += native
+            continue
+        key = price_key(model, pricing) if model else None
+        if key is None:
+            unpriced.append(model or UNKNOWN_MODEL)
+            continue
+        price = pricing[key]
+        total += (inputs or 0) * price.input_per_mtok / 1_000_000
+        total += (outputs or 0) * price.output_per_mtok / 1_000_000
+    if unpriced:
+        return None, list(dict.fromkeys(unpriced))
+    return round(total, 9), []
 
 
 # -- the trace ---------------------------------------------------------------------------

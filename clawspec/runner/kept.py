@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     # Imported where used: `clawspec run` creates its KeptResults before the first hook
     # request, and imports the report models while the agents run (see runner/run.py).
-    from clawspec.reports.model import AssertionResult, RunReport, ScenarioResult
+    from clawspec.reports.model import AssertionResult, BudgetReport, RunReport, ScenarioResult
 
 BLOCK = 64  # results compressed together: enough for their repeated text to pay off
 LEVEL = 1  # zlib's fastest level: a few bytes larger than the default, several times faster
@@ -123,6 +123,7 @@ class FinishedRun:
     duration_ms: int
     interrupted: bool
     results: KeptResults
+    budget: BudgetReport | None = None  # the spend limits and what the runs spent
 
     def report(self) -> RunReport:
         """The run's report: every result turned back into models (once the contracts are
@@ -138,6 +139,7 @@ class FinishedRun:
             interrupted=self.interrupted,
             totals=Totals.of(scenarios),
             scenarios=scenarios,
+            budget=self.budget,
         )
 
 

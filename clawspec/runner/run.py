@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
 from clawspec.crash import CRASH_LOG_NAME, Faults
+from clawspec.runner.budget import Budget, Limits, spends
 from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.lanes import RunLanes
 from clawspec.runner.scenario import (
@@ -92,6 +93,7 @@ def execute(
     concurrency: int,
     abandon: threading.Event | None = None,
     faults: Faults | None = None,
+    budget: Budget | None = None,
 ) -> RunOutcome:
     """Run every plan; on `env.stop` start no more, give running ones a grace period.
 
@@ -101,9 +103,15 @@ def execute(
 
     A repeated scenario (`repeat`) is queued as several attempts, which may run at the same time
     as each other; they are folded into one result, in contract order, once all have finished.
+
+    `budget` counts what every finished attempt spent; once it says a limit is reached no
+    further attempt starts (those in flight finish and are counted) and the ones left are
+    skipped with its reason.
     """
+    planned = sum(attempts_of(plan, env.settings.repeat) for plan in plans)
+    faults = Faults() if faults is None else faults
     return _execute(
-        plans, env, listener, concurrency, abandon, Faults() if faults is None else faults
+        plans, env, listener, concurrency, abandon, faults, _started_budget(budget, planned)
     )
 
 
@@ -114,6 +122,7 @@ def _execute(
     concurrency: int,
     abandon: threading.Event | None,
     faults: Faults,
+    budget: Budget,
 ) -> RunOutcome:
     started_at = datetime.now(UTC)
     clock = time.monotonic()
@@ -126,8 +135,10 @@ def _execute(
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
 
     def next_item() -> tuple[int, int] | None:
-        if env.stop.is_set() or faults.stopped.is_set():
-            return None  # interrupted or broken: what has not started is reported as not run
+        # Interrupted or broken: what has not started is reported as not run; a spend limit
+        # reached: the rest are skipped with its reason.
+        if env.stop.is_set() or faults.stopped.is_set() or budget.reason() is not None:
+            return None
         try:
             item = work.get_nowait()
         except queue.Empty:
@@ -137,7 +148,7 @@ def _execute(
         return item
 
     def check(item: tuple[int, int], started: StartedScenario) -> None:
-        outcome = check_scenario(started)
+        outcome = _counted(check_scenario(started), budget, plans[item[0]])  # before the next
         with done:
             outcomes[item[0]][item[1]] = outcome
             running.discard(item)
@@ -180,7 +191,19 @@ def _execute(
     with done:
         unreported = [i for i in range(len(plans)) if i not in kept]
         for index in unreported:
-            kept.keep(index, _result(plans[index], outcomes[index], env, running, index, broken))
+            kept.keep(
+                index,
+                # Not interrupted: a spend limit, once reached, stopped what never started.
+                _result(
+                    plans[index],
+                    outcomes[index],
+                    env,
+                    running,
+                    index,
+                    broken,
+                    None if interrupted else budget,
+                ),
+            )
     invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
     unreachable = bool(invoked) and all(o.unreachable for o in invoked)
     run = FinishedRun(
@@ -190,8 +213,23 @@ def _execute(
         duration_ms=int((time.monotonic() - clock) * 1000),
         interrupted=interrupted,
         results=kept,
+        budget=budget.report(),
     )
     return RunOutcome(run, unreachable)
+
+
+def _started_budget(budget: Budget | None, planned: int) -> Budget:
+    """The run's budget, its clock started (no limits: it still counts what was spent)."""
+    budget = budget or Budget(Limits())
+    budget.start(planned)
+    return budget
+
+
+def _counted(outcome: ScenarioOutcome, budget: Budget, plan: ScenarioPlan) -> ScenarioOutcome:
+    """Count a finished attempt's spend, when it ran an agent."""
+    if spends(outcome.result, outcome.invoked, outcome.unreachable):
+        budget.add(plan.id, outcome.result)
+    return outcome
 
 
 def _work_queue(counts: Sequence[int]) -> queue.Queue[tuple[int, int]]:
@@ -254,13 +292,19 @@ def _result(
     running: set[tuple[int, int]],
     index: int | None = None,
     broken: bool = False,
+    budget: Budget | None = None,
 ) -> ScenarioResult:
-    """One scenario's result: its only attempt, or all its attempts folded together."""
+    """One scenario's result: its only attempt, or all its attempts folded together (those
+    never started: skipped for the `budget`'s reason when a spend limit stopped the run)."""
+    spent = budget.reason() if budget is not None and not broken else None
     results = [
         outcome.result
         if isinstance(outcome, ScenarioOutcome)
         else _not_completed(
-            plan, started=index is not None and (index, attempt) in running, broken=broken
+            plan,
+            started=index is not None and (index, attempt) in running,
+            broken=broken,
+            spent=spent,
         )
         for attempt, outcome in enumerate(attempt_outcomes)
     ]
@@ -289,9 +333,14 @@ def unrun_report(
     )
 
 
-def _not_completed(plan: ScenarioPlan, started: bool, broken: bool = False) -> ScenarioResult:
+def _not_completed(
+    plan: ScenarioPlan, started: bool, broken: bool = False, spent: str | None = None
+) -> ScenarioResult:
     """A scenario that never finished because the run was interrupted, or stopped at an
-    internal error (`broken`)."""
+    internal error (`broken`), or never started because a spend limit was reached (`spent`,
+    the budget's reason)."""
+    if spent is not None and not started:
+        return _unrun(plan, Status.SKIP, f"not run: {spent}")
     if broken:
         why = f"an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
         if started:
@@ -308,6 +357,7 @@ def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
     return ScenarioResult(
         **plan.identity.report_fields(),
         line=plan.contract.scenario_line(plan.index),
+        example_source=plan.example.source if plan.example else None,
         target=plan.contract.contract.target.path,
         status=status,
         message=message,

@@ -21,6 +21,7 @@ from clawspec.config import Settings
 from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
+from clawspec.contracts.outlines import ExampleRow
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
 from clawspec.identity import ScenarioIdentity
@@ -39,15 +40,22 @@ log = logging.getLogger("clawspec.runner")
 
 @dataclass(frozen=True)
 class ScenarioPlan:
-    """A selected scenario and where it came from."""
+    """A selected scenario and where it came from: entry `index` of the contract's scenarios
+    (an outline's row is an entry of its own, with its `example`)."""
 
     contract: LoadedContract
     index: int
     scenario: Scenario
 
     @property
+    def example(self) -> ExampleRow | None:
+        return self.contract.example(self.index)
+
+    @property
     def identity(self) -> ScenarioIdentity:
-        return ScenarioIdentity(self.contract.identity_path, self.scenario.name)
+        row = self.example
+        example = row.id if row is not None else None
+        return ScenarioIdentity(self.contract.identity_path, self.scenario.name, example)
 
     @property
     def id(self) -> str:
@@ -118,7 +126,7 @@ def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datet
         "today": env.settings.today or started.date().isoformat(),
         "run_id": run_id,
         "run_started_at": started.isoformat(timespec="microseconds"),
-        "scenario": plan.scenario.name,
+        "scenario": plan.identity.name,  # a row's `name[row id]`: rows do not collide
         "target": plan.contract.contract.target.path,
         "workspace": str(env.workspace),
         "gateway_log": str(log_path) if log_path else "",
@@ -311,6 +319,7 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     result = ScenarioResult(
         **plan.identity.report_fields(),
         line=plan.contract.scenario_line(plan.index),
+        example_source=plan.example.source if plan.example else None,
         target=plan.contract.contract.target.path,
         status=status,
         message=one_line(message, 500),
@@ -320,7 +329,7 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         trace=trace_ref(ctx.evidence),
         assertions=results,
         tags=list(scenario.tags),
-        evidence=_report_evidence(ctx.evidence, run, env.stop, plan.id) if state.invoked else None,
+        evidence=_report_evidence(ctx.evidence, run, env, plan.id) if state.invoked else None,
         model_traffic=traffic_result(state.traffic, env),
     )
     return ScenarioOutcome(result, state.invoked, state.unreachable)
@@ -363,13 +372,13 @@ def _evaluate(
 
 
 def _report_evidence(
-    evidence: Evidence, run: RunInfo, stop: threading.Event, scenario_id: str
+    evidence: Evidence, run: RunInfo, env: RunEnv, scenario_id: str
 ) -> ScenarioEvidence | None:
     """What the run did, for the reports; a problem here must never cost the verdicts."""
     from clawspec.runner.evidence import scenario_evidence
 
     try:
-        return scenario_evidence(evidence, run, stop)
+        return scenario_evidence(evidence, run, env.stop, env.settings.model_pricing)
     except Exception:
         log.debug("evidence of %s not collected", scenario_id, exc_info=True)
         return None

@@ -8,7 +8,7 @@ module while a large suite's files are parsed in another process (contracts/pars
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -24,11 +24,12 @@ from clawspec.gateway.client import require_reachable
 from clawspec.gateway.managed import gateway_for_run
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.reports.publish import publish, report_json_path
+from clawspec.runner.budget import Budget, Limits
 from clawspec.runner.finish import RunResult, finish
 from clawspec.runner.lanes import worker_count
 from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
-from clawspec.runner.selection import plan, shard_plans
+from clawspec.runner.selection import changed_plans, plan, shard_plans
 from clawspec.runner.traffic import traffic_for_run, traffic_warnings
 from clawspec.status import Status
 
@@ -63,13 +64,10 @@ def run_loaded(
     context = CIContext.from_environ(environ)  # once per run: the shard, the outputs, history
     faults = Faults()
     listener = GuardedListener(listener, faults)
-    selection = plan(loaded, scenarios, tags, exclude_tags)
-    plans, shard = shard_plans(selection, settings, context, listener.on_warning)
-
-    def as_shard(report: RunReport) -> RunReport:
-        return report.model_copy(update={"shard": shard}) if shard else report
-
-    if not plans:  # more shards than scenarios: this one has nothing to run, and says so
+    plans, as_shard = _this_part(loaded, context, listener, scenarios, tags, exclude_tags)
+    # Nothing to run (no scenario a change touches, more shards than scenarios): a run that
+    # says so, and passes.
+    if not plans:
         return finish(as_shard(unrun_report([], "")), settings, environ, context=context)
     agent_ids = {p.agent_id(settings.default_agent_id) for p in plans}
     report_dir = report_json_path(settings).parent
@@ -100,7 +98,8 @@ def run_loaded(
             if needs_trace(plans) or backend_name(settings) != "none":
                 env.trace_backend = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
-            outcome = execute(plans, env, listener, settings.concurrency, abandon, faults)
+            budget = Budget(_limits(settings, context))
+            outcome = execute(plans, env, listener, settings.concurrency, abandon, faults, budget)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
         publish(as_shard(unrun_report(plans, str(exc))), settings, context=context)
@@ -121,7 +120,7 @@ def run_loaded(
             for warning in traffic_warnings(traffic, invoked):
                 listener.on_warning(warning)
     # The contracts are done with: let them go before the results become models again.
-    del loaded, selection, plans
+    del loaded, plans
     built: RunReport | None = None
     with faults.guard("building the report"):
         built = as_shard(outcome.run.report())
@@ -132,6 +131,42 @@ def run_loaded(
     if outcome.gateway_unreachable and not report.interrupted:
         result = replace(result, exit_code=ExitCode.GATEWAY)
     return result
+
+
+def _this_part(
+    loaded: Loaded,
+    context: CIContext,
+    listener: RunListener,
+    scenarios: Sequence[str],
+    tags: Sequence[str],
+    exclude_tags: Sequence[str],
+) -> tuple[list[ScenarioPlan], Callable[[RunReport], RunReport]]:
+    """What this machine runs (the filters, what changed since `changed_since`, its shard), and
+    what its report says about that part."""
+    settings = loaded.settings
+    selection = plan(loaded, scenarios, tags, exclude_tags)
+    selection, changed = changed_plans(
+        selection, settings, loaded.workspace, context, listener.on_warning
+    )
+    plans, shard = shard_plans(selection, settings, context, listener.on_warning)
+    update = {key: v for key, v in (("shard", shard), ("selection", changed)) if v is not None}
+
+    def as_part(report: RunReport) -> RunReport:
+        return report.model_copy(update=update) if update else report
+
+    return plans, as_part
+
+
+def _limits(settings: Settings, context: CIContext) -> Limits:
+    """The spend limits this machine keeps: a shard keeps its share, so the shards together
+    keep the whole."""
+    shards = None
+    if settings.shard and settings.budget.any:
+        from clawspec.sharding.split import resolve_shard
+
+        shard = resolve_shard(settings.shard, context)
+        shards = shard.total if shard is not None else None
+    return Limits.of(settings.budget, shards)
 
 
 def _http_session(workers: int) -> requests.Session:

@@ -1,0 +1,206 @@
+"""Spend limits of a whole run: what its finished agent runs spent, and when to start no more.
+
+Every finished attempt is counted from the evidence its result already holds (token usage,
+native cost, else `model_pricing`; the judge's calls too). Once a limit is reached, or a run's
+cost cannot be known while a cost limit is set, `reason()` says why and the runner starts no
+further agent run; runs in flight finish and are counted. The deadline of `max_duration` is
+read from an injectable clock, so tests need no real waiting.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from clawspec.text import fmt_duration_ms, quote_list
+
+if TYPE_CHECKING:
+    from clawspec.config import BudgetSettings
+    from clawspec.reports.model import BudgetReport, ScenarioResult
+
+UNKNOWN_MODEL = "unknown model"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits this process keeps: a shard's are the configured ones divided by the count."""
+
+    max_cost_usd: float | None = None
+    max_tokens: int | None = None
+    max_duration_s: float | None = None
+    shard_share: int | None = None
+
+    @classmethod
+    def of(cls, budget: BudgetSettings, shards: int | None = None) -> Limits:
+        share = shards if shards and shards > 1 else None
+        part = share or 1
+        cost, tokens, duration = budget.max_cost_usd, budget.max_tokens, budget.max_duration
+        return cls(
+            max_cost_usd=None if cost is None else cost / part,
+            max_tokens=None if tokens is None else tokens // part,
+            # Shards run side by side: each gets the whole time.
+            max_duration_s=duration,
+            shard_share=share if (cost, tokens) != (None, None) else None,
+        )
+
+
+@dataclass(frozen=True)
+class RunSpend:
+    """What one finished agent run spent; `cost_usd` None when it cannot be known."""
+
+    tokens: int
+    cost_usd: float | None
+    unpriced: tuple[str, ...] = ()  # models without a native cost or a model_pricing entry
+    metered: bool = True  # some usage was recorded for it
+
+    @classmethod
+    def of(cls, result: ScenarioResult) -> RunSpend:
+        """The run's usage and cost, with its judge calls."""
+        totals = result.evidence.tokens if result.evidence is not None else None
+        tokens = (totals.total or 0) if totals is not None else 0
+        cost = totals.cost_usd if totals is not None else None
+        unpriced = list(totals.unpriced) if totals is not None else []
+        for assertion in result.assertions:
+            if not assertion.usage:
+                continue
+            usage = assertion.usage
+            tokens += int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+            judged = usage.get("cost_usd")
+            if isinstance(judged, int | float) and cost is not None:
+                cost += judged
+            elif not isinstance(judged, int | float):
+                unpriced.append(str(usage.get("model") or UNKNOWN_MODEL))
+                cost = None
+        return cls(tokens, cost, tuple(dict.fromkeys(unpriced)), totals is not None)
+
+
+def spends(result: ScenarioResult, invoked: bool, unreachable: bool) -> bool:
+    """The attempt ran an agent: invoked, the gateway reached, and it answered or left usage
+    (a request refused before any run started costs nothing)."""
+    return (
+        invoked
+        and not unreachable
+        and (result.gateway_run_id is not None or result.evidence is not None)
+    )
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What the finished runs spent so far."""
+
+    runs: int = 0
+    cost_usd: float = 0.0  # the runs whose cost is known
+    unpriced_runs: int = 0
+    unpriced_models: tuple[str, ...] = ()
+    tokens: int = 0
+
+    def plus(self, run: RunSpend) -> Spent:
+        return Spent(
+            runs=self.runs + 1,
+            cost_usd=self.cost_usd + (run.cost_usd or 0.0),
+            unpriced_runs=self.unpriced_runs + (run.cost_usd is None),
+            unpriced_models=tuple(dict.fromkeys([*self.unpriced_models, *run.unpriced])),
+            tokens=self.tokens + run.tokens,
+        )
+
+
+class Budget:
+    """Counts a run's spend (thread-safe) and says when no further agent run may start."""
+
+    def __init__(
+        self, limits: Limits, planned: int = 0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limits = limits
+        self.planned = planned
+        self._clock = clock
+        self._started = clock()
+        self._ended: float | None = None
+        self._spent = Spent()
+        self._reason: str | None = None
+        self._lock = threading.Lock()
+
+    def start(self, planned: int) -> None:
+        """The first agent run is about to start: the deadline counts from now."""
+        with self._lock:
+            self.planned = planned
+            self._started = self._clock()
+
+    def reason(self) -> str | None:
+        """Why no further agent run may start (None: runs may go on). Looks at the clock."""
+        with self._lock:
+            deadline = self.limits.max_duration_s
+            if self._reason is None and deadline is not None:
+                elapsed = self._clock() - self._started
+                if elapsed >= deadline:
+                    self._reason = self._spent_message(f"{_time(elapsed)} of {_time(deadline)}")
+            return self._reason
+
+    def add(self, scenario_id: str, result: ScenarioResult) -> None:
+        """Count a finished agent run (its attempt's result)."""
+        from clawspec.reports.spend import usd
+
+        run = RunSpend.of(result)
+        with self._lock:
+            self._spent = spent = self._spent.plus(run)
+            self._ended = self._clock()
+            if self._reason is not None:
+                return
+            limits = self.limits
+            if limits.max_cost_usd is not None and run.cost_usd is None:
+                self._reason = self._unknown_cost(scenario_id, run)
+            elif limits.max_cost_usd is not None and spent.cost_usd >= limits.max_cost_usd:
+                used = f"{usd(spent.cost_usd)} of {usd(limits.max_cost_usd)}"
+                self._reason = self._spent_message(used)
+            elif limits.max_tokens is not None and spent.tokens >= limits.max_tokens:
+                self._reason = self._spent_message(
+                    f"{spent.tokens:,} of {limits.max_tokens:,} tokens"
+                )
+
+    def _spent_message(self, used: str) -> str:
+        return f"run budget spent: {used} after {self._spent.runs:,} of {self.planned:,} runs"
+
+    def _unknown_cost(self, scenario_id: str, run: RunSpend) -> str:
+        named = [m for m in run.unpriced if m != UNKNOWN_MODEL]
+        if named:
+            models = quote_list(named)
+            why = f"no native cost and no model_pricing for {models}; add it to model_pricing"
+        elif run.metered:
+            why = "its usage names no model; a cost budget needs native cost or a priced model"
+        else:
+            why = (
+                "no token usage was recorded for it; a cost budget needs ClawSpec's plugin "
+                "output (plugin_output, set by bring-up) or a trace backend"
+            )
+        return (
+            f"run budget cannot be kept: the cost of '{scenario_id}' is unknown ({why}); "
+            f"stopped after {self._spent.runs:,} of {self.planned:,} runs"
+        )
+
+    def report(self) -> BudgetReport:
+        """The budget section of the run's report."""
+        from clawspec.reports.model import BudgetReport
+
+        with self._lock:
+            spent, limits = self._spent, self.limits
+            ended = self._ended if self._ended is not None else self._started
+            return BudgetReport(
+                max_cost_usd=limits.max_cost_usd,
+                max_tokens=limits.max_tokens,
+                max_duration_s=limits.max_duration_s,
+                shard_share=limits.shard_share,
+                planned=self.planned,
+                runs=spent.runs,
+                cost_usd=round(spent.cost_usd, 9),
+                unpriced_runs=spent.unpriced_runs,
+                unpriced_models=list(spent.unpriced_models),
+                tokens=spent.tokens,
+                duration_s=round(max(0.0, ended - self._started), 3),
+                stopped=self._reason,
+            )
+
+
+def _time(seconds: float) -> str:
+    return fmt_duration_ms(seconds * 1000)
