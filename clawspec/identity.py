@@ -19,6 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+# What results are keyed by: (scenario id, variant).
+Key = tuple[str, str | None]
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class ScenarioIdentity:
@@ -36,14 +39,19 @@ class ScenarioIdentity:
         return f"{self.contract}::{self.name}"
 
     @property
-    def key(self) -> tuple[str, str | None]:
+    def key(self) -> Key:
         """What results are keyed by: attempts of one key fold into one result."""
         return (self.id, self.variant)
 
     @property
     def label(self) -> str:
         """The id as shown where the variant matters: `<id> @ <variant>`."""
-        return self.id if self.variant is None else f"{self.id} @ {self.variant}"
+        return key_label(self.key)
+
+    @property
+    def name_label(self) -> str:
+        """The identity name as shown where the variant matters: `<name> @ <variant>`."""
+        return self.name if self.variant is None else f"{self.name} @ {self.variant}"
 
     def with_variant(self, variant: str | None) -> ScenarioIdentity:
         return replace(self, variant=variant)
@@ -58,6 +66,13 @@ class ScenarioIdentity:
             "example": self.example,
             "variant": self.variant,
         }
+
+
+def key_label(key: Key) -> str:
+    """A (scenario id, variant) key as shown: the id, `<id> @ <variant>` with a variant (for
+    what carries the key but not the whole identity: comparison entries, trends)."""
+    scenario_id, variant = key
+    return scenario_id if variant is None else f"{scenario_id} @ {variant}"
 
 
 def contract_path(path: Path, workspace: Path) -> str:
