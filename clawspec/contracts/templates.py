@@ -34,10 +34,19 @@ def variables_in(text: str) -> list[str]:
     return _VARIABLE.findall(text)
 
 
-def check_variables(text: str, environ: Mapping[str, str]) -> None:
-    """Raise TemplateError for the first unknown variable or unset environment variable."""
+def check_variables(text: str, environ: Mapping[str, str], outline: bool = False) -> None:
+    """Raise TemplateError for the first unknown variable or unset environment variable.
+
+    `vars.NAME` is known only in an outline (`outline`): each row's names are checked when
+    the rows are read (contracts/outlines.py)."""
     for name in variables_in(text):
-        if name.startswith("env."):
+        if name.startswith("vars."):
+            if not outline:
+                raise TemplateError(
+                    f"'{{{{{name}}}}}' is a row variable, but this scenario has no 'examples' "
+                    "(add the rows that define it, or remove the placeholder)"
+                )
+        elif name.startswith("env."):
             if name[4:] not in environ:
                 raise TemplateError(
                     f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})"
@@ -45,7 +54,7 @@ def check_variables(text: str, environ: Mapping[str, str]) -> None:
             # A contract's reference to a secret-named variable: masked in every output.
             register_env(name[4:], environ)
         elif name not in KNOWN:
-            known = ", ".join(f"{{{{{k}}}}}" for k in (*KNOWN, "env.NAME"))
+            known = ", ".join(f"{{{{{k}}}}}" for k in (*KNOWN, "env.NAME", "vars.NAME"))
             raise TemplateError(f"unknown template variable '{{{{{name}}}}}' (known: {known})")
 
 
