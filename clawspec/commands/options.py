@@ -131,6 +131,7 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
         "gateway_base_url",
         "timezone",
         "repeat",
+        "changed_since",
         "shard",
         "durations",
         "shard_publish",

@@ -50,6 +50,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     add_outputs(run)
     run.add_argument("--concurrency", type=int, metavar="N", help="agent runs at once")
     run.add_argument(
+        "--changed-since",
+        metavar="REF|auto",
+        help="run only the scenarios a change since this git ref touches (working tree "
+        "included); 'auto': a pull/merge request's merge-base with its base branch, else all",
+    )
+    run.add_argument(
         "--shard",
         metavar="I/N|auto",
         help="run only part I of N of the selection (1-based), balanced; 'auto' reads GitLab's "
@@ -115,10 +121,16 @@ def run(args: argparse.Namespace) -> ExitCode:
         from clawspec.runner.dry_run import print_plan
 
         loaded = api.load(args.paths, config=args.config, flags=flags, on_warning=_warn)
+        from clawspec.runner.selection import changed_plans
+
+        context = CIContext.from_environ(os.environ)
         selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
-        plans, shard = api.shard_plans(
-            selection, loaded.settings, CIContext.from_environ(os.environ), _warn
+        selection, changed = changed_plans(
+            selection, loaded.settings, loaded.workspace, context, _warn
         )
+        plans, shard = api.shard_plans(selection, loaded.settings, context, _warn)
+        if changed:
+            print(changed.describe())
         if shard:
             print(_shard_line(shard))
         print_plan(loaded, plans)

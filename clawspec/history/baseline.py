@@ -85,7 +85,7 @@ def candidates(
     if not is_pull_request(source):
         return Candidates(newest_first, f"previous run of '{source.branch}'")
     base = source.base_branch
-    merge_base = _merge_base(source, context, git)
+    merge_base = pull_request_merge_base(source, context, git)
     shown = merge_base[:SHA_CHARS] if merge_base else None
     ancestry = _ancestry(merge_base, newest_first, git)
     can_trace = ancestry is not None
@@ -103,7 +103,9 @@ def candidates(
     return Candidates(chosen, f"latest run of '{base}' at or before the {at} ({how})")
 
 
-def _merge_base(source: RunSource, context: CIContext, git: Git) -> str | None:
+def pull_request_merge_base(source: RunSource, context: CIContext, git: Git) -> str | None:
+    """A pull request's merge-base with its base branch (None: not found): GitLab's
+    `CI_MERGE_REQUEST_DIFF_BASE_SHA`, else git's merge-base of `source.commit` and the base."""
     hint = context.gitlab.merge_base  # GitLab computes it for us
     if hint:
         return hint

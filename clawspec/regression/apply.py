@@ -32,8 +32,13 @@ def with_regression(
     if baseline is not None and report.shard is not None:
         # One shard of a run holds only its part: the baseline's other scenarios are
         # not "removed", they ran elsewhere. The merged report compares the whole run.
-        present = {s.id for s in report.scenarios}
-        kept = [s for s in baseline.scenarios if s.id in present]
+        present = {s.identity.key for s in report.scenarios}
+        kept = [s for s in baseline.scenarios if s.identity.key in present]
+        baseline = baseline.model_copy(update={"scenarios": kept})
+    if baseline is not None and report.selection is not None and report.selection.left_out:
+        # --changed-since left these out (no change touches them): not "removed" either.
+        left_out = set(report.selection.left_out)
+        kept = [s for s in baseline.scenarios if s.id not in left_out]
         baseline = baseline.model_copy(update={"scenarios": kept})
     if baseline is not None:
         update["baseline"] = ref

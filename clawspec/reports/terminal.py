@@ -71,7 +71,7 @@ class TerminalReporter:
             self.finished += 1
             progress = f"[{self.finished}/{self.total}] " if self.total > 1 else ""
             line = (
-                f"{progress}{self._label(result.status)} {result.id} "
+                f"{progress}{self._label(result.status)} {result.identity.label} "
                 f"({fmt_duration_ms(result.duration_ms)})"
             )
             if result.attempts is not None:
@@ -103,6 +103,15 @@ class TerminalReporter:
             f"in {fmt_duration_ms(report.duration_ms)}"
             + (" (interrupted)" if report.interrupted else "")
         )
+        if report.selection is not None:  # --changed-since: how many ran, and since when
+            self._print(report.selection.describe())
+        from clawspec.reports.spend import spend_line, spend_of, worth_saying
+
+        spend = spend_of(report)
+        if worth_saying(spend):
+            self._print(spend_line(spend))
+        if spend.stopped:
+            self._print(f"stopped: {spend.stopped}; the run fails (a partly checked suite)")
 
     def _problems(self, scenario: ScenarioResult) -> list[str]:
         """The lines of one scenario that did not pass: its cause, then its assertions that did
@@ -124,13 +133,13 @@ class TerminalReporter:
             message = f": {flat}" if flat else ""
             lines.append(
                 f"  {self._label(status)} {scenario.contract}:{scenario.line} "
-                f"{scenario.name}{message}"
+                f"{scenario.identity.name_label}{message}"
             )
         for a in checks:
             label = self._label(Status.ERROR if status == Status.ERROR else a.status)
             lines.append(
                 f"  {label} {scenario.contract}:{a.line} "
-                f"{scenario.name} > {a.phase}[{a.index}] {a.type}: {a.message}"
+                f"{scenario.identity.name_label} > {a.phase}[{a.index}] {a.type}: {a.message}"
             )
         return lines
 
@@ -145,7 +154,8 @@ class TerminalReporter:
             if section.key != "regressed":
                 self._print(f"{section.title}:")
             for item in section.items:
-                self._print(f"  {section.key.upper():<9} {item.id}: {item.text}".rstrip())
+                said = f"{item.label}: {item.text}" if item.label else item.text  # a total
+                self._print(f"  {section.key.upper():<9} {said}".rstrip())
 
 
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN)

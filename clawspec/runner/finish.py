@@ -86,8 +86,8 @@ def save_baseline(
 ) -> bool:
     """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
 
-    Interrupted runs and single shards are not stored: half a run would make every later
-    comparison look bad. `context` is the run's CI context.
+    Interrupted runs, single shards and runs `--changed-since` cut short are not stored: half a
+    run would make every later comparison look bad. `context` is the run's CI context.
     """
     from clawspec.history.store import HistoryError
     from clawspec.history.stores import save_report
@@ -102,6 +102,15 @@ def save_baseline(
         # One shard holds part of the selection; the merge of all shards is the run to keep.
         print(
             "note: baseline not saved: this report is one shard; save it from `clawspec merge`",
+            file=err,
+            flush=True,
+        )
+        return False
+    if report.selection is not None and report.selection.left_out:
+        # A baseline stands for the whole suite: later runs would call the rest "new".
+        print(
+            f"note: baseline not saved: --changed-since left out "
+            f"{len(report.selection.left_out):,} scenarios",
             file=err,
             flush=True,
         )

@@ -1,8 +1,10 @@
-"""Which scenarios a run runs: the selection (names and tags) and this machine's shard of it."""
+"""Which scenarios a run runs: the selection (names, tags, what changed) and this machine's
+shard of it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clawspec.ci_context import CIContext, as_context
@@ -11,7 +13,7 @@ from clawspec.errors import UsageError
 if TYPE_CHECKING:
     from clawspec.config import Settings
     from clawspec.contracts.loaded import Loaded
-    from clawspec.reports.model import ShardInfo
+    from clawspec.reports.model import SelectionInfo, ShardInfo
     from clawspec.runner.scenario import ScenarioPlan
 
 
@@ -29,6 +31,25 @@ def plan(
     if not chosen:
         raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
     return [ScenarioPlan(contract, index, scenario) for contract, index, scenario in chosen]
+
+
+def changed_plans(
+    plans: Sequence[ScenarioPlan],
+    settings: Settings,
+    workspace: Path,
+    context: CIContext,
+    warn: Callable[[str], None],
+) -> tuple[list[ScenarioPlan], SelectionInfo | None]:
+    """The plans a change since `changed_since` touches, and the report's `selection` block
+    (None: every plan runs, `changed_since` unset or unresolved; a warning then says why)."""
+    if not settings.changed_since:
+        return list(plans), None
+    from clawspec.runner.changed import select_changed
+
+    chosen = select_changed(plans, settings, workspace, context)
+    if chosen.warning:
+        warn(chosen.warning)
+    return chosen.plans, chosen.info
 
 
 def shard_plans(
@@ -54,5 +75,5 @@ def shard_plans(
         warn("--shard auto: CI_NODE_INDEX/CI_NODE_TOTAL are not set; running the whole selection")
         return list(plans), None
     durations = durations_for(settings, context, warn)
-    part = split_selection([p.id for p in plans], shard, durations)
+    part = split_selection([p.identity.key for p in plans], shard, durations)
     return [plans[i] for i in part.positions], part.info

@@ -139,7 +139,8 @@ def merge(shards: Sequence[ShardReport]) -> RunReport:
         for position, scenario in zip(item.shard.positions, item.report.scenarios, strict=True):
             if position in placed:
                 raise UsageError(
-                    f"{item.label()}: scenario '{scenario.id}' is also in another shard; "
+                    f"{item.label()}: scenario '{scenario.identity.label}' is also in another "
+                    "shard; "
                     "the reports do not come from one split"
                 )
             placed[position] = scenario
@@ -156,6 +157,7 @@ def merge(shards: Sequence[ShardReport]) -> RunReport:
         totals=Totals.of(scenarios),
         scenarios=scenarios,
         source=shards[0].report.source,
+        selection=shards[0].report.selection,  # the same on every shard: one fingerprint
         merged=MergeInfo(
             total=first.total,
             present=present,

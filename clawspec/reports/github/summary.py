@@ -19,6 +19,7 @@ from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.markdown import code_span, inline, link, table_cell
 from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.reports.terminal import restates
 from clawspec.status import Status
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
@@ -91,8 +92,9 @@ def _scenario_table(scenarios: Sequence[ScenarioResult], secrets: Secrets) -> li
             rate = f" {s.attempts.passes}/{s.attempts.attempts}{' 🎲 flaky' if s.flaky else ''} |"
         elif repeated:
             rate = " |"
+        name = table_cell(s.identity.name_label, 200, secrets=secrets)
         lines.append(
-            f"| {ICON[s.status]} {s.status.upper()} | {table_cell(s.name, 200, secrets=secrets)} "
+            f"| {ICON[s.status]} {s.status.upper()} | {name} "
             f"| {_where(s.contract, s.line, secrets, table=True)} "
             f"| {fmt_duration_ms(s.duration_ms)} | {trace} |" + rate
         )
@@ -126,10 +128,10 @@ def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> lis
             where = ""
             if item.scenario is not None:
                 s = item.scenario
-                name = inline(s.name, 200, secrets=secrets)
+                name = inline(s.identity.name_label, 200, secrets=secrets)
                 where = f"**{name}** ({_where(s.contract, s.line, secrets)}): "
-            elif item.id:
-                where = f"**{inline(item.id, 200, secrets=secrets)}**: "
+            elif item.label:
+                where = f"**{inline(item.label, 200, secrets=secrets)}**: "
             text = inline(item.text, _MESSAGE_LIMIT, secrets=secrets)
             lines.append(f"- {SECTION_ICON[section.key]} {where}{text}")
         if len(shown) < len(section.items):
@@ -173,7 +175,7 @@ def _details(scenarios: Iterable[ScenarioResult], secrets: Secrets) -> list[str]
         said_below = any(restates(s.message, a) for a in checks)
         message = "" if said_below else inline(s.message, _MESSAGE_LIMIT, secrets=secrets)
         lines.append(
-            f"- {ICON[s.status]} **{inline(s.name, 200, secrets=secrets)}** "
+            f"- {ICON[s.status]} **{inline(s.identity.name_label, 200, secrets=secrets)}** "
             f"({_where(s.contract, s.line, secrets)})" + (f": {message}" if message else "")
         )
         for a in checks:
@@ -195,12 +197,15 @@ def usage_totals(report: RunReport) -> dict[str, dict[str, float]]:
                 continue
             row = by_model.setdefault(
                 str(a.usage.get("model") or "unknown"),
-                {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
+                {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+                | {"priced": 0, "unpriced": 0},
             )
             for key in row:
                 value = a.usage.get(key)
                 if isinstance(value, int | float):
                     row[key] += value
+            # An assertion without a cost (no model_pricing for its model) is not a $0 one.
+            row["priced" if isinstance(a.usage.get("cost_usd"), int | float) else "unpriced"] += 1
     return by_model
 
 
@@ -218,15 +223,24 @@ def _usage_table(report: RunReport, secrets: Secrets) -> list[str]:
         lines.append(
             f"| {table_cell(model, 100, secrets=secrets)} | {fmt_number(row['calls'])} "
             f"| {fmt_number(row['input_tokens'])}"
-            f" | {fmt_number(row['output_tokens'])} | {row['cost_usd']:.4f} |"
+            f" | {fmt_number(row['output_tokens'])} | {_judge_cost(row)} |"
         )
     if len(by_model) > 1:
         total = {k: sum(r[k] for r in by_model.values()) for k in next(iter(by_model.values()))}
         lines.append(
             f"| **total** | {fmt_number(total['calls'])} | {fmt_number(total['input_tokens'])}"
-            f" | {fmt_number(total['output_tokens'])} | {total['cost_usd']:.4f} |"
+            f" | {fmt_number(total['output_tokens'])} | {_judge_cost(total)} |"
         )
     return [*lines, ""]
+
+
+def _judge_cost(row: dict[str, float]) -> str:
+    """'0.0123', or 'unknown' / 'at least 0.0123' when some calls had no price."""
+    if not row["unpriced"]:
+        return f"{row['cost_usd']:.4f}"
+    if not row["priced"]:
+        return "unknown"
+    return f"at least {row['cost_usd']:.4f}"
 
 
 def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str:
@@ -234,8 +248,12 @@ def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
     lines += _parts_note(report, secrets)
+    if report.selection is not None:  # --changed-since: how many ran, and since when
+        said = inline(report.selection.describe(), _MESSAGE_LIMIT, secrets=secrets)
+        lines += ["> [!NOTE]", f"> {said[:1].upper()}{said[1:]}.", ""]
     lines += _change_block(report, view.change_limit, secrets)
     lines += [*_totals_table(report), ""]
+    lines += _spend_block(report, secrets)
     if view.cut_note:
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
     if view.show_table and view.scenarios:
@@ -250,6 +268,22 @@ def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str
         f"<sub>ClawSpec {version} · run {code_span(report.run_id, 80, secrets=secrets)}</sub>"
     )
     return "\n".join(lines) + "\n"
+
+
+def _spend_block(report: RunReport, secrets: Secrets) -> list[str]:
+    """What the agent runs spent, next to the budget; why a spend limit stopped the run."""
+    spend = spend_of(report)
+    lines: list[str] = []
+    if spend.stopped:
+        stopped = inline(spend.stopped, _MESSAGE_LIMIT, secrets=secrets)
+        lines += [
+            "> [!CAUTION]",
+            f"> Stopped: {stopped}. The run fails: a partly checked suite is not green.",
+            "",
+        ]
+    if worth_saying(spend):
+        lines += [inline(spend_line(spend), _MESSAGE_LIMIT, secrets=secrets), ""]
+    return lines
 
 
 def _parts_note(report: RunReport, secrets: Secrets) -> list[str]:
