@@ -1,4 +1,4 @@
-"""`clawspec lint`: check SKILL.md and SOUL.md files."""
+"""`clawspec lint`: check SKILL.md, SOUL.md and contract files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ NAME = "lint"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    lint = commands.add_parser(NAME, help="check SKILL.md and SOUL.md files")
+    lint = commands.add_parser(NAME, help="check SKILL.md, SOUL.md and contract files")
     lint.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders (default: the workspace)"
     )
@@ -33,9 +33,12 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     paths = args.paths or ["."]
     settings, config_path = resolve_settings(args.config, Path(paths[0]), os.environ)
-    files = find_documents(paths)
+    files = find_documents(paths, settings.scenario_patterns)
     if not files:
-        print(f"no SKILL.md or SOUL.md found in {', '.join(map(str, paths))}", file=sys.stderr)
+        print(
+            f"no SKILL.md, SOUL.md or contract found in {', '.join(map(str, paths))}",
+            file=sys.stderr,
+        )
         return ExitCode.USAGE
     options = LintOptions(soul_sections=tuple(settings.lint.soul_sections))
     ignores = [Ignore(entry.rule, entry.path) for entry in settings.lint.ignore]

@@ -21,7 +21,11 @@ def render_rules() -> str:
     for rule in RULES.values():
         files = ", ".join(
             name
-            for kind, name in (("skill", "SKILL.md"), ("soul", "SOUL.md"))
+            for kind, name in (
+                ("skill", "SKILL.md"),
+                ("soul", "SOUL.md"),
+                ("contract", "contracts"),
+            )
             if kind in rule.kinds
         )
         lines.append(f"| `{rule.id}` | {files} | {rule.severity} | {rule.summary} |")

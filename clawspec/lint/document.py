@@ -6,6 +6,7 @@ missing or broken frontmatter block all become facts the rules report.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 from clawspec.inputs.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
 
 KINDS = {"SKILL.md": "skill", "SOUL.md": "soul"}
+CONTRACT_SUFFIXES = (".yaml", ".yml")  # any other file linted is a contract
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")
 
 
@@ -32,6 +34,7 @@ class Document:
     frontmatter_problem: tuple[str, Mark] | None = None  # (message, position)
     body_start: int = 1  # line where the body begins
     lines: list[str] = field(default_factory=list)
+    contract: SourceDoc | None = None  # a contract's YAML, every position kept
 
     @property
     def body_lines(self) -> list[tuple[int, str]]:
@@ -63,7 +66,8 @@ class Document:
 
 def read_document(path: Path, display: str) -> Document:
     """Read `path`; problems are recorded on the document, never raised."""
-    doc = Document(path, display, KINDS.get(path.name, "skill"))
+    kind = KINDS.get(path.name) or ("contract" if is_contract(path) else "skill")
+    doc = Document(path, display, kind)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -82,8 +86,17 @@ def read_document(path: Path, display: str) -> Document:
     doc.lines = doc.text.split("\n")
     if doc.lines and doc.lines[-1] == "":
         doc.lines.pop()
+    if kind == "contract":
+        # `clawspec validate` reports YAML errors; lint rules read valid YAML only.
+        with contextlib.suppress(SourceError):
+            doc.contract = parse_yaml(doc.text, path)
+        return doc
     _split_frontmatter(doc)
     return doc
+
+
+def is_contract(path: Path) -> bool:
+    return path.name not in KINDS and path.suffix.lower() in CONTRACT_SUFFIXES
 
 
 def _split_frontmatter(doc: Document) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -10,7 +11,7 @@ from typing import Any
 
 from clawspec.contracts.discovery import PRUNED_DIRS, display_path
 from clawspec.errors import ConfigError, ExitCode, UsageError
-from clawspec.lint.document import KINDS, read_document
+from clawspec.lint.document import KINDS, is_contract, read_document
 from clawspec.lint.rules import RULES, SEVERITIES, LintOptions, Rule
 from clawspec.lint.suppress import Ignore, disabled_in_file, ignored_by_config
 
@@ -55,19 +56,27 @@ class LintReport:
         }
 
 
-def find_documents(paths: Sequence[str | Path]) -> list[Path]:
-    """SKILL.md and SOUL.md files named by `paths` (files as given, folders searched)."""
+def find_documents(
+    paths: Sequence[str | Path], contract_patterns: Sequence[str] = ()
+) -> list[Path]:
+    """SKILL.md, SOUL.md and contract files named by `paths` (files as given, folders searched;
+    contracts are the files `contract_patterns` match, as `clawspec run` finds them)."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_file():
-            if path.name not in KINDS:
-                raise UsageError(f"{raw}: lint reads SKILL.md and SOUL.md files only")
+            if path.name not in KINDS and not is_contract(path):
+                raise UsageError(f"{raw}: lint reads SKILL.md, SOUL.md and contract (YAML) files")
             found.append(path)
         elif path.is_dir():
             for folder, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in PRUNED_DIRS)
                 found.extend(Path(folder, name) for name in sorted(files) if name in KINDS)
+            if contract_patterns:
+                from clawspec.contracts.discovery import discover
+
+                with contextlib.suppress(UsageError):  # a folder without contracts
+                    found.extend(discover([path], contract_patterns))
         else:
             raise UsageError(f"{raw}: no such file or folder")
     unique = {p.resolve(): p for p in reversed(found)}

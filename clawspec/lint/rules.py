@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from clawspec.lint.document import Document
@@ -156,7 +157,7 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(rule_id: str, severity: str, kinds: str, summary: str) -> Callable[[Check], Check]:
-    """Register a rule; `kinds` is 'skill', 'soul' or 'skill soul'."""
+    """Register a rule; `kinds` names the files it checks: 'skill', 'soul', 'contract'."""
 
     def decorate(check: Check) -> Check:
         RULES[rule_id] = Rule(rule_id, severity, frozenset(kinds.split()), summary, check)
@@ -497,6 +498,53 @@ def _soul_long(doc: Document, _: LintOptions) -> Iterable[Hit]:
                 f"{SOUL_MAX_CHARS:,} (agents.defaults.bootstrapMaxChars)"
             ),
         )
+
+
+@rule(
+    "outline-column-unused",
+    "warning",
+    "contract",
+    "Every column of a scenario outline's rows is used as `{{vars.NAME}}`.",
+)
+def _outline_column_unused(doc: Document, _: LintOptions) -> Iterable[Hit]:
+    """A row value no placeholder reads changes nothing the row runs: a misspelt placeholder
+    or a stale column. Rows of a data file are read as the run reads them."""
+    from clawspec.contracts.outlines import RESERVED, placeholders, read_rows
+
+    data = doc.contract.data if doc.contract is not None else None
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    for index, scenario in enumerate(scenarios if isinstance(scenarios, list) else []):
+        if not isinstance(scenario, dict) or "examples" not in scenario:
+            continue
+        body = {k: v for k, v in scenario.items() if k not in ("examples", "name")}
+        used = {name for _, _, name in placeholders(body)}
+        loc = ("scenarios", index, "examples")
+        # Data files are read inside the current folder (the contract's own when outside it).
+        cwd = Path.cwd().resolve()
+        root = cwd if cwd in doc.path.resolve().parents else doc.path.resolve().parent
+        rows = read_rows(
+            scenario["examples"], doc.contract, loc, doc.display, doc.path, root, 16 * 1024 * 1024
+        )
+        reported: set[str] = set()
+        for row in rows.rows:
+            for key in row.values:
+                if key in used or key in reported or key in RESERVED:
+                    continue
+                reported.add(key)
+                if row.source is not None or row.shown != doc.display:
+                    mark = doc.contract.value_mark((*loc, "file"))
+                    line, column = mark.line, mark.column
+                    about = f"column '{key}' of {row.shown}"
+                else:
+                    key_mark = doc.contract.key_mark((*row.loc, key))
+                    line, column = key_mark.line, key_mark.column
+                    about = f"row key '{key}'"
+                yield (
+                    line,
+                    column,
+                    f"{about} is used by no '{{{{vars.{key}}}}}' in scenario "
+                    f"'{scenario.get('name')}' (a misspelt placeholder, or a column to remove)",
+                )
 
 
 @rule(

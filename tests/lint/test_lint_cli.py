@@ -146,9 +146,12 @@ def test_binary_and_empty_files_never_crash_the_command(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["lint", "README.md"], "README.md: lint reads SKILL.md and SOUL.md files only"),
+        (
+            ["lint", "README.md"],
+            "README.md: lint reads SKILL.md, SOUL.md and contract (YAML) files",
+        ),
         (["lint", "missing"], "missing: no such file or folder"),
-        (["lint", "reports"], "no SKILL.md or SOUL.md found in reports"),
+        (["lint", "reports"], "no SKILL.md, SOUL.md or contract found in reports"),
     ],
 )
 def test_usage_errors(

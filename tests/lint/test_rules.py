@@ -163,6 +163,16 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         "no '## Vibe' section",
     ),
     "soul-too-long": ("SOUL.md", GOOD_SOUL + ("word " * 4000 + "\n") * 2, 11, 1, "characters"),
+    "outline-column-unused": (
+        "case.clawspec.yaml",
+        'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n  - name: drafts\n'
+        "    examples:\n      - {id: a, topic: A, tags: [x], description: d}\n"
+        "      - {topic: B, colour: red}\n"
+        '    when: {invoke: "/send {{vars.topic}}"}\n    then: [{type: file_absent, path: x}]\n',
+        7,
+        20,
+        "row key 'colour' is used by no '{{vars.colour}}' in scenario 'drafts'",
+    ),
 }
 
 
@@ -296,3 +306,30 @@ def test_requirements_used_by_the_bundled_scripts_are_used(tmp_path: Path) -> No
         "ffmpeg",
         "gh",
     ]
+
+
+def test_an_unused_column_of_a_data_file_is_reported_at_the_examples_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    contract = _write(
+        tmp_path,
+        "case.clawspec.yaml",
+        'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n  - name: drafts\n'
+        "    examples: {file: cases.csv}\n"
+        '    when: {invoke: "/send {{vars.topic}} {{ vars.size }}"}\n'
+        "    then: [{type: file_absent, path: x}]\n",
+    )
+    (contract.parent / "cases.csv").write_text("id,topic,size,stale\na,A,1,z\n", "utf-8")
+    found = _findings(contract, "outline-column-unused")
+    assert [(f.line, f.column, f.message) for f in found] == [
+        (
+            5,
+            22,
+            "column 'stale' of send-newsletter/cases.csv is used by no '{{vars.stale}}' in "
+            "scenario 'drafts' (a misspelt placeholder, or a column to remove)",
+        )
+    ]
+    # Every column used: nothing to say.
+    (contract.parent / "cases.csv").write_text("id,topic,size\na,A,1\n", "utf-8")
+    assert _findings(contract, "outline-column-unused") == []
