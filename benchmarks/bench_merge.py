@@ -76,8 +76,8 @@ def scenario(number: int) -> ScenarioResult:
 
 def write_shards(folder: Path, shards: int, per_shard: int) -> None:
     everything = [scenario(n) for n in range(shards * per_shard)]
-    ids = [s.id for s in everything]
-    durations = {s.id: s.duration_ms for s in everything}
+    ids = [s.identity.key for s in everything]
+    durations = {s.identity.key: s.duration_ms for s in everything}
     for index in range(1, shards + 1):
         part = split_selection(ids, Shard(index, shards), durations)
         chosen = [everything[p] for p in part.positions]

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     from clawspec.api import load
     from clawspec.runner.scenario import ScenarioPlan
-    from clawspec.runner.traffic import cassette_root, scenario_folder
+    from clawspec.runner.traffic import cassette_root, replay_folder
     from clawspec.traffic.check import check, render
 
     if args.cassettes_command != "check":
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     root = cassette_root(loaded.settings, loaded.workspace)
     report = Path(args.report) if args.report else None
     expected = {  # the cassette folder of every scenario of the loaded contracts -> its id
-        scenario_folder(plan, loaded.settings, loaded.workspace): plan.id
+        replay_folder(plan, loaded.settings, loaded.workspace): plan.id
         for contract in loaded.contracts
         for index, scenario in enumerate(contract.contract.scenarios)
         for plan in [ScenarioPlan(contract, index, scenario)]

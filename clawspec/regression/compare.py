@@ -24,6 +24,7 @@ from clawspec.config import RegressionSettings
 from clawspec.regression.attempts import PASSING
 from clawspec.regression.behaviour import behaviour_diff
 from clawspec.regression.stats import fisher_drop_p_value
+from clawspec.reports.changes import over_line
 from clawspec.reports.model import ChangeKind, Comparison, RunReport, ScenarioChange, ScenarioResult
 from clawspec.status import Status
 
@@ -138,28 +139,30 @@ def compare(
 ) -> Comparison:
     """Compare `current` with `baseline`: one change per scenario, deltas, behaviour, reasons."""
     settings = settings or RegressionSettings()
-    before = {s.id: s for s in baseline.scenarios}
+    before = {s.identity.key: s for s in baseline.scenarios}
     changes: list[ScenarioChange] = []
     reasons: list[str] = []
     totals = {name: [0.0, 0.0, 0] for name in METRICS}  # baseline sum, current sum, scenarios
     for scenario in current.scenarios:
-        old = before.pop(scenario.id, None)
+        identity = scenario.identity
+        label, key = identity.label, {"id": identity.id, "variant": identity.variant}
+        old = before.pop(identity.key, None)
         if old is None:
-            changes.append(ScenarioChange(id=scenario.id, change="new", status=scenario.status))
+            changes.append(ScenarioChange(**key, change="new", status=scenario.status))
             if scenario.status not in PASSING and scenario.status != Status.SKIP:
-                reasons.append(f"{scenario.id}: new scenario {scenario.status.value}s")
+                reasons.append(f"{label}: new scenario {scenario.status.value}s")
             continue
         change, details = classify(scenario, old, settings.significance)
         if change == "regressed":
-            reasons.append(f"{scenario.id}: {_regressed_reason(scenario, old, details)}")
+            reasons.append(f"{label}: {_regressed_reason(scenario, old, details)}")
         if "pass_rate" in details:
             over = _deltas(scenario, old, settings, details, totals)
-            reasons += [f"{scenario.id}: {line}" for line in over]
+            reasons += [f"{label}: {line}" for line in over]
         if behaviour := behaviour_diff(scenario.evidence, old.evidence):
             details["behaviour"] = behaviour
         changes.append(
             ScenarioChange(
-                id=scenario.id,
+                **key,
                 change=change,  # type: ignore[arg-type]
                 status=scenario.status,
                 baseline_status=old.status,
@@ -167,7 +170,11 @@ def compare(
             )
         )
     for old in before.values():
-        changes.append(ScenarioChange(id=old.id, change="removed", baseline_status=old.status))
+        changes.append(
+            ScenarioChange(
+                id=old.id, variant=old.variant, change="removed", baseline_status=old.status
+            )
+        )
     total_details: dict[str, Any] = {"significance": settings.significance}
     for name, (base_sum, now_sum, seen) in totals.items():
         if seen and (found := delta(name, base_sum, now_sum, settings, seen)):
@@ -206,18 +213,6 @@ def _deltas(
     return over
 
 
-def over_line(name: str, found: dict[str, Any]) -> str:
-    """Return e.g. 'tokens 1,320 → 2,010 (+52%, tolerance 15%)'."""
-    unit = {"tokens": "", "cost_usd": " USD", "duration_ms": " ms"}[name]
-    label = {"tokens": "tokens", "cost_usd": "cost", "duration_ms": "duration"}[name]
-    digits = 4 if name == "cost_usd" else 0
-    before, now = f"{found['baseline']:,.{digits}f}", f"{found['current']:,.{digits}f}"
-    return (
-        f"{label} {before}{unit} → {now}{unit} ({found['ratio']:+.0%}, "
-        f"tolerance {found['tolerance']:.0%})"
-    )
-
-
 def _regressed_reason(
     current: ScenarioResult, baseline: ScenarioResult, details: dict[str, Any]
 ) -> str:
@@ -233,6 +228,6 @@ def _regressed_reason(
     return f"{baseline.status.value} → {current.status.value}"
 
 
-def regressed_ids(comparison: Comparison) -> Iterable[str]:
-    """Yield the ids of the scenarios that regressed."""
-    return (c.id for c in comparison.scenarios if c.change == "regressed")
+def regressed_keys(comparison: Comparison) -> Iterable[tuple[str, str | None]]:
+    """Yield the (scenario id, variant) keys of the scenarios that regressed."""
+    return (c.key for c in comparison.scenarios if c.change == "regressed")

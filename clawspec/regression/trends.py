@@ -40,14 +40,17 @@ def compute_trends(
         return []
     window = [*history, current][-runs:]
     labels = [run_label(r) for r in window[:-1]] + ["this run"]
-    indexes = [{s.id: s for s in r.scenarios} for r in window]
+    indexes = [{s.identity.key: s for s in r.scenarios} for r in window]
     trends = []
     for scenario in current.scenarios:
-        found = [index.get(scenario.id) for index in indexes]
+        identity = scenario.identity
+        found = [index.get(identity.key) for index in indexes]
         tokens = [metric(s, "tokens") if s else None for s in found]
         trends.append(
             ScenarioTrend(
-                id=scenario.id,
+                id=identity.id,
+                name=identity.name,
+                variant=identity.variant,
                 runs=labels,
                 pass_rates=[scenario_pass_rate(s) if s else None for s in found],
                 tokens=[None if t is None else int(t) for t in tokens],

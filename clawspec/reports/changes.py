@@ -9,13 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clawspec.reports.model import RunReport, ScenarioChange, ScenarioResult
+from clawspec.status import Status
 
 
 @dataclass(frozen=True)
 class ChangeItem:
-    """One line of a section: a scenario (when it is one) and what to say about it."""
+    """One line of a section: a scenario (when it is one) and what to say about it. `label`
+    is the scenario's (`ScenarioIdentity.label`), or "" for a line about the run's totals."""
 
-    id: str
+    label: str
     text: str
     scenario: ScenarioResult | None = None
 
@@ -43,51 +45,46 @@ def change_headline(report: RunReport) -> str | None:
 
 def change_sections(report: RunReport) -> list[ChangeSection]:
     """Return the non-empty sections, in the order reports show them."""
-    by_id = {s.id: s for s in report.scenarios}
+    by_key = {s.identity.key: s for s in report.scenarios}
     comparison = report.comparison
     changes = comparison.scenarios if comparison else []
     regressed = ChangeSection("regressed", "Regressions")
     fixed = ChangeSection("fixed", "Fixed")
     behaviour = ChangeSection("behaviour", "Behaviour changes")
     for change in changes:
-        scenario = by_id.get(change.id)
+        scenario, label = by_key.get(change.key), change.label
         if change.change == "regressed":
-            regressed.items.append(ChangeItem(change.id, _regressed_text(change), scenario))
+            regressed.items.append(ChangeItem(label, _regressed_text(change), scenario))
         elif change.change == "fixed":
             fixed.items.append(
-                ChangeItem(change.id, f"{_status(change.baseline_status)} → pass", scenario)
+                ChangeItem(label, f"{_status(change.baseline_status)} → pass", scenario)
             )
         if lines := describe_behaviour(change.details.get("behaviour", {})):
-            behaviour.items.append(ChangeItem(change.id, "; ".join(lines), scenario))
-    listed = {item.id for item in regressed.items}
+            behaviour.items.append(ChangeItem(label, "; ".join(lines), scenario))
+    # What else `--fail-on regression` fails on, from the same structured changes (never by
+    # parsing the reason lines back: a name may hold ': '): new failing scenarios, budgets
+    # over tolerance, then the run's totals over tolerance.
+    for change in changes:
+        scenario, label = by_key.get(change.key), change.label
+        if change.change == "new" and change.status in (Status.FAIL, Status.ERROR):
+            text = f"new scenario {_status(change.status)}s"
+            regressed.items.append(ChangeItem(label, text, scenario))
+        for name in change.details.get("over_tolerance", []):
+            text = over_line(name, change.details[name])
+            regressed.items.append(ChangeItem(label, text, scenario))
     for reason in comparison.regressions if comparison else []:
-        # New failing scenarios and budgets over tolerance: no "regressed" change names them.
-        scenario_id, text = _split_reason(reason)
-        if scenario_id in listed and not _is_budget(text):
-            continue
-        regressed.items.append(ChangeItem(scenario_id or "", text, by_id.get(scenario_id or "")))
+        if reason.startswith("total "):
+            regressed.items.append(ChangeItem("", reason))
     flaky = ChangeSection(
         "flaky",
         "Flaky",
         [
-            ChangeItem(s.id, s.attempts.describe(), s)
+            ChangeItem(s.identity.label, s.attempts.describe(), s)
             for s in report.scenarios
             if s.flaky and s.attempts is not None
         ],
     )
     return [section for section in (regressed, fixed, flaky, behaviour) if section.items]
-
-
-def _split_reason(reason: str) -> tuple[str | None, str]:
-    """Split "<scenario id>: <text>" (a scenario id holds '::', never ': ')."""
-    if reason.startswith("total "):
-        return None, reason
-    scenario_id, _, text = reason.partition(": ")
-    return scenario_id, text
-
-
-def _is_budget(text: str) -> bool:
-    return "tolerance" in text
 
 
 def _regressed_text(change: ScenarioChange) -> str:
@@ -119,3 +116,15 @@ def describe_behaviour(diff: dict[str, Any]) -> list[str]:
         for name, (before, now) in diff.get(f"{what}_calls", {}).items():
             lines.append(f"'{name}' called {now} times (baseline {before})")
     return lines
+
+
+def over_line(name: str, found: dict[str, Any]) -> str:
+    """Return e.g. 'tokens 1,320 → 2,010 (+52%, tolerance 15%)'."""
+    unit = {"tokens": "", "cost_usd": " USD", "duration_ms": " ms"}[name]
+    label = {"tokens": "tokens", "cost_usd": "cost", "duration_ms": "duration"}[name]
+    digits = 4 if name == "cost_usd" else 0
+    before, now = f"{found['baseline']:,.{digits}f}", f"{found['current']:,.{digits}f}"
+    return (
+        f"{label} {before}{unit} → {now}{unit} ({found['ratio']:+.0%}, "
+        f"tolerance {found['tolerance']:.0%})"
+    )

@@ -5,8 +5,10 @@ GitLab reads `artifacts: reports: codequality: FILE`: a JSON array of findings, 
 `location.path` (relative to the repository root) and `location.lines.begin`. The merge request
 widget compares the fingerprints with the target branch's pipeline: a fingerprint only in the
 merge request is "new", one only in the target branch "fixed". So a fingerprint names *which*
-check it is (contract, scenario, phase, index, type), never what it said: messages carry run ids
-and measured numbers that change on every run.
+check it is, never what it said (messages carry run ids and measured numbers that change on
+every run): the scenario's identity (`clawspec.identity`: the contract's repository-relative
+path, the identity name, the variant when there is one), then phase, index and type. It does
+not depend on the folder ClawSpec ran from.
 
 Severity follows what the finding means for the run: an assertion that regressed against the
 baseline is `blocker`, `error` is `critical`, `fail` is `major`, a failure of a flaky scenario
@@ -36,9 +38,16 @@ _DESCRIPTION_LIMIT = 1000
 _FAILING = (Status.FAIL, Status.ERROR)
 
 
-def fingerprint(path: str, scenario: str, phase: str, index: int | str, kind: str) -> str:
-    """Return the sha256 hex of what identifies a check across runs (never its message)."""
-    key = json.dumps([path, scenario, phase, index, kind])  # ASCII: any name hashes
+def fingerprint(
+    path: str, scenario: str, phase: str, index: int | str, kind: str, variant: str | None = None
+) -> str:
+    """Return the sha256 hex of what identifies a check across runs (never its message).
+    Without a variant the key is the one fingerprints always had: findings of existing
+    scenarios keep their fingerprints."""
+    parts: list[Any] = [path, scenario, phase, index, kind]
+    if variant is not None:
+        parts.append({"variant": variant})
+    key = json.dumps(parts)  # ASCII: any name hashes
     return hashlib.sha256(key.encode("ascii")).hexdigest()
 
 
@@ -60,12 +69,12 @@ def _printable(text: str) -> str:
 
 
 def _finding(
-    description: str, check: str, key: list[Any], severity: str, path: str, line: int
+    description: str, check: str, key: dict[str, Any], severity: str, path: str, line: int
 ) -> dict[str, Any]:
     return {
         "description": description,
         "check_name": check,
-        "fingerprint": fingerprint(*key),
+        "fingerprint": fingerprint(**key),
         "severity": severity,
         "location": {"path": path, "lines": {"begin": line if line > 0 else 1}},
     }
@@ -73,8 +82,11 @@ def _finding(
 
 def _of_scenario(
     scenario: ScenarioResult, path: str, regressed: bool, flaky: bool
-) -> Iterator[tuple[str, str, list[Any], str, str, int]]:
+) -> Iterator[tuple[str, str, dict[str, Any], str, str, int]]:
     """(description, check_name, fingerprint key, severity, path, line) per finding."""
+    identity = scenario.identity
+    name = identity.name_label
+    scenario_key = {"path": path, "scenario": identity.name, "variant": identity.variant}
     label = " [regressed against the baseline]" if regressed else ""
     if flaky:
         rate = scenario.attempts.describe() if scenario.attempts else "some attempts failed"
@@ -85,9 +97,9 @@ def _of_scenario(
             continue
         failing = failing or a.status in _FAILING
         yield (
-            f"{scenario.name}: {a.phase}[{a.index}] {a.message}{label}",
+            f"{name}: {a.phase}[{a.index}] {a.message}{label}",
             f"clawspec/{a.type}",
-            [path, scenario.name, a.phase, a.index, a.type],
+            {**scenario_key, "phase": a.phase, "index": a.index, "kind": a.type},
             _severity(a.status, regressed, flaky),
             path,
             a.line or scenario.line,
@@ -100,9 +112,9 @@ def _of_scenario(
         # other attempts failed): the scenario itself is the finding.
         message = scenario.message or ("some attempts failed" if flaky else status.upper())
         yield (
-            f"{scenario.name}: {message}{label}",
+            f"{name}: {message}{label}",
             "clawspec/scenario",
-            [path, scenario.name, "scenario", "", "scenario"],
+            {**scenario_key, "phase": "scenario", "index": "", "kind": "scenario"},
             _severity(status if status in _FAILING else Status.FAIL, regressed, flaky),
             path,
             scenario.line,
@@ -113,14 +125,16 @@ def findings(
     report: RunReport,
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Return the report's findings in report order, texts cleaned and masked, then cut."""
+    """Return the report's findings in report order, texts cleaned and masked, then cut.
+    `workspace`: the workspace root the report's contract paths are relative to (None: the
+    current folder)."""
     clean = cleaner(secrets)
     found: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for scenario, regressed, flaky in failure_roles(report):
-        path = repo_relative(scenario.contract, repo_root, cwd)
+        path = repo_relative(scenario.identity.contract, repo_root, workspace)
         for text, check, key, severity, file, line in _of_scenario(
             scenario, path, regressed, flaky
         ):
@@ -132,7 +146,7 @@ def findings(
             count = seen.get(item["fingerprint"], 0)
             seen[item["fingerprint"]] = count + 1
             if count:
-                item["fingerprint"] = fingerprint(*key[:-1], f"{key[-1]}#{count + 1}")
+                item["fingerprint"] = fingerprint(**{**key, "kind": f"{key['kind']}#{count + 1}"})
             found.append(item)
     return found
 
@@ -141,10 +155,10 @@ def render_codequality(
     report: RunReport,
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
 ) -> bytes:
     """Render the report as a GitLab Code Quality report (a JSON array, UTF-8)."""
-    text = json.dumps(findings(report, secrets, repo_root, cwd), indent=2, ensure_ascii=False)
+    text = json.dumps(findings(report, secrets, repo_root, workspace), indent=2, ensure_ascii=False)
     return (text + "\n").encode("utf-8")
 
 
@@ -166,10 +180,11 @@ def write_codequality(
     path: Path,
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
+    workspace: Path | None = None,
 ) -> Path:
     """Write the Code Quality report atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_codequality(report, secrets, repo_root))
+    partial.write_bytes(render_codequality(report, secrets, repo_root, workspace))
     partial.replace(path)
     return path

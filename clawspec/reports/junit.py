@@ -10,12 +10,13 @@ is cleaned before it is escaped (ANSI codes and control characters stripped, sec
 any other character XML 1.0 forbids replaced by U+FFFD), so the file is well-formed for any
 input.
 
-Identity: `classname` is the contract's path as the report has it (the scenario id's first
-part) without `.yaml`/`.yml`, and `name` is the scenario, so two contracts of one target with a
-scenario of the same name stay two tests (GitLab keeps one test per classname + name); the
-target is a property. `file` is repository-relative, as annotations and the Code Quality report
-give it. GitLab shows the
-*body* of failure/error/skipped and Jenkins the `message`, so both carry the reason.
+Identity (`clawspec.identity`): `classname` is the identity's contract path (relative to the
+workspace root) without `.yaml`/`.yml`, and `name` is the identity name (`name`, `name[row]`),
+so two contracts of one target with a scenario of the same name stay two tests (GitLab keeps
+one test per classname + name), and the same suite run from any folder gives the same tests;
+the target and the variant are properties. `file` is repository-relative, as annotations and
+the Code Quality report give it. GitLab shows the *body* of failure/error/skipped and Jenkins
+the `message`, so both carry the reason.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from clawspec.reports._xml import XmlText
 from clawspec.reports.github.annotations import repo_relative
 from clawspec.reports.model import AssertionResult, AttemptRun, RunReport, ScenarioResult
+from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.status import Status
 from clawspec.text import cleaner, one_line
 
@@ -172,7 +174,8 @@ def _testcase(
 ) -> tuple[str, str]:
     """The testcase element and the tag of its outcome ("" when it passed). `strict`: nothing
     the Jenkins xUnit plugin's schema lacks (file, line, properties)."""
-    attrs = {"name": scenario.name, "classname": classname, "time": seconds(scenario.duration_ms)}
+    identity = scenario.identity
+    attrs = {"name": identity.name, "classname": classname, "time": seconds(scenario.duration_ms)}
     if file and not strict:
         attrs["file"] = file
     if scenario.line and not strict:
@@ -180,6 +183,7 @@ def _testcase(
     trace = scenario.trace
     pairs = [
         ("target", scenario.target),
+        ("variant", identity.variant),
         ("run_id", scenario.run_id),
         ("gateway_run_id", scenario.gateway_run_id),
         ("trace_url", trace.url if trace else None),
@@ -231,7 +235,7 @@ def _suite(
 def _suites(report: RunReport) -> list[tuple[str, list[ScenarioResult]]]:
     by_contract: dict[str, list[ScenarioResult]] = {}
     for scenario in report.scenarios:
-        by_contract.setdefault(scenario.contract, []).append(scenario)
+        by_contract.setdefault(scenario.identity.contract, []).append(scenario)
     return list(by_contract.items())
 
 
@@ -256,33 +260,44 @@ def render_junit(
     report: RunReport,
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
     strict: bool = False,
 ) -> bytes:
     """Render the report as JUnit XML (UTF-8 bytes with an XML declaration).
 
     `repo_root`: the repository root (`codequality.repository_root`); `file` attributes are
-    relative to it, as annotations give them (None: as the report has them). `strict`
-    (`junit_strict`): only what the Jenkins xUnit plugin's schema allows.
+    relative to it, as annotations give them (None: as the report has them). `workspace`: the
+    workspace root the report's contract paths are relative to (None: the current folder).
+    `strict` (`junit_strict`): only what the Jenkins xUnit plugin's schema allows.
     """
     xml = XmlText(cleaner(secrets))
-    changes = {c.id: c.change for c in report.comparison.scenarios} if report.comparison else {}
+    comparison = report.comparison
+    changes = {c.key: c.change for c in comparison.scenarios} if comparison else {}
     # a suite's properties: both, even when empty
-    head = _properties(
-        xml, _SUITE + 1, [("run_id", report.run_id), ("clawspec_version", report.version)]
-    )
+    pairs: list[tuple[str, object]] = [
+        ("run_id", report.run_id),
+        ("clawspec_version", report.version),
+    ]
+    spend = spend_of(report)
+    if worth_saying(spend):  # what the agent runs spent, next to the budget
+        pairs.append(("spend", spend_line(spend)))
+    head = _properties(xml, _SUITE + 1, pairs)
     extra = {"timestamp": report.started_at} if report.started_at else {}
     grouped = _suites(report)
     names = classnames(contract for contract, _ in grouped)
     suites: list[tuple[str, dict[str, str]]] = []
     for contract, scenarios in grouped:
-        path = repo_relative(contract, repo_root, cwd)
+        path = repo_relative(contract, repo_root, workspace)
         name = names[contract]
-        cases = [_testcase(xml, s, name, path, changes.get(s.id), strict) for s in scenarios]
+        cases = [
+            _testcase(xml, s, name, path, changes.get(s.identity.key), strict) for s in scenarios
+        ]
         ms = sum(s.duration_ms for s in scenarios)
         suites.append(_suite(xml, contract, cases, ms, {**extra, "file": path}, head))
     if report.merged is not None and report.merged.missing:
         suites.append(_missing_shards(xml, report))
+    if spend.stopped:
+        suites.append(_budget_stop(xml, spend.stopped))
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     for _, attrs in suites:
         for key in totals:
@@ -294,6 +309,17 @@ def render_junit(
         "time": seconds(report.duration_ms),
     }
     return xml.document(xml.element("testsuites", root, 0, [suite for suite, _ in suites]))
+
+
+def _budget_stop(xml: XmlText, reason: str) -> tuple[str, dict[str, str]]:
+    """One errored test case for a run a spend limit stopped: the skipped scenarios alone
+    would read as a smaller pass in CI test views."""
+    message = f"{reason}: the scenarios not run are skipped; the run fails"
+    attrs = {"name": "run budget", "classname": "clawspec.budget", "time": seconds(0)}
+    error = _outcome(xml, "error", "error", message, message)
+    return _suite(
+        xml, "clawspec budget", [(xml.element("testcase", attrs, _CASE, error), "error")], 0, {}, []
+    )
 
 
 def _missing_shards(xml: XmlText, report: RunReport) -> tuple[str, dict[str, str]]:
@@ -318,10 +344,11 @@ def write_junit(
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     strict: bool = False,
+    workspace: Path | None = None,
 ) -> Path:
     """Write the JUnit file atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_junit(report, secrets, repo_root, strict=strict))
+    partial.write_bytes(render_junit(report, secrets, repo_root, workspace, strict=strict))
     partial.replace(path)
     return path

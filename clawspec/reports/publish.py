@@ -74,6 +74,9 @@ def publish(
                 faults.add(f"writing the {what}", exc)
             return None
 
+    # The report's contract paths are relative to the workspace root (the scenario identity);
+    # file locations resolve them from there, whatever folder ClawSpec runs from.
+    workspace = settings.workspace or Path.cwd()
     json_path = report_json_path(settings)
     if attempt("JSON report", lambda: write_json(report, json_path, secrets)):
         written.append(json_path)
@@ -84,7 +87,10 @@ def publish(
 
         root = repository_root(context)  # `file` as annotations give it: repository-relative
         strict = settings.junit_strict
-        if attempt("JUnit XML", lambda: write_junit(report, junit_path, secrets, root, strict)):
+        if attempt(
+            "JUnit XML",
+            lambda: write_junit(report, junit_path, secrets, root, strict, workspace),
+        ):
             written.append(junit_path)
     html_path = Path(settings.report_html) if settings.report_html else None
     if html_path is not None:
@@ -99,7 +105,7 @@ def publish(
         root = repository_root(context)
         if attempt(
             "Code Quality report",
-            lambda: write_codequality(report, quality_path, secrets, root),
+            lambda: write_codequality(report, quality_path, secrets, root, workspace),
         ):
             written.append(quality_path)
     _keep_workspace_owner(written, context)
@@ -114,6 +120,7 @@ def publish(
             json_path=json_path if json_path in written else None,
             junit_path=junit_path if junit_path in written else None,
             http=http,
+            workspace=workspace,
         )
     faults.raise_if_any(report_dir=json_path.parent, written=written)
     return written
@@ -130,6 +137,7 @@ def _publish_github(
     json_path: Path | None,
     junit_path: Path | None,
     http: object | None,
+    workspace: Path,
 ) -> None:
     from clawspec.reports.github.annotations import write_annotations
     from clawspec.reports.github.commands import GitHubRunner
@@ -144,12 +152,14 @@ def _publish_github(
     whole = report.shard is None or settings.shard_publish
     if whole:
         attempt("job summary", lambda: write_summary(runner, report))
-        attempt("annotations", lambda: write_annotations(runner, report))
+        attempt("annotations", lambda: write_annotations(runner, report, workspace=workspace))
     attempt("step outputs", lambda: write_outputs(runner, report, json_path, junit_path))
     if settings.check_run is not False and whole:
         attempt(
             "check run",
-            lambda: _check_run(report, settings, context, runner=runner, err=err, http=http),
+            lambda: _check_run(
+                report, settings, context, runner=runner, err=err, http=http, workspace=workspace
+            ),
         )
     if settings.pr_comment != "off" and whole:
         if report.shard is not None:
@@ -212,6 +222,7 @@ def _check_run(
     runner: GitHubRunner,
     err: TextIO,
     http: object | None,
+    workspace: Path,
 ) -> None:
     from clawspec.reports.github.api import GitHubApiError
     from clawspec.reports.github.check_run import is_fork_pull_request, publish_check_run
@@ -231,6 +242,7 @@ def _check_run(
             code,
             runner.secrets,
             name=settings.check_name,
+            workspace=workspace,
             http=http,  # type: ignore[arg-type]
         )
     except GitHubApiError as exc:

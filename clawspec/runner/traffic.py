@@ -28,19 +28,40 @@ def cassette_root(settings: Settings, workspace: Path) -> Path:
     return path if path.is_absolute() else workspace / path
 
 
-def contract_key(plan: ScenarioPlan, workspace: Path) -> str:
-    """The contract's path relative to the workspace (what cassette folders are named after)."""
-    try:
-        return plan.contract.path.resolve().relative_to(workspace.resolve()).as_posix()
-    except ValueError:
-        return plan.contract.display
-
-
 def scenario_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Path:
+    """The scenario's cassette folder, named after its identity: `<cassette_dir>/<contract path
+    relative to the workspace root, without .yaml>/<identity name>` (and `/<variant>` with a
+    variant), so it is the same whatever folder ClawSpec runs from."""
+    from clawspec.traffic.cassette import identity_dir
+
+    return identity_dir(cassette_root(settings, workspace), plan.identity)
+
+
+def replay_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Path:
+    """Where a replay reads the scenario's recording: its folder, or where an earlier version
+    recorded it when only that exists (see `legacy_folder`)."""
+    folder = scenario_folder(plan, settings, workspace)
+    if _holds_cassettes(folder):
+        return folder
+    legacy = legacy_folder(plan, settings, workspace)
+    return legacy if legacy is not None and _holds_cassettes(legacy) else folder
+
+
+def legacy_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Path | None:
+    """The folder earlier versions recorded into, when it differs: they named a contract
+    outside the workspace after its path as shown (relative to the current folder, or as
+    given), where the identity has its absolute path. Inside the workspace both agree."""
     from clawspec.traffic.cassette import scenario_dir
 
+    if plan.identity.example is not None or plan.identity.variant is not None:
+        return None  # rows and variants are newer than that naming
     root = cassette_root(settings, workspace)
-    return scenario_dir(root, contract_key(plan, workspace), plan.scenario.name)
+    old = scenario_dir(root, plan.contract.display, plan.scenario.name)
+    return None if old == scenario_folder(plan, settings, workspace) else old
+
+
+def _holds_cassettes(folder: Path) -> bool:
+    return folder.is_dir() and any(folder.glob("*.json"))
 
 
 @contextmanager
@@ -51,7 +72,8 @@ def model_traffic(
     if env.traffic is None:
         yield None
         return
-    folder = scenario_folder(plan, env.settings, env.workspace)
+    choose = replay_folder if env.traffic.mode == "replay" else scenario_folder
+    folder = choose(plan, env.settings, env.workspace)
     wait_s = min(ATTRIBUTION_WAIT_S, request.timeout_s)
     with env.traffic.scenario(plan.id, folder, request.message, wait_s) as traffic:
         yield traffic

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from clawspec.ci_context import CIContext
 from clawspec.config import Settings
 from clawspec.errors import UsageError
+from clawspec.identity import Key
 from clawspec.sharding.report_files import expand, looks_like_report, read_json
 
 
 def durations_for(
     settings: Settings, context: CIContext, warn: Callable[[str], None]
-) -> dict[str, int]:
-    """Scenario id → duration (ms) to balance by; {} balances by count.
+) -> dict[Key, int]:
+    """(Scenario id, variant) → duration (ms) to balance by; {} balances by count.
 
     `context` is the run's CI context (the baseline store's choice depends on it)."""
     if settings.durations:
@@ -28,13 +29,15 @@ def durations_for(
     return {}
 
 
-def load_durations(spec: str, warn: Callable[[str], None]) -> dict[str, int]:
-    """Scenario id → duration (ms) from the report(s) `spec` names; {} (with a warning) if none.
+def load_durations(spec: str, warn: Callable[[str], None]) -> dict[Key, int]:
+    """(Scenario id, variant) → duration (ms) from the report(s) `spec` names; {} (with a
+    warning) if none. Read as raw JSON (the reports may come from another version): a result
+    without a `variant` field has none.
 
     A missing earlier report is normal (the first run of a pipeline, an expired artifact), so
     it degrades to balancing by count instead of failing every shard.
     """
-    durations: dict[str, int] = {}
+    durations: dict[Key, int] = {}
     try:
         files = expand([spec])
         for item in files:
@@ -45,7 +48,9 @@ def load_durations(spec: str, warn: Callable[[str], None]) -> dict[str, int]:
                 continue
             for scenario in data["scenarios"]:
                 if isinstance(scenario, dict) and isinstance(scenario.get("duration_ms"), int):
-                    durations[str(scenario.get("id"))] = scenario["duration_ms"]
+                    variant = scenario.get("variant")
+                    key = (str(scenario.get("id")), None if variant is None else str(variant))
+                    durations[key] = scenario["duration_ms"]
     except UsageError as exc:
         warn(f"--durations: {exc}; shards are balanced by count")
         return {}
@@ -56,7 +61,7 @@ def load_durations(spec: str, warn: Callable[[str], None]) -> dict[str, int]:
 
 def baseline_durations(
     settings: Settings, context: CIContext, warn: Callable[[str], None]
-) -> dict[str, int]:
+) -> dict[Key, int]:
     """The durations of the baseline the store chooses for this run (`--baseline`)."""
     from clawspec.history.baseline import NoBaseline, find_baseline
     from clawspec.history.source import run_source
@@ -65,4 +70,4 @@ def baseline_durations(
     if isinstance(found, NoBaseline):
         warn(f"shards are balanced by count: no baseline for durations: {found.reason}")
         return {}
-    return {s.id: s.duration_ms for s in found.report.scenarios}
+    return {s.identity.key: s.duration_ms for s in found.report.scenarios}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from clawspec.ci_context import CIContext
 from clawspec.config import parse_shard
 from clawspec.errors import UsageError
+from clawspec.identity import Key
 from clawspec.reports.model import ShardInfo
 
 AUTO = "auto"
@@ -58,15 +59,17 @@ def resolve_shard(value: str | None, context: CIContext) -> Shard | None:
         raise UsageError(f"--shard auto ({GITLAB_INDEX}/{GITLAB_TOTAL}): {exc}") from None
 
 
-def fingerprint(ids: Iterable[str]) -> str:
-    """Hash of the whole selection, sorted: equal on every shard of one matrix."""
+def fingerprint(keys: Iterable[Key]) -> str:
+    """Hash of the whole selection, sorted: equal on every shard of one matrix. A scenario
+    without a variant hashes as its id alone, as before variants existed."""
     digest = hashlib.sha256()
-    for scenario_id in sorted(ids):
-        digest.update(scenario_id.encode("utf-8") + b"\n")
+    for scenario_id, variant in sorted(keys, key=lambda k: (k[0], k[1] or "")):
+        text = scenario_id if variant is None else f"{scenario_id}\0{variant}"
+        digest.update(text.encode("utf-8") + b"\n")
     return "sha256:" + digest.hexdigest()
 
 
-def weights(ids: Sequence[str], durations: Mapping[str, int]) -> tuple[list[int], str]:
+def weights(ids: Sequence[Key], durations: Mapping[Key, int]) -> tuple[list[int], str]:
     """Each scenario's expected cost, and what it is based on ('duration' or 'count').
 
     A scenario the earlier report does not know (new, renamed) gets the median of the known
@@ -111,8 +114,9 @@ class ShardPart:
     info: ShardInfo
 
 
-def split_selection(ids: Sequence[str], shard: Shard, durations: Mapping[str, int]) -> ShardPart:
-    """Compute the whole split and return the part of `shard`."""
+def split_selection(ids: Sequence[Key], shard: Shard, durations: Mapping[Key, int]) -> ShardPart:
+    """Compute the whole split of the selection's (scenario id, variant) keys, in contract
+    order, and return the part of `shard`."""
     costs, basis = weights(ids, durations)
     shard_of = assign(costs, shard.total)
     positions = [pos for pos, part in enumerate(shard_of) if part == shard.index - 1]

@@ -15,11 +15,14 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from clawspec.text import redact
+
+if TYPE_CHECKING:
+    from clawspec.identity import ScenarioIdentity
 
 FORMAT = 1
 # Request headers worth keeping (they change the answer, never carry a credential).
@@ -103,6 +106,13 @@ def contract_folder(contract_path: str) -> PurePosixPath:
 
 def scenario_dir(root: Path, contract_path: str, scenario: str) -> Path:
     return root / Path(contract_folder(contract_path)) / safe_name(scenario)
+
+
+def identity_dir(root: Path, identity: ScenarioIdentity) -> Path:
+    """A scenario run's cassette folder: its contract path (relative to the workspace root)
+    and identity name, and a sub-folder per variant (each variant's model calls differ)."""
+    folder = scenario_dir(root, identity.contract, identity.name)
+    return folder if identity.variant is None else folder / safe_name(identity.variant)
 
 
 def load_dir(folder: Path) -> Loaded:

@@ -217,9 +217,10 @@ def rich_report(text: str = "") -> RunReport:
                              commit="0ff1ce", created_at="2026-11-21T03:00:00+00:00"),
         comparison=Comparison(scenarios=changes, counts={"regressed": 1, "fixed": 1,
                                                          "unchanged": 1, "new": 2},
-                              regressions=[f"delegates-review regressed: pass → fail{text}"]),
+                              regressions=[f"total tokens 1 → 2 (+100%, tolerance 15%){text}"]),
         merged=MergeInfo(total=2, present=[1], missing=[2], unreported=5, fingerprint=f"fp{text}",
                          selected=10),
-        trends=[ScenarioTrend(id=delegates.id, runs=[f"11-19{text}", "11-20", "11-21"],
+        trends=[ScenarioTrend(id=delegates.id, name=delegates.name,
+                              runs=[f"11-19{text}", "11-20", "11-21"],
                               pass_rates=[1.0, 1.0, 0.667], tokens=[2100, 2200, 2216])],
     )  # fmt: skip

@@ -59,7 +59,7 @@ def test_file_is_relative_to_the_repository_root(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "sub").mkdir(parents=True)
     data = report(scenario("a", "fail", assertion("fail"), contract="tests/x.yaml"))
-    selection = select_annotations(data, repo_root=repo, cwd=repo / "sub")
+    selection = select_annotations(data, repo_root=repo, workspace=repo / "sub")
     assert selection.annotations[0].file == "sub/tests/x.yaml"
     absolute = report(scenario("a", "fail", assertion("fail"), contract=str(repo / "y.yaml")))
     assert select_annotations(absolute, repo_root=repo).annotations[0].file == "y.yaml"

@@ -96,7 +96,7 @@ def test_120_failing_assertions_are_one_create_and_two_updates_with_every_annota
         CIContext.from_environ(environ),
         TOKEN,
         ExitCode.FAILED,
-        cwd=tmp_path / "project",
+        workspace=tmp_path / "project",
         sleep=_no_sleep,
     )
     assert result is not None

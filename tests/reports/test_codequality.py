@@ -144,7 +144,7 @@ def test_paths_are_relative_to_the_repository_root(tmp_path: Path) -> None:
         scenario("rel", "fail", assertion("fail")),
         scenario("abs", "fail", assertion("fail"), contract=inside, id=f"{inside}::abs"),
     )
-    items = _valid(render_codequality(data, repo_root=tmp_path, cwd=tmp_path / "sub"))
+    items = _valid(render_codequality(data, repo_root=tmp_path, workspace=tmp_path / "sub"))
     assert [i["location"]["path"] for i in items] == [f"sub/{CONTRACT}", "sub/agents/x.yaml"]
 
 

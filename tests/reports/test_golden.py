@@ -371,7 +371,7 @@ def _annotations(report: RunReport, secrets: Sequence[str]) -> bytes:
     stream = io.StringIO()
     runner = GitHubRunner(CIContext.from_environ({"GITHUB_WORKSPACE": ROOT}), secrets, stream)
     runner.mask_secrets()
-    write_annotations(runner, report, cwd=Path(ROOT))
+    write_annotations(runner, report, workspace=Path(ROOT))
     return stream.getvalue().encode("utf-8")
 
 

@@ -164,13 +164,12 @@ def hostile_report() -> RunReport:
                 "fail",
                 assertion("fail", raw, type=raw, usage=usage),
                 contract=f"tests/{raw}",
-                id=f"tests/c.yaml::{number}",
                 message=raw,
                 trace=trace,
                 evidence=evidence(),
             )
         )
-        baseline.append(scenario(raw, "pass", id=f"tests/c.yaml::{number}", evidence=evidence(raw)))
+        baseline.append(scenario(raw, "pass", contract=f"tests/{raw}", evidence=evidence(raw)))
     current.append(
         scenario("bad links", "fail", trace=TraceRef(backend="js", id="1", url="javascript:x()"))
     )
@@ -180,7 +179,9 @@ def hostile_report() -> RunReport:
         report(*current), RegressionSettings(), baseline=report(*baseline), ref=ref
     )
     trends = [
-        ScenarioTrend(id=f"c::{raw}", runs=[raw, "this run"], pass_rates=[1.0, 0.5], tokens=[1, 2])
+        ScenarioTrend(
+            id=f"c::{raw}", name=raw, runs=[raw, "this run"], pass_rates=[1.0, 0.5], tokens=[1, 2]
+        )
         for raw in HOSTILE
     ]
     return done.model_copy(update={"trends": trends, "run_id": "run <b>@x</b>", "version": "1 #2"})

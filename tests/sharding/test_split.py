@@ -9,6 +9,7 @@ import pytest
 from clawspec.ci_context import CIContext
 from clawspec.config import parse_shard
 from clawspec.errors import UsageError
+from clawspec.identity import Key
 from clawspec.sharding.split import (
     Shard,
     assign,
@@ -19,11 +20,11 @@ from clawspec.sharding.split import (
 )
 
 
-def _ids(n: int) -> list[str]:
-    return [f"skills/s{i % 7}/tests/scenarios.yaml::case-{i:03d}" for i in range(n)]
+def _ids(n: int) -> list[Key]:
+    return [(f"skills/s{i % 7}/tests/scenarios.yaml::case-{i:03d}", None) for i in range(n)]
 
 
-def _skewed(ids: list[str], seed: int = 9) -> dict[str, int]:
+def _skewed(ids: list[Key], seed: int = 9) -> dict[Key, int]:
     """Durations like real suites: most short, a long tail (Pareto), a few very slow."""
     rng = random.Random(seed)
     durations = {i: int(2_000 * rng.paretovariate(1.3)) for i in ids}
@@ -79,8 +80,8 @@ def test_more_shards_than_scenarios_leaves_some_shards_empty() -> None:
 
 
 def test_unknown_scenarios_weigh_the_median_and_zero_durations_spread_by_count() -> None:
-    ids = ["a::1", "a::2", "a::3", "a::new"]
-    costs, basis = weights(ids, {"a::1": 100, "a::2": 300, "a::3": 900})
+    ids: list[Key] = [("a::1", None), ("a::2", None), ("a::3", None), ("a::new", None)]
+    costs, basis = weights(ids, {ids[0]: 100, ids[1]: 300, ids[2]: 900})
     assert (costs, basis) == ([100, 300, 900, 300], "duration")
     assert assign([0] * 8, 4) == [0, 1, 2, 3, 0, 1, 2, 3]
 
@@ -125,7 +126,7 @@ def test_shard_plans_reads_a_raw_environment_once() -> None:
     from clawspec.config import Settings
     from clawspec.runner.selection import shard_plans
 
-    plans = [SimpleNamespace(id=i) for i in _ids(8)]
+    plans = [SimpleNamespace(identity=SimpleNamespace(key=key)) for key in _ids(8)]
     environ = {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"}
     settings = Settings(shard="auto")
     warnings: list[str] = []

@@ -34,16 +34,17 @@ class Selection:
         return sum(self.omitted.values())
 
 
-def repo_relative(contract: str, repo_root: str | Path | None, cwd: Path | None = None) -> str:
+def repo_relative(contract: str, repo_root: str | Path | None, base: Path | None = None) -> str:
     """Return the contract path relative to the repository root, with '/' separators.
 
-    `contract` is the path as shown in the report (relative to the current folder, or absolute).
+    `contract` is the path as the report has it: relative to `base` (a report's contract paths
+    are relative to the workspace root; None: the current folder), or absolute.
     A path outside the repository is returned as written: GitHub then shows the annotation on the
     run without a file, which is better than pointing at a wrong file.
     """
     path = Path(contract)
     if not path.is_absolute():
-        path = (cwd or Path.cwd()) / path
+        path = (base or Path.cwd()) / path
     if repo_root:
         try:
             return (
@@ -60,9 +61,10 @@ def repo_relative(contract: str, repo_root: str | Path | None, cwd: Path | None 
 
 
 def candidate_annotations(
-    report: RunReport, repo_root: str | Path | None = None, cwd: Path | None = None
+    report: RunReport, repo_root: str | Path | None = None, workspace: Path | None = None
 ) -> list[Annotation]:
-    """Return every annotation the report calls for, in contract order."""
+    """Return every annotation the report calls for, in contract order. `workspace`: the
+    workspace root the report's contract paths are relative to (None: the current folder)."""
     found: list[Annotation] = []
     if report.merged is not None and report.merged.missing:
         found.append(
@@ -73,7 +75,7 @@ def candidate_annotations(
             )
         )
     for scenario, regressed, flaky in failure_roles(report):
-        file = repo_relative(scenario.contract, repo_root, cwd)
+        file = repo_relative(scenario.identity.contract, repo_root, workspace)
         found.extend(_of_scenario(scenario, file, regressed, flaky))
     return found
 
@@ -85,9 +87,9 @@ def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, boo
     Annotations and the GitLab Code Quality findings rank failures by the same rule."""
     comparison = report.comparison
     compared = comparison is not None and comparison.baseline_missing is None
-    changes = {c.id: c.change for c in comparison.scenarios} if comparison else {}
+    changes = {c.key: c.change for c in comparison.scenarios} if comparison else {}
     for scenario in report.scenarios:
-        regressed = changes.get(scenario.id) == "regressed"
+        regressed = changes.get(scenario.identity.key) == "regressed"
         flaky = (
             scenario.flaky
             and not regressed
@@ -99,7 +101,9 @@ def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, boo
 def _of_scenario(
     scenario: ScenarioResult, file: str, regressed: bool, flaky: bool
 ) -> Iterable[Annotation]:
-    where = f"scenario '{scenario.name}' ({scenario.contract}:{scenario.line})"
+    identity = scenario.identity
+    name = identity.name_label
+    where = f"scenario '{name}' ({identity.contract}:{scenario.line})"
     label = "REGRESSED" if regressed else "FLAKY" if flaky else None
     if scenario.flaky and scenario.attempts is not None:
         where += f"; flaky: {scenario.attempts.describe()}"
@@ -111,7 +115,7 @@ def _of_scenario(
         if flaky and level == "error":
             level = "warning"
         flagged = flagged or level == "error" or flaky
-        title = f"ClawSpec {label or result.status.upper()}: {scenario.name} / {result.type}"
+        title = f"ClawSpec {label or result.status.upper()}: {name} / {result.type}"
         yield Annotation(
             level,
             f"{result.phase}[{result.index}] {result.type}: {result.message}\n{where}",
@@ -123,7 +127,7 @@ def _of_scenario(
         yield Annotation(
             "warning",
             f"{scenario.message or 'some attempts failed'}\n{where}",
-            f"ClawSpec FLAKY: {scenario.name}",
+            f"ClawSpec FLAKY: {name}",
             file,
             scenario.line,
         )
@@ -134,7 +138,7 @@ def _of_scenario(
         yield Annotation(
             "error",
             f"{scenario.message or scenario.status.upper()}\n{where}",
-            f"ClawSpec {label or scenario.status.upper()}: {scenario.name}",
+            f"ClawSpec {label or scenario.status.upper()}: {name}",
             file,
             scenario.line,
         )
@@ -142,7 +146,7 @@ def _of_scenario(
         yield Annotation(
             "notice",
             f"skipped: {scenario.message or 'no assertion could be evaluated'}\n{where}",
-            f"ClawSpec SKIP: {scenario.name}",
+            f"ClawSpec SKIP: {name}",
             file,
             scenario.line,
         )
@@ -152,14 +156,14 @@ def select_annotations(
     report: RunReport,
     limits: Mapping[str, int] = DEFAULT_LIMITS,
     repo_root: str | Path | None = None,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
 ) -> Selection:
     """Keep the first annotations of each level within `limits`; add one closing notice.
 
     The closing notice needs a notice slot of its own, so when anything is cut the notices are
     limited to one less than their limit.
     """
-    return cap_annotations(candidate_annotations(report, repo_root, cwd), limits)
+    return cap_annotations(candidate_annotations(report, repo_root, workspace), limits)
 
 
 def cap_annotations(
@@ -209,10 +213,10 @@ def write_annotations(
     runner: GitHubRunner,
     report: RunReport,
     limits: Mapping[str, int] = DEFAULT_LIMITS,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
 ) -> Selection:
     """Select and write the annotations; return the selection."""
-    selection = select_annotations(report, limits, runner.context.github.workspace, cwd)
+    selection = select_annotations(report, limits, runner.context.github.workspace, workspace)
     for annotation in selection.annotations:
         runner.annotate(annotation)
     return selection

@@ -141,7 +141,7 @@ def check_annotations(
     report: RunReport,
     secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Return every annotation the report calls for, as Checks API annotation objects.
 
@@ -151,7 +151,7 @@ def check_annotations(
     """
     secrets = list(secrets)
     found = []
-    for item in candidate_annotations(report, repo_root, cwd):
+    for item in candidate_annotations(report, repo_root, workspace):
         if not item.file or not item.line:
             continue
         found.append(
@@ -268,7 +268,7 @@ def publish_check_run(
     secrets: Iterable[str] = (),
     *,
     name: str | None = None,
-    cwd: Path | None = None,
+    workspace: Path | None = None,
     http: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
     backoff_s: float = BACKOFF_S,
@@ -286,7 +286,7 @@ def publish_check_run(
             "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
         )
     secrets = [*secrets, token]
-    annotations = check_annotations(report, secrets, context.github.workspace, cwd)
+    annotations = check_annotations(report, secrets, context.github.workspace, workspace)
     api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
     try:
         return _send(api, target, report, code, annotations, secrets)

@@ -103,15 +103,15 @@ def find_target(context: CIContext) -> PrTarget | None:
 def verdict_fingerprint(report: RunReport) -> str:
     """Return a short hash of the verdicts: each scenario's status and each assertion's.
 
-    Only (scenario id, assertion, status) enter it, never durations, messages or measured
-    values, so a re-run that ends the same way has the same fingerprint.
+    Only (scenario, assertion, status) enter it, never durations, messages or measured
+    values, so a re-run that ends the same way has the same fingerprint. The scenario is its
+    identity's label: its id, with the variant when there is one.
     """
     items: list[tuple[str, str, str]] = []
     for scenario in report.scenarios:
-        items.append((scenario.id, "scenario", scenario.status.value))
-        items += [
-            (scenario.id, f"{a.phase}[{a.index}]", a.status.value) for a in scenario.assertions
-        ]
+        label = scenario.identity.label
+        items.append((label, "scenario", scenario.status.value))
+        items += [(label, f"{a.phase}[{a.index}]", a.status.value) for a in scenario.assertions]
     return hashlib.sha256(json.dumps(sorted(items)).encode()).hexdigest()[:16]
 
 

@@ -50,9 +50,14 @@ def trend_table(
         "| Scenario | Pass rate | Now | Tokens | Now |",
         "| --- | --- | ---: | --- | ---: |",
     ]
+    names = {s.identity.key: s.name for s in report.scenarios}
     for trend in rows:
         rate, tokens = trend.pass_rates[-1], trend.tokens[-1]
-        name = table_cell(trend.id.rsplit("::", 1)[-1], 200, secrets=secrets)
+        # A report written before trends carried the name: the result's, never a parsed id.
+        shown = trend.name or names.get(trend.key, trend.id)
+        if trend.variant is not None:
+            shown += f" @ {trend.variant}"
+        name = table_cell(shown, 200, secrets=secrets)
         lines.append(
             f"| {name} | `{sparkline(trend.pass_rates, 1.0)}` "
             f"| {'—' if rate is None else f'{rate:.2f}'} "

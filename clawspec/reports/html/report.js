@@ -27,13 +27,26 @@
 
   var report = JSON.parse(document.getElementById("report-data").textContent);
   var scenarios = report.scenarios || [];
-  var changeById = {};
+  // A result is keyed by (scenario id, variant), as `ScenarioIdentity.key` keys it; results,
+  // comparison entries and trends all carry both fields (variant: null without variants).
+  function keyOf(x) {
+    return x.variant === null || x.variant === undefined ? x.id : x.id + "\n" + x.variant;
+  }
+  // The id as shown where the variant matters: `<id> @ <variant>`.
+  function labelOf(x) {
+    return x.variant === null || x.variant === undefined ? x.id : x.id + " @ " + x.variant;
+  }
+  // The identity name as shown: `<name> @ <variant>` with a variant.
+  function nameOf(s) {
+    return s.variant === null || s.variant === undefined ? s.name : s.name + " @ " + s.variant;
+  }
+  var changeByKey = {};
   ((report.comparison && report.comparison.scenarios) || []).forEach(function (c) {
-    changeById[c.id] = c;
+    changeByKey[keyOf(c)] = c;
   });
-  var trendById = {};
+  var trendByKey = {};
   (report.trends || []).forEach(function (t) {
-    trendById[t.id] = t;
+    trendByKey[keyOf(t)] = t;
   });
 
   // -- DOM helpers ------------------------------------------------------------------------
@@ -136,10 +149,12 @@
     return list.children.length ? list : null;
   }
 
-  // Deep links: `#<contract>/<scenario>`, each part percent-encoded except the contract's `/`.
+  // Deep links: `#<contract>/<identity name>`, `@<variant>` after it when there is one, each
+  // part percent-encoded except the contract's `/` (a variant name never holds `@`).
   function anchor(s) {
     var part = function (t) { return encodeURIComponent(t).replace(/%2F/gi, "/"); };
-    return "#" + part(s.contract) + "/" + encodeURIComponent(s.name);
+    var variant = s.variant === null || s.variant === undefined ? "" : "@" + encodeURIComponent(s.variant);
+    return "#" + part(s.contract) + "/" + encodeURIComponent(s.name) + variant;
   }
 
   function fromHash(hash) {
@@ -152,21 +167,65 @@
 
   // -- totals, metadata, changes ----------------------------------------------------------
 
+  // A scenario's cost: null when any part of it is unknown (usage without a native cost or
+  // a model_pricing entry), or when it has no usage at all. Never a partial sum.
   function scenarioCost(s) {
     var cost = 0;
-    var known = false;
+    var known = true;
     var ev = s.evidence;
     if (ev && ev.tokens && typeof ev.tokens.cost_usd === "number") {
       cost += ev.tokens.cost_usd;
-      known = true;
+    } else {
+      known = false;
     }
     (s.assertions || []).forEach(function (a) {
-      if (a.usage && typeof a.usage.cost_usd === "number") {
-        cost += a.usage.cost_usd;
-        known = true;
-      }
+      if (!a.usage) return;
+      if (typeof a.usage.cost_usd === "number") cost += a.usage.cost_usd;
+      else known = false;
     });
     return known ? cost : null;
+  }
+
+  // What the agent runs spent: as the run counted it (every attempt), else summed from the
+  // scenarios that reached the agent.
+  function spendOf() {
+    if (report.budget) return report.budget;
+    var b = { runs: 0, cost_usd: 0, unpriced_runs: 0, tokens: 0, unpriced_models: [] };
+    scenarios.forEach(function (s) {
+      var ev = s.evidence;
+      if (!ev && !s.gateway_run_id) return;
+      b.runs++;
+      if (ev && ev.tokens && typeof ev.tokens.total === "number") b.tokens += ev.tokens.total;
+      var c = scenarioCost(s);
+      if (c === null) b.unpriced_runs++;
+      else b.cost_usd += c;
+    });
+    return b;
+  }
+
+  // "$0.05", "at least $0.05 (2 runs unpriced)" or "unknown (3 runs unpriced)": never $0 for
+  // a cost that is not known.
+  function costText(b) {
+    if (!b.unpriced_runs) return usd(b.cost_usd);
+    var unpriced = num(b.unpriced_runs) + (b.unpriced_runs === 1 ? " run" : " runs") + " unpriced";
+    if (b.unpriced_runs >= b.runs) return "unknown (" + unpriced + ")";
+    return "at least " + usd(b.cost_usd) + " (" + unpriced + ")";
+  }
+
+  function budgetText(b) {
+    var parts = [];
+    if (b.max_cost_usd !== null && b.max_cost_usd !== undefined) parts.push(usd(b.max_cost_usd));
+    if (b.max_tokens !== null && b.max_tokens !== undefined) parts.push(num(b.max_tokens) + " tokens");
+    if (b.max_duration_s !== null && b.max_duration_s !== undefined) parts.push(ms(b.max_duration_s * 1000));
+    if (!parts.length) return null;
+    return parts.join(", ") + (b.shard_share ? " (this shard's share: 1/" + b.shard_share + ")" : "") +
+      "; spent " + costText(b) + ", " + num(b.tokens) + " tokens, " + ms((b.duration_s || 0) * 1000) +
+      " in " + num(b.runs) + " of " + num(b.planned) + " agent runs";
+  }
+
+  function unknownCost(t) {
+    var models = (t && t.unpriced) || [];
+    return "unknown" + (models.length ? " (no price for " + models.join(", ") + ")" : "");
   }
 
   function scenarioTokens(s) {
@@ -182,6 +241,12 @@
       header.appendChild(el("p", { class: "banner", role: "alert" },
         el("span", { "aria-hidden": "true" }, "\u26A0 "),
         "This run was interrupted: scenarios not run are reported as skipped."));
+    }
+    var spend = spendOf();
+    if (spend.stopped) {
+      header.appendChild(el("p", { class: "banner", role: "alert" },
+        el("span", { "aria-hidden": "true" }, "\u26A0 "),
+        "Stopped: " + spend.stopped + ". The run fails: a partly checked suite is not green."));
     }
     var totals = el("ul", { class: "totals", id: "totals", "aria-label": "Totals" });
     totals.appendChild(el("li", { class: "total-all", "data-count": t.scenarios || 0 },
@@ -221,7 +286,8 @@
       ["Job", src.job_url ? link(src.job_url) : null],
       ["Gateway", src.gateway_url ? [src.gateway_url, src.gateway_mode ? " (" + src.gateway_mode + ")" : ""].join("") : src.gateway_mode],
       ["Tokens", anyTokens ? num(tokens) : null],
-      ["Cost", anyCost ? usd(cost) : null],
+      ["Cost", anyCost || spend.unpriced_runs ? costText(spend) : null],
+      ["Budget", report.budget ? budgetText(report.budget) : null],
     ];
     if (report.shard) {
       pairs.push(["Shard", report.shard.index + " of " + report.shard.total + " (" +
@@ -256,8 +322,8 @@
       if (!items.length) group.appendChild(el("p", { class: "muted" }, "none"));
       var list = el("ul", null);
       items.forEach(function (c) {
-        var s = scenarioById[c.id];
-        var label = c.id;
+        var s = scenarioByKey[keyOf(c)];
+        var label = labelOf(c);
         var item = el("li", null, s ? el("a", { href: anchor(s) }, label) : label);
         if (c.baseline_status || c.status) {
           item.appendChild(el("span", { class: "muted" }, " " + (c.baseline_status || "\u2013") +
@@ -290,7 +356,7 @@
 
   // -- the scenario list and its filters --------------------------------------------------
 
-  var scenarioById = {};
+  var scenarioByKey = {};
   var byAnchor = {};
   var rows = [];
   var state = { statuses: {}, tags: {}, query: "" };
@@ -349,7 +415,7 @@
   }
 
   function searchText(s) {
-    var parts = [s.id, s.name, s.contract, s.target, s.message, (s.tags || []).join(" ")];
+    var parts = [s.id, nameOf(s), s.contract, s.target, s.message, (s.tags || []).join(" ")];
     (s.assertions || []).forEach(function (a) { parts.push(a.type, a.message); });
     return parts.join("\n").toLowerCase();
   }
@@ -382,23 +448,23 @@
       var detailId = "detail-" + i;
       var toggle = el("button", { type: "button", class: "row", "aria-expanded": "false",
         "aria-controls": detailId });
-      var title = el("span", { class: "row-title" }, el("span", { class: "name" }, s.name),
+      var title = el("span", { class: "row-title" }, el("span", { class: "name" }, nameOf(s)),
         el("span", { class: "contract" }, s.contract + ":" + s.line));
       var facts = el("span", { class: "row-facts" }, ms(s.duration_ms));
       var tokens = scenarioTokens(s);
       if (tokens !== null) facts.appendChild(el("span", null, " \u00B7 " + num(tokens) + " tok"));
       if (s.flaky) facts.appendChild(el("span", { class: "chg chg-flaky" }, "\u223F flaky"));
-      var change = changeById[s.id];
+      var change = changeByKey[keyOf(s)];
       add(toggle, [badge(s.status), title, change && change.change !== "unchanged" ? changeBadge(change.change) : null, facts]);
       var tagList = (s.tags || []).length
         ? el("span", { class: "tags" }, s.tags.map(function (t) { return el("span", { class: "tag" }, "#" + t); }))
         : null;
       if (tagList) toggle.appendChild(tagList);
-      var trend = trendById[s.id];
+      var trend = trendByKey[keyOf(s)];
       if (trend && trend.pass_rates && trend.pass_rates.length > 1) {
         toggle.appendChild(sparkline(trend.pass_rates, "pass rate over the last " + trend.pass_rates.length + " runs", 0, 1));
       }
-      var permalink = el("a", { class: "permalink", href: anchor(s), "aria-label": "Link to " + s.name, title: "Link to this scenario" }, "#");
+      var permalink = el("a", { class: "permalink", href: anchor(s), "aria-label": "Link to " + nameOf(s), title: "Link to this scenario" }, "#");
       var detail = el("div", { class: "detail", id: detailId, hidden: true });
       var item = el("li", { class: "scenario st-" + s.status, "data-status": s.status,
         "data-index": i }, el("div", { class: "row-line" }, toggle, permalink), detail);
@@ -409,7 +475,7 @@
         if (open && history.replaceState) history.replaceState(null, "", anchor(s));
       });
       rows.push(row);
-      scenarioById[s.id] = s;
+      scenarioByKey[keyOf(s)] = s;
       byAnchor[fromHash(anchor(s))] = row;
       list.appendChild(item);
     });
@@ -451,7 +517,7 @@
 
   function renderDetail(s) {
     var wrap = el("article", { class: "scenario-detail", "data-scenario-id": s.id });
-    wrap.appendChild(el("h2", { tabindex: "-1" }, badge(s.status), " " + s.name));
+    wrap.appendChild(el("h2", { tabindex: "-1" }, badge(s.status), " " + nameOf(s)));
     if (s.message) wrap.appendChild(el("p", { class: "message" }, s.message));
     var trace = s.trace;
     wrap.appendChild(dl([
@@ -469,9 +535,9 @@
     if (ev && ev.spans && ev.spans.length) wrap.appendChild(renderWaterfall(ev));
     var tokens = renderTokens(s);
     if (tokens) wrap.appendChild(tokens);
-    var trend = trendById[s.id];
+    var trend = trendByKey[keyOf(s)];
     if (trend) wrap.appendChild(renderTrend(trend));
-    var change = changeById[s.id];
+    var change = changeByKey[keyOf(s)];
     if (change) wrap.appendChild(renderChange(change));
     return wrap;
   }
@@ -583,7 +649,7 @@
     if (a.usage) {
       var u = a.usage;
       box.appendChild(el("p", { class: "muted" }, "Judge " + (u.model || "") + ": " + num(u.calls) + " call(s), " +
-        num(u.input_tokens) + " in / " + num(u.output_tokens) + " out tokens, cost " + usd(u.cost_usd)));
+        num(u.input_tokens) + " in / " + num(u.output_tokens) + " out tokens, cost " + (typeof u.cost_usd === "number" ? usd(u.cost_usd) : "unknown")));
     }
     return box;
   }
@@ -705,7 +771,8 @@
     var rowsOut = [];
     if (ev && ev.tokens) {
       var t = ev.tokens;
-      rowsOut.push(["Agent run (" + t.source + ")", num(t.input), num(t.output), num(t.total), usd(t.cost_usd)]);
+      rowsOut.push(["Agent run (" + t.source + ")", num(t.input), num(t.output), num(t.total),
+        t.cost_usd === null || t.cost_usd === undefined ? unknownCost(t) : usd(t.cost_usd)]);
     }
     var models = {};
     ((ev && ev.spans) || []).forEach(function (sp) {
@@ -725,7 +792,8 @@
       if (!a.usage) return;
       var u = a.usage;
       rowsOut.push(["Judge: " + a.phase + "[" + a.index + "] " + (u.model || ""), num(u.input_tokens), num(u.output_tokens),
-        num((u.input_tokens || 0) + (u.output_tokens || 0)), usd(u.cost_usd)]);
+        num((u.input_tokens || 0) + (u.output_tokens || 0)),
+        typeof u.cost_usd === "number" ? usd(u.cost_usd) : unknownCost(null)]);
     });
     if (!rowsOut.length) return null;
     var block = section("Tokens and cost");
@@ -786,7 +854,7 @@
   var app = document.getElementById("app");
   app.textContent = "";
   app.appendChild(renderHeader());
-  var list = renderList();  // fills scenarioById, which the changes section links through
+  var list = renderList();  // fills scenarioByKey, which the changes section links through
   var changes = renderChanges();
   if (changes) app.appendChild(changes);
   app.appendChild(list);
