@@ -682,7 +682,9 @@ def _explain(
             shown = err["input"]
             what += "" if "found" in what else f", found {shown!r}"
         if loc and loc[0] in flags:
-            lines.append(f"--{str(loc[0]).replace('_', '-')}: {what}")
+            # The budget's flags are its fields' names (--max-cost-usd), not --budget.
+            flag = loc[1] if loc[0] == "budget" and len(loc) > 1 else loc[0]
+            lines.append(f"--{str(flag).replace('_', '-')}: {what}")
         elif _has(env_data, loc):
             env = ENV_PREFIX + "__".join(map(str, loc)).upper()
             lines.append(f"environment {env}: {what}")

@@ -637,6 +637,9 @@ def test_container_runs_as_the_github_action(
         "regressed": "",
         "fixed": "",
         "flaky": "0",
+        "spent": "",  # no budget, no usage recorded: no cost claimed
+        "cost_usd": "",
+        "budget_stopped": "",
     }
     summary = (tmp_path / "step_summary").read_text()
     assert "**3 scenarios**" in summary

@@ -148,6 +148,14 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     gateway = {key: value for key, value in gateway.items() if value is not None}
     if gateway:
         flags["gateway"] = gateway
+    budget = {
+        "max_cost_usd": getattr(args, "max_cost_usd", None),
+        "max_tokens": getattr(args, "max_tokens", None),
+        "max_duration": getattr(args, "max_duration", None),
+    }
+    budget = {key: value for key, value in budget.items() if value is not None}
+    if budget:
+        flags["budget"] = budget
     if args.observability_backend:
         flags["observability"] = {"backend": args.observability_backend}
     return flags

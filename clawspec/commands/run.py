@@ -73,6 +73,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="a shard writes its own job summary, annotations and PR comment too",
     )
     run.add_argument(
+        "--max-cost-usd",
+        metavar="USD",
+        help="run budget: start no agent run once the finished ones cost this much (a run of "
+        "unknown cost stops the run too); the rest are skipped and the run fails",
+    )
+    run.add_argument(
+        "--max-tokens",
+        metavar="N",
+        help="run budget: start no agent run once the finished ones used this many tokens",
+    )
+    run.add_argument(
+        "--max-duration",
+        metavar="TIME",
+        help="run budget: start no agent run this long after the first one started (90s, "
+        "30m, 1h30m)",
+    )
+    run.add_argument(
         "--repeat",
         type=int,
         metavar="N",

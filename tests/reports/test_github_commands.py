@@ -160,4 +160,8 @@ def test_write_outputs_gives_every_output_with_workspace_relative_paths(tmp_path
         "regressed": "",
         "fixed": "",
         "flaky": "0",
+        # No budget and no usage recorded: nothing spent is claimed (never a $0).
+        "spent": "",
+        "cost_usd": "",
+        "budget_stopped": "",
     }

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.model import RunReport
+from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.text import pluralize
 
 OUTPUT_NAMES = (
@@ -23,6 +24,9 @@ OUTPUT_NAMES = (
     "regressed",
     "fixed",
     "flaky",
+    "spent",
+    "cost_usd",
+    "budget_stopped",
 )
 
 
@@ -36,6 +40,8 @@ def one_line_summary(report: RunReport) -> str:
     if report.merged is not None and report.merged.missing:
         missing = ", ".join(f"{i}/{report.merged.total}" for i in report.merged.missing)
         text += f" (incomplete: shard {missing} missing)"
+    if report.budget is not None and report.budget.stopped:
+        text += " (stopped by the run budget)"
     return text + (" (interrupted)" if report.interrupted else "")
 
 
@@ -77,7 +83,18 @@ def output_values(
         "regressed": _change_count(report, "regressed"),
         "fixed": _change_count(report, "fixed"),
         "flaky": str(sum(1 for s in report.scenarios if s.flaky)),
+        **_spend_values(report),
     }
+
+
+def _spend_values(report: RunReport) -> dict[str, str]:
+    """What the agent runs spent: the line every output shows, the cost as a number (or
+    `unknown`: never 0 for a cost not known), and why a spend limit stopped the run."""
+    spend = spend_of(report)
+    if not worth_saying(spend):
+        return {"spent": "", "cost_usd": "", "budget_stopped": ""}
+    cost = "unknown" if spend.unpriced_runs else str(round(spend.cost_usd, 9))
+    return {"spent": spend_line(spend), "cost_usd": cost, "budget_stopped": spend.stopped or ""}
 
 
 def _change_count(report: RunReport, change: str) -> str:
