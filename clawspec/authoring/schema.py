@@ -43,6 +43,41 @@ def _accept_numbers_as_text(node: Any) -> None:
             _accept_numbers_as_text(value)
 
 
+ROW_PLACEHOLDER = r"^\{\{\s*vars\.[A-Za-z_][\w.]*\s*\}\}$"
+
+
+def _accept_row_placeholders(node: Any, skip: tuple[str, ...] = ()) -> None:
+    """A field of an outline may be one `{{vars.NAME}}` that a row's typed value replaces
+    (`max_total_tokens: "{{vars.budget}}"`): typed fields accept that string too."""
+    if isinstance(node, list):
+        for item in node:
+            _accept_row_placeholders(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            for field, sub in value.items():
+                if field in skip or not isinstance(sub, dict):
+                    continue
+                placeholder = {"type": "string", "pattern": ROW_PLACEHOLDER}
+                options = sub.get("anyOf")
+                if isinstance(options, list):  # an optional field: `X | None`
+                    if not any(_texts(option) for option in options):
+                        options.append(placeholder)
+                elif "type" in sub and not _texts(sub):
+                    value[field] = {"anyOf": [dict(sub), placeholder]}
+                else:
+                    _accept_row_placeholders(sub)
+        else:
+            _accept_row_placeholders(value)
+
+
+def _texts(node: Any) -> bool:
+    kind = node.get("type") if isinstance(node, dict) else None
+    return kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+
 def _as_draft_07(node: Any) -> Any:
     """Pydantic writes 2020-12 (`$defs`, `dependentRequired`); editors read draft-07
     (`definitions`, `dependencies`), and VS Code shows `deprecationMessage`."""
@@ -133,6 +168,11 @@ def contract_schema() -> dict[str, Any]:
         "description": 'Contract format version: "1.0".',
     }
     _accept_numbers_as_text(schema)
+    for name in ("When", *(spec.model.__name__ for spec in REGISTRY.values())):
+        if name in defs:
+            _accept_row_placeholders(defs[name], skip=("type",))
+    keep = ("name", "examples", "given", "then", "when")
+    _accept_row_placeholders({"properties": scenario}, skip=keep)
     _drop_titles(schema)
     schema.update(
         {

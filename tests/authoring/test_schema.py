@@ -153,3 +153,24 @@ def test_config_schema_knows_the_lint_rule_ids() -> None:
     assert _errors("config", {"lint": {"rules": {"name-not-kebab-case": "off"}}}) == []
     assert _errors("config", {"lint": {"rules": {"no-such-rule": "off"}}})
     assert _errors("config", {"lint": {"rules": {"name-not-kebab-case": "loud"}}})
+
+
+def test_a_typed_field_of_an_outline_may_be_one_row_placeholder() -> None:
+    schema = json.loads(schema_path("contract").read_text("utf-8"))
+    contract = {
+        "version": "1.0",
+        "target": {"type": "skill", "path": "s"},
+        "scenarios": [
+            {
+                "name": "drafts",
+                "examples": [{"budget": 5, "t": 3}],
+                "timeout": "{{vars.t}}",
+                "when": {"invoke": "x"},
+                "then": [{"type": "token_budget", "max_total_tokens": "{{ vars.budget }}"}],
+            }
+        ],
+    }
+    jsonschema.validate(contract, schema)
+    contract["scenarios"][0]["then"][0]["max_total_tokens"] = "about {{vars.budget}}"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(contract, schema)
