@@ -14,15 +14,17 @@ A change to a file `changed.run_all_on` matches (globs relative to the workspace
 every `clawspec.yaml` and the scripted model provider's `provider-scripts.json`) or to the
 OpenClaw config ClawSpec brings up (`gateway.config`) touches every scenario.
 
-Paths are compared as absolute, '/'-separated strings, resolved once; the changed files' folders
-are put in a set, so the work is linear in scenarios plus changed files.
+Paths are compared as absolute, '/'-separated strings under the resolved workspace root; the
+changed files' folders are put in a set, so the work is linear in scenarios plus changed files.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -66,15 +68,28 @@ class Changes:
         return any(p.match(path) for p in needs.patterns for path in self.files)
 
 
-def dependencies(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Dependencies:
-    """The files, folders and globs `plan`'s scenario depends on (module docstring)."""
+def dependencies(
+    plan: ScenarioPlan,
+    settings: Settings,
+    workspace: Path,
+    contracts: dict[int, tuple[str, str]] | None = None,
+) -> Dependencies:
+    """The files, folders and globs `plan`'s scenario depends on (module docstring).
+
+    `contracts` keeps each contract's path and target folder for its other scenarios."""
     from clawspec.assertions import REGISTRY
     from clawspec.runner.traffic import scenario_folder
 
-    root = workspace.resolve()
-    contract = plan.contract.path.resolve()
-    files = {contract.as_posix()}
-    folders = {_under(root, plan.contract.contract.target.path)}
+    root = _resolved(workspace)
+    key = id(plan.contract)
+    known = contracts.get(key) if contracts is not None else None
+    if known is None:
+        target = _under(root, plan.contract.contract.target.path)
+        known = (plan.contract.path.resolve().as_posix(), target)
+        if contracts is not None:
+            contracts[key] = known
+    files = {known[0]}
+    folders = {known[1]}
     patterns: list[re.Pattern[str]] = []
     data_file = _examples_file(plan, root)
     if data_file is not None:
@@ -89,7 +104,7 @@ def dependencies(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Dep
                 patterns += [pattern] if pattern is not None else []
             else:
                 files.add(_under(root, value))
-    folders.add(scenario_folder(plan, settings, root).resolve().as_posix())
+    folders.add(os.path.normpath(scenario_folder(plan, settings, root)))
     return Dependencies(frozenset(files), frozenset(folders), tuple(patterns))
 
 
@@ -97,7 +112,7 @@ def _examples_file(plan: ScenarioPlan, root: Path) -> str | None:
     """The data file of the outline `plan` is a row of (None: not a data-file row)."""
     examples = plan.scenario.examples  # an outline as written (a loader that keeps it)
     if isinstance(examples, ExamplesFile):
-        return (plan.contract.path.resolve().parent / examples.file).resolve().as_posix()
+        return os.path.normpath(plan.contract.path.resolve().parent / examples.file)
     # A row read from a data file says where: "<file relative to the workspace>:<line>".
     row = getattr(plan, "example", None)
     where = getattr(row, "source", None)
@@ -108,9 +123,14 @@ def _examples_file(plan: ScenarioPlan, root: Path) -> str | None:
 
 
 def _under(root: Path, value: str) -> str:
-    """`value` resolved against the workspace root (an absolute path is kept)."""
-    path = Path(value).expanduser()
-    return (path if path.is_absolute() else (root / path)).resolve().as_posix()
+    """`value` against the resolved workspace root (an absolute path is kept), normalised
+    without resolving links: git names a file by its path in the checkout, not its target."""
+    return os.path.normpath(os.path.join(root, os.path.expanduser(value)))
+
+
+@lru_cache(maxsize=8)
+def _resolved(workspace: Path) -> Path:
+    return workspace.resolve()
 
 
 def _template_pattern(root: Path, value: str) -> re.Pattern[str] | None:
@@ -126,7 +146,7 @@ def _template_pattern(root: Path, value: str) -> re.Pattern[str] | None:
 def run_all_on(changes: Changes, settings: Settings, workspace: Path) -> list[str]:
     """The changed files that touch every scenario (`changed.run_all_on`, the OpenClaw
     config), as paths relative to the workspace, sorted."""
-    root = workspace.resolve()
+    root = _resolved(workspace)
     always = {_under(root, settings.gateway.config)} if settings.gateway.config else set()
     regexes = [pattern_regex(p.removeprefix("./")) for p in settings.changed.run_all_on]
     found = []
@@ -146,8 +166,9 @@ def affected(
     plans: Sequence[ScenarioPlan], changes: Changes, settings: Settings, workspace: Path
 ) -> list[int]:
     """The positions of the plans a change touches, in order."""
+    contracts: dict[int, tuple[str, str]] = {}
     return [
         index
         for index, plan in enumerate(plans)
-        if changes.touch(dependencies(plan, settings, workspace))
+        if changes.touch(dependencies(plan, settings, workspace, contracts))
     ]
