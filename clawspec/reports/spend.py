@@ -7,7 +7,7 @@ evidence, one run per scenario.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from clawspec.reports.model import BudgetReport, RunReport, ScenarioResult
 from clawspec.text import fmt_duration_ms, fmt_usd, pluralize, quote_list
@@ -102,3 +102,33 @@ def spend_line(spend: BudgetReport) -> str:
     line = f"{head}{share}: {', '.join(parts)}; {runs}"
     hint = unpriced_hint(spend)
     return f"{line}; {hint}" if hint and not spend.stopped else line
+
+
+def merged(shards: Sequence[tuple[str, RunReport]]) -> BudgetReport | None:
+    """The spend of a run split in shards: what every shard spent, summed, against the whole
+    budget (each shard kept its share of it); why each shard a limit stopped was stopped.
+    `shards`: (label such as '2/4', report). None when no shard counted its spend."""
+    spends = [(label, r.budget) for label, r in shards if r.budget is not None]
+    if not spends:
+        return None
+    first = spends[0][1]
+    share = first.shard_share or 1
+
+    def whole(limit: float | None) -> float | None:
+        return None if limit is None else round(limit * share, 9)
+
+    tokens = None if first.max_tokens is None else first.max_tokens * share
+    stopped = [f"shard {label}: {b.stopped}" for label, b in spends if b.stopped]
+    return BudgetReport(
+        max_cost_usd=whole(first.max_cost_usd),
+        max_tokens=tokens,
+        max_duration_s=first.max_duration_s,
+        planned=sum(b.planned for _, b in spends),
+        runs=sum(b.runs for _, b in spends),
+        cost_usd=round(sum(b.cost_usd for _, b in spends), 9),
+        unpriced_runs=sum(b.unpriced_runs for _, b in spends),
+        unpriced_models=list(dict.fromkeys(m for _, b in spends for m in b.unpriced_models)),
+        tokens=sum(b.tokens for _, b in spends),
+        duration_s=max(b.duration_s for _, b in spends),  # the shards ran side by side
+        stopped="; ".join(stopped) or None,
+    )

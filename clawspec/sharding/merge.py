@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from clawspec import __version__
 from clawspec.errors import UsageError
 from clawspec.reports.model import MergeInfo, RunReport, ScenarioResult, ShardInfo, Totals
+from clawspec.reports.spend import merged as merged_spend
 from clawspec.sharding.report_files import expand, looks_like_report, read_json
 
 
@@ -158,6 +159,9 @@ def merge(shards: Sequence[ShardReport]) -> RunReport:
         scenarios=scenarios,
         source=shards[0].report.source,
         selection=shards[0].report.selection,  # the same on every shard: one fingerprint
+        budget=merged_spend(
+            [(f"{item.shard.index}/{item.shard.total}", item.report) for item in shards]
+        ),
         merged=MergeInfo(
             total=first.total,
             present=present,
