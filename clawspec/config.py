@@ -281,6 +281,35 @@ class ChangedSettings(_Section):
     )
 
 
+class VariantSettings(_Section):
+    """One configuration every selected scenario also runs on (docs/guide.md "Comparing models
+    and OpenClaw versions"). Variants that change only what the hook request carries (`model`,
+    `thinking`, `agent_id`) share one gateway; one with its own config, version or URL gets its
+    own."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Unique name of the variant.")
+    model: str | None = Field(None, description="The hook request's model override.")
+    thinking: str | None = Field(None, description="The hook request's thinking level.")
+    agent_id: str | None = Field(None, description="The agent that runs its scenarios.")
+    openclaw_config: dict[str, Any] | None = Field(
+        None, description="Bring-up: merged into this variant's gateway config."
+    )
+    openclaw_version: str | None = Field(
+        None, description="Bring-up: the OpenClaw release to run, installed on first use."
+    )
+    gateway_base_url: str | None = Field(None, description="Target mode: another gateway.")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Environment of this variant's gateway process."
+    )
+    required: bool = Field(True, description="false: advisory, shown but never fails the job.")
+    reference: bool = Field(False, description="The variant the others are compared with.")
+
+    @property
+    def own_gateway(self) -> bool:
+        """Needs a gateway of its own (not only a different hook request)."""
+        return bool(self.openclaw_config or self.openclaw_version or self.gateway_base_url)
+
+
 class HistorySettings(_Section):
     """Where earlier runs are kept and found (docs/guide.md "Regression runs")."""
 
@@ -401,6 +430,11 @@ class Settings(BaseModel):
     lint: LintSettings = Field(default_factory=LintSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    variants: list[VariantSettings] = Field(
+        default_factory=list,
+        description="Run every selected scenario on each of these configurations, side by side; "
+        "the reference is the one marked reference: true, else the first.",
+    )
     # Secrets: filled only from the environment (or action inputs, which arrive as environment).
     hooks_token: SecretStr | None = None
     gateway_auth_token: SecretStr | None = None
@@ -440,6 +474,25 @@ class Settings(BaseModel):
         if value is not None:
             parse_skip_budget(value)
         return value
+
+    @field_validator("variants")
+    @classmethod
+    def _variants(cls, value: list[VariantSettings]) -> list[VariantSettings]:
+        names = [v.name for v in value]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"variant names must be unique; found twice: {', '.join(twice)}")
+        references = [v.name for v in value if v.reference]
+        if len(references) > 1:
+            raise ValueError(f"at most one variant may be the reference; found {references}")
+        return value
+
+    @property
+    def reference_variant(self) -> VariantSettings | None:
+        """The variant the others are compared with; None without variants."""
+        return next((v for v in self.variants if v.reference), None) or (
+            self.variants[0] if self.variants else None
+        )
 
     @field_validator("shard")
     @classmethod
