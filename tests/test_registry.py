@@ -81,7 +81,15 @@ def test_each_type_is_fully_described_and_its_example_loads(name: str) -> None:
         ("delegation_path", ["expected", "routing_path", "routing_decisions", "state_path"]),
         (
             "token_budget",
-            ["log_path", "run_id", "max_total_tokens", "max_input_tokens", "max_output_tokens"],
+            # The seed's names, and one optional field added after them (a run cost limit).
+            [
+                "log_path",
+                "run_id",
+                "max_total_tokens",
+                "max_input_tokens",
+                "max_output_tokens",
+                "max_cost_usd",
+            ],
         ),
     ],
 )

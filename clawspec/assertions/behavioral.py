@@ -11,7 +11,7 @@ from pydantic import Field
 from clawspec.assertions import documents
 from clawspec.assertions.base import Assertion, EvalContext, Verdict, WorkspacePath
 from clawspec.assertions.registry import register
-from clawspec.text import fmt_number, one_line, pluralize, quote_list
+from clawspec.text import fmt_number, fmt_usd, one_line, pluralize, quote_list
 
 # The log readers are needed only to evaluate: `clawspec validate` builds these models without
 # importing them (tests/test_startup.py); each evaluator imports what it reads.
@@ -309,13 +309,19 @@ class ToolNotPermitted(Assertion):
 class TokenBudget(Assertion):
     """The run's summed token usage stays within the limits."""
 
-    one_of = (("max_total_tokens", "max_input_tokens", "max_output_tokens"),)
+    one_of = (("max_total_tokens", "max_input_tokens", "max_output_tokens", "max_cost_usd"),)
     type: Literal["token_budget"]
     log_path: WorkspacePath | None = LOG_PATH
     run_id: str | None = RUN_ID
     max_total_tokens: int | None = Field(None, ge=0, description="Maximum total tokens.")
     max_input_tokens: int | None = Field(None, ge=0, description="Maximum input tokens.")
     max_output_tokens: int | None = Field(None, ge=0, description="Maximum output tokens.")
+    max_cost_usd: float | None = Field(
+        None,
+        ge=0,
+        description="Maximum cost in USD: the usage's native cost, else model_pricing (no trace "
+        "backend needed); a cost that cannot be known is an error naming the model to price.",
+    )
 
     @_on_run_log
     def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
@@ -340,12 +346,27 @@ class TokenBudget(Assertion):
             for name, limit in limits.items()
             if measured[name] > limit
         ]
-        if over:
-            return Verdict.failed("; ".join(over), measured, limits)
-        within = "; ".join(
+        within_parts = [
             f"{name} tokens {fmt_number(measured[name])} ≤ {fmt_number(limit)}"
             for name, limit in limits.items()
-        )
+            if measured[name] <= limit
+        ]
+        if self.max_cost_usd is not None:
+            cost, unpriced = scoped.token_cost(ctx)
+            if cost is None:
+                # Unknown is never $0: the limit cannot be checked, and that is not a pass.
+                return Verdict.errored(
+                    f"cost of run {scoped.label} unknown: no native cost and no model_pricing "
+                    f"for {quote_list(unpriced)}; add it to model_pricing"
+                )
+            measured["cost_usd"] = cost
+            limits["cost_usd"] = self.max_cost_usd
+            compared = f"cost {fmt_usd(cost)} {'>' if cost > self.max_cost_usd else '≤'} "
+            compared += fmt_usd(self.max_cost_usd)
+            (over if cost > self.max_cost_usd else within_parts).append(compared)
+        if over:
+            return Verdict.failed("; ".join(over), measured, limits)
+        within = "; ".join(within_parts)
         text = f"{within} ({pluralize(usage.calls, source)})"
         return scoped.undecided(text) or Verdict.passed(text, measured, limits)
 

@@ -89,6 +89,21 @@ class RunLog:
             return index.legacy_usage, "log usage line"
         return None, source
 
+    def token_cost(self, ctx: EvalContext) -> tuple[float | None, list[str]]:
+        """The run's cost from the plugin records `token_usage` read (native cost, else
+        `model_pricing`): (None, models without a price) when it cannot be known."""
+        from clawspec.evidence.cost import UNKNOWN_MODEL, plugin_cost
+
+        plugin = ctx.evidence.plugin_output
+        if plugin is None:
+            return None, [UNKNOWN_MODEL]  # legacy usage lines name no model
+        offset = ctx.evidence.plugin_offset
+        key = PluginKey(plugin, offset, tuple(sorted(self.index.run_ids)))
+        records = ctx.evidence.plugin_records(key, lambda: read_plugin_records(plugin, offset))
+        if not any(self.index.owns(r) for r in records):
+            return None, [UNKNOWN_MODEL]
+        return plugin_cost(records, self.index.owns, ctx.settings.model_pricing)
+
     @classmethod
     def load(
         cls, ctx: EvalContext, log_path: str | Path | None, run_id: str | None, kind: str = ""

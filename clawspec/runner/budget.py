@@ -15,13 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from clawspec.evidence.cost import UNKNOWN_MODEL
 from clawspec.text import fmt_duration_ms, quote_list
 
 if TYPE_CHECKING:
     from clawspec.config import BudgetSettings
     from clawspec.reports.model import BudgetReport, ScenarioResult
-
-UNKNOWN_MODEL = "unknown model"
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from clawspec.evidence.context import RunInfo
-from clawspec.evidence.spans import by_start, delegation_spans, price_key, tool_spans
+from clawspec.evidence.cost import UNKNOWN_MODEL, plugin_cost, usage_cost
+from clawspec.evidence.spans import by_start, delegation_spans, tool_spans
 from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
@@ -150,14 +151,7 @@ def _tokens(
     that would read as the whole.
     """
     if index is not None and (usage := index.usage_from_plugin(records)) is not None:
-        owned = [r for r in records if index.owns(r)]
-        # `model_usage` summaries carry OpenClaw's native cost; the calls only their tokens.
-        priced = [r for r in owned if r.kind == "model_usage"] or [
-            r for r in owned if r.kind == "model_call" and r.phase in ("completed", "error")
-        ]
-        cost, unpriced = _cost(
-            ((r.cost_usd, r.model, r.input_tokens, r.output_tokens) for r in priced), pricing
-        )
+        cost, unpriced = plugin_cost(records, index.owns, pricing)
         return TokenTotals(
             input=usage.input, output=usage.output, total=usage.total, cost_usd=cost,
             unpriced=unpriced, source="plugin",
@@ -181,7 +175,7 @@ def _tokens(
     if trace.cost_usd is not None:
         cost, unpriced = trace.cost_usd, []
     else:
-        cost, unpriced = _cost(
+        cost, unpriced = usage_cost(
             ((s.cost_usd, s.model, s.input_tokens, s.output_tokens) for s in llm), pricing
         )
     return TokenTotals(
@@ -192,32 +186,6 @@ def _tokens(
         unpriced=unpriced,
         source="trace",
     )
-
-
-UNKNOWN_MODEL = "unknown model"
-
-
-def _cost(
-    parts: Iterable[tuple[float | None, str | None, int | None, int | None]],
-    pricing: Mapping[str, ModelPrice],
-) -> tuple[float | None, list[str]]:
-    """(cost, models without one) of usage parts (native cost, model, input, output tokens):
-    each part's native cost, else its model's `model_pricing`; null when any part has neither."""
-    total, unpriced = 0.0, []
-    for native, model, inputs, outputs in parts:
-        if native is not None:
-            total += native
-            continue
-        key = price_key(model, pricing) if model else None
-        if key is None:
-            unpriced.append(model or UNKNOWN_MODEL)
-            continue
-        price = pricing[key]
-        total += (inputs or 0) * price.input_per_mtok / 1_000_000
-        total += (outputs or 0) * price.output_per_mtok / 1_000_000
-    if unpriced:
-        return None, list(dict.fromkeys(unpriced))
-    return round(total, 9), []
 
 
 # -- the trace ---------------------------------------------------------------------------

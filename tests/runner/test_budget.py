@@ -345,3 +345,40 @@ def test_budget_threads_are_safe_to_count_from(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert budget.report().runs == 400
+
+
+def test_a_contract_states_a_run_cost_limit_without_a_trace_backend(
+    workspace: Path, write_contract, gateway: SpendingGateway
+) -> None:
+    """token_budget.max_cost_usd: native cost, else model_pricing; unknown is an error."""
+    write_contract(
+        HEADER
+        + "".join(
+            f'  - name: {name}\n    when: {{invoke: "go {usage}"}}\n'
+            "    then: [{type: token_budget, max_cost_usd: 0.05}]\n"
+            for name, usage in (
+                ("cheap", "[usage:fake/m:1000:0:0.01]"),
+                ("dear", "[usage:fake/m:1000:0:0.1]"),
+                ("priced", "[usage:acme/listed:1000000:0:none]"),
+                ("unpriced", "[usage:acme/mystery-7:1000:0:none]"),
+            )
+        )
+    )
+    configure(workspace, "model_pricing: {listed: {input_per_mtok: 0.04, output_per_mtok: 1}}\n")
+    assert main(["run", "."]) == 1
+    checks = {s["name"]: s["assertions"][0] for s in report_of(workspace)["scenarios"]}
+    assert (checks["cheap"]["status"], checks["cheap"]["message"]) == (
+        "pass",
+        "cost $0.01 ≤ $0.05 (1 model call)",
+    )
+    assert (checks["dear"]["status"], checks["dear"]["message"]) == ("fail", "cost $0.1 > $0.05")
+    assert checks["dear"]["value"]["cost_usd"] == 0.1
+    assert (
+        checks["priced"]["status"] == "pass"
+        and "cost $0.04 ≤ $0.05" in (checks["priced"]["message"])
+    )
+    assert checks["unpriced"]["status"] == "error"
+    assert (
+        "no model_pricing for 'mystery-7'; add it to model_pricing"
+        in (checks["unpriced"]["message"])
+    )
