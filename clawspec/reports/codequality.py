@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.ci_context import CIContext
-from clawspec.reports.github.annotations import failure_roles, repo_relative
+from clawspec.reports.github.annotations import assertion_line, failure_roles, repo_relative
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.status import Status
 from clawspec.text import cleaner, one_line
@@ -102,7 +102,7 @@ def _of_scenario(
             {**scenario_key, "phase": a.phase, "index": a.index, "kind": a.type},
             _severity(a.status, regressed, flaky),
             path,
-            a.line or scenario.line,
+            assertion_line(scenario, a.line),
         )
     if failing:
         return

@@ -101,7 +101,7 @@ def test_changes_come_first_and_link_to_the_scenarios(page: Any) -> None:
     assert "flaky (0)" in page.find_element("css selector", "[data-change='flaky']").text
     changes = page.find_element("id", "changes").text
     assert "pass rate 66.7 % (was 100 %) · p = 0.040" in changes
-    assert "delegates-review regressed: pass → fail" in changes
+    assert "What fails a regression run\ntotal tokens 1 → 2 (+100%, tolerance 15%)" in changes
     assert (
         "shards 1 of 2; missing 2; 5 scenarios in no report"
         in page.find_element("tag name", "header").text

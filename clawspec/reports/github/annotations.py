@@ -80,6 +80,15 @@ def candidate_annotations(
     return found
 
 
+def assertion_line(scenario: ScenarioResult, line: int) -> int:
+    """Where a finding about one of the scenario's assertions is placed: an outline's row is
+    placed on its row (the assertion's line is shared by every row; the row says which case
+    failed), any other scenario on the assertion's line."""
+    if scenario.example is not None or not line:
+        return scenario.line
+    return line
+
+
 def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, bool]]:
     """Each scenario with whether it regressed against the baseline and whether its failures
     count as flaky: a flaky scenario's failures are warnings (the next attempt may pass) unless
@@ -116,12 +125,14 @@ def _of_scenario(
             level = "warning"
         flagged = flagged or level == "error" or flaky
         title = f"ClawSpec {label or result.status.upper()}: {name} / {result.type}"
+        line = assertion_line(scenario, result.line)
+        at = f" (line {result.line})" if line != result.line and result.line else ""
         yield Annotation(
             level,
-            f"{result.phase}[{result.index}] {result.type}: {result.message}\n{where}",
+            f"{result.phase}[{result.index}]{at} {result.type}: {result.message}\n{where}",
             title,
             file,
-            result.line,
+            line,
         )
     if flaky and not flagged:
         yield Annotation(
