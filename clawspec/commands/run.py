@@ -151,6 +151,10 @@ def run(args: argparse.Namespace) -> ExitCode:
         if shard:
             print(_shard_line(shard))
         print_plan(loaded, plans)
+        from clawspec.runner.expected_spend import expected_spend_lines
+
+        for line in expected_spend_lines(plans, loaded.settings, os.environ):
+            print(line)
         return ExitCode.OK
     stop, abandon = threading.Event(), threading.Event()
     reporter = TerminalReporter(colour=False if args.no_color else None)

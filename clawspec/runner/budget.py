@@ -19,7 +19,8 @@ from clawspec.evidence.cost import UNKNOWN_MODEL
 from clawspec.text import fmt_duration_ms, quote_list
 
 if TYPE_CHECKING:
-    from clawspec.config import BudgetSettings
+    from clawspec.ci_context import CIContext
+    from clawspec.config import BudgetSettings, Settings
     from clawspec.reports.model import BudgetReport, ScenarioResult
 
 
@@ -44,6 +45,18 @@ class Limits:
             max_duration_s=duration,
             shard_share=share if (cost, tokens) != (None, None) else None,
         )
+
+
+def limits_for(settings: Settings, context: CIContext) -> Limits:
+    """The spend limits this machine keeps: a shard keeps its share, so the shards together
+    keep the whole."""
+    shards = None
+    if settings.shard and settings.budget.any:
+        from clawspec.sharding.split import resolve_shard
+
+        shard = resolve_shard(settings.shard, context)
+        shards = shard.total if shard is not None else None
+    return Limits.of(settings.budget, shards)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from clawspec.gateway.client import require_reachable
 from clawspec.gateway.managed import gateway_for_run
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.reports.publish import publish, report_json_path
-from clawspec.runner.budget import Budget, Limits
+from clawspec.runner.budget import Budget, limits_for
 from clawspec.runner.finish import RunResult, finish
 from clawspec.runner.lanes import worker_count
 from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
@@ -98,7 +98,7 @@ def run_loaded(
             if needs_trace(plans) or backend_name(settings) != "none":
                 env.trace_backend = run_backend(settings, environ)
             listener.on_run_start(len(plans), settings.secret_values())
-            budget = Budget(_limits(settings, context))
+            budget = Budget(limits_for(settings, context))
             outcome = execute(plans, env, listener, settings.concurrency, abandon, faults, budget)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
@@ -155,18 +155,6 @@ def _this_part(
         return report.model_copy(update=update) if update else report
 
     return plans, as_part
-
-
-def _limits(settings: Settings, context: CIContext) -> Limits:
-    """The spend limits this machine keeps: a shard keeps its share, so the shards together
-    keep the whole."""
-    shards = None
-    if settings.shard and settings.budget.any:
-        from clawspec.sharding.split import resolve_shard
-
-        shard = resolve_shard(settings.shard, context)
-        shards = shard.total if shard is not None else None
-    return Limits.of(settings.budget, shards)
 
 
 def _http_session(workers: int) -> requests.Session:

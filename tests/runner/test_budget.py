@@ -382,3 +382,22 @@ def test_a_contract_states_a_run_cost_limit_without_a_trace_backend(
         "no model_pricing for 'mystery-7'; add it to model_pricing"
         in (checks["unpriced"]["message"])
     )
+
+
+def test_the_dry_run_shows_the_expected_spend_from_the_baseline_next_to_the_budget(
+    workspace: Path, write_contract, gateway: SpendingGateway, capsys
+) -> None:
+    write_contract(contract(*["[usage:fake/m:1000:100:0.1]"] * 4))
+    configure(workspace, "concurrency: 1\n")
+    assert main(["run", ".", "--max-cost-usd", "0.25"]) == 1  # two scenarios skipped
+    baseline = workspace.parent / "baseline.json"
+    baseline.write_text((workspace / "reports" / "clawspec-report.json").read_text("utf-8"))
+    capsys.readouterr()
+    assert main(["run", ".", "--dry-run", "--baseline", str(baseline), "--max-cost-usd", "5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == [
+        "budget: $5.00",
+        "expected spend (baseline medians): $0.30, 3,300 tokens for 4 agent runs; "
+        "1 scenario with no run in the baseline",
+    ]
+    assert gateway.started == ["s0", "s1", "s2"]  # the dry run started nothing
