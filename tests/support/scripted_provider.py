@@ -5,7 +5,10 @@ script. The script is picked by a `[script:NAME]` marker in the conversation's u
 one provider serves many scenarios (and a spawned sub-agent whose task carries its own marker
 follows its own script).
 
-Script format (JSON/dict): ``{NAME: [step, ...]}`` where a step is one of
+Script format (JSON/dict): ``{NAME: [step, ...]}``, or ``{NAME: {MODEL_ID: [step, ...]}}`` for
+a script whose steps depend on the model the request names (its ``model`` field, e.g.
+``fake-model-b`` for a per-request model override; a model id missing from the mapping falls back
+to its ``"*"`` entry, else to the fallback answer). A step is one of
   {"tool_calls": [{"name": "write", "arguments": {"path": "a.md", "content": "x"}}, ...]}
   {"tool": "write", "args": {...}}                      (one tool call, shorthand)
   {"text": "final answer"}
@@ -20,7 +23,8 @@ tools directly (core primitives such as ``write``, ``read``, ``exec``) plus the 
 callable only as ``tool_call {"id": NAME, "args": {...}}``. So a step naming a tool that the request
 does not offer, while it offers ``tool_call``, is answered with that wrapper call instead (same call
 id). A step naming ``tool_call`` itself is sent as written. Scripts thus work with Tool Search on or
-off.
+off. A step with ``"direct": true`` is always sent as written: a model that does not know Tool
+Search and calls a tool by name whether or not it is offered.
 
 Which step? The gateway appends an internal *user* message after every tool result, so counting
 user messages loops forever. We count the assistant messages that made tool calls after the
@@ -44,6 +48,8 @@ from typing import Any
 
 MARKER = re.compile(r"\[script:([A-Za-z0-9_.\-]+)\]")
 MODEL_ID = "fake-model"
+# Every model id the provider lists; a gateway config may name any of them.
+MODEL_IDS = (MODEL_ID, "fake-model-b")
 DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 10}
 FALLBACK_TEXT = "OK."
 
@@ -60,11 +66,16 @@ class RecordedRequest:
     step: int | None = None
     answered: str = ""  # "tool_calls", "text", "status:500", "no_finish", "fallback"
     wrapped: tuple[str, ...] = ()  # tools of the step sent through `tool_call` (Tool Search)
+    model: str | None = None  # the request's `model` field
+
+
+Steps = list[dict[str, Any]]
+Script = Steps | dict[str, Steps]
 
 
 @dataclass
 class _State:
-    scripts: dict[str, list[dict[str, Any]]]
+    scripts: dict[str, Script]
     requests: list[RecordedRequest] = field(default_factory=list)
     fault_counts: dict[tuple[str, int, str], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -104,12 +115,26 @@ def choose_step(messages: list[dict[str, Any]]) -> tuple[str | None, int, str]:
     return name, done, conv_key
 
 
-def _chunk(delta: dict[str, Any] | None, finish: str | None, usage: dict | None = None) -> bytes:
+def steps_for(script: Script | None, model: str | None) -> Steps:
+    """The steps of a script for the requested model (a plain list serves every model)."""
+    if script is None:
+        return []
+    if isinstance(script, list):
+        return script
+    return list(script.get(model or "", script.get("*", [])))
+
+
+def _chunk_of(
+    delta: dict[str, Any] | None,
+    finish: str | None,
+    usage: dict | None = None,
+    model: str = MODEL_ID,
+) -> bytes:
     body: dict[str, Any] = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion.chunk",
         "created": int(time.time()),
-        "model": MODEL_ID,
+        "model": model,
         "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
     if usage is not None:
@@ -144,13 +169,14 @@ def offered_tools(body: dict[str, Any]) -> set[str] | None:
 
 
 def through_tool_search(
-    calls: list[dict[str, Any]], offered: set[str] | None
+    calls: list[dict[str, Any]], offered: set[str] | None, *, direct: bool = False
 ) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
     """Send each call whose tool is not offered through `tool_call` when that wrapper is offered.
 
-    Returns the calls to answer with and the names of the tools that were wrapped.
+    Returns the calls to answer with and the names of the tools that were wrapped. `direct`
+    (a step's ``"direct": true``) sends every call as written.
     """
-    if offered is None or TOOL_CALL not in offered:
+    if direct or offered is None or TOOL_CALL not in offered:
         return calls, ()
     out: list[dict[str, Any]] = []
     wrapped: list[str] = []
@@ -170,14 +196,22 @@ def through_tool_search(
 
 
 def render_stream(
-    step: dict[str, Any], call_prefix: str, offered: set[str] | None = None
+    step: dict[str, Any],
+    call_prefix: str,
+    offered: set[str] | None = None,
+    model: str = MODEL_ID,
 ) -> list[bytes]:
     """SSE chunks for one step, in the shape the OpenAI JS SDK accumulates.
 
-    `offered` names the tools of the request (None: not known, every call is sent as written).
+    `offered` names the tools of the request (None: not known, every call is sent as written);
+    `model` is the model the chunks say answered (the requested one).
     """
+
+    def _chunk(delta: dict[str, Any] | None, finish: str | None, usage: Any = None) -> bytes:
+        return _chunk_of(delta, finish, usage, model)
+
     out = [_chunk({"role": "assistant", "content": ""}, None)]
-    calls, _ = through_tool_search(_tool_calls_of(step), offered)
+    calls, _ = through_tool_search(_tool_calls_of(step), offered, direct=bool(step.get("direct")))
     for i, call in enumerate(calls):
         args = call.get("arguments", {})
         args_text = args if isinstance(args, str) else json.dumps(args)
@@ -236,11 +270,12 @@ class _Handler(BaseHTTPRequestHandler):
                     "object": "list",
                     "data": [
                         {
-                            "id": MODEL_ID,
+                            "id": model_id,
                             "object": "model",
                             "created": 0,
                             "owned_by": "clawspec-tests",
                         }
+                        for model_id in MODEL_IDS
                     ],
                 },
             )
@@ -264,11 +299,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer_chat(self, body: dict[str, Any]) -> None:
         state = self.server.state
         name, index, conv_key = choose_step(body.get("messages") or [])
-        steps = state.scripts.get(name or "", [])
+        model = body.get("model") if isinstance(body.get("model"), str) else None
+        steps = steps_for(state.scripts.get(name or ""), model)
         step: dict[str, Any] = steps[index] if index < len(steps) else {"text": FALLBACK_TEXT}
         if step.get("times") is not None:
             with state.lock:
-                key = (name or "", index, conv_key)
+                key = (f"{name or ''}@{model or ''}", index, conv_key)
                 seen = state.fault_counts.get(key, 0)
                 state.fault_counts[key] = seen + 1
             if seen >= int(step["times"]):
@@ -285,8 +321,10 @@ class _Handler(BaseHTTPRequestHandler):
             else "text"
         )
         offered = offered_tools(body)
-        _, wrapped = through_tool_search(_tool_calls_of(step), offered)
-        self._record(body, script=name, step=index, answered=answered, wrapped=wrapped)
+        _, wrapped = through_tool_search(
+            _tool_calls_of(step), offered, direct=bool(step.get("direct"))
+        )
+        self._record(body, script=name, step=index, answered=answered, wrapped=wrapped, model=model)
         if step.get("slow"):
             time.sleep(float(step["slow"]))
         if step.get("status"):
@@ -304,7 +342,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
-        for chunk in render_stream(step, call_prefix=f"call_{name}_{index}", offered=offered):
+        chunks = render_stream(
+            step, call_prefix=f"call_{name}_{index}", offered=offered, model=model or MODEL_ID
+        )
+        for chunk in chunks:
             self.wfile.write(chunk)
             self.wfile.flush()
 
@@ -321,7 +362,7 @@ class _Server(ThreadingHTTPServer):
 class ScriptedProvider:
     """`with ScriptedProvider({"write-file": [...]}) as p:` serves on `p.base_url` (…/v1)."""
 
-    def __init__(self, scripts: dict[str, list[dict[str, Any]]], port: int = 0) -> None:
+    def __init__(self, scripts: dict[str, Script], port: int = 0) -> None:
         self._state = _State(scripts=dict(scripts))
         self._port = port
         self._server: _Server | None = None
@@ -349,7 +390,7 @@ class ScriptedProvider:
             if r.method == "POST" and r.body is not None and (script is None or r.script == script)
         ]
 
-    def add_script(self, name: str, steps: list[dict[str, Any]]) -> None:
+    def add_script(self, name: str, steps: Script) -> None:
         with self._state.lock:
             self._state.scripts[name] = list(steps)
 
@@ -375,7 +416,7 @@ class ScriptedProvider:
         self.stop()
 
 
-def load_scripts(path: Path) -> dict[str, list[dict[str, Any]]]:
+def load_scripts(path: Path) -> dict[str, Script]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return data.get("scripts", data) if isinstance(data, dict) else {}
 

@@ -14,6 +14,7 @@ SPAWN_ARGS = {"task": "Review it [script:review]", "taskName": "review", "agentI
 SCRIPTS = {
     "spawn": [{"tool": "sessions_spawn", "args": SPAWN_ARGS}, {"text": "Delegated."}],
     "write": [{"tool": "write", "args": {"path": "a.md", "content": "a\n"}}],
+    "direct": [{"tool": "sessions_spawn", "args": SPAWN_ARGS, "direct": True}],
     "explicit": [{"tool": "tool_call", "args": {"id": "sessions_spawn", "args": SPAWN_ARGS}}],
     "several": [
         {
@@ -111,6 +112,15 @@ def test_a_core_tool_stays_direct_with_tool_search_on(provider: ScriptedProvider
     calls = _calls(provider, _body("write", TOOL_SEARCH_ON))
     assert [c["name"] for c in calls] == ["write"]
     assert provider.chat_requests("write")[-1].wrapped == ()
+
+
+def test_a_direct_step_calls_the_tool_by_name_even_when_not_offered(
+    provider: ScriptedProvider,
+) -> None:
+    # A model that does not know Tool Search: the gateway gets the hidden tool's name.
+    calls = _calls(provider, _body("direct", TOOL_SEARCH_ON))
+    assert calls == [{"id": "call_direct_0_0", "name": "sessions_spawn", "arguments": SPAWN_ARGS}]
+    assert provider.chat_requests("direct")[-1].wrapped == ()
 
 
 def test_an_explicit_tool_call_step_is_sent_as_written(provider: ScriptedProvider) -> None:
