@@ -25,7 +25,14 @@ from clawspec.regression.attempts import PASSING
 from clawspec.regression.behaviour import behaviour_diff
 from clawspec.regression.stats import fisher_drop_p_value
 from clawspec.reports.changes import over_line
-from clawspec.reports.model import ChangeKind, Comparison, RunReport, ScenarioChange, ScenarioResult
+from clawspec.reports.model import (
+    ChangeKind,
+    Comparison,
+    RunReport,
+    ScenarioChange,
+    ScenarioResult,
+    advisory_variants,
+)
 from clawspec.status import Status
 
 CHANGES: tuple[str, ...] = get_args(ChangeKind)
@@ -140,6 +147,7 @@ def compare(
     """Compare `current` with `baseline`: one change per scenario, deltas, behaviour, reasons."""
     settings = settings or RegressionSettings()
     before = {s.identity.key: s for s in baseline.scenarios}
+    advisory = advisory_variants(current)  # shown as changes, never a reason to fail
     changes: list[ScenarioChange] = []
     reasons: list[str] = []
     totals = {name: [0.0, 0.0, 0] for name in METRICS}  # baseline sum, current sum, scenarios
@@ -147,17 +155,18 @@ def compare(
         identity = scenario.identity
         label, key = identity.label, {"id": identity.id, "variant": identity.variant}
         old = before.pop(identity.key, None)
+        counted = reasons if identity.variant not in advisory else []
         if old is None:
             changes.append(ScenarioChange(**key, change="new", status=scenario.status))
             if scenario.status not in PASSING and scenario.status != Status.SKIP:
-                reasons.append(f"{label}: new scenario {scenario.status.value}s")
+                counted.append(f"{label}: new scenario {scenario.status.value}s")
             continue
         change, details = classify(scenario, old, settings.significance)
         if change == "regressed":
-            reasons.append(f"{label}: {_regressed_reason(scenario, old, details)}")
+            counted.append(f"{label}: {_regressed_reason(scenario, old, details)}")
         if "pass_rate" in details:
             over = _deltas(scenario, old, settings, details, totals)
-            reasons += [f"{label}: {line}" for line in over]
+            counted += [f"{label}: {line}" for line in over]
         if behaviour := behaviour_diff(scenario.evidence, old.evidence):
             details["behaviour"] = behaviour
         changes.append(

@@ -47,7 +47,13 @@ def judge_against_history(
         note(line)
     history = _recent(report, settings, context, note)
     if isinstance(found, NoBaseline):
-        policy = "; judged by the normal exit policy" if settings.fail_on == "regression" else ""
+        policy = ""
+        if settings.fail_on == "regression":
+            policy = (
+                "; judged against the reference variant"
+                if report.variant_comparisons
+                else "; judged by the normal exit policy"
+            )
         note(f"no baseline found: {found.reason}{policy}")
         return with_regression(report, settings.regression, missing=found.reason, history=history)
     return with_regression(

@@ -180,6 +180,11 @@ class ScenarioEvidence(_Frozen):
         default_factory=list, description="Agent ids delegated to, in order."
     )
     tokens: TokenTotals | None = None
+    models: list[str] = Field(
+        default_factory=list,
+        description="The models that answered the run's model calls (provider/model), in order "
+        "of first use: a model override that was ignored or fell back shows here.",
+    )
     spans: list[SpanRecord] = Field(default_factory=list)
     spans_omitted: int = Field(0, description="Spans left out to keep the report small.")
 
@@ -398,6 +403,37 @@ class Comparison(_Frozen):
     )
 
 
+class VariantInfo(_Frozen):
+    """One variant the run's scenarios ran on, as configured (clawspec.yaml `variants`)."""
+
+    name: str
+    required: bool = Field(True, description="false: advisory, shown but never fails the job.")
+    reference: bool = Field(False, description="The variant the others are compared with.")
+    model: str | None = Field(None, description="The model override the hook requests carry.")
+    thinking: str | None = None
+    agent_id: str | None = None
+    openclaw_version: str | None = None
+
+
+class VariantComparison(_Frozen):
+    """A variant against the reference variant, scenario by scenario, with the classes and
+    the statistics of the baseline comparison (the reference in the baseline's place)."""
+
+    variant: str
+    reference: str
+    required: bool = Field(description="false: advisory, its regressions never fail the job.")
+    scenarios: list[ScenarioChange] = Field(
+        default_factory=list, description="One change per scenario, keyed by this variant."
+    )
+    counts: dict[str, int] = Field(default_factory=dict, description="Scenarios per change.")
+    details: dict[str, Any] = Field(default_factory=dict, description="Totals and their deltas.")
+    regressions: list[str] = Field(
+        default_factory=list,
+        description="Scenarios that regressed against the reference (or fail here and never "
+        "ran there), one line each: what `fail_on: regression` fails on when `required`.",
+    )
+
+
 class ScenarioTrend(_Frozen):
     """One scenario over the last stored runs, oldest first."""
 
@@ -516,6 +552,13 @@ class RunReport(_Frozen):
         None, description="Spend limits and what the agent runs spent; a limit that stopped the "
         "run fails it."
     )  # fmt: skip
+    variants: list[VariantInfo] = Field(
+        default_factory=list, description="The variants the scenarios ran on (none: no variants)."
+    )
+    variant_comparisons: list[VariantComparison] = Field(
+        default_factory=list,
+        description="Each variant against the reference variant: the upgrade and model gate.",
+    )
 
 
 def scenario_status(statuses: Iterable[Status]) -> Status:
@@ -541,26 +584,46 @@ def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail")
     """Map a finished report to the process exit code.
 
     `fail_on` relaxes it for report-only jobs: `error` ignores plain failures, `never` ignores
-    both, `regression` counts only regressions against the baseline (the normal `fail` policy
-    when no baseline was found). The skip budget applies in every mode: it exists to stop
-    silent outages; so does a spend limit that stopped the run.
+    both, `regression` counts only regressions against the baseline and, with variants, the
+    required variants' regressions against the reference variant (the normal `fail` policy
+    when there is neither a baseline nor a reference to compare with). Advisory variants'
+    results never count. The skip budget applies in every mode: it exists to stop silent
+    outages; so does a spend limit that stopped the run.
     """
     if report.interrupted:
         return ExitCode.INTERRUPTED
     totals = report.totals
+    advisory = advisory_variants(report)
+    if advisory:
+        totals = Totals.of(s for s in report.scenarios if s.variant not in advisory)
     comparison = report.comparison
-    if fail_on == "regression":
-        # Only change against the baseline counts; without one, the normal policy.
-        found = comparison is not None and comparison.baseline_missing is None
-        fail_on = "regression" if found else "fail"
+    found = comparison is not None and comparison.baseline_missing is None
+    if fail_on == "regression" and not found and not report.variant_comparisons:
+        fail_on = "fail"  # nothing to compare with: the normal policy
     counted = {
         "fail": totals.failed + totals.errored,
         "error": totals.errored,
         "never": 0,
-        "regression": len(comparison.regressions) if comparison else 0,
+        "regression": len(regression_reasons(report)),
     }
     # A run a spend limit stopped checked only part of the suite: never green, whatever fail_on.
     stopped = report.budget is not None and report.budget.stopped is not None
     if counted[fail_on] or skip_budget_exceeded(totals, max_skipped) or stopped:
         return ExitCode.FAILED
     return ExitCode.OK
+
+
+def advisory_variants(report: RunReport) -> set[str]:
+    """Names of the variants marked `required: false`: shown, never failing the job."""
+    return {v.name for v in report.variants if not v.required}
+
+
+def regression_reasons(report: RunReport) -> list[str]:
+    """What `fail_on: regression` fails on, one line each: regressions against the baseline
+    (when one was found), then each required variant's against the reference variant."""
+    comparison = report.comparison
+    reasons = list(comparison.regressions) if comparison and not comparison.baseline_missing else []
+    for gate in report.variant_comparisons:
+        if gate.required:
+            reasons += gate.regressions
+    return reasons

@@ -61,6 +61,17 @@ def finish(
 
         with faults.guard("reading where the run came from"):
             report = report.model_copy(update={"source": run_source(context, settings)})
+    if settings.variants:
+        from clawspec.regression.variants import with_variants
+
+        with faults.guard("the comparison of the variants"):
+            reference = settings.reference_variant
+            report = with_variants(
+                report,
+                settings.variants,
+                reference.name if reference else None,
+                settings.regression,
+            )
     if settings.baseline or settings.fail_on == "regression":
         from clawspec.regression.step import judge_against_history
 
