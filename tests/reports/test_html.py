@@ -39,10 +39,14 @@ def test_the_page_holds_the_report_model_and_nothing_from_elsewhere() -> None:
     data = rich_report()
     page = render_html(data)
     assert RunReport.model_validate(_embedded(page)) == data  # one source of truth
-    # the report, the judge's assertion types (from the registry), the page's own script
+    # the report, its context (the judge's assertion types, from the registry; sentences built
+    # in Python), the page's own script
     assert page.count("<script") == 3 and page.count("<style>") == 1
-    types = re.search(r'id="assertion-types">(.*?)</script>', page).group(1)
-    assert json.loads(types) == {"judge": ["agent_identity_consistent", "llm_judge"]}
+    context = re.search(r'id="report-context">(.*?)</script>', page).group(1)
+    assert json.loads(context) == {
+        "judge": ["agent_identity_consistent", "llm_judge"],
+        "selection": None,
+    }
     assert not re.search(r"\b(src|href)=\"(?!data:|#)", page)  # no external file or CDN
     assert "<link" in page and 'href="data:,"' in page  # no favicon request either
 

@@ -288,3 +288,24 @@ def test_thousands_of_scenarios_render_and_filter(browser: Any, tmp_path: Path) 
     assert len(visible_rows(browser)) == 2000
     browser.find_element("css selector", "[data-filter-status='pass']").click()
     assert len(visible_rows(browser)) == 200
+
+
+def test_the_header_says_what_a_changed_only_run_left_out(browser: Any, tmp_path: Path) -> None:
+    from clawspec.reports.model import SelectionInfo
+
+    selection = SelectionInfo(
+        changed_since="auto",
+        commit="1a2b3c4d5e6f",
+        changed_files=3,
+        selected=2,
+        total=140,
+        left_out=[f"c.yaml::s{i}" for i in range(138)],
+    )
+    path = write_html(
+        rich_report().model_copy(update={"selection": selection}), tmp_path / "r.html"
+    )
+    open_report(browser, path)
+    header = browser.find_element("tag name", "header").text
+    assert "Selection\nran 2 of 140 scenarios: 138 unaffected by changes since 1a2b3c4" in header
+    open_report(browser, write_html(rich_report(), tmp_path / "plain.html"))
+    assert "Selection" not in browser.find_element("tag name", "header").text

@@ -58,7 +58,10 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
     css, js = _assets()
     secrets = list(secrets)
     data = embed_json(report.model_dump(mode="json"), secrets)
-    types = embed_json({"judge": _judge_types()})
+    # Beside the report: the judge's assertion types (from the registry) and the sentences the
+    # other renderers build in Python, written once and shown as they are.
+    said = report.selection.describe() if report.selection else None
+    context = embed_json({"judge": _judge_types(), "selection": said}, secrets)
     policy = (
         "default-src 'none'; "
         f"style-src 'sha256-{_sha256(css)}'; "
@@ -80,7 +83,7 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
         "<noscript>This report needs JavaScript; the same data is in the JSON report."
         "</noscript></main>\n"
         f'<script type="application/json" id="report-data">{data}</script>\n'
-        f'<script type="application/json" id="assertion-types">{types}</script>\n'
+        f'<script type="application/json" id="report-context">{context}</script>\n'
         f"<script>{js}</script>\n"
         "</body></html>\n"
     )

@@ -21,7 +21,8 @@
     unchanged: ["=", "unchanged"],
   };
   var JUDGE_TYPES = {};  // from the assertion registry, written beside the report data
-  JSON.parse(document.getElementById("assertion-types").textContent).judge.forEach(function (t) {
+  var CONTEXT = JSON.parse(document.getElementById("report-context").textContent);
+  CONTEXT.judge.forEach(function (t) {
     JUDGE_TYPES[t] = true;
   });
 
@@ -288,6 +289,7 @@
       ["Tokens", anyTokens ? num(tokens) : null],
       ["Cost", anyCost || spend.unpriced_runs ? costText(spend) : null],
       ["Budget", report.budget ? budgetText(report.budget) : null],
+      ["Selection", CONTEXT.selection],
     ];
     if (report.shard) {
       pairs.push(["Shard", report.shard.index + " of " + report.shard.total + " (" +
