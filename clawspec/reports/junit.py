@@ -11,9 +11,10 @@ any other character XML 1.0 forbids replaced by U+FFFD), so the file is well-for
 input.
 
 Identity (`clawspec.identity`): `classname` is the identity's contract path (relative to the
-workspace root) without `.yaml`/`.yml`, and `name` is the identity name (`name`, `name[row]`),
-so two contracts of one target with a scenario of the same name stay two tests (GitLab keeps
-one test per classname + name), and the same suite run from any folder gives the same tests;
+workspace root) without `.yaml`/`.yml`, and `name` is the identity name (`name`, `name[row]`;
+with variants `name @ variant`: one testcase per scenario and variant), so two contracts of
+one target with a scenario of the same name stay two tests (GitLab keeps one test per
+classname + name), and the same suite run from any folder gives the same tests;
 the target and the variant are properties. `file` is repository-relative, as annotations and
 the Code Quality report give it. GitLab shows the *body* of failure/error/skipped and Jenkins
 the `message`, so both carry the reason.
@@ -175,7 +176,13 @@ def _testcase(
     """The testcase element and the tag of its outcome ("" when it passed). `strict`: nothing
     the Jenkins xUnit plugin's schema lacks (file, line, properties)."""
     identity = scenario.identity
-    attrs = {"name": identity.name, "classname": classname, "time": seconds(scenario.duration_ms)}
+    # With variants, `name @ variant`: one test per scenario and variant, distinct for every
+    # consumer (GitLab and Jenkins key a test on classname + name).
+    attrs = {
+        "name": identity.name_label,
+        "classname": classname,
+        "time": seconds(scenario.duration_ms),
+    }
     if file and not strict:
         attrs["file"] = file
     if scenario.line and not strict:

@@ -96,6 +96,7 @@ class TerminalReporter:
         skipped = [s for s in report.scenarios if s.status == Status.SKIP]
         for reason, count in _folded(s.message for s in skipped):
             self._print(f"  SKIP  {pluralize(count, 'scenario')}: {reason}")
+        self._variants(report)
         t = report.totals
         self._print(
             f"\n{pluralize(t.scenarios, 'scenario')}: {t.passed} passed, {t.failed} failed, "
@@ -112,6 +113,21 @@ class TerminalReporter:
             self._print(spend_line(spend))
         if spend.stopped:
             self._print(f"stopped: {spend.stopped}; the run fails (a partly checked suite)")
+
+    def _variants(self, report: RunReport) -> None:
+        """The variants side by side, then each one against the reference variant."""
+        from clawspec.reports.variants import gate_text, text_table, variant_table
+
+        table = variant_table(report)
+        if table is None:
+            return
+        self._print("\nVariants side by side:")
+        for line in text_table(table):
+            self._print(line)
+        for column, regressions in table.gate_lines():
+            self._print(gate_text(column))
+            for line in regressions:
+                self._print(f"  REGRESSED {line}")
 
     def _problems(self, scenario: ScenarioResult) -> list[str]:
         """The lines of one scenario that did not pass: its cause, then its assertions that did

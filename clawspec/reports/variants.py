@@ -22,6 +22,7 @@ from clawspec.reports.model import (
 )
 from clawspec.reports.spend import cost_text, summed
 from clawspec.status import Status
+from clawspec.text import fmt_duration_ms, one_line
 
 # What counts as passing, as the comparison counts it (a warning is not a failure).
 PASSING = (Status.PASS, Status.WARN)
@@ -212,3 +213,97 @@ def _answered(result: ScenarioResult) -> list[str]:
     if not isinstance(found, list | tuple):
         return []
     return [m for m in found if isinstance(m, str) and m]
+
+
+# The terminal lists every row up to this many scenarios; above it only the rows whose
+# verdicts differ between variants (the JSON, summary and HTML reports have them all).
+TERMINAL_ROWS = 50
+_NAME_WIDTH = 60
+
+
+def totals_rows(table: VariantTable) -> list[tuple[str, list[str]]]:
+    """The per-variant totals as (label, one value per column): pass rate, tokens, cost,
+    median duration, the models that answered (rows nobody has a value for are left out)."""
+
+    def rate(c: Column) -> str:
+        if c.pass_rate is None:
+            return "—"
+        return f"{c.pass_rate:.0%} ({c.passes:,}/{c.attempts:,})"
+
+    rows = [
+        ("pass rate", [rate(c) for c in table.columns]),
+        ("tokens", ["—" if c.tokens is None else f"{c.tokens:,}" for c in table.columns]),
+        ("cost", [c.cost for c in table.columns]),
+        (
+            "median duration",
+            [
+                "—" if c.duration_ms_median is None else fmt_duration_ms(c.duration_ms_median)
+                for c in table.columns
+            ],
+        ),
+        ("models that answered", [c.models_text() for c in table.columns]),
+    ]
+    return [(label, values) for label, values in rows if any(v not in ("", "—") for v in values)]
+
+
+def column_title(column: Column) -> str:
+    """'sonnet (reference)', 'haiku', 'mini (advisory)'."""
+    return column.name if column.role == "required" else f"{column.name} ({column.role})"
+
+
+def gate_text(column: Column) -> str:
+    """One line on a variant against the reference, e.g. 'haiku against sonnet: 1 regressed,
+    2 unchanged; fails the job under fail_on: regression'."""
+    gate = column.gate
+    assert gate is not None
+    counts = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in gate.counts.items() if n)
+    line = f"{column.name} against {gate.reference}: {counts or 'nothing to compare'}"
+    if gate.regressions:
+        line += (
+            "; fails the job under fail_on: regression"
+            if gate.required
+            else "; advisory: never fails the job"
+        )
+    return line
+
+
+def text_table(table: VariantTable, max_rows: int = TERMINAL_ROWS) -> list[str]:
+    """The table as plain text lines (the terminal's final table)."""
+    rows = list(table.rows)
+    note = ""
+    if len(rows) > max_rows:
+        differ = [r for r in rows if r.differs]
+        note = (
+            f"  … {len(rows) - len(differ):,} scenarios with the same verdict on every variant "
+            "not listed (every row is in the JSON and HTML reports)"
+        )
+        rows = differ
+    head = ["scenario", *(column_title(c) for c in table.columns)]
+    body = [
+        [
+            one_line(r.identity.name, _NAME_WIDTH),
+            *("—" if c is None else _marked(c) for c in r.cells),
+        ]
+        for r in rows
+    ]
+    body += [[label, *values] for label, values in totals_rows(table)]
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+
+    def fmt(cells: list[str]) -> str:
+        return "  " + "  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True))
+
+    lines = [fmt(head).rstrip()]
+    lines += [fmt(cells).rstrip() for cells in body[: len(rows)]]
+    if note:
+        lines.append(note)
+    lines.append("  " + "-" * (sum(widths) + 2 * (len(widths) - 1)))
+    lines += [fmt(cells).rstrip() for cells in body[len(rows) :]]
+    return lines
+
+
+def _marked(cell: Cell) -> str:
+    """The verdict, upper case when not passing, with a mark for the change against the
+    reference (↓ regressed, ↑ fixed)."""
+    text = cell.verdict if cell.status in PASSING else cell.verdict.upper()
+    mark = {"regressed": " ↓ regressed", "fixed": " ↑ fixed"}.get(cell.change or "", "")
+    return text + (" flaky" if cell.flaky else "") + mark

@@ -117,7 +117,12 @@ def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> lis
     comparison = report.comparison
     if headline and comparison is not None and comparison.baseline_missing is not None:
         note = inline(headline, _MESSAGE_LIMIT, secrets=secrets)
-        lines += ["> [!NOTE]", f"> {note}; judged by the normal exit policy.", ""]
+        policy = (
+            "against the reference variant"
+            if report.variant_comparisons
+            else "by the normal exit policy"
+        )
+        lines += ["> [!NOTE]", f"> {note}; judged {policy}.", ""]
     elif headline:
         lines += [f"### {inline(headline, _MESSAGE_LIMIT, secrets=secrets)}", ""]
     for section in change_sections(report):
@@ -254,6 +259,7 @@ def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str
     lines += _change_block(report, view.change_limit, secrets)
     lines += [*_totals_table(report), ""]
     lines += _spend_block(report, secrets)
+    lines += _variant_block(report, view, secrets)
     if view.cut_note:
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
     if view.show_table and view.scenarios:
@@ -268,6 +274,64 @@ def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str
         f"<sub>ClawSpec {version} · run {code_span(report.run_id, 80, secrets=secrets)}</sub>"
     )
     return "\n".join(lines) + "\n"
+
+
+def _variant_block(report: RunReport, view: _View, secrets: Secrets) -> list[str]:
+    """The variants side by side (rows: scenarios, columns: variants), each variant's totals,
+    then each one against the reference variant. A cut view lists fewer rows, as it lists
+    fewer scenarios: those not passing on some variant, then the first N of those."""
+    from clawspec.reports.variants import (
+        PASSING,
+        column_title,
+        gate_text,
+        totals_rows,
+        variant_table,
+    )
+
+    table = variant_table(report)
+    if table is None:
+        return []
+    rows = list(table.rows)
+    if view.cut_note:
+        rows = [r for r in rows if any(c is None or c.status not in PASSING for c in r.cells)]
+    if not view.show_table:
+        rows = []
+    elif view.change_limit is not None:
+        rows = rows[: view.change_limit]
+    titles = [table_cell(column_title(c), 80, secrets=secrets) for c in table.columns]
+    lines = ["### Variants side by side", ""]
+    lines += [f"| Scenario | {' | '.join(titles)} |", "| --- |" + " --- |" * len(titles)]
+    for row in rows:
+        name = table_cell(row.identity.name, 200, secrets=secrets)
+        cells = [_variant_cell(cell) for cell in row.cells]
+        where = _where(row.identity.contract, row.line, secrets, table=True)
+        lines.append(f"| {name} {where} | {' | '.join(cells)} |")
+    if len(rows) < len(table.rows):
+        left = len(table.rows) - len(rows)
+        lines.append(f"| … {left:,} more (JSON report) |" + " |" * len(titles))
+    for label, values in totals_rows(table):
+        shown = [table_cell(v, 200, secrets=secrets) for v in values]
+        lines.append(f"| **{label}** | {' | '.join(shown)} |")
+    lines.append("")
+    for column, regressions in table.gate_lines():
+        icon = "🔻" if regressions and column.gate and column.gate.required else "•"
+        lines.append(f"- {icon} {inline(gate_text(column), _MESSAGE_LIMIT, secrets=secrets)}")
+        limit = len(regressions) if view.change_limit is None else view.change_limit
+        for line in regressions[:limit]:
+            lines.append(f"  - {inline(line, _MESSAGE_LIMIT, secrets=secrets)}")
+        if len(regressions) > limit:
+            lines.append(f"  - … and {len(regressions) - limit:,} more (JSON report)")
+    return [*lines, ""] if table.gate_lines() else lines
+
+
+def _variant_cell(cell: object) -> str:
+    from clawspec.reports.variants import Cell
+
+    if not isinstance(cell, Cell):
+        return "—"
+    mark = {"regressed": " 🔻 regressed", "fixed": " ✅ fixed"}.get(cell.change or "", "")
+    flaky = " 🎲 flaky" if cell.flaky else ""
+    return f"{ICON[cell.status]} {cell.verdict}{flaky}{mark}"
 
 
 def _spend_block(report: RunReport, secrets: Secrets) -> list[str]:
