@@ -347,3 +347,26 @@ def test_a_contract_over_the_configured_limits_is_not_counted(
     assert main(["coverage", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert "skills/send-newsletter/tests/scenarios.yaml" not in data["invalid_contracts"]
+
+
+def test_an_outline_counts_its_rows_and_a_rows_tags(root: Path) -> None:
+    path = root / "skills/send-newsletter/tests/scenarios.yaml"
+    path.write_text(
+        """version: "1.0"
+target: {type: skill, path: skills/send-newsletter, trigger: /send-newsletter}
+scenarios:
+  - name: drafts
+    examples:
+      - {id: easter, topic: Easter}
+      - {topic: Advent}
+      - {id: refusal, topic: spam, tags: [negative]}
+    when: {invoke: "/send-newsletter {{vars.topic}}"}
+    then:
+      - {type: artifact_exists, path: "out/{{vars.topic}}.md"}
+""",
+        "utf-8",
+    )
+    workspace = discover_workspace(root)
+    measured = measure(workspace, [load_contract(path, root, {})])
+    row = next(r for r in measured.targets if r.target.name == "send-newsletter")
+    assert (row.scenarios, row.has_negative) == (3, True)
