@@ -153,6 +153,7 @@ INPUTS: tuple[Input, ...] = (
     Input("openclaw_config", _value, setting="gateway.config", flag="--openclaw-config"),
     Input("tags", _repeat, flag="--tag"),
     Input("exclude_tags", _repeat, flag="--exclude-tag"),
+    Input("variants", _repeat, flag="--variant"),
     Input("concurrency", _value, setting="concurrency"),
     Input(
         "junit",

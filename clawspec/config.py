@@ -298,8 +298,16 @@ class VariantSettings(_Section):
         None, description="Bring-up: the OpenClaw release to run, installed on first use."
     )
     gateway_base_url: str | None = Field(None, description="Target mode: another gateway.")
+    hooks_token_env: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Target mode with gateway_base_url: the environment variable holding that "
+        "gateway's hooks token (default: the run's hooks token).",
+    )
     env: dict[str, str] = Field(
-        default_factory=dict, description="Environment of this variant's gateway process."
+        default_factory=dict,
+        description="Bring-up: environment of this variant's gateway process (it gets a gateway "
+        "of its own).",
     )
     required: bool = Field(True, description="false: advisory, shown but never fails the job.")
     reference: bool = Field(False, description="The variant the others are compared with.")
@@ -307,7 +315,61 @@ class VariantSettings(_Section):
     @property
     def own_gateway(self) -> bool:
         """Needs a gateway of its own (not only a different hook request)."""
-        return bool(self.openclaw_config or self.openclaw_version or self.gateway_base_url)
+        return bool(
+            self.openclaw_config or self.openclaw_version or self.gateway_base_url or self.env
+        )
+
+    @field_validator("gateway_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"https?://[^/\s]+", value):
+            raise ValueError(f"must be an http(s) URL, found '{value}'")
+        return value.rstrip("/") if value else value
+
+
+# What a variant may set in each gateway mode: the others are refused before anything runs.
+_VARIANT_MODE_FIELDS = {
+    "target": ("openclaw_config", "openclaw_version", "env"),
+    "bring_up": ("gateway_base_url", "hooks_token_env"),
+}
+_VARIANT_MODE_WHY = {
+    "openclaw_config": "only ClawSpec's own gateway (bring-up mode) can take a config overlay; "
+    "in target mode point the variant at a gateway you run with that config "
+    "(gateway_base_url)",
+    "openclaw_version": "only ClawSpec's own gateway (bring-up mode) can run another OpenClaw "
+    "release; in target mode point the variant at a gateway running it (gateway_base_url)",
+    "env": "it is the environment of a gateway ClawSpec starts (bring-up mode)",
+    "gateway_base_url": "in bring-up mode ClawSpec starts every gateway itself; give the variant "
+    "openclaw_config or openclaw_version instead, or run in target mode",
+    "hooks_token_env": "it is the hooks token of a gateway_base_url, which bring-up mode does "
+    "not use",
+}
+
+
+def variant_problems(settings: Settings) -> list[tuple[tuple[Any, ...], str]]:
+    """(config location, message) of every variant field the gateway mode cannot honour."""
+    mode = settings.gateway.mode
+    problems = []
+    for index, variant in enumerate(settings.variants):
+        for name in _VARIANT_MODE_FIELDS[mode]:
+            if getattr(variant, name):
+                mode_name = "target" if mode == "target" else "bring-up"
+                problems.append(
+                    (
+                        ("variants", index, name),
+                        f"variant '{variant.name}': {name} is not allowed in {mode_name} mode: "
+                        f"{_VARIANT_MODE_WHY[name]}",
+                    )
+                )
+        if variant.hooks_token_env and not variant.gateway_base_url:
+            problems.append(
+                (
+                    ("variants", index, "hooks_token_env"),
+                    f"variant '{variant.name}': hooks_token_env needs gateway_base_url (the "
+                    "gateway whose token it is)",
+                )
+            )
+    return problems
 
 
 class HistorySettings(_Section):
@@ -434,6 +496,10 @@ class Settings(BaseModel):
         default_factory=list,
         description="Run every selected scenario on each of these configurations, side by side; "
         "the reference is the one marked reference: true, else the first.",
+    )
+    selected_variants: list[str] = Field(
+        default_factory=list,
+        description="Run only these variants, by name (--variant, CLAWSPEC_VARIANTS); empty: all.",
     )
     # Secrets: filled only from the environment (or action inputs, which arrive as environment).
     hooks_token: SecretStr | None = None
@@ -639,9 +705,21 @@ def load_settings(
     elif merged.get("workspace") is not None and config_path is not None:
         merged["workspace"] = (config_path.resolve().parent / str(merged["workspace"])).resolve()
     try:
-        return Settings.model_validate(merged)
+        settings = Settings.model_validate(merged)
     except ValidationError as exc:
         raise ConfigError("\n".join(_explain(exc, doc, env_data, flags or {}))) from None
+    problems = variant_problems(settings)
+    if problems:
+        raise ConfigError("\n".join(_located(doc, loc, what) for loc, what in problems))
+    return settings
+
+
+def _located(doc: SourceDoc | None, loc: tuple[Any, ...], what: str) -> str:
+    """A problem with the file position of `loc` when the value came from the file."""
+    if doc is None or not isinstance(doc.data, dict) or loc[0] not in doc.data:
+        return what
+    mark = doc.key_mark(loc)
+    return f"{doc.path}:{mark.line}:{mark.column}: {what}"
 
 
 # clawspec.yaml is read before any limit setting is known: its own ceiling is fixed (a real one
@@ -691,6 +769,9 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
         if not key.startswith(ENV_PREFIX) or key in secret_vars or value == "":
             continue
         parts = key[len(ENV_PREFIX) :].lower().split("__")
+        if parts == ["variants"]:  # the variants to run (names); their definitions are files'
+            data["selected_variants"] = _names(value)
+            continue
         if parts[0] not in Settings.model_fields:
             continue  # CLAWSPEC_* variables of other tools or future versions are not ours
         target = data
@@ -698,6 +779,11 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
             target = target.setdefault(part, {})
         target[parts[-1]] = _env_value(parts, value)
     return data
+
+
+def _names(value: str) -> list[str]:
+    """Names separated by commas or line breaks (an action input may use either)."""
+    return [name.strip() for name in re.split(r"[,\n]", value) if name.strip()]
 
 
 def _env_value(parts: list[str], value: str) -> Any:

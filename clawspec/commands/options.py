@@ -138,6 +138,7 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
         "model_traffic",
         "cassette_dir",
         "today",
+        "selected_variants",
     ]
     flags = given(args, names)
     gateway = {

@@ -41,6 +41,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="skip scenarios with this tag (repeatable)",
     )
     run.add_argument(
+        "--variant",
+        action="append",
+        default=None,
+        metavar="NAME",
+        dest="selected_variants",
+        help="run only this variant of the config's `variants` (repeatable)",
+    )
+    run.add_argument(
         "--dry-run",
         action="store_true",
         help="load and render the plan and print it; invoke nothing",

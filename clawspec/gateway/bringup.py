@@ -64,6 +64,8 @@ class BringUpOptions:
     otlp_endpoint: str | None = None
     # Hermetic runs: the model traffic proxy every provider's baseUrl is pointed at.
     model_proxy: ProxyRoutes | None = None
+    # Models hook requests name (variants' per-request overrides): made usable in the config.
+    models: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,43 @@ def build_config(
         config = deep_merge(config, options.extra_config)
     defaults = config.setdefault("agents", {}).setdefault("defaults", {})
     defaults.setdefault("workspace", str(options.default_workspace or state_dir / "workspace"))
+    for model in options.models:
+        make_usable(config, model)
     return config
+
+
+def make_usable(config: dict[str, Any], model: str) -> None:
+    """Let hook requests select `model` (`provider/model`, or an alias): add it to every model
+    allow-list the config sets (`agents.defaults.modelPolicy.allow`, an agent's own), and to
+    its provider's model list when the config lists that provider's models (a copy of the
+    first entry's metadata with the id replaced). A provider the config does not list is left
+    to OpenClaw's own catalog."""
+    agents = config.get("agents") or {}
+    policies = [agents.get("defaults") or {}] + [
+        entry for entry in (agents.get("entries") or {}).values() if isinstance(entry, dict)
+    ]
+    for owner in policies:
+        allow = (owner.get("modelPolicy") or {}).get("allow")
+        if isinstance(allow, list) and allow and not model_allowed(model, allow):
+            owner["modelPolicy"]["allow"] = [*allow, model]
+    provider, _, model_id = model.partition("/")
+    entry = ((config.get("models") or {}).get("providers") or {}).get(provider)
+    if not model_id or not isinstance(entry, dict) or not isinstance(entry.get("models"), list):
+        return
+    listed = [m for m in entry["models"] if isinstance(m, dict)]
+    if any(m.get("id") == model_id for m in listed):
+        return
+    template = {k: v for k, v in (listed[0] if listed else {}).items() if k not in ("id", "name")}
+    entry["models"] = [*entry["models"], {"id": model_id, "name": model_id, **template}]
+
+
+def model_allowed(model: str, allow: list[Any]) -> bool:
+    """Whether an allow-list admits `model`: an exact entry, or a trailing-`*` prefix."""
+    for entry in allow:
+        text = str(entry)
+        if text == model or (text.endswith("*") and model.startswith(text[:-1])):
+            return True
+    return False
 
 
 def _with(items: Any, item: str) -> list[Any]:

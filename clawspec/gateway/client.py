@@ -64,6 +64,10 @@ class InvokeRequest:
     target_type: str = "skill"
     target_path: str = ""
     trigger_mode: str = "hooks"
+    # A variant's per-request overrides (OpenClaw's hook `model` and `thinking`); None: the
+    # agent's own.
+    model: str | None = None
+    thinking: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,7 @@ class HooksClient:
                 f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)} "
                 f"({attempts} attempts in {self._clock() - started:.0f} s)",
                 http_status=response.status_code,
+                gateway_run_id=_run_id_of(response),
             )
         return self._result(response, session_key)
 
@@ -194,6 +199,10 @@ class HooksClient:
         }
         if session_key:
             body["sessionKey"] = session_key
+        if request.model:
+            body["model"] = request.model
+        if request.thinking:
+            body["thinking"] = request.thinking
         return post_json(
             self._http,
             self.url,
@@ -380,7 +389,19 @@ def require_2xx(response: requests.Response, url: str) -> None:
         raise InvocationError(
             f"POST {url} → {response.status_code}: {one_line(response.text, 200)}",
             http_status=response.status_code,
+            gateway_run_id=_run_id_of(response),
         )
+
+
+def _run_id_of(response: requests.Response) -> str | None:
+    """The `runId` of a refusal (OpenClaw names the run it did not start): its log lines tell
+    why, e.g. a model override its model policy rejects."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    run_id = body.get("runId") if isinstance(body, dict) else None
+    return run_id if isinstance(run_id, str) else None
 
 
 class RoutingClient:

@@ -8,12 +8,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
 from clawspec.config import Settings
+from clawspec.errors import GatewayError
 from clawspec.text import redact
 
 if TYPE_CHECKING:
@@ -46,6 +47,19 @@ def gateway_for_run(
     Raises GatewayError (exit 3) when bring-up fails. After the run the gateway's log is copied
     into the report folder (secrets masked) and its private state folder is removed.
     """
+    with run_receiver(settings) as effective:
+        if effective.gateway.mode != "bring_up":
+            yield RunGateway(effective)
+            return
+        # The receiver (entered first) stops after the gateway: the plugin's last spans land.
+        with brought_up(effective, workspace, agent_ids, report_dir, model_proxy) as gateway:
+            yield gateway
+
+
+@contextmanager
+def run_receiver(settings: Settings) -> Iterator[Settings]:
+    """With the `local` trace backend, run the OTLP receiver and yield settings pointing at it;
+    else yield `settings` as they are."""
     with ExitStack() as stack:
         if uses_local_backend(settings):
             endpoint = stack.enter_context(trace_receiver(settings))
@@ -56,13 +70,7 @@ def gateway_for_run(
                     )
                 }
             )
-        if settings.gateway.mode != "bring_up":
-            yield RunGateway(settings)
-            return
-        # The receiver (entered first) stops after the gateway: the plugin's last spans land.
-        yield stack.enter_context(
-            _brought_up(settings, workspace, agent_ids, report_dir, model_proxy)
-        )
+        yield settings
 
 
 def uses_local_backend(settings: Settings) -> bool:
@@ -117,27 +125,58 @@ def _listening(host: str, port: int) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class GatewayVariant:
+    """What makes a brought-up gateway a variant's own: its config overlay, OpenClaw release and
+    environment (None everywhere: the run's default gateway)."""
+
+    name: str
+    overlay: dict[str, Any] | None = None
+    version: str | None = None
+    env: dict[str, str] | None = None
+
+
 @contextmanager
-def _brought_up(
+def brought_up(
     settings: Settings,
     workspace: Path,
     agent_ids: Iterable[str],
     report_dir: Path,
     model_proxy: ProxyRoutes | None = None,
+    *,
+    variant: GatewayVariant | None = None,
+    models: Iterable[str] = (),
 ) -> Iterator[RunGateway]:
+    """Start a gateway from the run's generated config (a variant's overlay merged last; its
+    OpenClaw release installed on first use), yield it, always stop it. `models`: the hook
+    requests' model overrides, made usable in its config."""
     from clawspec.gateway.bringup import BringUpOptions, GatewayProcess
 
     local = settings.observability.backend == "local" and settings.observability.url
+    command = settings.gateway.command
+    if variant is not None and variant.version:
+        from clawspec.gateway.install import InstallError, ensure_openclaw
+
+        try:
+            command = [str(ensure_openclaw(variant.version)), "gateway", "run"]
+        except InstallError as exc:
+            raise GatewayError(
+                f"variant '{variant.name}': cannot install OpenClaw {variant.version}: {exc}"
+            ) from None
     options = BringUpOptions(
-        command=settings.gateway.command,
+        command=command,
         # A relative openclaw.json is relative to the workspace (the clawspec.yaml folder).
         user_config=workspace / settings.gateway.config if settings.gateway.config else None,
         ready_timeout_s=settings.gateway.ready_timeout,
-        port=settings.gateway.port,
+        # A fixed port is the default gateway's; a variant's takes a free one.
+        port=settings.gateway.port if variant is None else None,
         agent_ids=sorted(set(agent_ids)),
         default_workspace=workspace,
         otlp_endpoint=settings.observability.url if local else None,
         model_proxy=model_proxy,
+        extra_config=variant.overlay if variant is not None else None,
+        env=variant.env if variant is not None and variant.env else None,
+        models=tuple(dict.fromkeys(models)),
     )
     process = GatewayProcess(options)
     with process as gateway:
@@ -155,7 +194,8 @@ def _brought_up(
             yield RunGateway(effective, gateway.log_path)
         finally:
             process.stop()
-            _keep_log(gateway.log_path, report_dir / "openclaw-gateway.log", secrets)
+            kept = f"openclaw-gateway-{variant.name}.log" if variant else "openclaw-gateway.log"
+            _keep_log(gateway.log_path, report_dir / kept, secrets)
             shutil.rmtree(gateway.state_dir, ignore_errors=True)
 
 

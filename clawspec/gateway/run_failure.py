@@ -322,6 +322,11 @@ def _hint(
             "the gateway was too busy to start the run within its 15 s admission timeout, "
             "retried while `timeout` allowed: lower `concurrency`, or raise `timeout`"
         )
+    if "modelPolicy.allow" in text and "override" in text:
+        return (
+            "add the variant's model to the gateway's agents.defaults.modelPolicy.allow (or the "
+            "agent's own), or remove or empty that list to allow any model"
+        )
     if http_status == 502 and "before entering the agent runner" in message:
         return "the gateway was not ready for runs yet: wait for its /readyz, or raise `timeout`"
     if http_status == 409 and "hook configuration changed" in message:

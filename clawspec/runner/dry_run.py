@@ -49,8 +49,8 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
         attempts = attempts_of(plan, settings.repeat)
         repeat = f", {attempts} attempts (a fresh run id each)" if attempts > 1 else ""
         print(
-            f"\n{plan.id}  (line {plan.contract.scenario_line(plan.index)}, agent '{agent}', "
-            f"timeout {timeout:g} s, run id {run_id}{repeat})"
+            f"\n{plan.identity.label}  (line {plan.contract.scenario_line(plan.index)}, "
+            f"agent '{agent}', timeout {timeout:g} s, run id {run_id}{repeat})"
         )
         for phase in ("given", "then"):
             if phase == "then":

@@ -63,6 +63,7 @@ def scenario_evidence(
         tools=tools[:MAX_TOOLS],
         delegations=delegations,
         tokens=_tokens(index, records, trace, pricing or {}),
+        models=_models(index, records, trace),
         spans=spans,
         spans_omitted=omitted,
     )
@@ -186,6 +187,29 @@ def _tokens(
         unpriced=unpriced,
         source="trace",
     )
+
+
+def _models(index: LogIndex | None, records: list[PluginRecord], trace: Trace | None) -> list[str]:
+    """provider/model of the run's model calls in order of first use: the plugin's records of
+    calls that answered, else the trace's LLM spans."""
+    found: list[str] = []
+    if index is not None:
+        found = [
+            _model_ref(rec.provider, rec.model)
+            for rec in records
+            if rec.kind == "model_call" and rec.phase == "completed" and rec.model
+            and index.owns(rec)
+        ]  # fmt: skip
+    if not found and trace is not None:
+        found = [span.model for span in trace.of_type(SpanType.LLM) if span.model]
+    return list(dict.fromkeys(found))
+
+
+def _model_ref(provider: str | None, model: str | None) -> str:
+    model = model or ""
+    if not provider or model.startswith(f"{provider}/"):
+        return model
+    return f"{provider}/{model}"
 
 
 # -- the trace ---------------------------------------------------------------------------

@@ -161,7 +161,7 @@ def _execute(
             done.notify_all()  # the last one out wakes the reporting loop at once
 
     def start(item: tuple[int, int]) -> StartedScenario:
-        return start_scenario(plans[item[0]], env)
+        return start_scenario(plans[item[0]], env.for_plan(plans[item[0]]))  # its gateway
 
     def failed(error: BaseException, item: tuple[int, int] | None) -> None:
         held = f", running {plans[item[0]].id}" if item is not None else ""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
-from clawspec.config import Settings
+from clawspec.config import Settings, VariantSettings
 from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
@@ -41,11 +41,13 @@ log = logging.getLogger("clawspec.runner")
 @dataclass(frozen=True)
 class ScenarioPlan:
     """A selected scenario and where it came from: entry `index` of the contract's scenarios
-    (an outline's row is an entry of its own, with its `example`)."""
+    (an outline's row is an entry of its own, with its `example`), and the `variant` it runs on
+    (None without variants)."""
 
     contract: LoadedContract
     index: int
     scenario: Scenario
+    variant: VariantSettings | None = None
 
     @property
     def example(self) -> ExampleRow | None:
@@ -55,14 +57,18 @@ class ScenarioPlan:
     def identity(self) -> ScenarioIdentity:
         row = self.example
         example = row.id if row is not None else None
-        return ScenarioIdentity(self.contract.identity_path, self.scenario.name, example)
+        variant = self.variant.name if self.variant is not None else None
+        return ScenarioIdentity(self.contract.identity_path, self.scenario.name, example, variant)
 
     @property
     def id(self) -> str:
         return self.identity.id
 
     def agent_id(self, default: str) -> str:
-        """The agent that runs it: the scenario's, else the target's, else `default`."""
+        """The agent that runs it: the variant's (a variant's agent is what it compares), else
+        the scenario's, else the target's, else `default`."""
+        if self.variant is not None and self.variant.agent_id:
+            return self.variant.agent_id
         return self.scenario.agent_id or self.contract.contract.target.agent_id or default
 
 
@@ -83,6 +89,15 @@ class RunEnv:
     trace_backend: RunBackend | None = None
     # The model traffic proxy of a hermetic run (model_traffic record/replay), else None.
     traffic: TrafficSession | None = None
+    # The environment of each variant that runs on a gateway of its own (its settings, client
+    # and log), by variant name; the other plans run on this one (runner/gateways.py).
+    by_variant: dict[str, RunEnv] = field(default_factory=dict)
+
+    def for_plan(self, plan: ScenarioPlan) -> RunEnv:
+        """The environment `plan` runs in: its variant's gateway, else this one."""
+        if plan.variant is None:
+            return self
+        return self.by_variant.get(plan.variant.name, self)
 
     def plugin_output_path(self) -> Path | None:
         raw = self.settings.plugin_output
@@ -150,6 +165,7 @@ def invoke_request(
     invoke, params = when.invoke, dict(when.params)
     if contract.defaults.test_mode:
         params.setdefault("test_mode", True)  # travels in the Parameters line
+    variant = plan.variant
     return InvokeRequest(
         message=hook_message(invoke, params),
         name=scenario.name,
@@ -162,6 +178,8 @@ def invoke_request(
         target_type=contract.target.type,
         target_path=contract.target.path,
         trigger_mode=contract.target.trigger_mode or env.settings.trigger_mode,
+        model=variant.model if variant is not None else None,
+        thinking=variant.thinking if variant is not None else None,
     )
 
 
@@ -263,9 +281,12 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
 
     evidence, run = ctx.evidence, ctx.run
     unfinished = exc.timed_out and (exc.waited_s or 0.0) >= ADMISSION_TIMEOUT_S
+    # A run refused before it started (502) whose request overrode the model: OpenClaw's
+    # model policy may have rejected the override, which only its log says.
+    refused = exc.http_status == 502 and request.model is not None and exc.gateway_run_id
     failure = None
     try:
-        if evidence.gateway_log is not None and (exc.completion_status or unfinished):
+        if evidence.gateway_log is not None and (exc.completion_status or unfinished or refused):
             failure = read_run_failure(
                 evidence.gateway_log,
                 evidence.log_offset,

@@ -11,7 +11,7 @@ from clawspec.ci_context import CIContext, as_context
 from clawspec.errors import UsageError
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config import Settings, VariantSettings
     from clawspec.contracts.loaded import Loaded
     from clawspec.reports.model import SelectionInfo, ShardInfo
     from clawspec.runner.scenario import ScenarioPlan
@@ -23,14 +23,42 @@ def plan(
     tags: Sequence[str] = (),
     exclude_tags: Sequence[str] = (),
 ) -> list[ScenarioPlan]:
-    """Select the scenarios to run, in contract order."""
+    """Select the scenarios to run, in contract order; with variants, each scenario once per
+    selected variant (scenario order, then variant order)."""
     from clawspec.contracts.loader import select_scenarios
     from clawspec.runner.scenario import ScenarioPlan
 
+    variants = selected_variants(loaded.settings)
     chosen = select_scenarios(loaded.contracts, scenarios, tags, exclude_tags)
     if not chosen:
         raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
-    return [ScenarioPlan(contract, index, scenario) for contract, index, scenario in chosen]
+    return [
+        ScenarioPlan(contract, index, scenario, variant)
+        for contract, index, scenario in chosen
+        for variant in variants
+    ]
+
+
+def selected_variants(settings: Settings) -> list[VariantSettings | None]:
+    """The variants to run, in the config's order (`selected_variants` picks some); [None]
+    without variants. An unknown name is a usage error listing the known ones."""
+    if not settings.variants:
+        if settings.selected_variants:
+            raise UsageError(
+                f"--variant {settings.selected_variants[0]}: the configuration defines no "
+                "variants (add a `variants:` list to clawspec.yaml)"
+            )
+        return [None]
+    if not settings.selected_variants:
+        return list(settings.variants)
+    known = {variant.name: variant for variant in settings.variants}
+    unknown = [name for name in settings.selected_variants if name not in known]
+    if unknown:
+        raise UsageError(
+            f"--variant {unknown[0]}: no such variant; the configuration defines {', '.join(known)}"
+        )
+    wanted = set(settings.selected_variants)
+    return [variant for variant in settings.variants if variant.name in wanted]
 
 
 def changed_plans(

@@ -21,16 +21,20 @@ from clawspec.ci_context import CIContext
 from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, is_bug
 from clawspec.errors import ExitCode, GatewayError
 from clawspec.gateway.client import require_reachable
-from clawspec.gateway.managed import gateway_for_run
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.reports.publish import publish, report_json_path
 from clawspec.runner.budget import Budget, limits_for
 from clawspec.runner.finish import RunResult, finish
+from clawspec.runner.gateways import RunGateways, gateways_for_run
 from clawspec.runner.lanes import worker_count
 from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
 from clawspec.runner.selection import changed_plans, plan, shard_plans
-from clawspec.runner.traffic import traffic_for_run, traffic_warnings
+from clawspec.runner.traffic import (
+    require_variant_cassettes,
+    traffic_for_run,
+    traffic_warnings,
+)
 from clawspec.status import Status
 
 if TYPE_CHECKING:
@@ -69,17 +73,20 @@ def run_loaded(
     # says so, and passes.
     if not plans:
         return finish(as_shard(unrun_report([], "")), settings, environ, context=context)
-    agent_ids = {p.agent_id(settings.default_agent_id) for p in plans}
     report_dir = report_json_path(settings).parent
     try:
         with (
             traffic_for_run(settings, loaded.workspace, listener.on_warning) as traffic,
-            gateway_for_run(settings, loaded.workspace, agent_ids, report_dir, traffic) as gateway,
+            gateways_for_run(
+                settings, loaded.workspace, plans, report_dir, environ, traffic
+            ) as gateways,
         ):
+            gateway = gateways.default
             settings = gateway.settings
             http = _http_session(worker_count(settings.concurrency, len(plans)))
             if settings.gateway.mode != "bring_up":  # a brought-up gateway was waited for
-                require_reachable(http, settings.gateway_base_url)
+                for url in dict.fromkeys(g.settings.gateway_base_url for g in _all(gateways)):
+                    require_reachable(http, url)
             env = RunEnv(
                 settings,
                 loaded.workspace,
@@ -97,6 +104,7 @@ def run_loaded(
             # for the report.
             if needs_trace(plans) or backend_name(settings) != "none":
                 env.trace_backend = run_backend(settings, environ)
+            env.by_variant = _variant_envs(env, gateways, listener)
             listener.on_run_start(len(plans), settings.secret_values())
             budget = Budget(limits_for(settings, context))
             outcome = execute(plans, env, listener, settings.concurrency, abandon, faults, budget)
@@ -133,6 +141,25 @@ def run_loaded(
     return result
 
 
+def _all(gateways: RunGateways) -> list[Any]:
+    return [gateways.default, *gateways.by_variant.values()]
+
+
+def _variant_envs(env: RunEnv, gateways: RunGateways, listener: RunListener) -> dict[str, RunEnv]:
+    """The environment of each variant with a gateway of its own: that gateway's settings,
+    client and log; everything else (the stop event, the trace backend, the proxy) shared."""
+    return {
+        name: replace(
+            env,
+            settings=gateway.settings,
+            client=gateway_client(gateway.settings, env.http, listener),
+            gateway_log=gateway.log_path,
+            by_variant={},
+        )
+        for name, gateway in gateways.by_variant.items()
+    }
+
+
 def _this_part(
     loaded: Loaded,
     context: CIContext,
@@ -149,6 +176,7 @@ def _this_part(
         selection, settings, loaded.workspace, context, listener.on_warning
     )
     plans, shard = shard_plans(selection, settings, context, listener.on_warning)
+    require_variant_cassettes(plans, settings, loaded.workspace)
     update = {key: v for key, v in (("shard", shard), ("selection", changed)) if v is not None}
 
     def as_part(report: RunReport) -> RunReport:

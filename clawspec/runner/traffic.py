@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,6 +58,31 @@ def legacy_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Pa
     root = cassette_root(settings, workspace)
     old = scenario_dir(root, plan.contract.display, plan.scenario.name)
     return None if old == scenario_folder(plan, settings, workspace) else old
+
+
+def require_variant_cassettes(
+    plans: Sequence[ScenarioPlan], settings: Settings, workspace: Path
+) -> None:
+    """In replay mode, every selected variant must have been recorded: one without a single
+    cassette for its scenarios is a usage error naming it (its runs could only fail)."""
+    if settings.model_traffic != "replay":
+        return
+    recorded: dict[str, bool] = {}
+    for plan in plans:
+        if plan.variant is None:
+            continue
+        name = plan.variant.name
+        if not recorded.get(name):
+            recorded[name] = _holds_cassettes(replay_folder(plan, settings, workspace))
+    missing = [name for name, found in recorded.items() if not found]
+    if missing:
+        root = cassette_root(settings, workspace)
+        raise ConfigError(
+            f"model_traffic replay: variant '{missing[0]}' has no cassettes under {root} (each "
+            f"scenario's folder has a sub-folder per variant); record them first: clawspec run "
+            f"--model-traffic record --variant {missing[0]}"
+            + (f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else "")
+        )
 
 
 def _holds_cassettes(folder: Path) -> bool:

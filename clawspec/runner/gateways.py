@@ -1,0 +1,119 @@
+"""The gateways of one run: the default one, and one per variant that needs its own.
+
+Variants that change only what the hook request carries (`model`, `thinking`, `agent_id`) run
+on the default gateway. In bring-up mode a variant with `openclaw_config`, `openclaw_version` or
+`env` gets a gateway of its own, brought up like the default one (its overlay merged into the
+same generated config, its OpenClaw release installed on first use); in target mode a variant
+with `gateway_base_url` runs against that gateway. Every gateway started here is stopped when
+the run ends, however it ends (an interrupt included: the caller's `with` unwinds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from clawspec.errors import ConfigError
+from clawspec.gateway.managed import GatewayVariant, RunGateway, brought_up, run_receiver
+
+if TYPE_CHECKING:
+    from clawspec.config import Settings, VariantSettings
+    from clawspec.runner.scenario import ScenarioPlan
+    from clawspec.traffic.routing import ProxyRoutes
+
+
+@dataclass(frozen=True)
+class RunGateways:
+    """`default`: the gateway of the plans without a gateway of their own (in bring-up mode,
+    when every selected variant has its own, the first of those stands in); `by_variant`: the
+    gateway of each variant that has its own."""
+
+    default: RunGateway
+    by_variant: dict[str, RunGateway] = field(default_factory=dict)
+
+
+@contextmanager
+def gateways_for_run(
+    settings: Settings,
+    workspace: Path,
+    plans: Sequence[ScenarioPlan],
+    report_dir: Path,
+    environ: Mapping[str, str],
+    model_proxy: ProxyRoutes | None = None,
+) -> Iterator[RunGateways]:
+    """Start (bring-up) or point at (target) every gateway the plans need; stop them after."""
+    own = {p.variant.name: p.variant for p in plans if p.variant and p.variant.own_gateway}
+    shared = [p for p in plans if p.variant is None or not p.variant.own_gateway]
+    with ExitStack() as stack:
+        # The receiver is entered first and stops after every gateway: their last spans land.
+        settings = stack.enter_context(run_receiver(settings))
+        bring_up = settings.gateway.mode == "bring_up"
+        by_variant: dict[str, RunGateway] = {}
+        default: RunGateway | None = None
+        if not bring_up:
+            default = RunGateway(settings)
+            for name, variant in own.items():
+                by_variant[name] = _target(settings, variant, environ)
+        else:
+            if shared:
+                default = stack.enter_context(
+                    brought_up(
+                        settings,
+                        workspace,
+                        _agents(shared, settings),
+                        report_dir,
+                        model_proxy,
+                        models=_models(shared),
+                    )
+                )
+            for name, variant in own.items():
+                mine = [p for p in plans if p.variant is not None and p.variant.name == name]
+                by_variant[name] = stack.enter_context(
+                    brought_up(
+                        settings,
+                        workspace,
+                        _agents(mine, settings),
+                        report_dir,
+                        model_proxy,
+                        variant=GatewayVariant(
+                            name,
+                            overlay=variant.openclaw_config,
+                            version=variant.openclaw_version,
+                            env=dict(variant.env) or None,
+                        ),
+                        models=_models(mine),
+                    )
+                )
+        yield RunGateways(default or next(iter(by_variant.values())), by_variant)
+
+
+def _agents(plans: Sequence[ScenarioPlan], settings: Settings) -> list[str]:
+    return sorted({p.agent_id(settings.default_agent_id) for p in plans})
+
+
+def _models(plans: Sequence[ScenarioPlan]) -> list[str]:
+    """The model overrides the plans' hook requests carry, in order."""
+    return list(dict.fromkeys(p.variant.model for p in plans if p.variant and p.variant.model))
+
+
+def _target(settings: Settings, variant: VariantSettings, environ: Mapping[str, str]) -> RunGateway:
+    """A target-mode variant's gateway: its URL, and its own hooks token when it names one."""
+    update: dict[str, object] = {"gateway_base_url": variant.gateway_base_url}
+    if variant.hooks_token_env:
+        token = environ.get(variant.hooks_token_env)
+        if not token:
+            raise ConfigError(
+                f"variant '{variant.name}': hooks_token_env names {variant.hooks_token_env}, "
+                "which is not set: set it to the hooks token of "
+                f"{variant.gateway_base_url}"
+            )
+        from clawspec.secrets import register
+
+        register(token)  # masked in every output from now on
+        update["hooks_token"] = SecretStr(token)
+    return RunGateway(settings.model_copy(update=update))
