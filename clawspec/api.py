@@ -174,21 +174,31 @@ def merge(
     Settings come from the config file (`config`, else found from the current folder), the
     environment and the flags, as for `run`, so the report paths and the exit policy match.
     """
-    from clawspec.sharding.merge import check, collect
+    from clawspec.sharding.merge import check, collect, join, runs
     from clawspec.sharding.merge import merge as merge_shards
 
     environ = dict(os.environ if environ is None else environ)
     note = note or (lambda text: print(text, file=sys.stderr, flush=True))
     settings, _ = resolve_settings(config, Path.cwd(), environ, flags)
-    shards = check(collect(patterns, note))
-    report = merge_shards(shards)
+    # Shards of one run, or the runs of different variants (each whole or sharded), joined.
+    parts, shards = [], []
+    for group in runs(collect(patterns, note)):
+        if group[0].report.shard is None:
+            parts.append(group[0].report)
+            continue
+        checked = check(group)
+        shards += checked
+        parts.append(merge_shards(checked))
+    report = parts[0] if len(parts) == 1 else join(parts)
     result = finish(report, settings, environ)
-    assert report.merged is not None
     if result.exit_code == ExitCode.INTERRUPTED:
         # 130 means "this process was interrupted"; here a shard was: its results are partial.
-        cut = [f"{i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
-        note(f"error: interrupted shard {', '.join(cut)}: the merged report is incomplete")
+        cut = [f"shard {i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
+        cut += [f"variant run {p.run_id}" for p in parts if p.interrupted and p.merged is None]
+        note(f"error: interrupted {', '.join(cut)}: the merged report is incomplete")
         result = replace(result, exit_code=ExitCode.FAILED)
+    if report.merged is None:  # variant runs joined, none of them sharded
+        return result
     if report.merged.missing:
         note(f"error: {report.merged.missing_message()}; the merged report is incomplete")
         if result.exit_code == ExitCode.OK:  # never a silent partial pass, whatever fail_on says

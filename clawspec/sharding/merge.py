@@ -33,7 +33,7 @@ class ShardReport:
 
     @property
     def shard(self) -> ShardInfo:
-        assert self.report.shard is not None  # collect() keeps only shard reports
+        assert self.report.shard is not None  # only asked of shard reports
         return self.report.shard
 
     def label(self) -> str:
@@ -46,12 +46,12 @@ def collect(patterns: Sequence[str], note: Callable[[str], None]) -> list[ShardR
     skipped = 0
     for item in expand(patterns):
         data = read_json(item.path)
-        if not looks_like_report(data) or not data.get("shard"):
+        if not looks_like_report(data) or not (data.get("shard") or _variant_run(data)):
             if item.named:
                 what = "a ClawSpec report" if not looks_like_report(data) else "a shard report"
                 raise UsageError(
                     f"{item.path}: not {what} (no 'shard' block): shard reports are written "
-                    "by `clawspec run --shard i/n`"
+                    "by `clawspec run --shard i/n`, variant runs by `clawspec run --variant NAME`"
                 )
             skipped += 1
             continue
@@ -73,6 +73,85 @@ def collect(patterns: Sequence[str], note: Callable[[str], None]) -> list[ShardR
             "`clawspec run --shard i/n` and pass their JSON reports"
         )
     return shards
+
+
+def _variant_run(data: object) -> bool:
+    """A whole (unsharded) run whose every result ran on a variant: one job of a matrix of
+    variants, which merge joins with the others."""
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    return bool(scenarios) and all(
+        isinstance(s, dict) and s.get("variant")
+        for s in scenarios  # type: ignore[union-attr]
+    )
+
+
+def variants_of(report: RunReport) -> set[str | None]:
+    return {s.variant for s in report.scenarios}
+
+
+def runs(reports: Sequence[ShardReport]) -> list[list[ShardReport]]:
+    """The reports grouped into runs: the shards of one split together (one fingerprint), each
+    unsharded variant run alone. Several runs are joined only when each ran other variants
+    (a matrix of variant jobs); otherwise they are one run's shards and `check` says what is
+    wrong with them."""
+    groups: dict[str, list[ShardReport]] = {}
+    for item in reports:
+        key = item.shard.fingerprint if item.report.shard is not None else f"run:{item.path}"
+        groups.setdefault(key, []).append(item)
+    found = list(groups.values())
+    if len(found) == 1:
+        return found
+    seen: dict[str | None, ShardReport] = {}
+    for group in found:
+        for variant in set().union(*(variants_of(item.report) for item in group)):
+            if variant is None or variant in seen:
+                if all(item.report.shard is not None for item in reports):
+                    return [list(reports)]  # shards of different selections: `check` says so
+                other = seen.get(variant)
+                where = f" and {other.path}" if other is not None else ""
+                raise UsageError(
+                    f"{group[0].path}{where} both hold results of variant '{variant}': merge "
+                    "joins runs of different variants (`clawspec run --variant NAME` in each "
+                    "job) or the shards of one run"
+                )
+            seen[variant] = group[0]
+    return found
+
+
+def join(parts: Sequence[RunReport]) -> RunReport:
+    """One report from the runs of different variants (each already a whole run, or its
+    shards merged): every result once, scenarios in their first run's order, each scenario's
+    variants side by side; spend summed; missing shards still named."""
+    order: dict[str, int] = {}
+    for part in parts:
+        for s in part.scenarios:
+            order.setdefault(s.id, len(order))
+    ranked = sorted(
+        (
+            (order[s.id], n, i, s)
+            for n, part in enumerate(parts)
+            for i, s in enumerate(part.scenarios)
+        ),
+        key=lambda item: item[:3],
+    )
+    scenarios = [s for *_, s in ranked]
+    started, duration_ms = _span(list(parts))
+    budgets = [(f"{n + 1}/{len(parts)}", p) for n, p in enumerate(parts)]
+    merged = [p.merged for p in parts if p.merged is not None]
+    incomplete = next((m for m in merged if m.missing), None)
+    return RunReport(
+        version=__version__,
+        run_id=uuid.uuid4().hex[:16],
+        started_at=started,
+        duration_ms=duration_ms,
+        interrupted=any(p.interrupted for p in parts),
+        totals=Totals.of(scenarios),
+        scenarios=scenarios,
+        source=parts[0].source,
+        selection=parts[0].selection,
+        budget=merged_spend(budgets),
+        merged=incomplete or (merged[0] if merged else None),
+    )
 
 
 def check(shards: Sequence[ShardReport]) -> list[ShardReport]:
