@@ -307,3 +307,38 @@ def _marked(cell: Cell) -> str:
     text = cell.verdict if cell.status in PASSING else cell.verdict.upper()
     mark = {"regressed": " ↓ regressed", "fixed": " ↑ fixed"}.get(cell.change or "", "")
     return text + (" flaky" if cell.flaky else "") + mark
+
+
+def table_data(table: VariantTable | None) -> dict[str, object] | None:
+    """The table as plain data for the HTML report (its script only lays it out)."""
+    if table is None:
+        return None
+    return {
+        "columns": [
+            {"name": c.name, "title": column_title(c), "role": c.role} for c in table.columns
+        ],
+        "rows": [
+            {
+                "contract": r.identity.contract,
+                "name": r.identity.name,
+                "line": r.line,
+                "cells": [
+                    None
+                    if cell is None
+                    else {
+                        "status": cell.status.value,
+                        "verdict": cell.verdict,
+                        "change": cell.change,
+                        "flaky": cell.flaky,
+                    }
+                    for cell in r.cells
+                ],
+            }
+            for r in table.rows
+        ],
+        "totals": [[label, values] for label, values in totals_rows(table)],
+        "gates": [
+            {"text": gate_text(column), "regressions": lines, "required": column.info.required}
+            for column, lines in table.gate_lines()
+        ],
+    }

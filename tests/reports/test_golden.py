@@ -324,6 +324,14 @@ def compared_report() -> RunReport:
     )
 
 
+def variants_report() -> RunReport:
+    """Three variants side by side: a required one regressing against the reference, an
+    advisory one failing too, an outline row, a cost that is not known."""
+    from tests.reports.test_variants_side_by_side import three_variants
+
+    return three_variants()
+
+
 def empty_report() -> RunReport:
     """An interrupted merged run in which nothing ran, and no baseline was found."""
     return RunReport(
@@ -343,6 +351,7 @@ REPORTS: dict[str, Callable[[], RunReport]] = {
     "rich": rich_report,
     "compared": compared_report,
     "empty": empty_report,
+    "variants": variants_report,
 }
 
 

@@ -46,6 +46,7 @@ def test_the_page_holds_the_report_model_and_nothing_from_elsewhere() -> None:
     assert json.loads(context) == {
         "judge": ["agent_identity_consistent", "llm_judge"],
         "selection": None,
+        "variants": None,  # no variants: no side-by-side table
     }
     assert not re.search(r"\b(src|href)=\"(?!data:|#)", page)  # no external file or CDN
     assert "<link" in page and 'href="data:,"' in page  # no favicon request either

@@ -309,3 +309,24 @@ def test_the_header_says_what_a_changed_only_run_left_out(browser: Any, tmp_path
     assert "Selection\nran 2 of 140 scenarios: 138 unaffected by changes since 1a2b3c4" in header
     open_report(browser, write_html(rich_report(), tmp_path / "plain.html"))
     assert "Selection" not in browser.find_element("tag name", "header").text
+
+
+def test_variants_show_side_by_side_and_link_to_their_runs(browser: Any, tmp_path: Path) -> None:
+    from tests.reports.test_variants_side_by_side import three_variants
+
+    path = write_html(three_variants(), tmp_path / "report.html")
+    open_report(browser, path)
+    block = browser.find_element("id", "variants")
+    rows = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#variants tr'))"
+        ".map(r => Array.from(r.children).map(c => c.textContent))"
+    )
+    assert rows[0] == ["Scenario", "sonnet (reference)", "haiku", "mini (advisory)"]
+    tools = next(r for r in rows if r[0].startswith("tools"))
+    assert tools[1:] == ["✓ pass", "✗ fail ↘ regressed", "✗ fail ↘ regressed"]
+    assert ["cost", "$0.06", "$0.012", "unknown (3 runs unpriced)"] in rows
+    assert "haiku against sonnet: 1 regressed, 2 unchanged; fails the job" in block.text
+    cell = block.find_element("css selector", "td[data-change='regressed'] a")
+    cell.click()
+    assert _open_detail(browser) == ["✗ failed tools @ haiku"]
+    assert [m for m in console_messages(browser) if m["level"] == "SEVERE"] == []

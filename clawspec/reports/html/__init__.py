@@ -11,6 +11,7 @@ from pathlib import Path
 
 from clawspec.reports.json_report import dumps_clean, write_atomic
 from clawspec.reports.model import RunReport
+from clawspec.reports.variants import table_data, variant_table
 from clawspec.text import clean
 
 _ASSETS = Path(__file__).resolve().parent
@@ -61,7 +62,10 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
     # Beside the report: the judge's assertion types (from the registry) and the sentences the
     # other renderers build in Python, written once and shown as they are.
     said = report.selection.describe() if report.selection else None
-    context = embed_json({"judge": _judge_types(), "selection": said}, secrets)
+    variants = table_data(variant_table(report))  # the variants side by side, if any
+    context = embed_json(
+        {"judge": _judge_types(), "selection": said, "variants": variants}, secrets
+    )
     policy = (
         "default-src 'none'; "
         f"style-src 'sha256-{_sha256(css)}'; "

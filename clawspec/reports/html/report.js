@@ -310,6 +310,51 @@
     return header;
   }
 
+  // The variants side by side: the table Python builds for every output (rows: scenarios,
+  // columns: variants, then each variant's totals and its comparison with the reference).
+  function renderVariants() {
+    var v = CONTEXT.variants;
+    if (!v) return null;
+    var block = el("section", { class: "changes variants", id: "variants", "aria-label": "Variants side by side" });
+    block.appendChild(el("h2", null, "Variants side by side"));
+    var table = el("table", { class: "variant-table" });
+    var head = el("tr", null, el("th", { scope: "col" }, "Scenario"));
+    v.columns.forEach(function (c) { head.appendChild(el("th", { scope: "col", "data-role": c.role }, c.title)); });
+    table.appendChild(el("thead", null, head));
+    var body = el("tbody", null);
+    v.rows.forEach(function (r) {
+      var tr = el("tr", null, el("th", { scope: "row" }, r.name, el("span", { class: "muted" }, " " + r.contract + ":" + r.line)));
+      r.cells.forEach(function (cell, i) {
+        if (!cell) { tr.appendChild(el("td", { class: "muted" }, "\u2013")); return; }
+        var target = anchor({ contract: r.contract, name: r.name, variant: v.columns[i].name });
+        var td = el("td", { "data-status": cell.status, "data-change": cell.change || "" },
+          el("a", { href: target }, el("span", { class: "badge st-" + cell.status },
+            el("span", { class: "icon", "aria-hidden": "true" }, (STATUS[cell.status] || ["?"])[0]),
+            " " + cell.verdict)));
+        if (cell.flaky) td.appendChild(el("span", { class: "muted" }, " flaky"));
+        if (cell.change === "regressed" || cell.change === "fixed") {
+          td.appendChild(el("span", null, " ", changeBadge(cell.change)));
+        }
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    v.totals.forEach(function (pair) {
+      var tr = el("tr", { class: "variant-total" }, el("th", { scope: "row" }, pair[0]));
+      pair[1].forEach(function (value) { tr.appendChild(el("td", null, value)); });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    block.appendChild(el("div", { class: "table-scroll" }, table));
+    v.gates.forEach(function (g) {
+      block.appendChild(el("p", { "data-required": String(g.required) }, g.text));
+      if (g.regressions.length) {
+        block.appendChild(el("ul", { class: "regressions" }, g.regressions.map(function (r) { return el("li", null, r); })));
+      }
+    });
+    return block;
+  }
+
   function renderChanges() {
     var cmp = report.comparison;
     if (!cmp) return null;
@@ -859,6 +904,8 @@
   var list = renderList();  // fills scenarioByKey, which the changes section links through
   var changes = renderChanges();
   if (changes) app.appendChild(changes);
+  var variants = renderVariants();
+  if (variants) app.appendChild(variants);
   app.appendChild(list);
   app.appendChild(el("footer", { class: "muted" }, "Written by ClawSpec " + report.version +
     ". Keys: / searches, Escape clears the search; every scenario has a link (#)."));
