@@ -49,6 +49,13 @@ SCRIPTS: dict[str, list[dict[str, Any]]] = {
         },
         {"text": "Child done.", "usage": {"prompt_tokens": 310, "completion_tokens": 3}},
     ],
+    **{
+        f"hermetic-topic-{word}": [
+            {"tool": "write", "args": {"path": f"topics/{word}.md", "content": f"{word}\n"}},
+            {"text": f"Wrote the {word} note."},
+        ]
+        for word in ("Alpha", "Beta")
+    },
 }
 CONTRACT = """\
 version: "1.0"
@@ -67,7 +74,15 @@ scenarios:
     then:
       - {type: tool_was_called, tool: sessions_spawn}
       - {type: artifact_exists, path: child.md, timeout: 30}
+  - name: topics
+    examples:
+      - {id: alpha, word: Alpha}
+      - {id: beta, word: Beta}
+    when: {invoke: "Write the {{vars.word}} note [script:hermetic-topic-{{vars.word}}]"}
+    then:
+      - {type: artifact_exists, path: "topics/{{vars.word}}.md", timeout: 10}
 """
+ROWS = ("topics[alpha]", "topics[beta]")
 
 pytestmark = pytest.mark.e2e
 
@@ -157,7 +172,7 @@ def test_recording_passes_and_writes_one_cassette_per_model_call(hermetic: dict)
     # result (a new trace, often after the scenario ended) are all the delegating scenario's
     delegates = sorted(p.name for p in (root / "delegates").glob("*.json"))
     assert len(delegates) >= 4, delegates
-    assert recorded["provider_calls"] == len(writes) + len(delegates)
+    assert recorded["provider_calls"] == len(writes) + len(delegates) + 2 * len(ROWS)
     own = recorded["gateway_own_calls"]
     if own:  # never recorded as a scenario's, and said
         assert f"{own} model call(s) could not be attributed" in recorded["proc"].stderr
@@ -165,6 +180,10 @@ def test_recording_passes_and_writes_one_cassette_per_model_call(hermetic: dict)
         assert "could not be attributed" not in recorded["proc"].stderr
     traffic = recorded["scenarios"]["delegates"]["model_traffic"]
     assert traffic["mode"] == "record" and 4 <= traffic["calls"] <= len(delegates)
+    for row, folder in zip(ROWS, ("topics_alpha", "topics_beta"), strict=True):
+        assert recorded["scenarios"][row]["status"] == "pass", recorded["scenarios"][row]
+        assert sorted(p.name for p in (root / folder).glob("*.json")) == ["1.json", "2.json"]
+        assert recorded["scenarios"][row]["model_traffic"]["cassette"].endswith(folder)
 
 
 def test_replay_without_the_provider_gives_the_same_verdicts_tools_and_tokens(
@@ -173,7 +192,7 @@ def test_replay_without_the_provider_gives_the_same_verdicts_tools_and_tokens(
     recorded, replayed = hermetic["record"], hermetic["replay"]
     proc = replayed["proc"]
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in ("writes-note", "delegates"):
+    for name in ("writes-note", "delegates", *ROWS):  # each outline row from its own cassettes
         assert _summary(replayed["scenarios"][name]) == _summary(recorded["scenarios"][name])
         traffic = replayed["scenarios"][name]["model_traffic"]
         assert traffic["mode"] == "replay" and traffic["unmatched"] == 0
