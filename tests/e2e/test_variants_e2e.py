@@ -1,0 +1,228 @@
+"""Variants on real OpenClaw gateways through the real `clawspec run` CLI (bring-up), driven by
+the scripted provider on 127.0.0.1 whose answers depend on the requested model.
+
+The contracts in tests/e2e/contracts/variants run one scenario on three variants: two model
+variants on one gateway (per-request `model` overrides; `fake-model-b` is neither in the
+OpenClaw config's provider models nor in its model policy: bring-up makes it usable) whose
+scripted behaviour differs (model B reads a file the contract forbids), and a config variant
+(`tools.toolSearch: false`) on a gateway of its own. One CLI run serves the checks of the
+report; a second run is interrupted with SIGINT while both of its gateways run an agent, and no
+gateway process may outlive it. Runs inside the loopback-only namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clawspec.gateway.bringup import _proc_stats
+from tests.support.scripted_provider import ScriptedProvider, load_scripts
+
+REPO = Path(__file__).resolve().parents[2]
+CONTRACTS = Path(__file__).resolve().parent / "contracts" / "variants"
+PROVIDER_PORT = 18093  # the port contracts/variants/openclaw.json names
+
+pytestmark = pytest.mark.e2e
+
+
+def _env(launcher: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWSPEC_", "GITHUB_"))}
+    env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO)})
+    return env
+
+
+def _argv(target: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "clawspec", "run", str(target), "--no-color", *args]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("variant-contracts") / "variants"
+    shutil.copytree(CONTRACTS, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def provider(work: Path, isolated_netns: None) -> Any:
+    with ScriptedProvider(load_scripts(work / "provider-scripts.json"), port=PROVIDER_PORT) as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def cli_run(openclaw_launcher: str, work: Path, provider: ScriptedProvider) -> dict[str, Any]:
+    proc = subprocess.run(
+        _argv(work / "tidy.clawspec.yaml", "--junit", str(work / "reports" / "junit.xml")),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=_env(openclaw_launcher),
+        cwd=work,
+    )
+    report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
+    return {
+        "proc": proc,
+        "results": {s["variant"]: s for s in report["scenarios"]},
+        "order": [(s["name"], s["variant"]) for s in report["scenarios"]],
+        "requests": provider.chat_requests("tidy"),
+    }
+
+
+def test_each_variant_runs_the_scenario_and_only_model_b_breaks_the_contract(
+    cli_run: dict[str, Any],
+) -> None:
+    proc = cli_run["proc"]
+    # model-b is advisory (required: false): its failure is shown, it does not fail the job
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert cli_run["order"] == [("tidy", "model-a"), ("tidy", "model-b"), ("tidy", "direct-tools")]
+    statuses = {name: r["status"] for name, r in cli_run["results"].items()}
+    assert statuses == {"model-a": "pass", "model-b": "fail", "direct-tools": "pass"}, proc.stdout
+    failed = cli_run["results"]["model-b"]["assertions"][0]
+    assert (failed["type"], failed["status"]) == ("tool_not_called", "fail")
+    assert "read" in failed["message"]
+
+
+def test_the_report_names_the_model_that_answered_each_run(cli_run: dict[str, Any]) -> None:
+    models = {name: r["evidence"]["models"] for name, r in cli_run["results"].items()}
+    assert models == {
+        "model-a": ["fake/fake-model"],
+        "model-b": ["fake/fake-model-b"],
+        "direct-tools": ["fake/fake-model"],  # no override: the agent's own model
+    }
+    # what the provider was asked for agrees with what the report says answered
+    asked = {r.model for r in cli_run["requests"]}
+    assert asked == {"fake-model", "fake-model-b"}
+
+
+def test_the_config_variant_ran_on_a_gateway_of_its_own(
+    cli_run: dict[str, Any], work: Path
+) -> None:
+    # two gateways, each one's log kept under its own name
+    assert (work / "reports" / "openclaw-gateway.log").is_file()
+    assert (work / "reports" / "openclaw-gateway-direct-tools.log").is_file()
+    # Tool Search (OpenClaw's default) offers `tool_call`; the overlay turned it off for the
+    # config variant's gateway only
+    offers = [
+        "tool_call" in {t["function"]["name"] for t in r.body.get("tools", [])}
+        for r in cli_run["requests"]
+    ]
+    assert True in offers and False in offers
+    direct_log = (work / "reports" / "openclaw-gateway-direct-tools.log").read_text("utf-8")
+    shared_log = (work / "reports" / "openclaw-gateway.log").read_text("utf-8")
+    run_ids = {name: r["run_id"] for name, r in cli_run["results"].items()}
+    assert run_ids["direct-tools"] in direct_log and run_ids["direct-tools"] not in shared_log
+    assert run_ids["model-a"] in shared_log and run_ids["model-b"] in shared_log
+
+
+def test_junit_has_one_testcase_per_scenario_and_variant(
+    cli_run: dict[str, Any], work: Path
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    cases = ET.parse(work / "reports" / "junit.xml").getroot().iter("testcase")
+    variants = sorted(
+        prop.get("value")
+        for case in cases
+        for prop in case.iter("property")
+        if prop.get("name") == "variant"
+    )
+    assert variants == ["direct-tools", "model-a", "model-b"]
+
+
+def _gateway_families(cli_pid: int) -> set[int]:
+    """Every process of the gateways the CLI started: each one leads a session of its own."""
+    stats = _proc_stats()
+    leaders = {pid for pid, (ppid, pgrp) in stats.items() if ppid == cli_pid and pgrp == pid}
+    return {pid for pid, (_, pgrp) in stats.items() if pgrp in leaders}
+
+
+def test_sigint_stops_every_gateway(
+    cli_run: dict[str, Any], openclaw_launcher: str, work: Path, provider: ScriptedProvider
+) -> None:
+    proc = subprocess.Popen(
+        _argv(
+            work / "interrupt",
+            "--variant",
+            "model-a",
+            "--variant",
+            "direct-tools",
+            "--report-dir",
+            str(work / "interrupted"),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=_env(openclaw_launcher),
+        cwd=work,
+    )
+    seen: set[int] = set()
+    leaders: set[int] = set()
+    try:
+        # both gateways are up and each runs an agent (the slow script holds its answer)
+        deadline = time.monotonic() + 600
+        while len(provider.chat_requests("slow")) < 2 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the slow runs never reached the provider"
+            seen |= _gateway_families(proc.pid)
+            time.sleep(0.5)
+        seen |= _gateway_families(proc.pid)
+        stats = _proc_stats()
+        leaders = {pid for pid in seen if stats.get(pid, (0, 0))[1] == pid}
+        assert len(leaders) == 2, (leaders, proc.poll())
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, output
+    alive = seen & set(_proc_stats())
+    assert alive == set(), f"gateway processes left running: {sorted(alive)}"
+    report = json.loads((work / "interrupted" / "clawspec-report.json").read_text("utf-8"))
+    assert report["interrupted"] is True
+    assert {s["variant"] for s in report["scenarios"]} == {"model-a", "direct-tools"}
+
+
+def test_target_mode_a_model_the_policy_refuses_is_an_error_naming_it(
+    openclaw_launcher: str,
+    work: Path,
+    provider: ScriptedProvider,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from clawspec.gateway.bringup import BringUpOptions, GatewayProcess
+
+    options = BringUpOptions(
+        command=[openclaw_launcher, "gateway", "run"],
+        user_config=work / "openclaw.json",  # allows fake/fake-model only
+        state_dir=tmp_path_factory.mktemp("policy-gateway"),
+    )
+    with GatewayProcess(options) as gateway:
+        env = {
+            **_env(openclaw_launcher),
+            "CLAWSPEC_GATEWAY_BASE_URL": gateway.base_url,
+            "CLAWSPEC_HOOKS_TOKEN": gateway.hooks_token,
+            "CLAWSPEC_GATEWAY_LOG_PATTERN": str(gateway.log_path),
+        }
+        proc = subprocess.run(
+            _argv(work / "target"),
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            cwd=work / "target",
+        )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads((work / "target" / "reports" / "clawspec-report.json").read_text("utf-8"))
+    [result] = report["scenarios"]
+    assert (result["variant"], result["status"]) == ("model-b", "error")
+    assert "fake/fake-model-b" in result["message"]
+    assert "modelPolicy.allow" in result["message"], result["message"]
+    assert gateway.hooks_token not in proc.stdout + proc.stderr
