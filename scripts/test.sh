@@ -35,6 +35,9 @@ echo "== ruff"
 
 echo "== OpenClaw gateway (Node 24 + openclaw, in ClawSpec's per-user cache)"
 bash scripts/install-openclaw.sh >/dev/null
+# The previous release, which the upgrade-gate e2e test compares the pinned one with (inside the
+# namespace nothing can be downloaded). About 30 s once, nothing when already installed.
+OPENCLAW_VERSION=2026.9.5 bash scripts/install-openclaw.sh >/dev/null
 
 # The real-Phoenix test needs Phoenix (about 850 MB, in its own .cache/phoenix-venv): opt-in
 # on a developer's machine, always on in CI (tests/traces/test_phoenix_real.py says the same).
