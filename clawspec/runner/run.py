@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +23,7 @@ from clawspec.runner.scenario import (
     new_run_id,
     start_scenario,
 )
+from clawspec.runner.work import ScenarioWork
 from clawspec.status import Status
 
 if TYPE_CHECKING:
@@ -101,8 +101,9 @@ def execute(
     caller raises it once the reports are written); it stops the run like an interrupt, but
     what did not finish is reported as stopped by an internal error.
 
-    A repeated scenario (`repeat`) is queued as several attempts, which may run at the same time
-    as each other; they are folded into one result, in contract order, once all have finished.
+    A repeated scenario (`repeat`) is queued as several attempts, folded into one result, in
+    contract order, once all have finished. Runs of one scenario (its attempts and variants)
+    never overlap: they share the workspace (`ScenarioWork`).
 
     `budget` counts what every finished attempt spent; once it says a limit is reached no
     further attempt starts (those in flight finish and are counted) and the ones left are
@@ -129,7 +130,10 @@ def _execute(
     abandon = abandon or threading.Event()
     counts = [attempts_of(plan, env.settings.repeat) for plan in plans]
     outcomes: list[list[ScenarioOutcome | Ran | None]] = [[None] * n for n in counts]
-    work = _work_queue(counts)
+    work = ScenarioWork(
+        [(index, attempt) for index, count in enumerate(counts) for attempt in range(count)],
+        key=lambda item: plans[item[0]].id,  # a scenario's attempts and variants never overlap
+    )
     done = threading.Condition()
     running: set[tuple[int, int]] = set()
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
@@ -137,11 +141,10 @@ def _execute(
     def next_item() -> tuple[int, int] | None:
         # Interrupted or broken: what has not started is reported as not run; a spend limit
         # reached: the rest are skipped with its reason.
-        if env.stop.is_set() or faults.stopped.is_set() or budget.reason() is not None:
-            return None
-        try:
-            item = work.get_nowait()
-        except queue.Empty:
+        item = work.take(
+            lambda: env.stop.is_set() or faults.stopped.is_set() or budget.reason() is not None
+        )
+        if item is None:
             return None
         with done:
             running.add(item)
@@ -149,6 +152,7 @@ def _execute(
 
     def check(item: tuple[int, int], started: StartedScenario) -> None:
         outcome = _counted(check_scenario(started), budget, plans[item[0]])  # before the next
+        work.done(item)
         with done:
             outcomes[item[0]][item[1]] = outcome
             running.discard(item)
@@ -230,15 +234,6 @@ def _counted(outcome: ScenarioOutcome, budget: Budget, plan: ScenarioPlan) -> Sc
     if spends(outcome.result, outcome.invoked, outcome.unreachable):
         budget.add(plan.id, outcome.result)
     return outcome
-
-
-def _work_queue(counts: Sequence[int]) -> queue.Queue[tuple[int, int]]:
-    """(plan index, attempt) of every attempt to run, in contract order."""
-    work: queue.Queue[tuple[int, int]] = queue.Queue()
-    for index, count in enumerate(counts):
-        for attempt in range(count):
-            work.put((index, attempt))
-    return work
 
 
 def _report_until_done(

@@ -7,6 +7,7 @@ token; bad definitions are usage errors (exit 2) before anything runs."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -296,3 +297,37 @@ def test_bring_up_makes_the_variants_models_usable(tmp_path: Path) -> None:
         {"id": "fake-model-b", "name": "fake-model-b", "maxTokens": 7},
     ]
     assert "anthropic" not in config["models"]["providers"]  # OpenClaw's own catalog
+
+
+def test_runs_of_one_scenario_never_overlap_while_other_scenarios_fill_the_lanes(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, write_contract: Callable[..., Path]
+) -> None:
+    """A scenario's variants and attempts share the workspace: one run's `write` would cut the
+    file another is checking, so they run one after another; other scenarios run meanwhile."""
+    lock = threading.Lock()
+    in_flight: dict[str, int] = {}
+    most: dict[str, int] = {}
+    both = threading.Event()  # a run of each scenario in flight at once
+
+    def on_run(body: dict[str, Any], run_id: str) -> None:
+        name = body["name"]
+        with lock:
+            in_flight[name] = in_flight.get(name, 0) + 1
+            most[name] = max(most.get(name, 0), in_flight[name])
+            if all(in_flight.get(n) for n in ("writes", "second")):
+                both.set()
+        # Hold the run until the other scenario has one in flight too (or give up): a
+        # scheduler that let a scenario's own runs overlap would start them meanwhile.
+        both.wait(20)
+        with lock:
+            in_flight[name] -= 1
+
+    _config(workspace, VARIANTS.replace("concurrency: 3", "concurrency: 4\nrepeat: 2"))
+    write_contract(CONTRACT)
+    with HooksServer(TOKEN, workspace, on_run=on_run) as server:
+        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+        assert main(["run", "."]) == 0
+    assert both.is_set()  # the two scenarios did run side by side
+    assert most == {"writes": 1, "second": 1}  # 6 runs each (3 variants x 2), never 2 at once
+    assert len(_agent_bodies(server)) == 12
