@@ -95,9 +95,11 @@ def test_the_gate_fails_the_job_on_the_delegation_the_new_release_refuses(
         (DELEGATES, NEW): "error",
         (WRITES, NEW): "pass",
     }, proc.stdout
-    (assertion,) = results[(DELEGATES, NEW)]["assertions"]
-    assert assertion["type"] == "delegation_occurred"
-    assert "no delegation" in assertion["message"] and "'reviewer'" in assertion["message"]
+    delegation, called = results[(DELEGATES, NEW)]["assertions"]
+    assert delegation["type"] == "delegation_occurred"
+    assert "no delegation" in delegation["message"] and "'reviewer'" in delegation["message"]
+    # The refused call is still in the log: asserting the call alone would not catch it.
+    assert (called["type"], called["status"]) == ("tool_was_called", "pass"), called
 
 
 def test_the_comparison_calls_the_delegation_regressed_and_nothing_else(
