@@ -51,10 +51,10 @@ def fingerprint(
     return hashlib.sha256(key.encode("ascii")).hexdigest()
 
 
-def _severity(status: Status, regressed: bool, flaky: bool) -> str:
+def _severity(status: Status, regressed: bool, flaky: bool, advisory: bool = False) -> str:
     if status in _FAILING and regressed:
         return "blocker"
-    if status in _FAILING and flaky:
+    if status in _FAILING and (flaky or advisory):
         return "minor"
     return _BY_STATUS[status]
 
@@ -81,7 +81,7 @@ def _finding(
 
 
 def _of_scenario(
-    scenario: ScenarioResult, path: str, regressed: bool, flaky: bool
+    scenario: ScenarioResult, path: str, regressed: bool, flaky: bool, advisory: bool = False
 ) -> Iterator[tuple[str, str, dict[str, Any], str, str, int]]:
     """(description, check_name, fingerprint key, severity, path, line) per finding."""
     identity = scenario.identity
@@ -91,6 +91,8 @@ def _of_scenario(
     if flaky:
         rate = scenario.attempts.describe() if scenario.attempts else "some attempts failed"
         label = f" [flaky: {rate}]"
+    if advisory:
+        label += f" [advisory variant '{identity.variant}': never fails the job]"
     failing = False
     for a in scenario.assertions:
         if a.status not in _BY_STATUS:
@@ -100,7 +102,7 @@ def _of_scenario(
             f"{name}: {a.phase}[{a.index}] {a.message}{label}",
             f"clawspec/{a.type}",
             {**scenario_key, "phase": a.phase, "index": a.index, "kind": a.type},
-            _severity(a.status, regressed, flaky),
+            _severity(a.status, regressed, flaky, advisory),
             path,
             assertion_line(scenario, a.line),
         )
@@ -115,7 +117,7 @@ def _of_scenario(
             f"{name}: {message}{label}",
             "clawspec/scenario",
             {**scenario_key, "phase": "scenario", "index": "", "kind": "scenario"},
-            _severity(status if status in _FAILING else Status.FAIL, regressed, flaky),
+            _severity(status if status in _FAILING else Status.FAIL, regressed, flaky, advisory),
             path,
             scenario.line,
         )
@@ -133,10 +135,10 @@ def findings(
     clean = cleaner(secrets)
     found: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for scenario, regressed, flaky in failure_roles(report):
+    for scenario, regressed, flaky, advisory in failure_roles(report):
         path = repo_relative(scenario.identity.contract, repo_root, workspace)
         for text, check, key, severity, file, line in _of_scenario(
-            scenario, path, regressed, flaky
+            scenario, path, regressed, flaky, advisory
         ):
             description = _printable(one_line(clean(text), _DESCRIPTION_LIMIT))
             shown = [_printable(clean(value)) for value in (check, file)]

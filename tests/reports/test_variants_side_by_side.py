@@ -193,6 +193,25 @@ def test_annotations_and_code_quality_name_the_variant() -> None:
     assert len({f["fingerprint"] for f in findings}) == len(findings)
 
 
+def test_an_advisory_variants_failures_are_warnings_and_minor_findings() -> None:
+    data = three_variants()
+    levels = {
+        (a.title or "").split(": ", 1)[1]: (a.level, (a.title or "").split(":")[0])
+        for a in select_annotations(data).annotations
+        if "tools @" in (a.title or "")
+    }
+    assert levels == {
+        "tools @ haiku / artifact_exists": ("error", "ClawSpec FAIL"),
+        "tools @ mini / artifact_exists": ("warning", "ClawSpec ADVISORY"),
+    }
+    severities = {
+        f["description"].split(":")[0]: f["severity"]
+        for f in json.loads(render_codequality(data))
+        if f["description"].startswith("tools @")
+    }
+    assert severities == {"tools @ haiku": "major", "tools @ mini": "minor"}
+
+
 def test_the_models_that_answered_come_from_the_evidence_and_show_a_fallback() -> None:
     def answered(*models: str) -> ScenarioEvidence:
         return ScenarioEvidence(models=list(models))

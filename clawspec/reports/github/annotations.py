@@ -74,9 +74,9 @@ def candidate_annotations(
                 "ClawSpec: shard report missing",
             )
         )
-    for scenario, regressed, flaky in failure_roles(report):
+    for scenario, regressed, flaky, advisory in failure_roles(report):
         file = repo_relative(scenario.identity.contract, repo_root, workspace)
-        found.extend(_of_scenario(scenario, file, regressed, flaky))
+        found.extend(_of_scenario(scenario, file, regressed, flaky, advisory))
     return found
 
 
@@ -89,31 +89,37 @@ def assertion_line(scenario: ScenarioResult, line: int) -> int:
     return line
 
 
-def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, bool]]:
-    """Each scenario with whether it regressed against the baseline and whether its failures
-    count as flaky: a flaky scenario's failures are warnings (the next attempt may pass) unless
-    they fail the run: it regressed, or its pass rate is below min_pass_rate uncompared.
-    Annotations and the GitLab Code Quality findings rank failures by the same rule."""
+def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, bool, bool]]:
+    """Each scenario with whether it regressed against the baseline, whether its failures
+    count as flaky, and whether it ran on an advisory variant (`required: false`). A flaky
+    scenario's failures are warnings (the next attempt may pass) unless they fail the run: it
+    regressed, or its pass rate is below min_pass_rate uncompared. An advisory variant's
+    failures are warnings too: they never fail the job. Annotations and the GitLab Code
+    Quality findings rank failures by the same rule."""
     comparison = report.comparison
     compared = comparison is not None and comparison.baseline_missing is None
     changes = {c.key: c.change for c in comparison.scenarios} if comparison else {}
+    advisory = {v.name for v in report.variants if not v.required}
     for scenario in report.scenarios:
-        regressed = changes.get(scenario.identity.key) == "regressed"
+        soft = scenario.variant in advisory
+        regressed = not soft and changes.get(scenario.identity.key) == "regressed"
         flaky = (
             scenario.flaky
             and not regressed
             and (compared or scenario.status in (Status.PASS, Status.WARN))
         )
-        yield scenario, regressed, flaky
+        yield scenario, regressed, flaky, soft
 
 
 def _of_scenario(
-    scenario: ScenarioResult, file: str, regressed: bool, flaky: bool
+    scenario: ScenarioResult, file: str, regressed: bool, flaky: bool, advisory: bool = False
 ) -> Iterable[Annotation]:
     identity = scenario.identity
     name = identity.name_label
     where = f"scenario '{name}' ({identity.contract}:{scenario.line})"
-    label = "REGRESSED" if regressed else "FLAKY" if flaky else None
+    label = "REGRESSED" if regressed else "FLAKY" if flaky else "ADVISORY" if advisory else None
+    if advisory:
+        where += f"; variant '{identity.variant}' is advisory: it never fails the job"
     if scenario.flaky and scenario.attempts is not None:
         where += f"; flaky: {scenario.attempts.describe()}"
     flagged = False
@@ -121,9 +127,9 @@ def _of_scenario(
         level = _LEVEL.get(result.status)
         if level is None:
             continue
-        if flaky and level == "error":
+        if (flaky or advisory) and level == "error":
             level = "warning"
-        flagged = flagged or level == "error" or flaky
+        flagged = flagged or level == "error" or flaky or advisory
         title = f"ClawSpec {label or result.status.upper()}: {name} / {result.type}"
         line = assertion_line(scenario, result.line)
         at = f" (line {result.line})" if line != result.line and result.line else ""
@@ -147,7 +153,7 @@ def _of_scenario(
         # No assertion says why (the invocation failed, or a precondition stopped it): point at
         # the scenario itself so the failure is still visible on the file.
         yield Annotation(
-            "error",
+            "warning" if advisory else "error",
             f"{scenario.message or scenario.status.upper()}\n{where}",
             f"ClawSpec {label or scenario.status.upper()}: {name}",
             file,
