@@ -189,7 +189,7 @@ def merge(
         checked = check(group)
         shards += checked
         parts.append(merge_shards(checked))
-    report = parts[0] if len(parts) == 1 else join(parts)
+    report = parts[0] if len(parts) == 1 else join(parts, [v.name for v in settings.variants])
     result = finish(report, settings, environ)
     if result.exit_code == ExitCode.INTERRUPTED:
         # 130 means "this process was interrupted"; here a shard was: its results are partial.

@@ -118,21 +118,23 @@ def runs(reports: Sequence[ShardReport]) -> list[list[ShardReport]]:
     return found
 
 
-def join(parts: Sequence[RunReport]) -> RunReport:
+def join(parts: Sequence[RunReport], variants: Sequence[str] = ()) -> RunReport:
     """One report from the runs of different variants (each already a whole run, or its
     shards merged): every result once, scenarios in their first run's order, each scenario's
-    variants side by side; spend summed; missing shards still named."""
+    variants side by side in the configured order (`variants`; one run's order, whatever
+    order the files came in), others after them; spend summed; missing shards still named."""
     order: dict[str, int] = {}
     for part in parts:
         for s in part.scenarios:
             order.setdefault(s.id, len(order))
+    rank = {name: n for n, name in enumerate(variants)}
     ranked = sorted(
         (
-            (order[s.id], n, i, s)
+            (order[s.id], rank.get(s.variant or "", len(rank)), n, i, s)
             for n, part in enumerate(parts)
             for i, s in enumerate(part.scenarios)
         ),
-        key=lambda item: item[:3],
+        key=lambda item: item[:4],
     )
     scenarios = [s for *_, s in ranked]
     started, duration_ms = _span(list(parts))

@@ -80,7 +80,9 @@ def table_of(data: dict) -> VariantTable:
 
 
 def verdicts(data: dict) -> list[tuple[str, str | None, str]]:
-    return sorted((s["id"], s["variant"], s["status"]) for s in data["scenarios"])
+    """Each result's key and verdict, in report order (one run's: scenario, then the
+    configured variant order)."""
+    return [(s["id"], s["variant"], s["status"]) for s in data["scenarios"]]
 
 
 @pytest.fixture
@@ -103,6 +105,8 @@ def test_variant_jobs_merged_give_the_report_of_one_run(
     assert verdicts(merged) == verdicts(expected)
     assert text_table(table_of(merged)) == text_table(table_of(expected))
     assert [s["name"] for s in merged["scenarios"][:3]] == ["smoke"] * 3  # side by side
+    # in the configured order, not the order the files were read in (haiku, mini, sonnet)
+    assert [s["variant"] for s in merged["scenarios"][:3]] == ["sonnet", "haiku", "mini"]
     gates = {g["variant"]: g for g in merged["variant_comparisons"]}
     assert gates["haiku"]["counts"]["regressed"] == 1 and gates["haiku"]["required"]
     assert gates["haiku"]["counts"]["still_failing"] == 1
