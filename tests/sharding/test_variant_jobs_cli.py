@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,39 +69,61 @@ scenarios:
 """
 # (case, model) pairs whose runs complete without writing their artifact: they fail.
 # `broken` fails on the reference too (still failing, never a regression); `tools` regresses
-# on `budget`, which is advisory, and in the gating suite on `next`, which is required.
+# on `budget`, which is advisory, and in the gating suites on `next`, which is required.
 QUIET_ALWAYS = {
     ("tools", "test/budget-model"),
     ("broken", "test/pinned-model"),
     ("broken", "test/next-model"),
     ("drafts-advent", "test/budget-model"),
 }
+GATING = QUIET_ALWAYS | {("tools", "test/next-model")}
+
+
+@dataclass(frozen=True)
+class Suite:
+    quiet: frozenset[tuple[str, str]]
+    code: int  # what one run exits with under fail_on: regression
+    repeat: int = 1
+    # (case, model) pairs whose every second run is quiet: with repeats, a pass rate of 1/2
+    alternate: frozenset[tuple[str, str]] = frozenset()
+
+
 SUITES = {
-    "a required variant regresses": (QUIET_ALWAYS | {("tools", "test/next-model")}, 1),
-    "only the advisory one regresses": (QUIET_ALWAYS, 0),
+    "a required variant regresses": Suite(frozenset(GATING), 1),
+    "only the advisory one regresses": Suite(frozenset(QUIET_ALWAYS), 0),
+    "repeated, with pass rates": Suite(
+        frozenset(GATING), 1, repeat=2, alternate=frozenset({("smoke", "test/next-model")})
+    ),
 }
 
 
 @pytest.fixture(params=list(SUITES))
 def suite(
     request: pytest.FixtureRequest, workspace: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[HooksServer, int]]:
-    """The hooks server failing the suite's (case, model) pairs, and the exit code one run
-    of the suite gives under fail_on: regression."""
-    quiet, expected_code = SUITES[request.param]
+) -> Iterator[tuple[HooksServer, Suite]]:
+    """The hooks server failing the suite's (case, model) pairs, and the suite."""
+    suite = SUITES[request.param]
+    seen: dict[tuple[str, str], int] = {}
+    lock = threading.Lock()
 
     def on_run(body: dict[str, Any], run_id: str) -> dict[str, Any] | None:
         case = re.search(r"/case ([\w-]+)", str(body.get("message", "")))
-        if case and (case.group(1), body.get("model")) in quiet:
+        key = (case.group(1) if case else "", str(body.get("model")))
+        with lock:
+            seen[key] = seen.get(key, 0) + 1
+            # Every way of running runs each pair `repeat` times, one run after another.
+            second = key in suite.alternate and seen[key] % 2 == 0
+        if key in suite.quiet or second:
             return {"ok": True, "runId": run_id, "completion": {"status": "ok"}}
         return None  # the markers: write the artifact
 
-    (workspace / "clawspec.yaml").write_text(CONFIG, encoding="utf-8")
+    config = CONFIG + f"repeat: {suite.repeat}\n"
+    (workspace / "clawspec.yaml").write_text(config, encoding="utf-8")
     (workspace / "news.clawspec.yaml").write_text(CONTRACT, encoding="utf-8")
     with HooksServer(TOKEN, workspace, on_run=on_run) as server:
         monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
         monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
-        yield server, expected_code
+        yield server, suite
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -158,6 +182,15 @@ def table(report: dict[str, Any]) -> tuple[list[str], VariantTable]:
     return lines, found
 
 
+def gate_lines(out: str) -> list[str]:
+    """The terminal's lines on each variant against the reference, and its regressions."""
+    return [
+        line.strip()
+        for line in out.splitlines()
+        if " against pinned: " in line or line.strip().startswith("REGRESSED")
+    ]
+
+
 def same_table(merged: dict[str, Any], whole: dict[str, Any]) -> None:
     (merged_lines, merged_table), (whole_lines, whole_table) = table(merged), table(whole)
     assert merged_lines == whole_lines
@@ -173,18 +206,27 @@ def same_table(merged: dict[str, Any], whole: dict[str, Any]) -> None:
 
 
 def test_variant_jobs_and_variant_shards_merge_into_the_report_of_one_run(
-    workspace: Path, suite: tuple[HooksServer, int], capsys: pytest.CaptureFixture[str]
+    workspace: Path, suite: tuple[HooksServer, Suite], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server, expected_code = suite
+    server, expected = suite
     # 1. One run of every variant.
-    assert main(["run", ".", "--report-dir", "one"]) == expected_code
+    capsys.readouterr()
+    assert main(["run", ".", "--report-dir", "one"]) == expected.code
+    said = gate_lines(capsys.readouterr().out)
+    against = [line for line in said if " against " in line]
+    assert [line.split(" against ")[0] for line in against] == ["next", "budget"]
+    assert ("fails the job under fail_on: regression" in against[0]) == bool(expected.code)
+    assert against[1].endswith("advisory: never fails the job")
     whole = read(workspace / "one" / "clawspec-report.json")
     assert len(whole["scenarios"]) == 5 * 3
     assert [(s["name"], s["variant"]) for s in whole["scenarios"][:3]] == [
         ("smoke", v) for v in VARIANTS
     ]
     regressed = {(g["variant"], g["counts"]["regressed"]) for g in whole["variant_comparisons"]}
-    assert regressed == {("next", 1 if expected_code else 0), ("budget", 2)}
+    assert regressed == {("next", expected.code), ("budget", 2)}
+    if expected.alternate:
+        smoke_next = whole["scenarios"][1]
+        assert (smoke_next["attempts"]["passes"], smoke_next["attempts"]["attempts"]) == (1, 2)
 
     # 2. One job per variant, then merge. Alone, a variant has no reference to be compared
     # with: the normal policy decides (`broken` fails; an advisory variant never fails).
@@ -194,10 +236,8 @@ def test_variant_jobs_and_variant_shards_merge_into_the_report_of_one_run(
         job = read(workspace / "jobs" / variant / "clawspec-report.json")
         assert {s["variant"] for s in job["scenarios"]} == {variant}
     capsys.readouterr()
-    code = main(["merge", "jobs", "--report-json", "jobs-merged.json"])
-    jobs_out = capsys.readouterr().out
-    assert code == expected_code
-    from_jobs = read(workspace / "jobs-merged.json")
+    assert main(["merge", "jobs", "--report-json", "jobs-merged.json"]) == expected.code
+    assert gate_lines(capsys.readouterr().out) == said  # what the gate decided, as the run
 
     # 3. Two shards of the (scenario, variant) pairs, then merge.
     sizes = []
@@ -205,20 +245,29 @@ def test_variant_jobs_and_variant_shards_merge_into_the_report_of_one_run(
         code = main(["run", ".", "--shard", f"{index}/2", "--fail-on", "never"])
         assert code == 0
         path = workspace / "reports" / "clawspec-report.json"
-        shard = read(path)
-        sizes.append(len(shard["scenarios"]))
+        sizes.append(len(read(path)["scenarios"]))
         path.rename(workspace / f"shard-{index}.json")
     assert sorted(sizes) == [7, 8]  # 15 pairs split; the variants of a scenario may part
+    capsys.readouterr()
     code = main(["merge", "shard-1.json", "shard-2.json", "--report-json", "shards-merged.json"])
-    assert code == expected_code
-    from_shards = read(workspace / "shards-merged.json")
+    assert code == expected.code
+    assert gate_lines(capsys.readouterr().out) == said
 
-    for merged in (from_jobs, from_shards):
-        assert verdicts(merged) == verdicts(whole)
-        assert rest(merged) == rest(whole)  # totals, variants, selection, spend, …
-        assert gates(merged) == gates(whole)
+    # 4. A matrix of variants and shards: `--variant V --shard i/2`, then merge.
+    for variant in VARIANTS:
+        for index in (1, 2):
+            argv = ["--variant", variant, "--shard", f"{index}/2", "--fail-on", "never"]
+            report = workspace / "matrix" / f"{variant}-{index}.json"
+            assert main(["run", ".", *argv, "--report-json", str(report)]) == 0
+    capsys.readouterr()
+    assert main(["merge", "matrix", "--report-json", "matrix-merged.json"]) == expected.code
+    assert gate_lines(capsys.readouterr().out) == said
+
+    for name in ("jobs-merged.json", "shards-merged.json", "matrix-merged.json"):
+        merged = read(workspace / name)
+        assert verdicts(merged) == verdicts(whole), name
+        assert rest(merged) == rest(whole), name  # totals, variants, selection, spend, …
+        assert gates(merged) == gates(whole), name
         same_table(merged, whole)
-    # The merge job says what the gate decided, as the run did.
-    line = "next against pinned: 1 regressed, 1 still failing, 3 unchanged; fails the job"
-    assert (line in jobs_out) == bool(expected_code)
-    assert len([r for r in server.requests if r["path"] == "/hooks/agent"]) == 3 * 15
+    runs = [r for r in server.requests if r["path"] == "/hooks/agent"]
+    assert len(runs) == 4 * 15 * expected.repeat
