@@ -174,12 +174,12 @@ def merge(
     Settings come from the config file (`config`, else found from the current folder), the
     environment and the flags, as for `run`, so the report paths and the exit policy match.
     """
-    from clawspec.sharding.merge import check, collect, join, runs
+    from clawspec.sharding.merge import check, collect, join, runs, unknown_variants
     from clawspec.sharding.merge import merge as merge_shards
 
     environ = dict(os.environ if environ is None else environ)
     note = note or (lambda text: print(text, file=sys.stderr, flush=True))
-    settings, _ = resolve_settings(config, Path.cwd(), environ, flags)
+    settings, config_path = resolve_settings(config, Path.cwd(), environ, flags)
     # Shards of one run, or the runs of different variants (each whole or sharded), joined.
     parts, shards = [], []
     for group in runs(collect(patterns, note)):
@@ -189,7 +189,10 @@ def merge(
         checked = check(group)
         shards += checked
         parts.append(merge_shards(checked))
-    report = parts[0] if len(parts) == 1 else join(parts, [v.name for v in settings.variants])
+    configured = [v.name for v in settings.variants]
+    report = parts[0] if len(parts) == 1 else join(parts, configured)
+    if warning := unknown_variants(report, configured, config_path):
+        note(warning)
     result = finish(report, settings, environ)
     if result.exit_code == ExitCode.INTERRUPTED:
         # 130 means "this process was interrupted"; here a shard was: its results are partial.

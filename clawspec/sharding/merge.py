@@ -156,6 +156,23 @@ def join(parts: Sequence[RunReport], variants: Sequence[str] = ()) -> RunReport:
     )
 
 
+def unknown_variants(report: RunReport, configured: Sequence[str], config: Path | None) -> str:
+    """A warning when results ran on variants the merge's configuration does not define
+    (merged where the repository was not checked out, say): the reference, the gate and
+    which variants are advisory come from there, so without them the report is not the one
+    run's. '' when every variant is known."""
+    unknown = sorted({s.variant for s in report.scenarios if s.variant} - set(configured))
+    if not unknown:
+        return ""
+    where = config or "the configuration (no clawspec.yaml found)"
+    return (
+        f"warning: the reports ran on variant(s) {', '.join(unknown)}, which {where} does not "
+        "define: no comparison with the reference for them, and their failures count as a "
+        "required variant's; merge with the clawspec.yaml that defines the variants (in a "
+        "checkout of the repository, or --config FILE)"
+    )
+
+
 def check(shards: Sequence[ShardReport]) -> list[ShardReport]:
     """Refuse reports that cannot belong together; return one report per shard, by index."""
     counts: dict[str, int] = {}

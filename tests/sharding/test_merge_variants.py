@@ -173,3 +173,21 @@ def test_two_runs_of_the_same_variant_are_refused(
     assert main(["merge", "jobs/a.json", "jobs/b.json"]) == 2
     err = capsys.readouterr().err
     assert "both hold results of variant 'haiku'" in err and "jobs/a.json" in err
+
+
+def test_a_merge_without_the_variants_configured_says_what_it_cannot_judge(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Merged where clawspec.yaml is not at hand (a job that only downloaded the reports),
+    there is no reference and no advisory variant: the exit code is not the one run's."""
+    for variant in ("sonnet", "haiku", "mini"):
+        write(config / "jobs" / f"{variant}.json", run_report(results(variant), variant))
+    assert main(["merge", "jobs", "--fail-on", "regression", "--report-json", "m.json"]) == 1
+    assert "warning" not in capsys.readouterr().err
+    (config / "bare.yaml").write_text("report_dir: reports\n", encoding="utf-8")
+    argv = ["merge", "jobs", "--config", "bare.yaml", "--report-json", "bare.json"]
+    assert main(argv) == 1  # mini's failures count as a required variant's
+    err = capsys.readouterr().err
+    assert "the reports ran on variant(s) haiku, mini, sonnet, which " in err
+    assert "bare.yaml does not define" in err and "--config FILE" in err
+    assert read_report(config / "bare.json")["variant_comparisons"] == []
