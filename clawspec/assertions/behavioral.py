@@ -204,13 +204,18 @@ class ToolWasCalled(Assertion):
     def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
         counts = scoped.index.tool_counts()
         count = scoped.calls_named(self.tool)
+        # A call the gateway refused without running the tool is not a call of it.
+        refused = scoped.refused(self.tool)
         if count:
+            also = scoped.refused(self.tool, also=True)
             return Verdict.passed(
-                f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}",
+                f"tool '{self.tool}' called {pluralize(count, 'time')} in run {scoped.label}"
+                + (f" ({also})" if also else ""),
                 count,
             )
         seen = f"tools called: {_counted(counts)}" if counts else "no tools called"
-        text = f"tool '{self.tool}' not called in run {scoped.label}; {seen}"
+        why = f": {refused};" if refused else ";"
+        text = f"tool '{self.tool}' not called in run {scoped.label}{why} {seen}"
         return scoped.undecided(text) or Verdict.failed(text, 0)
 
 
@@ -237,9 +242,11 @@ class ToolNotCalled(Assertion):
                 count,
                 0,
             )
+        # An attempt the gateway refused ran nothing: the tool was not called (said, though).
+        refused = scoped.refused(self.tool)
         text = (
             f"tool '{self.tool}' not called in run {scoped.label} "
-            f"({pluralize(len(calls), 'tool call')} seen)"
+            f"({pluralize(len(calls), 'tool call')} seen{'; ' + refused if refused else ''})"
         )
         return scoped.undecided(text) or Verdict.passed(text, 0, 0)
 
@@ -270,6 +277,11 @@ class DelegationOccurred(Assertion):
             )
         else:
             text = f"no delegation in run {scoped.label} (expected '{self.to_agent}')"
+        # A spawn the gateway refused started no sub-agent: say so rather than leave it a guess.
+        from clawspec.gateway.tool_search import SPAWN_TOOL
+
+        refused = scoped.refused(SPAWN_TOOL)
+        text += f": {refused}" if refused else ""
         return scoped.undecided(text) or Verdict.failed(text, agents, self.to_agent)
 
 
@@ -299,6 +311,10 @@ class ToolNotPermitted(Assertion):
             )
         calls = sum(counts.values())
         text = f"{pluralize(calls, 'tool call')} in run {scoped.label}, all allowed"
+        # Attempts the gateway refused ran nothing: they pass, and are named.
+        refused_names = {r.call.name for r in scoped.index.refused_calls} - allowed
+        refused = scoped.refused(*sorted(refused_names)) if refused_names else ""
+        text += f"; {refused}" if refused else ""
         return scoped.undecided(text) or Verdict.passed(text, sorted(counts), self.allowed_tools)
 
 

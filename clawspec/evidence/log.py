@@ -20,8 +20,9 @@ from clawspec.gateway.logs.facts import Hook
 from clawspec.gateway.logs.index import DEBUG_HINT, LogIndex
 from clawspec.gateway.logs.lines import Interrupted, Match, Pattern, json_message, lines_of
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
+from clawspec.gateway.refusals import AnswerReader
 from clawspec.gateway.tool_search import CONTROLS
-from clawspec.text import pluralize
+from clawspec.text import one_line, pluralize, quote_list
 
 __all__ = ["Interrupted", "RunLog", "first_line_matching", "line_matcher"]
 
@@ -61,6 +62,26 @@ class RunLog:
         """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
         calls = self.index.tool_search_calls if tool in CONTROLS else self.index.tool_calls
         return sum(1 for call in calls if call.name == tool)
+
+    def refused(self, *tools: str, also: bool = False) -> str:
+        """What the gateway refused of the run's attempts to call `tools` (none named: any
+        tool), as a clause to add to a verdict, else "": "'sessions_spawn' was attempted once
+        but refused by the gateway: "Tool sessions_spawn not found"" ("was also attempted"
+        with `also`: beside calls that ran)."""
+        attempts = [r for r in self.index.refused_calls if not tools or r.call.name in tools]
+        if not attempts:
+            return ""
+        names = list(dict.fromkeys(r.call.name for r in attempts))
+        answers = list(dict.fromkeys(r.answer for r in attempts))
+        shown = "; ".join(f'"{one_line(answer, 200)}"' for answer in answers[:3])
+        if len(answers) > 3:
+            shown += f"; and {len(answers) - 3} more"
+        times = _times(len(attempts))
+        return (
+            f"{quote_list(names)} {'was' if len(names) == 1 else 'were'}"
+            f"{' also' if also else ''} attempted {times} but "
+            f"refused by the gateway: {shown}"
+        )
 
     def token_usage(self, ctx: EvalContext) -> tuple[TokenUsage | None, str]:
         """The run's token usage and what it was counted from (plugin first, then log)."""
@@ -131,6 +152,7 @@ class RunLog:
         offset = ctx.evidence.log_offset if is_active else 0
 
         wait_s = ctx.evidence_wait_s()
+        plugin = ctx.evidence.plugin_output
 
         def build() -> LogIndex:
             return LogIndex.build(
@@ -147,6 +169,8 @@ class RunLog:
                 stop=ctx.stop,
                 clock=ctx.clock,
                 tail_bytes=None if is_active else tail,
+                # The plugin's answers tell a refused call from a real one (gateway.refusals).
+                answers=AnswerReader(plugin, ctx.evidence.plugin_offset) if plugin else None,
             )
 
         # A log other than the active one has no offset recorded at the run's start: it is read
@@ -166,6 +190,10 @@ class RunLog:
             problem = Verdict.errored(text)
             return cls(index, label, problem, timeout)
         return cls(index, label, None, timeout)
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
 def _not_found(

@@ -45,6 +45,7 @@ _FIELDS = {
     "outcome": "outcome",
     "errorCategory": "error_category",
     "error": "error",
+    "isError": "is_error",
     "childRunId": "child_run_id",
     "childSessionKey": "child_session_key",
     "parentRunId": "parent_run_id",
@@ -85,6 +86,7 @@ class PluginRecord:
     outcome: str | None = None
     error_category: str | None = None
     error: str | None = None
+    is_error: bool | None = None  # tool_result: the gateway answered the call with an error
     child_run_id: str | None = None
     child_session_key: str | None = None
     parent_run_id: str | None = None

@@ -21,6 +21,7 @@ from clawspec.evidence.spans import by_start, delegation_spans, tool_spans
 from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
+from clawspec.gateway.refusals import AnswerReader
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
 from clawspec.text import one_line
 from clawspec.traces.model import Span, SpanType, Trace
@@ -93,8 +94,15 @@ def _log_index(evidence: Evidence, run: RunInfo, stop: threading.Event | None) -
         subagent_wait_s=LATE_LINES_S,
         poll_interval_s=_PLUGIN_POLL_S,
         stop=stop,
+        answers=_answers(evidence),
     )
     return index if index.found else None
+
+
+def _answers(evidence: Evidence) -> AnswerReader | None:
+    """The plugin's answers to the run's calls: a refused call is not listed as a call."""
+    path = evidence.plugin_output
+    return AnswerReader(path, evidence.plugin_offset) if path is not None else None
 
 
 def _log_tools(index: LogIndex, records: list[PluginRecord]) -> list[ToolCallRecord]:

@@ -40,9 +40,10 @@ from clawspec.gateway.logs.facts import (
     facts_of,
 )
 from clawspec.gateway.logs.legacy import LegacyLine
-from clawspec.gateway.logs.model import Gathered, Run, ToolCall
+from clawspec.gateway.logs.model import Gathered, RefusedCall, Run, ToolCall
 from clawspec.gateway.logs.reader import SegmentReader, segments_of, tail_start
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage
+from clawspec.gateway.refusals import AnswerReader, ToolAnswers
 
 DEBUG_HINT = "run lines need logging.level: debug"
 
@@ -72,6 +73,8 @@ class LogIndex:
     trace_ids: set[str] = field(default_factory=set)
     tool_calls: list[ToolCall] = field(default_factory=list)  # real calls (wrappers unwrapped)
     tool_search_calls: list[ToolCall] = field(default_factory=list)  # Tool Search's controls
+    # Calls the gateway answered without running the tool (e.g. "Tool X not found"): not calls.
+    refused_calls: list[RefusedCall] = field(default_factory=list)
     subagents: list[str] = field(default_factory=list)  # agent ids delegated to, in order
     pending: list[str] = field(default_factory=list)  # evidence still missing when waiting ended
     waited_s: float = 0.0  # how long the build waited for the run's lines
@@ -84,6 +87,8 @@ class LogIndex:
     skipped_bytes: int = 0
     # raw material, kept for re-scoping (`scope`) while waiting for the last lines
     gathered: Gathered = field(default_factory=Gathered, repr=False)
+    # The plugin's answers to the calls (None: no plugin output): which calls were refused.
+    answers: ToolAnswers | None = field(default=None, repr=False)
     open_wrappers: list[ToolCall] = field(default_factory=list, repr=False)  # still running
     _scoped_lines: list[tuple[int, str]] | None = field(default=None, repr=False)
 
@@ -104,6 +109,7 @@ class LogIndex:
         stop: threading.Event | None = None,
         clock: Callable[[], float] = time.monotonic,
         tail_bytes: int | None = None,
+        answers: AnswerReader | None = None,
     ) -> LogIndex:
         """Index `path` from `offset` for the run named by `run_ids` / `session_keys`.
 
@@ -120,6 +126,9 @@ class LogIndex:
         start many seconds later on a busy machine. What is still missing then is in
         `pending`. A slice without a single run-start line after NO_RUN_LINES_GRACE_S ends
         the wait early: the log has no debug lines, and waiting longer cannot find the run.
+        `answers` (the plugin's output, read along) tells the calls the gateway refused from
+        real ones (`gateway.refusals`): a call answered with an error is waited for until the
+        plugin's records of its run are complete.
         """
         seeds = tuple(dict.fromkeys(r for r in run_ids if r))
         keys = tuple(dict.fromkeys(k for k in session_keys if k))
@@ -137,6 +146,7 @@ class LogIndex:
                     reader = SegmentReader(index.segments)
                 if reader is not None:
                     reader.read(index._feed, final=False)
+                    index.answers = answers.read() if answers is not None else None
                     scope.resolve(index)
                     if scope.settled(index):
                         break
@@ -157,7 +167,9 @@ class LogIndex:
         finally:
             if reader is not None:
                 reader.close()
-        if reader.lines != before:  # else the loop's last resolve is still current
+        if answers is not None:
+            index.answers = answers.read()
+        if reader.lines != before or answers is not None:  # else the last resolve is current
             scope.resolve(index)
         index.lines_read = reader.lines
         index.waited_s = max(0.0, clock() - started)

@@ -27,6 +27,14 @@ class ToolCall:
     tool_call_id: str | None = None
 
 
+@dataclass(frozen=True)
+class RefusedCall:
+    """A call the gateway answered without running the tool (`gateway.refusals`)."""
+
+    call: ToolCall
+    answer: str  # the gateway's answer, e.g. "Tool sessions_spawn not found"
+
+
 @dataclass
 class Run:
     """An embedded run seen starting in the slice (a run may log several start lines)."""

@@ -13,7 +13,9 @@ keys are flat at every depth (`agent:<id>:subagent:<uuid>`; `agent:<id>:acp:<uui
 runtime): nesting shows only through the parent span, which the scoping follows.
 
 `resolve` is run again after every poll (a sub-agent may start late) and sets what the index
-answers (runs, sessions, tool calls, sub-agents, errors); `settled` says when waiting can end,
+answers (runs, sessions, tool calls, the calls the gateway refused (`gateway.refusals`: not
+calls, and a refused `sessions_spawn` no sub-agent to wait for), sub-agents, errors); `settled`
+says when waiting can end,
 `missing` what is still `pending` when it did (a spawned sub-agent that never started or did not
 finish, a Tool Search wrapper still running); `read_scoped` reads the scope's lines back.
 """
@@ -26,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from clawspec.gateway.logs.facts import Hook, LineFacts
 from clawspec.gateway.logs.legacy import LegacyLine, read_legacy
-from clawspec.gateway.logs.model import ToolCall
-from clawspec.gateway.tool_search import SPAWN_TOOL, unwrap
+from clawspec.gateway.logs.model import RefusedCall, ToolCall
+from clawspec.gateway.tool_search import SPAWN_TOOL, unwrap, wrapper_call_id
 
 if TYPE_CHECKING:
     from clawspec.gateway.logs.index import LogIndex
@@ -95,8 +97,25 @@ def _collect(
         call_id=lambda c: c.tool_call_id,
         ended=lambda c: (c.run_id, c.tool_call_id or "") in ended,
     )
-    index.tool_calls = split.calls
-    index.tool_search_calls = split.controls
+    refusals = index.answers.refusals() if index.answers is not None else {}
+    refused: list[RefusedCall] = []
+
+    def made(calls: list[ToolCall]) -> list[ToolCall]:
+        """The calls the gateway ran the tool for; the refused ones go to `refused`. A call
+        made through a Tool Search wrapper is logged only once its tool runs: never refused."""
+        kept = []
+        for call in calls:
+            key = (call.run_id, call.tool_call_id or "")
+            inner = wrapper_call_id(call.tool_call_id, call.name) is not None
+            if key in refusals and not inner:
+                refused.append(RefusedCall(call, refusals[key].answer))
+            else:
+                kept.append(call)
+        return kept
+
+    index.tool_calls = made(split.calls)
+    index.tool_search_calls = made(split.controls)
+    index.refused_calls = sorted(refused, key=lambda r: r.call.line)
     index.open_wrappers = split.open_wrappers
     index.subagents = list(dict.fromkeys(agents))
     index.errors = [err for rid, err in index.gathered.failures if rid in runs]
@@ -115,7 +134,18 @@ def settled(index: LogIndex) -> bool:
         return True  # legacy lines have no completion marker
     if not index.hook_seen and not set(index.seeds) & set(index.gathered.runs):
         return False
-    return not children_pending(index) and not index.open_wrappers
+    return not children_pending(index) and not index.open_wrappers and not answers_pending(index)
+
+
+def answers_pending(index: LogIndex) -> bool:
+    """A call of the run was answered with an error, and the plugin's records of its run,
+    begun, are not complete yet: whether the tool ran (a failed call) or not (a refused one)
+    is not known yet. (A run the plugin has no harness record of is never waited for.)"""
+    answers = index.answers
+    if answers is None or not answers.errors:
+        return False
+    errored = {run for run, _ in answers.errors if run in index.run_ids}
+    return bool(answers.open_runs(errored))
 
 
 def children_pending(index: LogIndex) -> bool:

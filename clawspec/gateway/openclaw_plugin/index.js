@@ -10,6 +10,9 @@ import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 
 const FORMAT_VERSION = 1;
 const PLUGIN_ID = "clawspec";
+// A tool result's error text kept in a `tool_result` record (the gateway's answer, quoted by
+// the assertions); longer texts are cut.
+const MAX_ERROR_CHARS = 500;
 
 // Only these events matter for contracts; the rest (gc, heartbeat, rpc...) is noise.
 const INTERESTING = [
@@ -205,6 +208,31 @@ export class RecordBuilder {
     }
     return records;
   }
+}
+
+// The `after_tool_call` hook: how the gateway answered a call, whether or not the tool ran.
+// A call the gateway refused before running it ("Tool sessions_spawn not found", a
+// before_tool_call block, arguments that do not validate) has this record with `isError` and
+// no `tool` record: the tool.execution.* events come from the tool's own execution.
+export function toolResultRecord(event, ctx) {
+  const error = typeof event?.error === "string" ? event.error : undefined;
+  const record = {
+    v: FORMAT_VERSION,
+    kind: "tool_result",
+    event: "after_tool_call",
+    ts: Date.now(),
+    ...pick(ctx ?? {}, ["runId", "sessionKey", "sessionId", "agentId", "toolCallId"]),
+    ...pick(event ?? {}, ["runId", "toolName", "toolCallId", "durationMs"]),
+    isError: error !== undefined,
+  };
+  if (error !== undefined) {
+    record.error = error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error;
+  }
+  if (record.agentId === undefined) {
+    const agentId = agentFromSessionKey(record.sessionKey);
+    if (agentId) record.agentId = agentId;
+  }
+  return record;
 }
 
 // ---- OTLP span export -------------------------------------------------------------------
@@ -557,6 +585,18 @@ export default definePluginEntry({
   register(api) {
     let unsubscribe = null;
     let exporter = null;
+    // The hook writes on its own: OpenClaw may run a plugin's hooks from another registration
+    // of it than the one whose service started (seen on 2026.9.6).
+    const hookOutput = resolveOutputPath(api.pluginConfig);
+    if (hookOutput) {
+      api.on?.("after_tool_call", (event, ctx) => {
+        try {
+          appendFileSync(hookOutput, `${JSON.stringify(toolResultRecord(event, ctx))}\n`);
+        } catch (err) {
+          api.logger?.warn?.(`clawspec: could not record a tool result: ${err}`);
+        }
+      });
+    }
     api.registerService({
       id: "clawspec-trace-writer",
       start() {
