@@ -3,19 +3,21 @@
 OpenClaw logs `embedded run tool start` / `tool end` lines for every call the model makes, also
 for one it refuses without running the tool: with Tool Search on (the default since 2026.9.6) a
 tool called by name that is not offered directly (`sessions_spawn`) is answered "Tool
-sessions_spawn not found"; a `before_tool_call` block or arguments that do not validate are
-answered the same way. Those lines are the same as a real call's. What tells them apart is
-what ClawSpec's plugin records (openclaw_plugin/FORMAT.md):
+sessions_spawn not found"; a plugin's `before_tool_call` block or arguments that do not
+validate are answered the same way. Those lines are the same as a real call's. What tells them
+apart is what ClawSpec's plugin records (openclaw_plugin/FORMAT.md):
 
 - `tool_result` (the `after_tool_call` hook, for every call): the gateway's answer, `isError`
   and its `error` text;
-- `tool` (the `tool.execution.*` events): written by the tool's own execution, so a refused call
-  has none.
+- `tool` (the `tool.execution.*` events): `started` when the tool's execution begins, so a
+  refused call has none; a `before_tool_call` block has a `blocked` record (with its `reason`)
+  instead.
 
-A refusal is a call with an error answer and no `tool` record. The execution events reach the
-plugin later than the hook (OpenClaw queues them): a run's refusals are known once its
-`harness` run has ended, the plugin's last record of a run. Before that, and without plugin
-records at all, no call counts as refused.
+A refusal is a call answered with an error (or blocked) whose execution never started
+(checked on OpenClaw 2026.9.6 for "not found" and a plugin's block; 2026.9.5 records real calls
+the same way). The events reach the plugin later than the hook (OpenClaw queues them): a run's
+refusals are known once its `harness` run has ended, the plugin's last record of a run. Before
+that, and without plugin records at all, no call counts as refused.
 """
 
 from __future__ import annotations
@@ -44,14 +46,20 @@ class ToolAnswers:
     """What the plugin's records say about a set of runs' tool calls, fed record by record."""
 
     executed: set[CallKey] = field(default_factory=set)  # calls the tool ran for
-    errors: dict[CallKey, Refusal] = field(default_factory=dict)  # calls answered with an error
+    # calls answered with an error, or blocked before they ran
+    errors: dict[CallKey, Refusal] = field(default_factory=dict)
     harness: dict[str, int] = field(default_factory=dict)  # run id -> harness runs still open
     ended: set[str] = field(default_factory=set)  # runs with a finished harness run
 
     def add(self, record: PluginRecord) -> None:
         run, call = record.run_id, record.tool_call_id
         if record.kind == "tool" and run and call:
-            self.executed.add((run, call))
+            if record.phase != "blocked":
+                self.executed.add((run, call))  # a later phase always follows `started`
+            elif (run, call) not in self.errors:  # the hook's answer text comes first
+                reason = record.extra.get("reason") or record.extra.get("deniedReason")
+                answer = f"blocked: {reason}" if isinstance(reason, str) else "blocked"
+                self.errors[(run, call)] = Refusal(record.tool_name or "?", run, call, answer)
         elif record.kind == "tool_result" and record.is_error and run and call:
             answer = record.error or "the gateway answered with an error"
             self.errors[(run, call)] = Refusal(record.tool_name or "?", run, call, answer)

@@ -3,7 +3,8 @@
 OpenClaw 2026.9.6 (Tool Search on by default) answers a model that calls `sessions_spawn` by
 name with "Tool sessions_spawn not found"; the log still has the call's tool start and end
 lines, and only ClawSpec's plugin records tell it was refused (tests/gateway/test_refusals.py
-describes the fixtures). The same run on 2026.9.5 spawns the `reviewer` sub-agent.
+describes the fixtures). The same run on 2026.9.5 spawns the `reviewer` sub-agent. A call a
+plugin's `before_tool_call` hook blocks is refused the same way.
 """
 
 from __future__ import annotations
@@ -23,11 +24,18 @@ FIXTURES = Path(__file__).parents[1] / "gateway" / "fixtures"
 RUNS = {
     "2026.9.6": ("refused-2026.9.6", "9aad2c87-1450-4de1-801e-a5e8807464ec"),
     "2026.9.5": ("spawn-2026.9.5", "c8ae9b29-9aa8-4a8f-9a0f-b59689eac010"),
+    # A write of blocked.md that a plugin's before_tool_call hook blocked.
+    "blocked": ("blocked-2026.9.6", "b25b0406-d578-4232-b2e6-4084765554f7"),
 }
 RUN = "clawspecrun00001"
 REFUSED = (
     "'sessions_spawn' was attempted once but refused by the gateway: "
     '"Tool sessions_spawn not found"'
+)
+
+
+BLOCKED = (
+    "'write' was attempted once but refused by the gateway: \"Writing blocked.md is not allowed\""
 )
 
 
@@ -99,3 +107,18 @@ def test_without_plugin_records_the_refused_spawn_is_waited_for(tmp_path: Path) 
         context(tmp_path, "2026.9.6", plugin=False), "type: delegation_occurred\nto_agent: reviewer"
     )
     assert status == Status.ERROR and "never started" in message, message
+
+
+@pytest.mark.parametrize(
+    ("assertion", "status", "message"),
+    [
+        ("type: tool_was_called\ntool: write", Status.FAIL,
+         f"tool 'write' not called in run {RUN}: {BLOCKED}; no tools called"),
+        ("type: tool_not_called\ntool: write", Status.PASS,
+         f"tool 'write' not called in run {RUN} (0 tool calls seen; {BLOCKED})"),
+    ],
+)  # fmt: skip
+def test_a_call_a_plugin_blocked_is_not_a_call_either(
+    tmp_path: Path, assertion: str, status: Status, message: str
+) -> None:
+    assert check(context(tmp_path, "blocked"), assertion) == (status, message)

@@ -11,7 +11,11 @@ release's default), one hook run per script:
 - openclaw-spawn-2026.9.5.log / plugin-spawn-2026.9.5.jsonl (OpenClaw 2026.9.5, every tool
   offered): the same three runs; there the spawn runs and the `reviewer` sub-agent writes.
 
-In both logs every call has its `embedded run tool start` and `tool end` lines, refused or not.
+- openclaw-blocked-2026.9.6.log / plugin-blocked-2026.9.6.jsonl (OpenClaw 2026.9.6, with a
+  plugin whose `before_tool_call` hook blocks writing blocked.md): a write of blocked.md, then
+  one of notes.md.
+
+In every log each call has its `embedded run tool start` and `tool end` lines, refused or not.
 """
 
 from __future__ import annotations
@@ -104,6 +108,41 @@ def test_an_execution_record_after_the_answer_still_counts() -> None:
     answer = next(r for r in read if r.kind == "tool_result")
     late = [answer, *(r for r in read if r is not answer)]
     assert refusals([*late, *rest]) == refusals(records)
+
+
+BLOCKED_LOG = FIXTURES / "openclaw-blocked-2026.9.6.log"
+BLOCKED_PLUGIN = FIXTURES / "plugin-blocked-2026.9.6.jsonl"
+BLOCKED_HOOK = {
+    "blocked": "b25b0406-d578-4232-b2e6-4084765554f7",
+    "notes": "d9a81a43-b123-4530-95f0-3c264a707b15",
+}
+BLOCKED_RUN = "022a7e8f-315f-4d00-99d0-81881787857e"
+
+
+def test_a_write_a_plugin_blocked_is_refused_with_the_plugins_reason() -> None:
+    """A `before_tool_call` block: the answer carries the plugin's reason, and the plugin output
+    has a `blocked` execution record but no `started` one."""
+    records = read_plugin_records(BLOCKED_PLUGIN)
+    phases = [
+        r.phase for r in records if r.tool_call_id == "call_x-blocked_0_0" and r.kind == "tool"
+    ]
+    assert phases == ["blocked"]
+    ((key, refusal),) = refusals(records).items()
+    assert key == (BLOCKED_RUN, "call_x-blocked_0_0")
+    assert (refusal.tool, refusal.answer) == ("write", "Writing blocked.md is not allowed")
+    # Without the hook's answer, the block record alone says it.
+    alone = refusals(r for r in records if r.kind != "tool_result")
+    assert [r.answer for r in alone.values()] == ["blocked: Writing blocked.md is not allowed"]
+
+
+def test_the_blocked_write_is_not_a_call_and_the_next_write_is() -> None:
+    blocked = index_of(BLOCKED_LOG, BLOCKED_HOOK["blocked"], BLOCKED_PLUGIN)
+    assert blocked.tool_calls == []
+    assert [(r.call.name, r.answer) for r in blocked.refused_calls] == [
+        ("write", "Writing blocked.md is not allowed")
+    ]
+    notes = index_of(BLOCKED_LOG, BLOCKED_HOOK["notes"], BLOCKED_PLUGIN)
+    assert [c.name for c in notes.tool_calls] == ["write"] and notes.refused_calls == []
 
 
 def index_of(log: Path, hook_run: str, plugin: Path | None, **kwargs: Any) -> LogIndex:
