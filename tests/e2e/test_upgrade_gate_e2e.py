@@ -6,8 +6,9 @@ of its own: OpenClaw 2026.9.5 (the reference) and the pinned 2026.9.6, under
 Tool Search does. 2026.9.6 turned Tool Search on by default: it offers the model only core tools
 directly (write, read, exec, ...) and answers a direct call of any other tool, here
 `sessions_spawn`, with "Tool sessions_spawn not found"; 2026.9.5 offers and runs it. So the
-delegating scenario passes on 2026.9.5 and not on 2026.9.6, and the gate must say so; the scenario
-that only writes a file passes on both.
+delegating scenario passes on 2026.9.5 and fails on 2026.9.6, its verdicts quoting the refusal
+(the log holds the refused call's tool lines; ClawSpec's plugin records that the tool never ran),
+and the gate must say so; the scenario that only writes a file passes on both.
 
 One CLI run serves every check: the verdicts, exit code and comparison in the JSON report, the
 side-by-side table in the terminal and the job summary, and what each release did (the tools each
@@ -92,14 +93,25 @@ def test_the_gate_fails_the_job_on_the_delegation_the_new_release_refuses(
     assert verdicts == {
         (DELEGATES, OLD): "pass",
         (WRITES, OLD): "pass",
-        (DELEGATES, NEW): "error",
+        (DELEGATES, NEW): "fail",  # said at once: no sub-agent is waited for
         (WRITES, NEW): "pass",
     }, proc.stdout
     delegation, called = results[(DELEGATES, NEW)]["assertions"]
-    assert delegation["type"] == "delegation_occurred"
-    assert "no delegation" in delegation["message"] and "'reviewer'" in delegation["message"]
-    # The refused call is still in the log: asserting the call alone would not catch it.
-    assert (called["type"], called["status"]) == ("tool_was_called", "pass"), called
+    refused = (
+        "'sessions_spawn' was attempted once but refused by the gateway: "
+        '"Tool sessions_spawn not found"'
+    )
+    assert (delegation["type"], delegation["status"]) == ("delegation_occurred", "fail")
+    assert delegation["message"].startswith("no delegation in run ")
+    assert delegation["message"].endswith(f"(expected 'reviewer'): {refused}"), delegation
+    # The refused call's tool lines are in the log, but the tool never ran: not a call.
+    assert (called["type"], called["status"]) == ("tool_was_called", "fail"), called
+    assert f": {refused}; no tools called" in called["message"], called
+    old_called = results[(DELEGATES, OLD)]["assertions"][1]
+    assert (old_called["status"], old_called["message"].split(" in run")[0]) == (
+        "pass",
+        "tool 'sessions_spawn' called 1 time",
+    )
 
 
 def test_the_comparison_calls_the_delegation_regressed_and_nothing_else(
@@ -116,11 +128,13 @@ def test_the_comparison_calls_the_delegation_regressed_and_nothing_else(
         c["id"]: (c["change"], c["baseline_status"], c["status"]) for c in comparison["scenarios"]
     }
     assert changes == {
-        DELEGATES: ("regressed", "pass", "error"),
+        DELEGATES: ("regressed", "pass", "fail"),
         WRITES: ("unchanged", "pass", "pass"),
     }
     behaviour = next(c for c in comparison["scenarios"] if c["id"] == DELEGATES)["details"]
     assert behaviour["behaviour"]["delegations_removed"] == ["reviewer"]
+    # The refused spawn is not among the new release's calls: the comparison says it is gone.
+    assert "sessions_spawn" in behaviour["behaviour"]["tools_removed"], behaviour
 
 
 def test_the_side_by_side_output_shows_the_regression(gate: dict[str, Any]) -> None:
@@ -128,10 +142,10 @@ def test_the_side_by_side_output_shows_the_regression(gate: dict[str, Any]) -> N
     table = out[out.index("Variants side by side:") :]
     header, delegates, writes = table.splitlines()[1:4]
     assert f"{OLD} (reference)" in header and NEW in header
-    assert delegates.split()[:4] == ["delegates-the-review", "pass", "ERROR", "↓"], table
+    assert delegates.split()[:4] == ["delegates-the-review", "pass", "FAIL", "↓"], table
     assert writes.split() == ["writes-notes", "pass", "pass"], table
     assert f"{NEW} against {OLD}: 1 regressed, 1 unchanged; fails the job" in out
-    assert f"REGRESSED {DELEGATES} @ {NEW}: pass → error (reference: {OLD})" in out
+    assert f"REGRESSED {DELEGATES} @ {NEW}: pass → fail (reference: {OLD})" in out
     summary = gate["summary"]
     assert OLD in summary and NEW in summary and "regressed" in summary, summary
 
@@ -158,8 +172,8 @@ def test_each_release_did_what_its_tool_search_default_says(gate: dict[str, Any]
 
 def test_each_gateway_log_shows_its_release(gate: dict[str, Any]) -> None:
     """The new release logs its Tool Search catalogue and still logs the refused call's tool
-    start, which is why ClawSpec waits for a sub-agent that never comes; the old one runs the
-    reviewer."""
+    start and end, as for a real call (only the plugin's records tell it was refused); the old
+    one runs the reviewer."""
     old, new = gate["logs"][OLD], gate["logs"][NEW]
     assert "tool-search: cataloged" in new and "tool-search: cataloged" not in old
     for log in (old, new):
