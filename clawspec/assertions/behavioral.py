@@ -278,9 +278,7 @@ class DelegationOccurred(Assertion):
         else:
             text = f"no delegation in run {scoped.label} (expected '{self.to_agent}')"
         # A spawn the gateway refused started no sub-agent: say so rather than leave it a guess.
-        from clawspec.gateway.tool_search import SPAWN_TOOL
-
-        refused = scoped.refused(SPAWN_TOOL)
+        refused = scoped.refused_spawns()
         text += f": {refused}" if refused else ""
         return scoped.undecided(text) or Verdict.failed(text, agents, self.to_agent)
 

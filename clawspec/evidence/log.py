@@ -21,7 +21,7 @@ from clawspec.gateway.logs.index import DEBUG_HINT, LogIndex
 from clawspec.gateway.logs.lines import Interrupted, Match, Pattern, json_message, lines_of
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
 from clawspec.gateway.refusals import AnswerReader
-from clawspec.gateway.tool_search import CONTROLS
+from clawspec.gateway.tool_search import CONTROLS, SPAWN_TOOL
 from clawspec.text import one_line, pluralize, quote_list
 
 __all__ = ["Interrupted", "RunLog", "first_line_matching", "line_matcher"]
@@ -62,6 +62,10 @@ class RunLog:
         """Calls of `tool` in the run: real calls, or Tool Search's own controls when named."""
         calls = self.index.tool_search_calls if tool in CONTROLS else self.index.tool_calls
         return sum(1 for call in calls if call.name == tool)
+
+    def refused_spawns(self) -> str:
+        """`refused` for the tool that starts sub-agents (`sessions_spawn`)."""
+        return self.refused(SPAWN_TOOL)
 
     def refused(self, *tools: str, also: bool = False) -> str:
         """What the gateway refused of the run's attempts to call `tools` (none named: any
