@@ -113,10 +113,11 @@ def test_repeat_fields_are_validated_like_every_field(
     assert f"error: case.clawspec.yaml:5:5: scenario 'a': {problem}" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("concurrency", [1, 3])
-def test_attempts_of_one_scenario_run_concurrently_within_the_limit(
-    workspace: Path, write_contract, server: HooksServer, concurrency: int
+@pytest.mark.parametrize(("concurrency", "most_at_once"), [(1, 1), (3, 2)])
+def test_attempts_of_one_scenario_never_overlap_while_another_scenario_runs_beside(
+    workspace: Path, write_contract, server: HooksServer, concurrency: int, most_at_once: int
 ) -> None:
+    # The attempts share the workspace: one after another; `after` runs beside the first.
     write_contract(
         'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n'
         '  - name: slow\n    repeat: 3\n    when: {invoke: "[sleep:1]"}\n'
@@ -124,6 +125,6 @@ def test_attempts_of_one_scenario_run_concurrently_within_the_limit(
         "  - name: after\n    when: {invoke: quick}\n    then: [{type: file_absent, path: n.md}]\n"
     )
     assert main(["run", ".", "--concurrency", str(concurrency)]) == 0
-    assert server.max_active == concurrency
+    assert server.max_active == most_at_once
     slow, after = _report(workspace)["scenarios"]  # contract order, whatever finished first
     assert (slow["name"], slow["attempts"]["attempts"], after["name"]) == ("slow", 3, "after")
