@@ -55,15 +55,26 @@ class _FileAssertion(Assertion):
         path = ctx.path(self.path)
         since = parse_instant(self.updated_after) if self.updated_after else None
 
+        def fresh(mtime: float) -> bool:
+            return since is None or datetime.fromtimestamp(mtime, UTC) >= since
+
         def ready() -> bool:
             try:
-                mtime = path.stat().st_mtime
+                stat = path.stat()
             except OSError:
                 return False
-            return since is None or datetime.fromtimestamp(mtime, UTC) >= since
+            # An empty file is most often one being written (created, not filled yet): while
+            # the timeout lasts, wait for its content rather than judge the empty file.
+            return stat.st_size > 0 and fresh(stat.st_mtime)
 
         if ctx.wait_until(ready, self.timeout):
             return path
+        try:
+            stat = path.stat()
+        except OSError:
+            stat = None
+        if stat is not None and stat.st_size == 0 and fresh(stat.st_mtime):
+            return path  # it stayed empty: judge it as it is
         waited = f" after waiting {fmt_number(self.timeout)} s" if self.timeout else ""
         if not path.exists():
             return Verdict.failed(f"'{self.path}' not found{waited}")

@@ -919,3 +919,30 @@ def test_artifact_absent_words_rejects_blank_words_at_load() -> None:
         REGISTRY["artifact_absent_words"].model.model_validate(
             {"type": "artifact_absent_words", "path": "a.md", "words": ["ok", " "]}
         )
+
+
+def test_a_file_being_written_is_judged_once_it_has_content(workspace: Path) -> None:
+    """An agent's write creates the file, then fills it: an empty file is waited on while the
+    timeout lasts (the write below is exactly that: created empty, filled a moment later)."""
+    path = workspace / "doc.md"
+    path.write_text("", encoding="utf-8")
+    writer = _later(0.3, lambda: _write(workspace, "doc.md", "# Hook\n"))
+    verdict = evaluate_one(
+        {"type": "artifact_contains", "path": "doc.md", "sections": ["hook"], "timeout": 10},
+        make_context(workspace),
+    )
+    writer.join()
+    assert verdict.status == Status.PASS, verdict.message
+
+
+def test_a_file_that_stays_empty_is_judged_as_it_is(workspace: Path) -> None:
+    (workspace / "empty.md").write_text("", encoding="utf-8")
+    exists = evaluate_one(
+        {"type": "artifact_exists", "path": "empty.md", "timeout": 0.2}, make_context(workspace)
+    )
+    contains = evaluate_one(
+        {"type": "artifact_contains", "path": "empty.md", "sections": ["hook"]},
+        make_context(workspace),
+    )
+    assert (exists.status, exists.message) == (Status.PASS, "'empty.md' exists (0 bytes)")
+    assert contains.status == Status.FAIL and "hook" in contains.message
