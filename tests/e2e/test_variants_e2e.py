@@ -4,10 +4,11 @@ the scripted provider on 127.0.0.1 whose answers depend on the requested model.
 The contracts in tests/e2e/contracts/variants run one scenario on three variants: two model
 variants on one gateway (per-request `model` overrides; `fake-model-b` is neither in the
 OpenClaw config's provider models nor in its model policy: bring-up makes it usable) whose
-scripted behaviour differs (model B reads a file the contract forbids), and a config variant
+scripted behaviour differs (model B reads a file the contract forbids; it runs as an advisory
+variant and as a required one, which the `fail_on: regression` gate fails on), and a config variant
 (`tools.toolSearch: false`) on a gateway of its own. One CLI run serves the checks of the
-report; a second run is interrupted with SIGINT while both of its gateways run an agent, and no
-gateway process may outlive it. Runs inside the loopback-only namespace.
+report; a second run is interrupted with SIGINT while both of its gateways are up and one runs
+an agent, and no gateway process may outlive it. Runs inside the loopback-only namespace.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def cli_run(openclaw_launcher: str, work: Path, provider: ScriptedProvider) -> d
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {
         "proc": proc,
+        "report": report,
         "results": {s["variant"]: s for s in report["scenarios"]},
         "order": [(s["name"], s["variant"]) for s in report["scenarios"]],
         "requests": provider.chat_requests("tidy"),
@@ -81,14 +83,42 @@ def test_each_variant_runs_the_scenario_and_only_model_b_breaks_the_contract(
     cli_run: dict[str, Any],
 ) -> None:
     proc = cli_run["proc"]
-    # model-b is advisory (required: false): its failure is shown, it does not fail the job
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert cli_run["order"] == [("tidy", "model-a"), ("tidy", "model-b"), ("tidy", "direct-tools")]
+    assert cli_run["order"] == [
+        ("tidy", "model-a"),
+        ("tidy", "model-b"),
+        ("tidy", "model-b-gated"),
+        ("tidy", "direct-tools"),
+    ]
     statuses = {name: r["status"] for name, r in cli_run["results"].items()}
-    assert statuses == {"model-a": "pass", "model-b": "fail", "direct-tools": "pass"}, proc.stdout
-    failed = cli_run["results"]["model-b"]["assertions"][0]
-    assert (failed["type"], failed["status"]) == ("tool_not_called", "fail")
-    assert "read" in failed["message"]
+    assert statuses == {
+        "model-a": "pass",
+        "model-b": "fail",
+        "model-b-gated": "fail",
+        "direct-tools": "pass",
+    }, proc.stdout
+    for name in ("model-b", "model-b-gated"):
+        failed = cli_run["results"][name]["assertions"][0]
+        assert (failed["type"], failed["status"]) == ("tool_not_called", "fail")
+        assert "read" in failed["message"]
+
+
+def test_the_gate_fails_the_job_for_the_required_variant_only(cli_run: dict[str, Any]) -> None:
+    proc, report = cli_run["proc"], cli_run["report"]
+    # fail_on: regression; model-b-gated (required) regressed against model-a, the reference
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    gate = {c["variant"]: c for c in report["variant_comparisons"]}
+    assert set(gate) == {"model-b", "model-b-gated", "direct-tools"}
+    assert gate["model-b-gated"]["required"] is True and gate["model-b-gated"]["regressions"]
+    assert gate["model-b"]["required"] is False and gate["model-b"]["regressions"]
+    assert gate["direct-tools"]["regressions"] == []
+    # the side-by-side table in the terminal: one row, a column per variant
+    table = next(line for line in proc.stdout.splitlines() if line.lstrip().startswith("tidy"))
+    regressed = ["FAIL", "\u2193", "regressed"]
+    assert table.split() == ["tidy", "pass", *regressed, *regressed, "pass"], proc.stdout
+    assert "model-b-gated against model-a: 1 regressed" in proc.stdout
+    assert "fails the job under fail_on: regression" in proc.stdout
+    assert "model-b against model-a: 1 regressed" in proc.stdout
+    assert "advisory: never fails the job" in proc.stdout
 
 
 def test_the_report_names_the_model_that_answered_each_run(cli_run: dict[str, Any]) -> None:
@@ -96,6 +126,7 @@ def test_the_report_names_the_model_that_answered_each_run(cli_run: dict[str, An
     assert models == {
         "model-a": ["fake/fake-model"],
         "model-b": ["fake/fake-model-b"],
+        "model-b-gated": ["fake/fake-model-b"],
         "direct-tools": ["fake/fake-model"],  # no override: the agent's own model
     }
     # what the provider was asked for agrees with what the report says answered
@@ -120,7 +151,7 @@ def test_the_config_variant_ran_on_a_gateway_of_its_own(
     shared_log = (work / "reports" / "openclaw-gateway.log").read_text("utf-8")
     run_ids = {name: r["run_id"] for name, r in cli_run["results"].items()}
     assert run_ids["direct-tools"] in direct_log and run_ids["direct-tools"] not in shared_log
-    assert run_ids["model-a"] in shared_log and run_ids["model-b"] in shared_log
+    assert all(run_ids[n] in shared_log for n in ("model-a", "model-b", "model-b-gated"))
 
 
 def test_junit_has_one_testcase_per_scenario_and_variant(
@@ -135,7 +166,7 @@ def test_junit_has_one_testcase_per_scenario_and_variant(
         for prop in case.iter("property")
         if prop.get("name") == "variant"
     )
-    assert variants == ["direct-tools", "model-a", "model-b"]
+    assert variants == ["direct-tools", "model-a", "model-b", "model-b-gated"]
 
 
 def _gateway_families(cli_pid: int) -> set[int]:
@@ -167,17 +198,20 @@ def test_sigint_stops_every_gateway(
     seen: set[int] = set()
     leaders: set[int] = set()
     try:
-        # both gateways are up and each runs an agent (the slow script holds its answer)
+        # Both gateways are up (every gateway is brought up before the first run) and the
+        # first variant's run is held by the slow script; the other variant's run of the same
+        # scenario waits for it (runs of one scenario never overlap), its gateway idle.
         deadline = time.monotonic() + 600
-        while len(provider.chat_requests("slow")) < 2 and proc.poll() is None:
-            assert time.monotonic() < deadline, "the slow runs never reached the provider"
+        while not provider.chat_requests("slow") and proc.poll() is None:
+            assert time.monotonic() < deadline, "the slow run never reached the provider"
             seen |= _gateway_families(proc.pid)
             time.sleep(0.5)
         seen |= _gateway_families(proc.pid)
         stats = _proc_stats()
         leaders = {pid for pid in seen if stats.get(pid, (0, 0))[1] == pid}
         assert len(leaders) == 2, (leaders, proc.poll())
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)  # start no more scenarios
+        proc.send_signal(signal.SIGINT)  # and abandon the running ones: no grace to wait out
         output, _ = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
