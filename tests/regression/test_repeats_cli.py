@@ -117,12 +117,14 @@ def test_repeat_fields_are_validated_like_every_field(
 def test_attempts_of_one_scenario_never_overlap_while_another_scenario_runs_beside(
     workspace: Path, write_contract, server: HooksServer, concurrency: int, most_at_once: int
 ) -> None:
-    # The attempts share the workspace: one after another; `after` runs beside the first.
+    # The attempts share the workspace: one after another; `after` runs beside the first (it
+    # takes as long as an attempt, so the two overlap whichever request reaches the server first).
     write_contract(
         'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n'
         '  - name: slow\n    repeat: 3\n    when: {invoke: "[sleep:1]"}\n'
         "    then: [{type: file_absent, path: n.md}]\n"
-        "  - name: after\n    when: {invoke: quick}\n    then: [{type: file_absent, path: n.md}]\n"
+        '  - name: after\n    when: {invoke: "[sleep:1]"}\n'
+        "    then: [{type: file_absent, path: n.md}]\n"
     )
     assert main(["run", ".", "--concurrency", str(concurrency)]) == 0
     assert server.max_active == most_at_once
