@@ -146,18 +146,15 @@ def run(args: argparse.Namespace) -> ExitCode:
         from clawspec.runner.dry_run import print_plan
 
         loaded = api.load(args.paths, config=args.config, flags=flags, on_warning=_warn)
-        from clawspec.runner.selection import changed_plans
+        from clawspec.runner.selection import this_part
 
         context = CIContext.from_environ(os.environ)
-        selection = api.plan(loaded, args.scenario, args.tag, args.exclude_tag)
-        selection, changed = changed_plans(
-            selection, loaded.settings, loaded.workspace, context, _warn
-        )
-        plans, shard = api.shard_plans(selection, loaded.settings, context, _warn)
-        if changed:
-            print(changed.describe())
-        if shard:
-            print(_shard_line(shard))
+        part = this_part(loaded, context, _warn, args.scenario, args.tag, args.exclude_tag)
+        plans = part.plans
+        if part.selection:
+            print(part.selection.describe())
+        if part.shard:
+            print(_shard_line(part.shard))
         print_plan(loaded, plans)
         from clawspec.runner.expected_spend import expected_spend_lines
 

@@ -4,6 +4,7 @@ shard of it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from clawspec.errors import UsageError
 if TYPE_CHECKING:
     from clawspec.config import Settings, VariantSettings
     from clawspec.contracts.loaded import Loaded
-    from clawspec.reports.model import SelectionInfo, ShardInfo
+    from clawspec.reports.model import RunReport, SelectionInfo, ShardInfo
     from clawspec.runner.scenario import ScenarioPlan
 
 
@@ -105,3 +106,34 @@ def shard_plans(
     durations = durations_for(settings, context, warn)
     part = split_selection([p.identity.key for p in plans], shard, durations)
     return [plans[i] for i in part.positions], part.info
+
+
+@dataclass(frozen=True)
+class Part:
+    """What this machine runs: its plans, and the report blocks that say which part it is."""
+
+    plans: list[ScenarioPlan]
+    shard: ShardInfo | None = None
+    selection: SelectionInfo | None = None
+
+    def mark(self, report: RunReport) -> RunReport:
+        """`report` saying which part of the suite it covers (its shard, what changed)."""
+        update = {"shard": self.shard, "selection": self.selection}
+        update = {key: value for key, value in update.items() if value is not None}
+        return report.model_copy(update=update) if update else report
+
+
+def this_part(
+    loaded: Loaded,
+    context: CIContext,
+    warn: Callable[[str], None],
+    scenarios: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    exclude_tags: Sequence[str] = (),
+) -> Part:
+    """The filters (names, tags), then what changed since `changed_since`, then this machine's
+    shard: what a run, or its dry run, runs here."""
+    selection = plan(loaded, scenarios, tags, exclude_tags)
+    selection, changed = changed_plans(selection, loaded.settings, loaded.workspace, context, warn)
+    plans, shard = shard_plans(selection, loaded.settings, context, warn)
+    return Part(plans, shard, changed)

@@ -29,7 +29,7 @@ from clawspec.runner.gateways import RunGateways, gateways_for_run
 from clawspec.runner.lanes import worker_count
 from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
-from clawspec.runner.selection import changed_plans, plan, shard_plans
+from clawspec.runner.selection import this_part
 from clawspec.runner.traffic import (
     require_variant_cassettes,
     traffic_for_run,
@@ -168,21 +168,11 @@ def _this_part(
     tags: Sequence[str],
     exclude_tags: Sequence[str],
 ) -> tuple[list[ScenarioPlan], Callable[[RunReport], RunReport]]:
-    """What this machine runs (the filters, what changed since `changed_since`, its shard), and
-    what its report says about that part."""
-    settings = loaded.settings
-    selection = plan(loaded, scenarios, tags, exclude_tags)
-    selection, changed = changed_plans(
-        selection, settings, loaded.workspace, context, listener.on_warning
-    )
-    plans, shard = shard_plans(selection, settings, context, listener.on_warning)
-    require_variant_cassettes(plans, settings, loaded.workspace)
-    update = {key: v for key, v in (("shard", shard), ("selection", changed)) if v is not None}
-
-    def as_part(report: RunReport) -> RunReport:
-        return report.model_copy(update=update) if update else report
-
-    return plans, as_part
+    """What this machine runs (`selection.this_part`), its recordings checked, and what its
+    report says about that part."""
+    part = this_part(loaded, context, listener.on_warning, scenarios, tags, exclude_tags)
+    require_variant_cassettes(part.plans, loaded.settings, loaded.workspace)
+    return part.plans, part.mark
 
 
 def _http_session(workers: int) -> requests.Session:
