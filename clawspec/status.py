@@ -18,3 +18,7 @@ class Status(StrEnum):
     SKIP = "skip"
     WARN = "warn"
     ERROR = "error"
+
+
+# What counts as passing an attempt, a comparison or a variant's cell: a warning is not a failure.
+PASSING = (Status.PASS, Status.WARN)

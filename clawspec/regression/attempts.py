@@ -23,10 +23,8 @@ from clawspec.reports.model import (
     PassRate,
     ScenarioResult,
 )
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 from clawspec.text import one_line
-
-PASSING = (Status.PASS, Status.WARN)
 
 
 def pass_rate(passes: int, attempts: int) -> PassRate:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from clawspec.config import RegressionSettings
-from clawspec.regression.attempts import PASSING
 from clawspec.regression.behaviour import behaviour_diff
 from clawspec.regression.stats import fisher_drop_p_value
 from clawspec.reports.changes import over_line
@@ -33,7 +32,7 @@ from clawspec.reports.model import (
     ScenarioResult,
     advisory_variants,
 )
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 
 CHANGES: tuple[str, ...] = get_args(ChangeKind)
 METRICS = ("tokens", "cost_usd", "duration_ms")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clawspec.regression.attempts import PASSING
 from clawspec.regression.compare import metric
 from clawspec.reports.model import RunReport, ScenarioResult, ScenarioTrend
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 
 
 def run_label(report: RunReport) -> str:

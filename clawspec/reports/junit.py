@@ -30,7 +30,7 @@ from clawspec.reports._xml import XmlText
 from clawspec.reports.github.annotations import repo_relative
 from clawspec.reports.model import AssertionResult, AttemptRun, RunReport, ScenarioResult
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 from clawspec.text import cleaner, one_line
 
 _MESSAGE_LIMIT = 1000
@@ -125,7 +125,7 @@ def _attempts(xml: XmlText, scenario: ScenarioResult) -> dict[str, list[str]]:
         for number, run in enumerate(stats.runs, 1)
         if run.status in (Status.FAIL, Status.ERROR)
     ]
-    prefix = "flaky" if scenario.status in (Status.PASS, Status.WARN) else "rerun"
+    prefix = "flaky" if scenario.status in PASSING else "rerun"
     if prefix == "rerun":
         failing = failing[1:]
     elements: dict[str, list[str]] = {}

@@ -21,11 +21,8 @@ from clawspec.reports.model import (
     VariantInfo,
 )
 from clawspec.reports.spend import cost_text, summed
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 from clawspec.text import fmt_duration_ms, one_line
-
-# What counts as passing, as the comparison counts it (a warning is not a failure).
-PASSING = (Status.PASS, Status.WARN)
 
 
 @dataclass(frozen=True, slots=True)

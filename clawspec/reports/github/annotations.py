@@ -15,7 +15,7 @@ from pathlib import Path
 
 from clawspec.reports.github.commands import Annotation, GitHubRunner
 from clawspec.reports.model import RunReport, ScenarioResult
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 from clawspec.text import pluralize
 
 DEFAULT_LIMITS: Mapping[str, int] = {"error": 10, "warning": 10, "notice": 10}
@@ -103,11 +103,7 @@ def failure_roles(report: RunReport) -> Iterator[tuple[ScenarioResult, bool, boo
     for scenario in report.scenarios:
         soft = scenario.variant in advisory
         regressed = not soft and changes.get(scenario.identity.key) == "regressed"
-        flaky = (
-            scenario.flaky
-            and not regressed
-            and (compared or scenario.status in (Status.PASS, Status.WARN))
-        )
+        flaky = scenario.flaky and not regressed and (compared or scenario.status in PASSING)
         yield scenario, regressed, flaky, soft
 
 

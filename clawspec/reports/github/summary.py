@@ -21,7 +21,7 @@ from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.reports.terminal import restates
-from clawspec.status import Status
+from clawspec.status import PASSING, Status
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
 
 # GitHub's limit is 1 MiB per step; keep a margin for what other tools append in the same step.
@@ -281,7 +281,6 @@ def _variant_block(report: RunReport, view: _View, secrets: Secrets) -> list[str
     then each one against the reference variant. A cut view lists fewer rows, as it lists
     fewer scenarios: those not passing on some variant, then the first N of those."""
     from clawspec.reports.variants import (
-        PASSING,
         column_title,
         gate_text,
         totals_rows,
