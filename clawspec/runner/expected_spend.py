@@ -58,12 +58,12 @@ def expected_from(plans: Sequence[ScenarioPlan], baseline: RunReport, repeat: in
     from clawspec.regression.compare import metric
     from clawspec.reports.spend import usd
 
-    by_id = {s.id: s for s in baseline.scenarios if s.variant is None}
+    by_key = {s.identity.key: s for s in baseline.scenarios}  # a variant's own runs
     cost, tokens, runs, unpriced, absent = 0.0, 0.0, 0, 0, 0
     for plan in plans:
         attempts = attempts_of(plan, repeat)
         runs += attempts
-        earlier = by_id.get(plan.id)
+        earlier = by_key.get(plan.identity.key)
         if earlier is None or (earlier.evidence is None and earlier.gateway_run_id is None):
             absent += 1  # not in the baseline, or it never ran there
             continue

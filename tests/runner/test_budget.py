@@ -401,3 +401,18 @@ def test_the_dry_run_shows_the_expected_spend_from_the_baseline_next_to_the_budg
         "1 scenario with no run in the baseline",
     ]
     assert gateway.started == ["s0", "s1", "s2"]  # the dry run started nothing
+
+
+def test_the_dry_runs_expected_spend_reads_each_variants_own_runs_in_the_baseline(
+    workspace: Path, write_contract, gateway: SpendingGateway, capsys
+) -> None:
+    write_contract(contract("[usage:fake/m:1000:100:0.1]", "[usage:fake/m:2000:0:0.2]"))
+    configure(workspace, "concurrency: 1\nvariants:\n  - {name: a, model: fake/m}\n  - {name: b}\n")
+    assert main(["run", "."]) == 0
+    baseline = workspace.parent / "baseline.json"
+    baseline.write_text((workspace / "reports" / "clawspec-report.json").read_text("utf-8"))
+    capsys.readouterr()
+    assert main(["run", ".", "--dry-run", "--baseline", str(baseline), "--variant", "b"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "expected spend (baseline medians): $0.30, 3,100 tokens for 2 agent runs"
+    )
