@@ -105,6 +105,8 @@ RUN mkdir -p "${CLAWSPEC_CACHE_DIR}/openclaw" \
 
 # `README.md*` lets the build work before the README exists (pyproject.toml always matches).
 COPY pyproject.toml README.md* /app/src/
+# clawspec/docs is a link to ../docs: the pages `clawspec docs` prints, copied in by the build.
+COPY docs /app/src/docs
 COPY clawspec /app/src/clawspec
 RUN pip install --no-deps /app/src \
     && rm -rf /app/src /root/.cache

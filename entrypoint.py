@@ -15,6 +15,7 @@ Anywhere else, or when arguments are given, they are passed straight to the CLI:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -111,12 +112,13 @@ BOTH = frozenset({RUN, MERGE})
 class Input:
     """One action input: its name, the setting it sets and how its value reaches ClawSpec.
 
-    An input is named after the setting it sets (`setting`, a field of clawspec.config.Settings;
-    dotted when nested, `gateway.command`, and then named with `_`: `gateway_command`). Its CLI
-    flag is derived from the setting (`--` + the setting with `.` and `_` as `-`) unless `flag`
-    names it. Inputs that set no setting are named after their flag (a list input in the
-    plural: `tags` for `--tag`), and so are the two whose CLI flag is not named after their
-    setting (`--bring-up` sets `gateway.mode`, `--openclaw-config` sets `gateway.config`).
+    An input is named after the setting it sets (`setting`, a field of
+    clawspec.config.settings.Settings; dotted when nested, `gateway.command`, and then named
+    with `_`: `gateway_command`). Its CLI flag is derived from the setting (`--` + the setting
+    with `.` and `_` as `-`) unless `flag` names it. Inputs that set no setting are named after
+    their flag (a list input in the plural: `tags` for `--tag`), and so are the two whose CLI
+    flag is not named after their setting (`--bring-up` sets `gateway.mode`, `--openclaw-config`
+    sets `gateway.config`).
     `aliases` are older names, still accepted with a deprecation warning; `default` is the
     input's default in action.yml (tests check the two agree).
     """
@@ -303,9 +305,41 @@ def from_inputs(environ: Mapping[str, str], base: Path) -> Invocation:
 
 
 def main(argv: Sequence[str] | None = None, environ: MutableMapping[str, str] | None = None) -> int:
-    """Run ClawSpec as the action or as the CLI; return the exit code."""
+    """Run ClawSpec as the action or as the CLI; return the exit code.
+
+    A bug here (mapping the inputs, preparing the folder) is handled as the CLI handles one: a
+    crash log, one line (on GitHub also an error annotation), exit 70; never a traceback.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     environ = os.environ if environ is None else environ
+    try:
+        return _main(argv, environ)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        return _internal_error(exc, argv, environ)
+
+
+def _internal_error(error: Exception, argv: list[str], environ: Mapping[str, str]) -> int:
+    """The CLI's crash handling for a bug of the entrypoint. In the action the crash log goes
+    where its reports go by default (the workspace's clawspec-reports, which outlives the
+    container); else into the temporary folder."""
+    from clawspec import crash, secrets
+
+    annotate: Callable[[str], None] | None = None
+    with contextlib.suppress(Exception):  # the bug may be in the CLI module itself
+        from clawspec.cli import github_error as annotate
+    report_dir = None
+    if is_action(environ, argv):
+        report_dir = Path(environ.get("GITHUB_WORKSPACE") or Path.cwd()) / "clawspec-reports"
+    internal = crash.InternalError([crash.Fault("the entrypoint", error)], report_dir=report_dir)
+    with secrets.scope(environ) as registry:  # the secret inputs are masked too
+        registry.add(*(environ.get(env_name(i.name), "").strip() for i in INPUTS if i.env))
+        return crash.handle(internal, ["entrypoint.py", *argv], annotate=annotate)
+
+
+def _main(argv: list[str], environ: MutableMapping[str, str]) -> int:
     from clawspec import cli
 
     if not is_action(environ, argv):

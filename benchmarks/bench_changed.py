@@ -15,7 +15,7 @@ from pathlib import Path
 
 from clawspec import api
 from clawspec.ci_context import CIContext
-from clawspec.runner.changed import select_changed
+from clawspec.selection.changed import select_changed
 
 SCENARIO = """  - name: case-{i}
     when: {{invoke: "x"}}

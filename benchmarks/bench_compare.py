@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from clawspec.config import RegressionSettings
+from clawspec.config.settings import RegressionSettings
 from clawspec.regression.apply import with_regression
 from clawspec.regression.attempts import pass_rate
 from clawspec.reports.model import (

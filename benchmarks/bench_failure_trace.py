@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import requests
 
 from benchmarks.harness import QUICK, Figure, repeat, row
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence.context import RunInfo
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.evidence.trace import REPORT_LOOKUP_MS, report_trace

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.baseline import find_baseline, recent_runs
 from clawspec.history.dirstore import dir_store
 from clawspec.history.git import Git

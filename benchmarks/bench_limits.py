@@ -38,7 +38,7 @@ from pathlib import Path
 import requests
 from clawspec.assertions.base import EvalContext, RunInfo
 from clawspec.assertions.registry import REGISTRY
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence.store import Evidence
 
 data = json.loads(sys.argv[2])

@@ -6,8 +6,8 @@ run, session and trace ids), with the line the pattern names at its very end, an
 evaluates `log_entry` on it (no `run_id`: the whole file is read), as a scenario's run would:
 its wall time and peak RSS (from wait4), then the ratios to the smallest size. A regex pattern
 (every line visited) is measured the same way. Last, the largest log's search is sent SIGTERM
-one second in, as `clawspec run` turns it into its stop event: how long the process takes to
-end after it.
+one second in, turned into the stop an abandoned scenario gets (in `clawspec run`: a second
+signal, or the first one's grace period over): how long the process takes to end after it.
 
 The logs are written to a temporary folder (after checking free disk) and deleted afterwards.
 
@@ -37,7 +37,7 @@ from benchmarks.harness import PYTHON, QUICK, ROOT, ChildRun, row, run_child
 REAL_LOG = ROOT / "tests" / "gateway" / "fixtures" / "openclaw-real.log"
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}")
 NEEDLE = "hook:clawspec:bench-needle-0001"
-# The same evaluation, with the run's SIGTERM handling: the first signal sets the stop event.
+# The same evaluation, stoppable: SIGTERM sets the stop event (what abandoning the scenario does).
 STOPPABLE = EVALUATE.replace(
     "verdict = ",
     "import signal\nsignal.signal(signal.SIGTERM, lambda *_: ctx.stop.set())\n"

@@ -18,7 +18,7 @@ from benchmarks.harness import CLAWSPEC, PYTHON, QUICK, ROOT, child_env, repeat,
 
 CASES = [
     ("python -c pass (the floor)", [PYTHON, "-c", "pass"], "-"),
-    ("clawspec --version", [*CLAWSPEC, "--version"], "< 0.1 s"),
+    ("clawspec --version", [*CLAWSPEC, "--version"], "< 0.05 s"),
     ("clawspec --help", [*CLAWSPEC, "--help"], "< 0.1 s"),
     ("clawspec validate examples", [*CLAWSPEC, "validate", "examples"], "< 0.3 s"),
 ]

@@ -16,3 +16,11 @@ for bench in benchmarks/bench_*.py; do
   echo "== $bench"
   .venv/bin/python "$bench"
 done
+# Each speed piece on and off (the 10,000-scenario cases take half an hour: run them by hand).
+echo "== benchmarks/machinery_on_off.py"
+repeats=5
+if [ "${CLAWSPEC_BENCH_QUICK:-}" = 1 ]; then
+  repeats=1
+fi
+.venv/bin/python benchmarks/machinery_on_off.py --repeats "$repeats" \
+  --cases validate-examples,validate-1k,run-1k

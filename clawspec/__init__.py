@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "merge", "run", "validate"]
 
+TYPE_CHECKING = False  # typing's flag without importing typing (`clawspec --version` is quick)
 if TYPE_CHECKING:
+    from typing import Any
+
     from clawspec.api import merge, run, validate
 
 # `run`, `validate` and `merge` live in clawspec.api, which pulls in pydantic, the assertion

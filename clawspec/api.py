@@ -6,14 +6,12 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clawspec.config import resolve_settings
+from clawspec.config.loading import resolve_settings
 from clawspec.contracts.discovery import discover
-from clawspec.errors import ExitCode
-from clawspec.secrets import register_settings, scoped
+from clawspec.secrets import scoped
 
 # Only what loading and validating need is imported at module level: `clawspec validate` must
 # not import HTTP clients, the runner or the report writers; `run` imports them when called.
@@ -27,7 +25,8 @@ if TYPE_CHECKING:
 from clawspec.contracts.loaded import Loaded
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.runner.finish import RunResult, finish, save_baseline
-from clawspec.runner.selection import plan, shard_plans
+from clawspec.runner.plans import plan
+from clawspec.selection.steps import shard_plans
 
 __all__ = [
     "Loaded",
@@ -45,7 +44,7 @@ __all__ = [
 
 
 class _Quiet:
-    def on_run_start(self, total: int, secrets: list[str]) -> None:
+    def on_run_start(self, total: int) -> None:
         pass
 
     def on_scenario_done(self, result: Any) -> None:
@@ -90,11 +89,11 @@ def _load(
     # paused here, the one place it is, and what was loaded skips its young generations.
     with collector_paused():
         paths = list(paths) or ["."]
+        # Resolving registers the settings' secrets (`load_settings`) before any contract
+        # is read: what the contracts reference is masked from here on.
         settings, _ = resolve_settings(config, Path(paths[0]), environ, flags)
-        # Before any contract is read: what the contracts reference is masked from here on.
-        register_settings(settings, environ)
         workspace = (settings.workspace or Path.cwd()).resolve()
-        files = discover(paths, settings.scenario_patterns, on_warning)
+        files = discover(paths, settings.scenario_patterns, on_warning, workspace=workspace)
         limits = ContractLimits.from_settings(settings)
         enabled = parse_ahead.allowed()
         with parse_ahead.parsing_ahead(files, enabled=enabled, limits=limits) as ahead:
@@ -161,6 +160,7 @@ def run(
     )
 
 
+@scoped  # the secrets registry, as for `run`: resolving the settings fills it
 def merge(
     patterns: Sequence[str],
     *,
@@ -193,17 +193,12 @@ def merge(
     report = parts[0] if len(parts) == 1 else join(parts, configured)
     if warning := unknown_variants(report, configured, config_path):
         note(warning)
-    result = finish(report, settings, environ)
-    if result.exit_code == ExitCode.INTERRUPTED:
-        # 130 means "this process was interrupted"; here a shard was: its results are partial.
-        cut = [f"shard {i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
-        cut += [f"variant run {p.run_id}" for p in parts if p.interrupted and p.merged is None]
+    result = finish(report, settings, environ, merged=True)
+    # The outcome (reports/outcome.py) fails an incomplete merge; stderr names what is missing.
+    cut = [f"shard {i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
+    cut += [f"variant run {p.run_id}" for p in parts if p.interrupted and p.merged is None]
+    if cut:
         note(f"error: interrupted {', '.join(cut)}: the merged report is incomplete")
-        result = replace(result, exit_code=ExitCode.FAILED)
-    if report.merged is None:  # variant runs joined, none of them sharded
-        return result
-    if report.merged.missing:
+    if report.merged is not None and report.merged.missing:
         note(f"error: {report.merged.missing_message()}; the merged report is incomplete")
-        if result.exit_code == ExitCode.OK:  # never a silent partial pass, whatever fail_on says
-            result = replace(result, exit_code=ExitCode.FAILED)
     return result

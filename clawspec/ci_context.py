@@ -141,7 +141,7 @@ def as_context(value: CIContext | Mapping[str, str]) -> CIContext:
     """`value` itself, or the context read from a raw environment.
 
     Only for a public entry point that still accepts either (`clawspec.api.shard_plans`, i.e.
-    `clawspec.runner.selection.shard_plans`): everything below it takes a `CIContext`."""
+    `clawspec.selection.steps.shard_plans`): everything below it takes a `CIContext`."""
     return value if isinstance(value, CIContext) else CIContext.from_environ(value)
 
 

@@ -3,27 +3,35 @@ exit codes; no traceback for users."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import NoReturn
 
-from clawspec import __version__, commands
+from clawspec import __version__
 from clawspec.errors import ClawSpecError, ContractError, ExitCode
-from clawspec.speed import pydantic_plugins
+
+TYPE_CHECKING = False  # typing's flag without importing typing (every start would pay for it)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
+    from typing import Any, NoReturn
 
 # Start-up cost is paid on every call (CI steps, hooks, editors): this module imports only what
-# parsing needs. Each command's handler imports its own modules (the API, pydantic, requests,
-# SDKs) when it runs; tests/test_startup.py checks that `--version` and every `--help` stay light.
+# parsing needs, and `clawspec --version` not even that. Each command's handler imports its own
+# modules (the API, pydantic, requests, SDKs) when it runs; tests/test_startup.py checks that
+# `--version` and every `--help` stay light.
+VERSION = f"clawspec {__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from clawspec import commands
+
     parser = argparse.ArgumentParser(
         prog="clawspec",
         description="Run scenario contracts against OpenClaw agents and skills.",
     )
-    parser.add_argument("--version", action="version", version=f"clawspec {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     parser.add_argument("--debug", action="store_true", help="log internals to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in commands.ALL:
@@ -31,18 +39,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], ExitCode]] = {
-    command.NAME: command.run for command in commands.ALL
-}
+def __getattr__(name: str) -> Any:
+    """`COMMANDS`, each command's handler by name, built on first use: importing every command
+    module is a third of what `clawspec --version` would otherwise cost."""
+    if name != "COMMANDS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _commands()
+
+
+def _commands() -> dict[str, Callable[[argparse.Namespace], ExitCode]]:
+    table = globals().get("COMMANDS")
+    if table is None:
+        from clawspec import commands
+
+        table = {command.NAME: command.run for command in commands.ALL}
+        globals()["COMMANDS"] = table  # one table: a test may replace a handler in it
+    return table
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    command_line = ["clawspec", *(sys.argv[1:] if argv is None else argv)]
+    try:
+        return _main(argv, command_line)
+    except KeyboardInterrupt:  # before the command's own handlers are in place
+        print("interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug before or after the command: the same crash handling
+        from clawspec import secrets
+
+        with secrets.scope(os.environ):  # what is masked, also outside the command's scope
+            return _internal_error(exc, command_line)
+
+
+def _main(argv: Sequence[str] | None, command_line: list[str]) -> int:
+    if command_line[1:] == ["--version"]:  # what argparse would print, without building it
+        print(VERSION)
+        return ExitCode.OK
     # pydantic looks for plugins in every installed package's entry points the first time it
     # builds a model (tens of milliseconds on each call); ClawSpec uses none. A user who sets
-    # the variable keeps their choice. While they are off, pydantic need not even import the
-    # entry-point machinery (see pydantic_plugins).
+    # the variable keeps their choice.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    pydantic_plugins.install()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -66,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(
             level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler]
         )
-        return _dispatch(args, ["clawspec", *(sys.argv[1:] if argv is None else argv)])
+        return _dispatch(args, command_line)
 
 
 def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:
@@ -76,7 +112,7 @@ def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:
     from clawspec.secrets import mask
 
     try:
-        return int(COMMANDS[args.command](args))
+        return int(_commands()[args.command](args))
     except ContractError as exc:
         for message in exc.messages:
             print(mask(f"error: {message}"), file=sys.stderr)
@@ -89,13 +125,17 @@ def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:
         print("interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:  # a bug: one line and a crash log with the traceback
-        from clawspec import crash
-
         logging.getLogger("clawspec").debug("internal error", exc_info=True)
-        return crash.handle(exc, command_line, annotate=_github_error)
+        return _internal_error(exc, command_line)
 
 
-def _github_error(line: str) -> None:
+def _internal_error(error: Exception, command_line: Sequence[str]) -> int:
+    from clawspec import crash
+
+    return crash.handle(error, command_line, annotate=github_error)
+
+
+def github_error(line: str) -> None:
     """On GitHub Actions, the line is an error annotation too: seen on the run's page."""
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from clawspec.reports.github.commands import format_command

@@ -1,7 +1,7 @@
-"""ClawSpec 0.1 options in `clawspec.yaml`: adopted with a deprecation warning, never refused.
+"""Legacy ClawSpec options in `clawspec.yaml`: adopted with a deprecation warning, never refused.
 
 The configuration model forbids unknown options (a typo must not pass silently), so the options
-of ClawSpec 0.1 are listed here explicitly: each either moves to its current place or, when it
+of legacy ClawSpec are listed here explicitly: each either moves to its current place or, when it
 has no meaning any more, is dropped. Both say so once, with the line.
 `clawspec migrate clawspec.yaml` rewrites the file with the same table.
 """
@@ -20,7 +20,7 @@ log = logging.getLogger("clawspec.config")
 
 @dataclass(frozen=True)
 class LegacyOption:
-    """One 0.1 option: where it was, where it goes now (None: nowhere) and why."""
+    """One legacy option: where it was, where it goes now (None: nowhere) and why."""
 
     loc: Loc
     target: Loc | None
@@ -29,7 +29,7 @@ class LegacyOption:
 
 
 def _per_mtok(prices: Any) -> Any:
-    """0.1 priced per thousand tokens (`input_per_1k`); we price per million."""
+    """Legacy ClawSpec priced per thousand tokens (`input_per_1k`); we price per million."""
     if not isinstance(prices, dict):
         return prices
     converted = {}
@@ -95,7 +95,7 @@ def _pop(data: dict[str, Any], loc: Loc) -> None:
     for part in loc[:-1]:
         parent = parent[part]
     del parent[loc[-1]]
-    # An emptied 0.1 sub-section (`observability.opik: {}`) would itself be unknown.
+    # An emptied legacy sub-section (`observability.opik: {}`) would itself be unknown.
     if len(loc) > 1 and parent == {}:
         _pop(data, loc[:-1])
 
@@ -120,7 +120,7 @@ def _copy(data: Any) -> Any:
 
 
 def rewrite_legacy_options(data: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Loc, str]]]:
-    """Return the data with every 0.1 option moved or dropped, and what changed where."""
+    """Return the data with every legacy option moved or dropped, and what changed where."""
     data = _copy(data)
     changes: list[tuple[Loc, str]] = []
     for option in LEGACY_OPTIONS:
@@ -137,13 +137,13 @@ def rewrite_legacy_options(data: dict[str, Any]) -> tuple[dict[str, Any], list[t
             continue
         _pop(data, option.loc)
         if option.target is None:
-            changes.append((option.loc, f"'{old}' (ClawSpec 0.1) is ignored: {option.note}"))
+            changes.append((option.loc, f"'{old}' (legacy ClawSpec) is ignored: {option.note}"))
         elif _set(data, option.target, converted):
             new = ".".join(option.target)
-            changes.append((option.loc, f"'{old}' (ClawSpec 0.1) is now '{new}': {option.note}"))
+            changes.append((option.loc, f"'{old}' (legacy ClawSpec) is now '{new}': {option.note}"))
         else:
             new = ".".join(option.target)
-            changes.append((option.loc, f"'{old}' (ClawSpec 0.1) is ignored: '{new}' is set"))
+            changes.append((option.loc, f"'{old}' (legacy ClawSpec) is ignored: '{new}' is set"))
     return data, changes
 
 

@@ -118,6 +118,31 @@ class Faults:
             raise InternalError(items, report_dir=report_dir, written=written)
 
 
+class Noted:
+    """Bugs that cost one verdict, not the run (an assertion's evaluator raised): the verdict
+    is `error`, and the crash log in the report folder is written at once (rewritten with every
+    further one), so the user has the traceback to report while the run goes on."""
+
+    def __init__(self, report_dir: Path, argv: Sequence[str]) -> None:
+        self._lock = threading.Lock()
+        self._faults: list[Fault] = []
+        self.report_dir = report_dir
+        self.argv = list(argv)
+
+    def add(self, where: str, error: BaseException) -> Path | None:
+        """Record the bug; the crash log's path, or None when it could not be written."""
+        with self._lock:
+            self._faults.append(Fault(where, error))
+            return write_crash_log(
+                InternalError(self._faults, report_dir=self.report_dir), self.argv
+            )
+
+    @property
+    def faults(self) -> list[Fault]:
+        with self._lock:
+            return list(self._faults)
+
+
 def handle(
     error: BaseException,
     argv: Sequence[str],
@@ -213,29 +238,34 @@ def crash_log_text(error: InternalError, argv: Sequence[str]) -> str:
 def openclaw_version() -> str | None:
     """The version of the OpenClaw a brought-up gateway would run, read from its package.json
     (no process is started); None when it cannot be told."""
-    import json
-    import re
-
-    from clawspec.gateway.bringup import find_openclaw
-
     try:
-        launcher = find_openclaw()
-        if launcher is None:
-            return None
-        path = Path(launcher).resolve()
-        starts = [path]
-        if path.is_file() and path.stat().st_size < 64 * 1024:
-            # The repository's launcher is a shell script naming the package's entry file.
-            text = path.read_text(encoding="utf-8", errors="replace")
-            starts += [Path(found) for found in re.findall(r"\"(/[^\"]*openclaw[^\"]*)\"", text)]
-        for start in starts:
-            for folder in start.parents:
-                manifest = folder / "package.json"
-                if manifest.is_file():
-                    data = json.loads(manifest.read_text(encoding="utf-8"))
-                    if data.get("name") == "openclaw":
-                        return f"{data.get('version', '?')} ({folder})"
-                    break
-    except (OSError, ValueError):
+        return _openclaw_version()
+    except Exception:  # the crash handler must not crash: a bug here costs only this line
         return None
+
+
+def _openclaw_version() -> str | None:
+    import json
+
+    # Imported here, under the caller's guard: the bug being reported may be in these modules.
+    from clawspec.gateway.bringup import find_openclaw
+    from clawspec.gateway.install import installed_runtime
+
+    launcher = find_openclaw()
+    if launcher is None:
+        return None
+    path = Path(launcher).resolve()
+    starts = [path]
+    # ClawSpec's own install (<folder>/bin/openclaw, a shell script): its entry file.
+    runtime = installed_runtime(path.parent.parent, version=None)
+    if runtime is not None:
+        starts.insert(0, runtime.entry)
+    for start in starts:
+        for folder in start.parents:
+            manifest = folder / "package.json"
+            if manifest.is_file():
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+                if data.get("name") == "openclaw":
+                    return f"{data.get('version', '?')} ({folder})"
+                break
     return None

@@ -57,12 +57,13 @@ class ScenarioIdentity:
         return replace(self, variant=variant)
 
     def report_fields(self) -> dict[str, str | None]:
-        """The identity as the report's flat fields (`id`, `contract`, `name`, `example`,
-        `variant`)."""
+        """The identity as the report's flat fields (`id`, `contract`, `name`, `scenario`,
+        `example`, `variant`)."""
         return {
             "id": self.id,
             "contract": self.contract,
             "name": self.name,
+            "scenario": self.scenario,
             "example": self.example,
             "variant": self.variant,
         }

@@ -26,9 +26,14 @@ Patterns are masked wherever they appear, registered or not: AWS access key ids
 (`AKIA…`/`ASIA…`) and the values of SigV4 `Credential=`, `Signature=` and
 `X-Amz-Security-Token=` (an echoed `Authorization` header or presigned URL).
 
+The registry is the one way secrets travel: nothing passes secret values to a writer, every output
+masks through `mask` / `cut` (or `text.clean`), and a value that must be masked is registered
+where ClawSpec learns it (the settings when they are resolved, a bring-up's tokens when they are
+made, the judge's credentials when they are resolved, a key the model traffic proxy sees).
 One registry is active per command (`scope`): the CLI opens it before its first line of output;
-`clawspec.run()` opens one when called from Python. Outside a scope only the patterns and the
-secrets a caller passes are masked, so library code and tests never share values by accident.
+the Python API's `run` and `merge` open one, and `finish`, `publish` and `save_baseline` open one
+from their settings (`settings_scope`) when none is active. Outside a scope only the patterns are
+masked, so library code and tests never share values by accident.
 On GitHub Actions the registry announces each value with `::add-mask::` (`announce`), the ones
 found later (bring-up tokens, resolved AWS credentials) as soon as they are registered.
 """
@@ -131,6 +136,11 @@ class SecretRegistry:
     def values(self) -> tuple[str, ...]:
         """Every registered value, longest first."""
         return self._ordered
+
+    def in_order(self) -> tuple[str, ...]:
+        """Every registered value in the order registered (each value before its spellings)."""
+        with self._lock:
+            return tuple(self._values)
 
     def is_secret_name(self, name: str) -> bool:
         """True for `*_KEY`, `*_TOKEN`, …, and for the names added with `add_names`."""
@@ -293,13 +303,27 @@ def config_credentials(data: Any, environ: Mapping[str, str]) -> list[str]:
 
 
 def register_settings(settings: Any, environ: Mapping[str, str]) -> None:
-    """Register the secrets of loaded settings and the `secret_env` names (see config.py)."""
+    """Register the secrets of resolved settings: the secret settings (a `${VAR}` value of the
+    file included), the known credential variables and the `secret_env` names and values.
+    `load_settings` (clawspec/config) calls it: a command's settings are masked once resolved."""
     registry = _active
     if registry is None:
         return
     registry.add_names(*getattr(settings, "secret_env", ()))
-    registry.add(*settings.secret_values())
+    found = (settings.hooks_token, settings.gateway_auth_token, settings.github_token)
+    registry.add(*(s.get_secret_value() for s in (*found, *settings.masked) if s))
     registry.add_environment(environ)
+
+
+@contextmanager
+def settings_scope(
+    settings: Any, environ: Mapping[str, str] | None = None
+) -> Iterator[SecretRegistry]:
+    """The active registry (or one for this block) with `settings`' secrets registered: what a
+    library entry point that writes output opens, so masking never depends on its caller."""
+    with scope(environ) as registry:
+        register_settings(settings, environ or {})
+        yield registry
 
 
 def registered() -> tuple[str, ...]:
@@ -309,13 +333,13 @@ def registered() -> tuple[str, ...]:
 
 
 # -- masking -------------------------------------------------------------------------------------
-def mask(text: str, extra: Iterable[str] = ()) -> str:
-    """Replace every registered secret, every one of `extra` and every pattern with `***`.
+def mask(text: str) -> str:
+    """Replace every registered secret and every pattern with `***`.
 
     Longest first, so a secret that contains another is masked whole. Returns `text` itself
     when there is nothing to mask.
     """
-    ordered = _ordered(extra)
+    ordered = registered()
     for secret in ordered:
         if secret in text:
             text = text.replace(secret, MASK)
@@ -328,24 +352,24 @@ def mask(text: str, extra: Iterable[str] = ()) -> str:
     return text
 
 
-def cut(text: str, limit: int, *, extra: Iterable[str] = (), mark: str = CUT_MARK) -> str:
+def cut(text: str, limit: int, *, mark: str = CUT_MARK) -> str:
     """`text` masked, then cut to at most `limit` characters (the last being `mark`).
 
     The one way ClawSpec shortens a text for output. Masking comes first, since a secret cut
     in two is no longer found; a secret's prefix the cut leaves at the end (`PREFIX_MIN`
     characters or more: the text held only that much of it) is masked as the secret.
     """
-    masked = mask(text, extra)
+    masked = mask(text)
     if len(masked) <= limit:
         return masked
     if limit < len(mark):
         return mark[: max(limit, 0)]
-    return _mask_dangling(masked[: limit - len(mark)], _ordered(extra)) + mark
+    return _mask_dangling(masked[: limit - len(mark)], registered()) + mark
 
 
-def cut_bytes(text: str, limit: int, *, extra: Iterable[str] = (), mark: str = CUT_MARK) -> str:
+def cut_bytes(text: str, limit: int, *, mark: str = CUT_MARK) -> str:
     """`cut` for a limit in UTF-8 bytes (`mark` included); never splits a character."""
-    masked = mask(text, extra)
+    masked = mask(text)
     data = masked.encode("utf-8")
     if len(data) <= limit:
         return masked
@@ -353,14 +377,7 @@ def cut_bytes(text: str, limit: int, *, extra: Iterable[str] = (), mark: str = C
     if room < 0:
         return ""
     kept = data[:room].decode("utf-8", "ignore")
-    return _mask_dangling(kept, _ordered(extra)) + mark
-
-
-def _ordered(extra: Iterable[str]) -> tuple[str, ...]:
-    registry = _active
-    values = registry.values() if registry is not None else ()
-    extra = tuple(extra)
-    return _merged(values, extra) if extra else values
+    return _mask_dangling(kept, registered()) + mark
 
 
 def _mask_dangling(text: str, secrets: tuple[str, ...]) -> str:
@@ -420,12 +437,6 @@ def _heads(
         return None, by_head, 0
     pattern = re.compile("|".join(map(re.escape, by_head)))
     return pattern, by_head, max(len(s) for group in by_head.values() for s in group)
-
-
-@lru_cache(maxsize=32)
-def _merged(values: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
-    kept = {*values, *(s for s in extra if s and len(s) >= MIN_LENGTH)}
-    return tuple(sorted(kept, key=len, reverse=True))
 
 
 def masking_formatter(fmt: str) -> Any:

@@ -35,30 +35,30 @@ def valid_unicode(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def clean(text: str, secrets: Iterable[str] = ()) -> str:
-    """Strip ANSI codes and control characters and mask every secret value."""
+def clean(text: str) -> str:
+    """Strip ANSI codes and control characters and mask every secret (the active registry's
+    values and the secret patterns: clawspec/secrets.py)."""
     if _CONTROL.search(text):  # ESC is a control character: no control, no ANSI sequence
         text = _CONTROL.sub("", strip_ansi(text))
-    return redact(text, secrets)
+    return _secrets.mask(text)
 
 
-def cleaner(secrets: Iterable[str] = ()) -> Callable[[str], str]:
-    """`clean` with these secrets, for many strings: a printable string holds no ANSI code and
-    no control character, so most strings only need the secrets looked for."""
-    maskable = [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH]
+def cleaner() -> Callable[[str], str]:
+    """`clean`, for many strings: a printable string holds no ANSI code and no control
+    character, so most strings only need the secrets looked for."""
 
     def cleaned(text: str) -> str:
-        if text.isprintable() and not any(secret in text for secret in maskable):
+        if text.isprintable():
             return _secrets.mask(text)  # the registered secrets and patterns (clawspec/secrets.py)
-        return clean(text, maskable)
+        return clean(text)
 
     return cleaned
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret, and of each registered secret and secret
-    pattern (clawspec/secrets.py), longest first, with ***."""
-    return _secrets.mask(text, secrets)
+def redact(text: str) -> str:
+    """Replace every registered secret and secret pattern (clawspec/secrets.py), longest
+    first, with ***."""
+    return _secrets.mask(text)
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -110,3 +110,15 @@ def capped(items: Iterable[str], limit: int = 5, sep: str = ", ", *, quote: bool
 def quote_list(items: Iterable[str], limit: int = 5) -> str:
     """Return "'a', 'b' … and 3 more" with at most `limit` items shown."""
     return capped(items, limit, quote=True)
+
+
+class FileWarning(str):
+    """A warning (its text) about files, with each file and what the warning says of it alone:
+    where a CI system can show a warning on a file (GitHub Actions), it is shown there."""
+
+    files: tuple[tuple[str, str], ...]
+
+    def __new__(cls, text: str, files: Iterable[tuple[str, str]]) -> FileWarning:
+        warning = super().__new__(cls, text)
+        warning.files = tuple(files)
+        return warning

@@ -19,9 +19,11 @@ if [ ! -x .venv/bin/clawspec ]; then
 fi
 launcher=$(bash scripts/install-openclaw.sh | tail -n 1)
 
-# Work on a copy so the agents' files and the reports stay out of the checkout.
+# Work on a copy so the agents' files and the reports stay out of the checkout. .cache/ may not
+# exist: OpenClaw installs into the per-user cache, so nothing else creates it on a fresh clone.
 work="$root/.cache/demo"
 rm -rf "$work"
+mkdir -p "$root/.cache"
 cp -r examples "$work"
 echo "running the examples in $work (reports in $work/clawspec-reports)"
 

@@ -51,8 +51,15 @@ fi
 
 echo "== tests (in a loopback-only network namespace)"
 # Everything that can start a real gateway runs without any route off this machine.
+# In parallel (pytest-xdist): most of the e2e time is waiting on a gateway, so 3 workers pay on
+# 2 cores. A module's tests stay in one worker (loadfile, refined in tests/conftest.py) so its
+# fixtures run once; the e2e modules, the longest, start first (--no-loadscope-reorder keeps
+# that order). CLAWSPEC_TEST_WORKERS changes the count; arguments given here come last and win
+# (-n 0: serial).
+workers=${CLAWSPEC_TEST_WORKERS:-3}
+xdist="-n $workers --dist loadfile --no-loadscope-reorder"
 set +e
-unshare --net sh -c "ip link set lo up && exec '$root/.venv/bin/pytest' -p no:cacheprovider $*"
+unshare --net sh -c "ip link set lo up && exec '$root/.venv/bin/pytest' -p no:cacheprovider $xdist $*"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

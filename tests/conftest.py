@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +52,56 @@ def write_contract(workspace: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+# How `pytest -n N --dist loadfile` (scripts/test.sh) splits the suite between its workers:
+# a module's tests go to one worker, so each module-scoped fixture (a CLI run of the examples, a
+# Chromium, a built environment) is set up once, as without xdist. The exceptions, by test id
+# (pytest-xdist's scheduler sees only ids, no marks or fixtures): a test with a costly fixture
+# of its own that no other test needs goes to a worker of its own ...
+OWN_WORKER_TESTS = (
+    "tests/e2e/test_examples_cli.py::test_replay_on_another_day_hour_and_zone_gives_the_same_verdicts",
+)
+# ... and the modules whose tests use the session-scoped `gateway` (tests/e2e/conftest.py) go to
+# one worker together, so they share one gateway. Collection fails when a module uses it and is
+# missing here.
+SHARED_GATEWAY_MODULES = ("tests/e2e/test_gateway_bringup.py",)
+SHARED_GATEWAY_GROUP = "e2e-shared-gateway"
+E2E_DIR = Path(__file__).resolve().parent / "e2e"
+
+
+def xdist_group(nodeid: str) -> str:
+    """The work unit of a test: its module, but for the exceptions above."""
+    if nodeid.startswith(OWN_WORKER_TESTS):
+        return nodeid
+    module = nodeid.split("::", 1)[0]
+    return SHARED_GATEWAY_GROUP if module in SHARED_GATEWAY_MODULES else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With `--dist loadfile`: the module split, with the exceptions of `xdist_group`."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByModule(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    return ByModule(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The e2e modules first: their real gateway runs take minutes, and under xdist the longest
+    work should not begin last (scripts/test.sh passes --no-loadscope-reorder to keep the order).
+    """
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        uses_gateway = "gateway" in getattr(item, "fixturenames", ())
+        if E2E_DIR in item.path.parents and uses_gateway and module not in SHARED_GATEWAY_MODULES:
+            raise pytest.UsageError(
+                f"{module} uses the shared `gateway` fixture: add it to SHARED_GATEWAY_MODULES "
+                "in tests/conftest.py, so that pytest-xdist runs it on the worker that has it"
+            )
+    # A stable sort: the order inside each part stays as collected.
+    items.sort(key=lambda item: E2E_DIR not in item.path.parents)

@@ -29,7 +29,8 @@ from pydantic import BaseModel
 import entrypoint
 from clawspec.cli import build_parser
 from clawspec.commands.options import run_flags
-from clawspec.config import Settings, load_settings
+from clawspec.config.loading import load_settings
+from clawspec.config.settings import Settings
 from clawspec.reports.github.outputs import OUTPUT_NAMES
 from tests.reports.test_github_commands import parse_command, parse_outputs
 from tests.support.github_api import GitHubApiServer
@@ -633,7 +634,7 @@ def test_container_runs_as_the_github_action(
         "warned": "0",
         "report_path": "project/clawspec-reports/clawspec-report.json",
         "junit_path": "project/clawspec-reports/junit.xml",
-        "summary": "3 scenarios: 1 passed, 1 failed, 1 errored",
+        "summary": "3 scenarios: 1 passed, 1 failed, 1 errored; failed",
         "regressed": "",
         "fixed": "",
         "flaky": "0",
@@ -754,7 +755,7 @@ def test_container_runs_gitlab_parallel_shards_and_the_action_merges_them(
     assert done.returncode == 1, done.stdout + done.stderr
     assert "clawspec merge shards " in done.stdout
     outputs = parse_outputs((tmp_path / "output").read_text())
-    assert outputs["summary"] == "3 scenarios: 1 passed, 1 failed, 1 errored"
+    assert outputs["summary"] == "3 scenarios: 1 passed, 1 failed, 1 errored; failed"
     assert outputs["report_path"] == "project/clawspec-reports/clawspec-report.json"
     report = json.loads((project / outputs["report_path"]).read_text())
     assert [s["name"] for s in report["scenarios"]] == [

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.cli import build_parser
 from clawspec.commands.options import run_flags
-from clawspec.config import Settings, find_config, load_settings, parse_skip_budget
+from clawspec.config.loading import find_config, load_settings
+from clawspec.config.settings import Settings
+from clawspec.config.values import parse_skip_budget
 from clawspec.errors import ConfigError
 
 
@@ -120,10 +123,11 @@ def test_secret_reference_in_file_reads_the_environment(tmp_path: Path) -> None:
     ],
 )
 def test_hooks_token_fallbacks(variable: str, value: str) -> None:
-    settings = load_settings(None, {variable: value})
-    assert settings.hooks_token is not None
-    assert settings.hooks_token.get_secret_value() == value
-    assert value in settings.secret_values()
+    with registry.scope() as active:  # a command's: resolving the settings registers it
+        settings = load_settings(None, {variable: value})
+        assert settings.hooks_token is not None
+        assert settings.hooks_token.get_secret_value() == value
+        assert value in active.values()
 
 
 def test_first_hooks_token_variable_wins() -> None:
@@ -143,6 +147,38 @@ def test_relative_workspace_in_file_resolves_against_the_file(tmp_path: Path) ->
     (tmp_path / "agentdir").mkdir()
     path = _file(tmp_path, "workspace: agentdir\n")
     assert load_settings(path, {}).workspace == (tmp_path / "agentdir").resolve()
+
+
+def test_paths_resolve_against_the_workspace_in_the_file_and_the_current_folder_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path.resolve()
+    (root / "agentdir" / "sub").mkdir(parents=True)
+    path = _file(
+        root,
+        "workspace: agentdir\nreport_dir: out\ncassette_dir: tapes\n"
+        "baseline: dir:hist\ngateway: {config: openclaw.json}\n",
+    )
+    monkeypatch.chdir(root / "agentdir" / "sub")
+    here = root / "agentdir" / "sub"
+    from_file = load_settings(path, {})
+    assert (from_file.report_dir, from_file.cassette_dir, from_file.baseline) == (
+        str(root / "agentdir/out"),
+        str(root / "agentdir/tapes"),
+        f"dir:{root / 'agentdir/hist'}",
+    )
+    assert from_file.gateway.config == str(root / "agentdir/openclaw.json")
+    # The environment and the flags: the current folder's. A path read against the workspace
+    # later is made absolute; the others stay as typed (the process runs in that folder).
+    environ = {"CLAWSPEC_WORKSPACE": "..", "CLAWSPEC_CASSETTE_DIR": "mine"}
+    flags = {"report_dir": "reports", "gateway": {"config": "my.json"}}
+    given = load_settings(path, environ, flags)
+    assert given.workspace == root / "agentdir"
+    assert (given.report_dir, given.cassette_dir) == ("reports", str(here / "mine"))
+    assert given.gateway.config == str(here / "my.json")
+    # The default report folder is the workspace root's; inside the current folder, a path is
+    # given from it (the short form messages echo).
+    assert load_settings(_file(here, "{}\n"), {}).report_dir == "clawspec-reports"
 
 
 def test_empty_environment_values_count_as_unset(tmp_path: Path) -> None:
@@ -236,7 +272,7 @@ def test_bad_comment_mode_and_check_run_values_say_what_is_expected(tmp_path: Pa
 def test_a_configuration_file_over_its_fixed_limit_is_refused_without_reading_it_all(
     tmp_path: Path,
 ) -> None:
-    from clawspec.config import CONFIG_MAX_BYTES
+    from clawspec.config.loading import CONFIG_MAX_BYTES
 
     path = _file(tmp_path, "report_dir: reports\n# " + "x" * CONFIG_MAX_BYTES + "\n")
     with pytest.raises(
@@ -244,7 +280,7 @@ def test_a_configuration_file_over_its_fixed_limit_is_refused_without_reading_it
     ):
         load_settings(path, {})
     path.write_text("report_dir: reports\n# " + "x" * (CONFIG_MAX_BYTES - 64) + "\n", "utf-8")
-    assert load_settings(path, {}).report_dir == "reports"
+    assert load_settings(path, {}).report_dir == str(tmp_path / "reports")
 
 
 def test_a_configuration_file_that_is_not_utf8_is_a_configuration_error(tmp_path: Path) -> None:

@@ -316,3 +316,153 @@ def test_a_long_message_is_cut_on_one_line_without_a_secret_s_first_half() -> No
         text = describe(Fault("a test", ValueError("x\n" * 140 + "y" * 5 + TOKEN + " end")))
     assert "\n" not in text and TOKEN[:8] not in text
     assert text.startswith("ValueError: x x x") and text.endswith(" (in a test)")
+
+
+ASSERTION_BREAKS = f"""
+from clawspec.assertions.precondition import FileAbsent
+
+
+def evaluate(self, ctx):
+    if "breaks" in str(self.path):
+        raise RuntimeError("assertion bug ({TOKEN})")
+    return evaluated(self, ctx)
+
+
+evaluated = FileAbsent.evaluate
+FileAbsent.evaluate = evaluate
+"""
+
+
+def test_a_raising_assertion_is_an_error_naming_its_crash_log_and_the_run_goes_on(
+    workspace: Path, write_contract, server: HooksServer
+) -> None:
+    write_contract(
+        HEADER
+        + "defaults: {timeout: 30}\nscenarios:\n"
+        + "  - name: judged\n    when: {invoke: a}\n"
+        + "    then:\n      - {type: file_absent, path: breaks}\n"
+        + "      - {type: file_absent, path: nothing-here}\n"
+        + "  - name: after\n    when: {invoke: b}\n"
+        + "    then: [{type: file_absent, path: nothing-here}]\n"
+    )
+    done = _run(workspace, server, ASSERTION_BREAKS)
+    # A verdict, not a crash of the run: exit 1 for the error, every scenario judged.
+    assert done.returncode == ExitCode.FAILED, done.stderr
+    assert "internal error: " not in done.stderr and "Traceback" not in done.stderr
+    assert TOKEN not in done.stderr + done.stdout
+    report = _report(workspace)
+    judged, after = report["scenarios"]
+    assert (judged["status"], after["status"]) == ("error", "pass")
+    broken, other = judged["assertions"]
+    assert other["status"] == "pass"
+    assert broken["status"] == "error"
+    head = "RuntimeError: assertion bug (***) (an internal error in ClawSpec; crash log: "
+    tail = ", please attach it to a bug report)"
+    message = broken["message"]
+    assert message.startswith(head) and message.endswith(tail), message
+    named = message.removeprefix(head).removesuffix(tail)
+    assert (workspace / named).resolve() == (workspace / "reports" / CRASH_LOG_NAME).resolve()
+    assert f"crash log: {named}" in done.stdout  # the terminal names it too
+    log = _crash_log(workspace)
+    assert "in then[0] (file_absent) of case.clawspec.yaml::judged" in log
+    assert 'raise RuntimeError("assertion bug' in log and "RuntimeError: assertion bug (***)" in log
+
+
+PARSER_BREAKS = f"""
+import sys
+
+import clawspec.cli as cli
+
+sys.modules["clawspec.gateway.bringup"] = None  # the crash log's own look-up fails too
+
+
+def build_parser():
+    raise RuntimeError("parser bug ({TOKEN})")
+
+
+cli.build_parser = build_parser
+"""
+
+
+def test_a_bug_before_the_command_runs_is_handled_like_one_inside_it(
+    workspace: Path, server: HooksServer, tmp_path: Path
+) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    hook = workspace.parent / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(PARSER_BREAKS, encoding="utf-8")
+    env = {
+        **os.environ,
+        "CLAWSPEC_HOOKS_TOKEN": TOKEN,
+        "TMPDIR": str(temp),
+        "PYTHONPATH": os.pathsep.join([str(hook), str(REPO)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "clawspec", "validate", "."],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == ExitCode.INTERNAL, done.stderr
+    (log,) = temp.glob("clawspec-crash-*.log")
+    assert done.stderr == (
+        "internal error: RuntimeError: parser bug (***) (in clawspec); "
+        f"crash log: {log} (please attach it to a bug report)\n"
+    )
+    text = log.read_text("utf-8")
+    assert "command:   clawspec validate ." in text and "openclaw:  unknown" in text
+    assert 'raise RuntimeError("parser bug' in text and TOKEN not in text
+
+
+ANNOUNCE_BREAKS = f"""
+from clawspec.secrets import SecretRegistry
+
+
+def announce(self, *args, **kwargs):
+    raise RuntimeError("entrypoint bug ({TOKEN})")
+
+
+SecretRegistry.announce = announce
+"""
+
+
+def test_a_bug_in_the_action_s_entrypoint_is_a_crash_log_and_one_line(
+    workspace: Path, tmp_path: Path
+) -> None:
+    hook = workspace.parent / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(ANNOUNCE_BREAKS, encoding="utf-8")
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "INPUT_HOOKS_TOKEN": TOKEN,
+        "INPUT_SCENARIOS": ".",
+        "PYTHONPATH": os.pathsep.join([str(hook), str(REPO)]),
+    }
+    done = subprocess.run(
+        [sys.executable, str(REPO / "entrypoint.py")],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == ExitCode.INTERNAL, done.stderr
+    log = workspace / "clawspec-reports" / CRASH_LOG_NAME  # kept with the action's reports
+    assert done.stderr == (
+        "internal error: RuntimeError: entrypoint bug (***) (in the entrypoint); "
+        f"crash log: {log} (please attach it to a bug report)\n"
+    )
+    (annotation,) = [line for line in done.stdout.splitlines() if line.startswith("::error")]
+    assert annotation.startswith("::error title=ClawSpec internal error::internal error: ")
+    assert TOKEN not in done.stdout
+    text = log.read_text("utf-8")
+    assert "command:   entrypoint.py" in text and 'raise RuntimeError("entrypoint bug' in text
+    assert TOKEN not in text

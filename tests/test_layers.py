@@ -183,3 +183,40 @@ def test_the_package_graph_joins_modules_by_their_package() -> None:
         "clawspec.a.z": set(),
     }
     assert _cycles(_package_graph(graph)) == [["clawspec.a", "clawspec.b", "clawspec.c"]]
+
+
+# The run's packages, top to bottom: each may import only those below it. Choosing what runs
+# (`selection`) and printing what would run (`dry_run`) are not running: the runner asks the
+# selection, the dry run reads the runner's plans; the reports hold the run's kept results and
+# the evidence each scenario's report shows.
+RUN_LAYERS = [
+    "clawspec.commands",
+    "clawspec.api",
+    "clawspec.dry_run",
+    "clawspec.runner",
+    "clawspec.selection",
+    "clawspec.reports",
+    "clawspec.evidence",
+]
+
+
+def _upward(modules: dict[str, set[str]]) -> list[str]:
+    """The imports from a package of `RUN_LAYERS` to one above it."""
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in modules.items()
+        if _package_of(module) in RUN_LAYERS
+        for target in targets
+        if _package_of(target) in RUN_LAYERS[: RUN_LAYERS.index(_package_of(module))]
+    )
+
+
+def test_the_run_packages_import_downward() -> None:
+    modules = _graph(deferred=True)
+    assert set(RUN_LAYERS) <= set(_package_graph(modules))
+    assert _upward(modules) == []
+
+
+def test_an_upward_import_between_run_packages_is_found() -> None:
+    modules = {"clawspec.selection.x": {"clawspec.runner.y"}, "clawspec.runner.y": set()}
+    assert _upward(modules) == ["clawspec.selection.x -> clawspec.runner.y"]

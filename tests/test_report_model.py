@@ -6,7 +6,8 @@ import pytest
 
 from clawspec.assertions.base import Status
 from clawspec.errors import ExitCode
-from clawspec.reports.model import RunReport, ScenarioResult, Totals, exit_code, scenario_status
+from clawspec.reports.model import RunReport, ScenarioResult, Totals, scenario_status
+from clawspec.reports.outcome import Policy, decide
 
 P, F, S, W, E = Status.PASS, Status.FAIL, Status.SKIP, Status.WARN, Status.ERROR
 
@@ -77,11 +78,11 @@ def _report(*statuses: Status, interrupted: bool = False) -> RunReport:
 def test_exit_code(
     statuses: list[Status], max_skipped: str | None, fail_on: str, expected: ExitCode
 ) -> None:
-    assert exit_code(_report(*statuses), max_skipped, fail_on) == expected
+    assert decide(_report(*statuses), Policy(fail_on, max_skipped)).exit_code == expected
 
 
 def test_interrupted_run_exits_130_even_when_everything_passed() -> None:
-    assert exit_code(_report(P, interrupted=True), None) == ExitCode.INTERRUPTED
+    assert decide(_report(P, interrupted=True), Policy()).exit_code == ExitCode.INTERRUPTED
 
 
 def test_totals_count_each_status() -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, ClassVar
 
-from pydantic import ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from clawspec.evidence.context import EvalContext, RunInfo, Verdict
 from clawspec.inputs.paths import PathEscapeError
-from clawspec.speed.frozen_model import FrozenModel
 from clawspec.status import Status
 
 
@@ -30,7 +29,7 @@ class PathField:
 WorkspacePath = Annotated[str, PathField()]
 
 
-class Assertion(FrozenModel):
+class Assertion(BaseModel):
     """Base of every assertion type; each subclass is the validation model of one type."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)

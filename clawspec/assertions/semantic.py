@@ -141,7 +141,7 @@ def judge_artifacts(
         client.close()
     record = usage_record(settings.model, usage, ctx.settings.model_pricing)
     if failure is not None:
-        return Verdict(Status.ERROR, redact(failure, client.secrets), usage=record)
+        return Verdict(Status.ERROR, redact(failure), usage=record)
     passed, message, score = decide(answers, threshold, truncation_note(artifacts))
     details = (
         *(
@@ -152,10 +152,10 @@ def judge_artifacts(
     )
     return Verdict(
         Status.PASS if passed else Status.FAIL,
-        redact(message, client.secrets),
+        redact(message),
         value=score,
         limit=threshold,
-        details=tuple(redact(d, client.secrets) for d in details),
+        details=tuple(redact(d) for d in details),
         usage=record,
     )
 

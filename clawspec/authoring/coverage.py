@@ -1,7 +1,7 @@
 """`clawspec coverage`: which skills and agents have contracts, and how well they are covered.
 
 Each target (skill or agent of the workspace) is counted once, each contract file once (by its
-resolved path) and each scenario once, under the one target its contract names: ClawSpec 0.1's
+resolved path) and each scenario once, under the one target its contract names: legacy ClawSpec's
 ledger counted items twice. A contract whose target is not in the workspace is listed apart and
 never raises the ratio. Stored history is read only when a baseline store is configured.
 """
@@ -123,7 +123,7 @@ class TargetIndex:
         found = self.by_key.get(key)
         if found is not None and kind in (None, found.kind):
             return found
-        # Contracts written for another layout (ClawSpec 0.1: `agents/marketing/brand`) still
+        # Contracts written for another layout (legacy ClawSpec: `agents/marketing/brand`) still
         # name their target by its last path segment.
         last = PurePosixPath(key).name
         if kind in (None, "agent") and last in self.agents:

@@ -9,12 +9,14 @@ ignores the folder).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from clawspec.authoring.scaffold import ACTION_USES, WORKFLOW, PlannedFile, plan_files
-from clawspec.authoring.workspace import discover_workspace
+from clawspec.authoring.workspace import discover_workspace, skills_missing_env
 from clawspec.errors import UsageError
+from clawspec.lint.requires import unset_message
 
 GITIGNORE = ".gitignore"
 REPORT_DIR = "clawspec-reports/"  # the report_dir of the clawspec.yaml init writes
@@ -53,6 +55,8 @@ def initialize(
         raise UsageError("--force and --skip-existing exclude each other")
     workspace = discover_workspace(root, openclaw_config)
     notes = list(workspace.problems)
+    for skill, names in skills_missing_env(workspace, os.environ):
+        notes.append(f"{skill.source}: {unset_message(names)}")
     if not workspace.targets:
         notes.append(
             "no skills (a SKILL.md under skills/) or agents (a SOUL.md under agents/, "
@@ -141,6 +145,7 @@ def describe(result: InitResult) -> str:
     lines += [f"note: {note}" for note in result.notes]
     if result.written and any(a.action in ("create", "replace") for a in result.actions):
         lines.append(
-            "next: clawspec validate && clawspec run --bring-up (docs/guide.md: Getting started)"
+            "next: clawspec validate && clawspec run --bring-up (then: clawspec docs "
+            "getting-started-in-an-existing-workspace)"
         )
     return "\n".join(lines)

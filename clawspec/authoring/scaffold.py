@@ -1,7 +1,7 @@
 """The files `clawspec init` writes, as text: config, starter contracts, CI workflow, schemas.
 
 Starter contracts must run and pass or fail for a reason about the agent, never because of how
-they were written (ClawSpec 0.1's negative scenario always errored because its
+they were written (legacy ClawSpec's negative scenario always errored because its
 `tool_not_called` had no log to read). So every log assertion names `log_path: "{{gateway_log}}"`
 and `run_id: "{{run_id}}"`, and nothing depends on files the agent may not write.
 """

@@ -186,8 +186,8 @@ def contract_schema() -> dict[str, Any]:
 
 
 def config_schema() -> dict[str, Any]:
-    """Return the JSON Schema of `clawspec.yaml` (0.1 options allowed, marked deprecated)."""
-    from clawspec.config import Settings
+    """Return the JSON Schema of `clawspec.yaml` (legacy options allowed, marked deprecated)."""
+    from clawspec.config.settings import Settings
     from clawspec.config_options import LEGACY_OPTIONS
 
     schema = copy.deepcopy(Settings.model_json_schema())
@@ -204,15 +204,18 @@ def config_schema() -> dict[str, Any]:
         if option.loc[:1] == ("observability",) and len(option.loc) == 2:
             where = schema["$defs"]["ObservabilitySettings"]["properties"]
         if where is None or option.loc[-1] in where:
-            continue  # deeper 0.1 keys (`observability.opik.*`), or an option still current
+            continue  # deeper legacy keys (`observability.opik.*`), or an option still current
         note = option.note if option.target is None else f"now '{'.'.join(option.target)}'"
-        where[option.loc[-1]] = {"deprecated": True, "description": f"ClawSpec 0.1: {note}."}
+        where[option.loc[-1]] = {"deprecated": True, "description": f"legacy ClawSpec: {note}."}
     schema["$defs"]["ObservabilitySettings"]["properties"]["opik"] = {
         "type": "object",
         "deprecated": True,
-        "description": "ClawSpec 0.1: now 'observability.project' and 'observability.workspace'.",
+        "description": (
+            "legacy ClawSpec: now 'observability.project' and 'observability.workspace'."
+        ),
     }
-    # 0.1 priced per thousand tokens; those entries still load (converted, with a warning).
+    # Legacy ClawSpec priced per thousand tokens; those entries still load (converted, with a
+    # warning).
     schema["$defs"]["ModelPrice"] = {
         "anyOf": [
             schema["$defs"]["ModelPrice"],

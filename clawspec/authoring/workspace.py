@@ -5,12 +5,13 @@ Skills are `skills/<name>/SKILL.md` (OpenClaw also finds grouped layouts such as
 folders holding a SOUL.md at any depth under `agents/` (`agents/<id>/SOUL.md`, or grouped as
 `agents/marketing/<id>/SOUL.md`; a folder with a SOUL.md ends the search below it) and the agents
 of the workspace's `openclaw.json` (`agents.entries`, or the legacy `agents.list`). An agent's id
-is its folder name, never a path (ClawSpec 0.1 built it from the absolute path).
+is its folder name, never a path (legacy ClawSpec built it from the absolute path).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,36 @@ def read_openclaw_config(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: an OpenClaw config must be an object")
     return data
+
+
+def skills_config(given: str | Path | None, root: Path) -> dict[str, Any] | None:
+    """The OpenClaw config whose `skills.entries` may give a skill's `requires.env`: the one
+    given (`gateway.config`), else the workspace's `openclaw.json`; None when there is none or
+    it cannot be read (said elsewhere: `init`, `doctor`)."""
+    path = Path(given) if given else root / "openclaw.json"
+    try:
+        return read_openclaw_config(path) if path.is_file() else None
+    except ValueError:
+        return None
+
+
+def skills_missing_env(
+    workspace: Workspace, environ: Mapping[str, str]
+) -> list[tuple[Target, list[str]]]:
+    """Each skill whose `requires.env` neither `environ` nor the OpenClaw config provides,
+    with those names (clawspec/lint/requires.py)."""
+    from clawspec.lint.requires import unset_env
+
+    config = skills_config(workspace.openclaw_config, workspace.root)
+    found = []
+    for skill in workspace.skills:
+        if skill.source is None:
+            continue
+        front = read_document(workspace.root / skill.source, skill.source).frontmatter or {}
+        names = unset_env(front, environ, config, Path(skill.key).name)
+        if names:
+            found.append((skill, names))
+    return found
 
 
 def discover_workspace(root: Path, openclaw_config: Path | None = None) -> Workspace:

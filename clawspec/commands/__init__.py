@@ -10,6 +10,7 @@ from __future__ import annotations
 from clawspec.commands import (
     cassettes,
     coverage,
+    docs,
     doctor,
     history,
     init,
@@ -22,4 +23,17 @@ from clawspec.commands import (
 )
 
 # In the order `clawspec --help` lists them.
-ALL = (validate, run, merge, schema, lint, init, migrate, coverage, history, cassettes, doctor)
+ALL = (
+    validate,
+    run,
+    merge,
+    schema,
+    lint,
+    init,
+    migrate,
+    coverage,
+    history,
+    cassettes,
+    doctor,
+    docs,
+)

@@ -30,7 +30,8 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     from clawspec.api import load
     from clawspec.runner.scenario import ScenarioPlan
-    from clawspec.runner.traffic import cassette_root, replay_folder
+    from clawspec.runner.traffic import replay_folder
+    from clawspec.traffic.cassette import cassette_root
     from clawspec.traffic.check import check, render
 
     if args.cassettes_command != "check":

@@ -11,7 +11,7 @@ from clawspec.commands.options import add_config
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
 
 NAME = "coverage"
 
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     from clawspec.authoring.coverage_output import render_json, render_summary, render_terminal
     from clawspec.authoring.workspace import discover_workspace
     from clawspec.ci_context import CIContext
-    from clawspec.config import resolve_settings
+    from clawspec.config.loading import resolve_settings
     from clawspec.contracts.discovery import discover
     from clawspec.errors import ClawSpecError, UsageError
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     openclaw = Path(args.openclaw_config) if args.openclaw_config else None
     workspace = discover_workspace(root, openclaw)
     try:
-        files = discover([root], settings.scenario_patterns)
+        files = discover([root], settings.scenario_patterns, workspace=root)
     except UsageError:
         files = []  # no contracts yet: every target is uncovered
     loaded, invalid = _read_contracts(files, workspace.root, settings)

@@ -25,19 +25,44 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--openclaw-config", metavar="FILE", help="the openclaw.json bring-up merges into"
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=None,
+        metavar="NAME",
+        dest="selected_variants",
+        help="check only this variant of the config's `variants` (repeatable; default: all)",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     import os
     from pathlib import Path
 
-    from clawspec.config import resolve_settings
+    from clawspec.config.loading import resolve_settings
     from clawspec.gateway.doctor import diagnose
 
     gateway = {"mode": "bring_up" if args.bring_up else None, "config": args.openclaw_config}
-    flags = {"gateway": {k: v for k, v in gateway.items() if v is not None}}
+    flags: dict[str, object] = {"gateway": {k: v for k, v in gateway.items() if v is not None}}
+    if args.selected_variants:
+        flags["selected_variants"] = args.selected_variants
     settings, path = resolve_settings(args.config, Path(args.path), os.environ, flags)
-    report = diagnose(settings, path, os.environ)
-    for line in report.lines:
+    from clawspec.selection.steps import selected_variants
+
+    # The selected variants' models need keys too (all variants unless --variant picks some).
+    variants = [v for v in selected_variants(settings) if v is not None]
+    report = diagnose(settings, path, os.environ, variants)
+    from clawspec.authoring.workspace import discover_workspace, skills_missing_env
+    from clawspec.lint.requires import unset_message
+
+    # A warning, not a missing piece: the exit code stays the gateway's.
+    root = Path(settings.workspace) if settings.workspace else Path(args.path)
+    config = Path(settings.gateway.config) if settings.gateway.config else None
+    workspace = discover_workspace(root, config if config and config.is_file() else None)
+    warnings = [
+        f"  warning  skill {skill.name} ({skill.source}): {unset_message(names)}"
+        for skill, names in skills_missing_env(workspace, os.environ)
+    ]
+    for line in [*report.lines[:-1], *warnings, *report.lines[-1:]]:
         print(line)
     return report.exit_code

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     from pathlib import Path
 
     from clawspec.ci_context import CIContext
-    from clawspec.config import resolve_settings
+    from clawspec.config.loading import resolve_settings
     from clawspec.history.source import run_source
     from clawspec.history.store import HistoryError
     from clawspec.history.stores import DEFAULT_STORE, open_store, source_kind
@@ -62,14 +62,13 @@ def run(args: argparse.Namespace) -> ExitCode:
     store = open_store(spec, settings, context)
     branch = args.branch or run_source(context).branch
     runs = list(reversed(store.runs(branch)))[: args.limit] if branch else []
-    secrets = settings.secret_values()
     if args.json:
         payload = {
             "store": store.label,
             "branch": branch,
             "runs": [run.model_dump(mode="json") for run in runs],
         }
-        print(clean(json.dumps(payload, indent=2), secrets))
+        print(clean(json.dumps(payload, indent=2)))
         return ExitCode.OK
     if not branch:
         print("this run's branch is unknown: name one with --branch")
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     else:
         print(f"{pluralize(len(runs), 'run')} of '{branch}' in {store.label}, newest first:")
         for stored in runs:
-            print(clean(_line(stored), secrets))
+            print(clean(_line(stored)))
     others = [name for name in store.branches() if name != branch]
     if others and not runs:
         print(f"branches with stored runs: {', '.join(others)}")

@@ -24,8 +24,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     import os
     from pathlib import Path
 
+    from clawspec.authoring.workspace import skills_config
     from clawspec.ci_context import CIContext
-    from clawspec.config import resolve_settings
+    from clawspec.config.loading import resolve_settings
     from clawspec.lint.engine import find_documents, lint_files
     from clawspec.lint.output import publish_github, render_json, render_terminal
     from clawspec.lint.rules import LintOptions
@@ -33,14 +34,18 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     paths = args.paths or ["."]
     settings, config_path = resolve_settings(args.config, Path(paths[0]), os.environ)
-    files = find_documents(paths, settings.scenario_patterns)
+    files = find_documents(paths, settings.scenario_patterns, settings.workspace)
     if not files:
         print(
             f"no SKILL.md, SOUL.md or contract found in {', '.join(map(str, paths))}",
             file=sys.stderr,
         )
         return ExitCode.USAGE
-    options = LintOptions(soul_sections=tuple(settings.lint.soul_sections))
+    options = LintOptions(
+        soul_sections=tuple(settings.lint.soul_sections),
+        environ=os.environ,
+        openclaw_config=skills_config(settings.gateway.config, settings.workspace or Path.cwd()),
+    )
     ignores = [Ignore(entry.rule, entry.path) for entry in settings.lint.ignore]
     base = config_path.parent if config_path else Path.cwd()
     report = lint_files(files, settings.lint.rules, options, ignores, base)

@@ -32,10 +32,12 @@ def run(args: argparse.Namespace) -> ExitCode:
     from clawspec.reports.terminal import TerminalReporter
 
     result = merge(args.reports, config=args.config, flags=given(args, OUTPUT_FLAGS))
-    TerminalReporter(colour=False if args.no_color else None).summary(result.report)
+    TerminalReporter(colour=False if args.no_color else None).summary(result.report, result.outcome)
     merged = result.report.merged
     if merged:
         print(f"merged {len(merged.present)} of {merged.total} shard report(s)")
-    for path in result.written:
-        print(f"report: {path}")
+    from clawspec.contracts.discovery import display_path
+
+    for path in result.written:  # relative to the current folder when inside it
+        print(f"report: {display_path(path)}")
     return result.exit_code

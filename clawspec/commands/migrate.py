@@ -1,4 +1,4 @@
-"""`clawspec migrate`: rewrite ClawSpec 0.1 contracts, handoffs, pipelines and clawspec.yaml."""
+"""`clawspec migrate`: rewrite legacy ClawSpec contracts, handoffs, pipelines and clawspec.yaml."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ NAME = "migrate"
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     migrate = commands.add_parser(
-        NAME, help="rewrite ClawSpec 0.1 contracts, handoffs, pipelines and clawspec.yaml"
+        NAME, help="rewrite legacy ClawSpec contracts, handoffs, pipelines and clawspec.yaml"
     )
     migrate.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     migrate.add_argument("--dry-run", action="store_true", help="say what would change")
@@ -28,7 +28,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from clawspec.config import find_config
+    from clawspec.config.loading import find_config
     from clawspec.migration.run import describe, migrate_paths
 
     config = find_config(Path(args.paths[0]))

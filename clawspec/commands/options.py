@@ -1,5 +1,5 @@
 """Options several commands share, and how flags become settings (flags win over the
-environment and the file: clawspec/config.py)."""
+environment and the file: clawspec/config/loading.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ def add_paths(parser: argparse.ArgumentParser) -> None:
     )
     add_config(parser, "found by walking up from PATH")
     parser.add_argument(
-        "--workspace", metavar="DIR", help="root that relative contract paths resolve against"
+        "--workspace",
+        metavar="DIR",
+        help="the workspace root, relative to the current folder (default: the folder of "
+        "clawspec.yaml)",
     )
 
 
@@ -74,6 +77,11 @@ def add_outputs(parser: argparse.ArgumentParser) -> None:
         help="write a GitLab Code Quality report here (findings in merge requests)",
     )
     parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write the job summary's Markdown here (a local preview of GitHub's)",
+    )
+    parser.add_argument(
         "--pr-comment",
         nargs="?",
         const="always",
@@ -108,6 +116,7 @@ OUTPUT_FLAGS = (
     "junit",
     "report_html",
     "codequality",
+    "summary",
     "pr_comment",
     "check_run",
     "check_name",

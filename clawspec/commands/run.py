@@ -143,20 +143,20 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     flags = run_flags(args)
     if args.dry_run:
-        from clawspec.runner.dry_run import print_plan
+        from clawspec.dry_run.plan import print_plan
 
         loaded = api.load(args.paths, config=args.config, flags=flags, on_warning=_warn)
-        from clawspec.runner.selection import this_part
+        from clawspec.runner.plans import this_part
 
         context = CIContext.from_environ(os.environ)
         part = this_part(loaded, context, _warn, args.scenario, args.tag, args.exclude_tag)
         plans = part.plans
         if part.selection:
-            print(part.selection.describe())
+            print(part.selection.describe(planned=True))  # nothing ran
         if part.shard:
             print(_shard_line(part.shard))
         print_plan(loaded, plans)
-        from clawspec.runner.expected_spend import expected_spend_lines
+        from clawspec.dry_run.spend import expected_spend_lines
 
         for line in expected_spend_lines(plans, loaded.settings, os.environ):
             print(line)
@@ -180,11 +180,16 @@ def run(args: argparse.Namespace) -> ExitCode:
         restore()
     faults = Faults()
     with faults.guard("TerminalReporter.summary"):
-        reporter.summary(result.report)
+        reporter.summary(result.report, result.outcome)
     if result.report.shard:
         print(_shard_line(result.report.shard))
+    from clawspec.contracts.discovery import display_path
+
+    # The files as written: relative to the current folder when inside it, else absolute.
     for path in result.written:
-        print(f"report: {path}")
+        print(f"report: {display_path(path)}")
+    for path in result.gateway_logs:
+        print(f"gateway log: {display_path(path)}")
     # The reports are written: a bug in the summary costs only the summary.
     report_dir = result.written[0].parent if result.written else None
     faults.raise_if_any(report_dir=report_dir, written=result.written)
@@ -220,7 +225,10 @@ def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) ->
 
 
 def _warn(message: str) -> None:
-    """A warning line on stderr, masked."""
+    """A warning line on stderr, masked (on GitHub Actions, one about files is an annotation
+    on each: reports/github/annotations.py)."""
+    from clawspec.reports.github.annotations import warn_on_github
     from clawspec.secrets import mask
 
-    print(mask(f"warning: {message}"), file=sys.stderr)
+    if not warn_on_github(message):
+        print(mask(f"warning: {message}"), file=sys.stderr)

@@ -32,9 +32,12 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 def _warn(message: str) -> None:
-    """A warning line on stderr, masked."""
+    """A warning line on stderr, masked (on GitHub Actions, one about files is an annotation
+    on each: reports/github/annotations.py)."""
     import sys
 
+    from clawspec.reports.github.annotations import warn_on_github
     from clawspec.secrets import mask
 
-    print(mask(f"warning: {message}"), file=sys.stderr)
+    if not warn_on_github(message):
+        print(mask(f"warning: {message}"), file=sys.stderr)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from clawspec.errors import UsageError
+from clawspec.text import FileWarning
 
 PRUNED_DIRS = {".git", ".venv", "venv", "node_modules", ".cache", "__pycache__", ".tox"}
 # A YAML file no pattern matched is read this far to tell whether it looks like a contract.
@@ -53,14 +53,21 @@ def discover(
     paths: Sequence[str | Path],
     patterns: Sequence[str],
     on_warning: Callable[[str], None] | None = None,
+    *,
+    workspace: Path | None = None,
 ) -> list[Path]:
     """Return the contract files named by `paths` (files as given, folders searched).
+
+    The patterns are the workspace's: a searched file matches by its path relative to the
+    `workspace` root (default: the current folder), whatever folder was given or ClawSpec runs
+    from; a file outside the workspace matches by its path relative to the folder given.
 
     A searched folder's YAML files that match no pattern but look like contracts (top-level
     `version:` and `scenarios:`) are named in a warning, with how to include them: a contract
     saved under another name would otherwise be skipped without a word.
     """
     regexes = [pattern_regex(p) for p in patterns]
+    root = (workspace or Path.cwd()).resolve()
     found: list[Path] = []
     unmatched: list[Path] = []
     for raw in paths:
@@ -69,7 +76,7 @@ def discover(
             found.append(path)
         elif path.is_dir():
             matches: list[Path] = []
-            for file, matched in _walk(path, regexes):
+            for file, matched in _walk(path, regexes, root):
                 (matches if matched else unmatched).append(file)
             if not matches:
                 lookalikes = _lookalikes(unmatched, set())
@@ -87,7 +94,8 @@ def discover(
     if on_warning is not None and unmatched:
         lookalikes = _lookalikes(unmatched, set(unique))
         if lookalikes:
-            on_warning(ignored_contracts(lookalikes, patterns))
+            each = [(str(f), ignored_contracts([f], patterns)) for f in lookalikes[:_NAMED_AT_MOST]]
+            on_warning(FileWarning(ignored_contracts(lookalikes, patterns), each))
     return list(unique.values())
 
 
@@ -127,17 +135,23 @@ def _looks_like_contract(path: Path) -> bool:
     return bool(_TOP_LEVEL_VERSION.search(head) and _TOP_LEVEL_SCENARIOS.search(head))
 
 
-def _walk(root: Path, regexes: list[re.Pattern[str]]) -> Iterable[tuple[Path, bool]]:
-    """Yield every file under `root` (pruned folders left out) and whether a pattern matches it."""
-    # Patterns are written from the project root (`skills/**/tests/scenarios.yaml`), so a file
-    # also matches by its path relative to the current folder: `clawspec run skills/newsletter`
-    # finds `skills/newsletter/tests/scenarios.yaml`.
-    cwd = Path.cwd().resolve()
-    for folder, dirs, files in os.walk(root):
+def _walk(
+    folder: Path, regexes: list[re.Pattern[str]], workspace: Path
+) -> Iterable[tuple[Path, bool]]:
+    """Yield every file under `folder` (pruned folders left out) and whether a pattern matches
+    its path relative to the `workspace` root (resolved), or, outside it, to `folder`."""
+    # By the workspace-relative path only: the same file is a contract or not whichever folder
+    # is searched (`skills/**/tests/scenarios.yaml` finds skills/news/tests/scenarios.yaml from
+    # `clawspec run .`, `clawspec run skills/news` or `cd skills && clawspec run news`).
+    start = folder.resolve()
+    for parent, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in PRUNED_DIRS)
+        # Below the resolved folder as found: a symlinked folder keeps the path it is found at.
+        here = Path(parent).relative_to(folder)
+        try:
+            base = (start / here).relative_to(workspace)
+        except ValueError:  # outside the workspace
+            base = here
         for name in sorted(files):
-            full = Path(folder, name)
-            candidates = {full.relative_to(root).as_posix()}
-            with contextlib.suppress(ValueError):
-                candidates.add(full.resolve().relative_to(cwd).as_posix())
-            yield full, any(r.match(rel) for r in regexes for rel in candidates)
+            rel = (base / name).as_posix()
+            yield Path(parent, name), any(r.match(rel) for r in regexes)

@@ -1,15 +1,15 @@
-"""Recognise a ClawSpec 0.1 file that is not a contract of this version by its top-level keys.
+"""Recognise a legacy ClawSpec file that is not a contract of this version by its top-level keys.
 
-The contract loader asks this before validating, so `clawspec validate` on an unmigrated 0.1
-handoff, pipeline, coverage ledger or baselines file says what it is and how to migrate it,
-instead of "unknown field 'handoff'". In `contracts`, below `migration`: the loader imports it.
+The contract loader asks this before validating, so `clawspec validate` on an unmigrated legacy
+ClawSpec handoff, pipeline, coverage ledger or baselines file says what it is and how to migrate
+it, instead of "unknown field 'handoff'". In `contracts`, below `migration`: the loader imports it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-# top-level key → what 0.1 called such a file
+# top-level key → what legacy ClawSpec called such a file
 KINDS = (
     ("handoff", "handoff"),
     ("pipeline", "pipeline"),
@@ -19,7 +19,7 @@ KINDS = (
 
 
 def legacy_kind(data: Any) -> tuple[str, str] | None:
-    """(key, kind) when `data` is a 0.1 non-contract document, else None."""
+    """(key, kind) when `data` is a legacy non-contract document, else None."""
     if not isinstance(data, dict) or "scenarios" in data:
         return None
     for key, kind in KINDS:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from clawspec.assertions import assertion_union
-from clawspec.speed.frozen_model import FrozenModel
 
 AnyAssertion = assertion_union()
 
 
-class _Strict(FrozenModel):
+class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 
 

@@ -27,6 +27,7 @@ from clawspec.inputs.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
 RESERVED = ("id", "tags", "description")
 SUFFIXES = (".csv", ".yaml", ".yml", ".json", ".jsonl")
 NOT_A_LIST = "the data file must hold a list of rows (mappings)"
+DUPLICATE_ID = "duplicate row id"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # The same shape as a template variable (contracts/templates.py), `vars.` first.
 _PLACEHOLDER = re.compile(r"\{\{\s*vars\.([A-Za-z_][\w.]*)\s*\}\}")
@@ -43,10 +44,16 @@ class ExampleRow:
 
 @dataclass
 class Problem:
-    """A load error: its text (`file:line:column: ...`) and where it sorts in the contract."""
+    """A load error: where it is (`file:line:column`), what it says, and where it sorts in the
+    contract. Kept apart so that the loader can name the outline between them."""
 
-    text: str
+    where: str
+    message: str
     order: tuple[int, int]
+
+    @property
+    def text(self) -> str:
+        return f"{self.where}: {self.message}"
 
 
 @dataclass
@@ -87,8 +94,8 @@ class Rows:
     rows: list[RawRow] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
-    def add(self, text: str, order: tuple[int, int]) -> None:
-        self.problems.append(Problem(text, order))
+    def add(self, where: str, message: str, order: tuple[int, int]) -> None:
+        self.problems.append(Problem(where, message, order))
 
 
 def placeholders(data: Any) -> Iterator[tuple[Loc, str, str]]:
@@ -161,7 +168,7 @@ def read_rows(
     out = Rows()
 
     def problem(where: str, message: str) -> Rows:
-        out.problems.append(Problem(f"{where}: {message}", order))
+        out.problems.append(Problem(where, message, order))
         return out
 
     at = f"{shown}:{mark.line}:{mark.column}"
@@ -253,7 +260,7 @@ def _add_row(
     """Check one row and add it to `out` (its problems when it is not a valid row)."""
     if not isinstance(item, dict):
         found = "nothing" if item is None else type(item).__name__
-        out.add(f"{at}: row {position} must be a mapping, found {found}", order)
+        out.add(at, f"row {position} must be a mapping, found {found}", order)
         return
     bad = False
     for key in item:
@@ -264,7 +271,8 @@ def _add_row(
                 where = f"{shown}:{key_mark.line}:{key_mark.column}"
             out.problems.append(
                 Problem(
-                    f"{where}: row {position}: '{key}' is not a variable name (letters, digits "
+                    where,
+                    f"row {position}: '{key}' is not a variable name (letters, digits "
                     "and '_', not starting with a digit)",
                     order,
                 )
@@ -276,7 +284,7 @@ def _add_row(
     elif isinstance(raw_id, int | str) and not isinstance(raw_id, bool) and str(raw_id).strip():
         row_id = str(raw_id)
     else:
-        out.add(f"{at}: row {position}: 'id' must be a text or an integer, found {raw_id!r}", order)
+        out.add(at, f"row {position}: 'id' must be a text or an integer, found {raw_id!r}", order)
         bad = True
         row_id = str(position)
     tags = item.get("tags", [])
@@ -284,12 +292,12 @@ def _add_row(
         tags = [t for t in re.split(r"[\s,]+", tags) if t]
     if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
         out.problems.append(
-            Problem(f"{at}: row {position}: 'tags' must be a list of texts, found {tags!r}", order)
+            Problem(at, f"row {position}: 'tags' must be a list of texts, found {tags!r}", order)
         )
         bad = True
     description = item.get("description")
     if description is not None and not isinstance(description, str):
-        out.add(f"{at}: row {position}: 'description' must be a text, found {description!r}", order)
+        out.add(at, f"row {position}: 'description' must be a text, found {description!r}", order)
         bad = True
     if bad:
         return
@@ -319,12 +327,13 @@ def _check_ids(out: Rows, order: tuple[int, int]) -> Rows:
         if first is not row:
             out.problems.append(
                 Problem(
-                    f"{row.where()}: duplicate row id '{row.id}' (row {first.position} at "
+                    row.where(),
+                    f"{DUPLICATE_ID} '{row.id}' (row {first.position} at "
                     f"{first.where()} has it; ids default to the row's position)",
                     order,
                 )
             )
-    if any("duplicate row id" in p.text for p in out.problems):
+    if any(p.message.startswith(DUPLICATE_ID) for p in out.problems):
         out.rows = []
     return out
 
@@ -350,7 +359,7 @@ def _csv_rows(
                 for cell in cells:
                     if cells.count(cell) > 1:
                         out.problems.append(
-                            Problem(f"{shown}:{start}:1: column '{cell}' appears twice", order)
+                            Problem(f"{shown}:{start}:1", f"column '{cell}' appears twice", order)
                         )
                         return
                 continue
@@ -359,7 +368,8 @@ def _csv_rows(
             if len(cells) != len(header):
                 out.problems.append(
                     Problem(
-                        f"{at}: row {position} has {len(cells)} cells, the header has "
+                        at,
+                        f"row {position} has {len(cells)} cells, the header has "
                         f"{len(header)} ({', '.join(header)})",
                         order,
                     )
@@ -372,7 +382,7 @@ def _csv_rows(
                 source=source, marks=marks, split_tags=True,
             )  # fmt: skip
     except csv.Error as exc:
-        out.problems.append(Problem(f"{shown}:{reader.line_num}:1: invalid CSV: {exc}", order))
+        out.problems.append(Problem(f"{shown}:{reader.line_num}:1", f"invalid CSV: {exc}", order))
 
 
 def _cell_marks(text: str, line: int, header: list[str]) -> dict[str, Mark]:
@@ -401,7 +411,7 @@ def _jsonl_rows(
             item = json.loads(line)
         except json.JSONDecodeError as exc:
             where = f"{shown}:{number}:{exc.colno}"
-            out.problems.append(Problem(f"{where}: invalid JSON: {exc.msg}", order))
+            out.problems.append(Problem(where, f"invalid JSON: {exc.msg}", order))
             continue
         _add_row(out, item, position, at, order, shown, Mark(number, 1), source=source)
 
@@ -415,11 +425,11 @@ def _json_rows(
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"{shown}:{exc.lineno}:{exc.colno}"
-        out.problems.append(Problem(f"{where}: invalid JSON: {exc.msg}", order))
+        out.problems.append(Problem(where, f"invalid JSON: {exc.msg}", order))
         return
     if not isinstance(data, list):
         found = type(data).__name__
-        out.add(f"{shown}:1:1: {NOT_A_LIST}, found {found}", order)
+        out.add(f"{shown}:1:1", f"{NOT_A_LIST}, found {found}", order)
         return
     index = text.index("[") + 1
     for position in range(1, len(data) + 1):
@@ -440,13 +450,13 @@ def _yaml_rows(
     try:
         doc = parse_yaml(text, path)
     except SourceError as exc:
-        out.problems.append(Problem(f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}", order))
+        out.problems.append(Problem(f"{shown}:{exc.mark.line}:{exc.mark.column}", str(exc), order))
         return
     if not isinstance(doc.data, list):
         found = "nothing" if doc.data is None else type(doc.data).__name__
         if doc.data is None:
             return  # an empty file: no rows
-        out.add(f"{shown}:1:1: {NOT_A_LIST}, found {found}", order)
+        out.add(f"{shown}:1:1", f"{NOT_A_LIST}, found {found}", order)
         return
     for index, item in enumerate(doc.data):
         mark = doc.value_mark((index,))

@@ -38,9 +38,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clawspec.contracts.discovery import display_path
-from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits, too_large
-from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
+from clawspec.contracts.reading import Parsed, read_file
+from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits
 
 if TYPE_CHECKING:
     import mmap
@@ -51,10 +50,6 @@ if TYPE_CHECKING:
 # Below this many bytes of contracts (a few hundred scenarios) parsing takes a few ms: less than
 # a fork and the round trip cost.
 MIN_BYTES = 64 * 1024
-# scenarios[i].given|then[j]: the deepest list item whose start a valid contract keeps.
-ASSERTION_DEPTH = 4
-
-Parsed = tuple[str, SourceDoc] | list[str]  # (text, document), or the file's error messages
 log = logging.getLogger("clawspec.contracts")
 
 FREE, CHILD, PARENT = 0, 1, 2  # who parses a file: its byte in the shared claims
@@ -79,40 +74,6 @@ def allowed_here() -> Iterator[None]:
 
 def allowed() -> bool:
     return _allowed
-
-
-def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:
-    """Read and parse one contract file: its text and document, or its error messages.
-
-    Never more than `limits.max_bytes` (+1) bytes are read: a larger file is an error."""
-    try:
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size  # a file known too large is not read
-            data = handle.read(limits.max_bytes + 1) if size <= limits.max_bytes else b""
-            if size > limits.max_bytes or len(data) > limits.max_bytes:
-                return [f"{shown}:1:1: {too_large(max(size, len(data)), limits.max_bytes)}"]
-        # As read_text would: universal newlines.
-        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [f"{shown}: cannot read contract: {exc}"]
-    try:
-        # Other positions than where scenarios and assertions start are needed only to report
-        # errors: the first pass keeps only those (LoadedContract's lines).
-        return text, parse_yaml(text, path, ASSERTION_DEPTH, limits.alias_nodes)
-    except SourceError as exc:
-        return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
-
-
-def _read(path: Path, limits: ContractLimits) -> Parsed:
-    return read_contract(path, display_path(path), limits)
-
-
-def parsed_here(
-    files: Sequence[Path], limits: ContractLimits = DEFAULT_LIMITS
-) -> Iterator[tuple[int, Parsed]]:
-    """Each file's index and result, parsed by this process, in file order."""
-    for index, path in enumerate(files):
-        yield index, _read(path, limits)
 
 
 class ParseAhead:
@@ -174,7 +135,7 @@ class ParseAhead:
 
     def _parse(self, index: int) -> Parsed:
         self.parsed_here += 1
-        return _read(self._files[index], self._limits)
+        return read_file(self._files[index], self._limits)
 
     def _child_result(self, index: int, wait: bool) -> Parsed | None:
         """The child's result for file `index` (its next one), None when not (yet) there."""
@@ -298,7 +259,7 @@ def _parse_from_the_front(
         claims[index] = CHILD
         if claims[index] != CHILD:
             return
-        blob = pickle.dumps(_read(path, limits), pickle.HIGHEST_PROTOCOL)
+        blob = pickle.dumps(read_file(path, limits), pickle.HIGHEST_PROTOCOL)
         _write_all(data, blob)
         _write_all(sink, NOTE.pack(index, written, written + len(blob)))
         written += len(blob)

@@ -19,7 +19,7 @@ from clawspec.inputs.paths import resolve_in_workspace
 from clawspec.status import Status
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.evidence.store import Evidence
 
 
@@ -111,7 +111,8 @@ class EvalContext:
     def wait_until(self, predicate: Callable[[], bool], timeout_s: float) -> bool:
         """Poll `predicate` every poll interval until it holds or `timeout_s` passes.
 
-        Returns the last result. The wait ends early when the run is interrupted.
+        Returns the last result. The wait ends early when the scenario is abandoned (`stop`:
+        a second interrupt, or the end of the grace period after the first).
         """
         deadline = self.clock() + timeout_s
         while True:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from clawspec.evidence.spans import price_key
 
 if TYPE_CHECKING:
-    from clawspec.config import ModelPrice
+    from clawspec.config.settings import ModelPrice
     from clawspec.gateway.plugin_records import PluginRecord
 
 UNKNOWN_MODEL = "unknown model"

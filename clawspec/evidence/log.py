@@ -267,9 +267,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def first_line_matching(path: Path, pattern: str, stop: Event | None = None) -> Match:
     """The first line of the whole file `path` that `pattern` matches, and how many lines were
-    read. One index per file for the whole process: no scenario re-reads or re-parses the lines
-    an earlier one already read (the gateway log grows with every scenario). Raises
-    `lines.Interrupted` soon after `stop` is set (the run interrupted)."""
+    read. The raw bytes decide for most lines (only those that may match are decoded); one state
+    per file for the whole process: a pattern asked again reads only the lines added since (the
+    gateway log grows with every scenario). Raises
+    `lines.Interrupted` soon after `stop` is set (the scenario abandoned)."""
     return lines_of(path).first_match(Pattern(pattern), stop)
 
 

@@ -24,7 +24,7 @@ from clawspec.traces.model import Trace, TraceUnavailable
 
 if TYPE_CHECKING:
     from clawspec.assertions.base import EvalContext
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.evidence.store import Evidence
 
 # Backend name → (module, class); imported only when chosen, so an unused backend costs nothing.

@@ -35,6 +35,8 @@ from clawspec.traffic.routing import ProxyRoutes, route_providers
 if TYPE_CHECKING:
     import requests
 
+    from clawspec.gateway.model_keys import ProviderUse
+
 PLUGIN_DIR = Path(__file__).resolve().parent / "openclaw_plugin"
 PLUGIN_ID = "clawspec"
 HOOKS_PATH = "/hooks"
@@ -66,6 +68,8 @@ class BringUpOptions:
     model_proxy: ProxyRoutes | None = None
     # Models hook requests name (variants' per-request overrides): made usable in the config.
     models: tuple[str, ...] = ()
+    # The variant that names each of `models`, for the message when its provider has no key.
+    model_variants: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -98,8 +102,54 @@ def find_openclaw() -> str | None:
     return None
 
 
+def gateway_config(log_path: Path | None) -> dict[str, Any] | None:
+    """The config of the brought-up gateway that writes `log_path`: both are in its state
+    folder (logs/openclaw.log, openclaw.json). None for another gateway's log or none."""
+    if log_path is None or log_path.name != "openclaw.log" or log_path.parent.name != "logs":
+        return None
+    try:
+        loaded = json.loads((log_path.parent.parent / "openclaw.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
 class ModelKeyMissing(ConfigError):
     """A provider the gateway's config names has no API key: found before anything runs."""
+
+
+def missing_model_keys(options: BringUpOptions) -> list[str]:
+    """One message per model provider the gateway would call without a key: the agents'
+    models and the hook requests' overrides (`options.models`), in its generated config."""
+    from clawspec.gateway.model_keys import missing_key_messages
+
+    uses = _provider_uses(options, {**os.environ, **(options.env or {})})
+    user_config = options.user_config
+    return missing_key_messages(uses, user_config.name if user_config else None)
+
+
+def models_used(options: BringUpOptions) -> list[str]:
+    """The models the gateway's agents and the hook requests' overrides would call, in its
+    generated config (OpenClaw's default where the config names none)."""
+    return list(dict.fromkeys(use.model for use in _provider_uses(options, dict(os.environ))))
+
+
+def _provider_uses(options: BringUpOptions, environ: dict[str, str]) -> list[ProviderUse]:
+    """Which provider each agent and hook override would call, read from the config bring-up
+    would generate (where its files would go does not matter here)."""
+    from clawspec.gateway.model_keys import provider_uses
+
+    placeholder = Path(tempfile.gettempdir())
+    config = build_config(
+        options,
+        state_dir=placeholder,
+        port=0,
+        gateway_token="",
+        hooks_token="",
+        plugin_output=placeholder,
+    )
+    overrides = {m: options.model_variants.get(m, "") for m in options.models}
+    return provider_uses(config, options.agent_ids, environ, overrides)
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -303,7 +353,6 @@ class GatewayProcess:
         self.options = options
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopped = False
-        self._secrets: list[str] = []
         self._output_path: Path | None = None
         self._log_path: Path | None = None
         self._bootstrap: BootstrapGuard | None = None
@@ -340,7 +389,6 @@ class GatewayProcess:
             )
         state_dir = self._make_state_dir()
         gateway_token, hooks_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        self._secrets = [gateway_token, hooks_token]
         register_secrets(gateway_token, hooks_token)  # masked in every output from now on
         plugin_output = state_dir / "logs" / "clawspec-plugin.jsonl"
         config = build_config(
@@ -415,21 +463,7 @@ class GatewayProcess:
 
         Only for the OpenClaw ClawSpec starts itself: a `gateway.command` of the user's own may
         get its keys from anywhere."""
-        from clawspec.gateway.model_keys import missing_key_messages, provider_uses
-
-        placeholder = Path(tempfile.gettempdir())  # where things go does not matter here
-        config = build_config(
-            self.options,
-            state_dir=placeholder,
-            port=0,
-            gateway_token="",
-            hooks_token="",
-            plugin_output=placeholder,
-        )
-        environ = {**os.environ, **(self.options.env or {})}
-        uses = provider_uses(config, self.options.agent_ids, environ)
-        user_config = self.options.user_config
-        missing = missing_key_messages(uses, user_config.name if user_config else None)
+        missing = missing_model_keys(self.options)
         if missing:
             raise ModelKeyMissing("\n".join(missing))
 
@@ -526,5 +560,5 @@ class GatewayProcess:
             lines += [f"[stdout] {line}" for line in _tail(self._output_path, n) if line.strip()]
         if self._log_path is not None:
             lines += [f"[log] {_condense_log_line(line)}" for line in _tail(self._log_path, n)]
-        lines = [redact(line, self._secrets) for line in lines]
+        lines = [redact(line) for line in lines]
         return lines[-n:] if len(lines) > n else lines

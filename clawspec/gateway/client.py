@@ -6,7 +6,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -47,6 +47,14 @@ NOT_STARTED = (
 NOT_STARTED_RETRY_PAUSES_S = (2.0, 5.0, 10.0, 20.0, 30.0)
 MIN_RETRY_BUDGET_S = 5.0  # a warm run takes 0.6-3 s; a retry with less left cannot finish
 
+# Asked during the pause before each retry of a 502 "before entering the agent runner": given
+# the gateway's run ids of the refused attempts so far and how long it may wait (the pause),
+# True when the gateway's log says a retry would be refused the same way. That 502 also answers
+# a run OpenClaw skipped for good, e.g. one whose local model provider failed its preflight, and
+# its body never says which (OpenClaw 2026.9.6 answers the same text and the run id): only the
+# run's log line does, written about when the answer is sent.
+RefusalCheck = Callable[[Sequence[str], float], bool]
+
 
 @dataclass(frozen=True)
 class InvokeRequest:
@@ -68,6 +76,9 @@ class InvokeRequest:
     # agent's own.
     model: str | None = None
     thinking: str | None = None
+    # Tells a refusal a retry cannot change from a gateway not ready yet (RefusalCheck); None:
+    # every "never started" answer is retried. It must not raise.
+    refused_for_good: RefusalCheck | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -136,7 +147,7 @@ class HooksClient:
         session_key = None if self._session_keys_refused else request.session_key
         started = self._clock()
         deadline = started + request.timeout_s
-        response, attempts = self._post_started(request, session_key, deadline)
+        response, attempts, final = self._post_started(request, session_key, deadline)
         if response.status_code == 400 and session_key and _mentions_session_key(response):
             # The gateway does not allow request session keys: retry once without, warn once
             # per run, and correlate by the returned runId instead.
@@ -149,11 +160,16 @@ class HooksClient:
                     "(hooks.allowRequestSessionKey is off); correlating by run id"
                 )
             session_key = None
-            response, attempts = self._post_started(request, None, deadline)
-        if attempts > 1 and _never_started(response):
+            response, attempts, final = self._post_started(request, None, deadline)
+        if final or (attempts > 1 and _never_started(response)):
+            # A final refusal names only OpenClaw's error: the run id is in the report, and the
+            # runner adds the cause and the fix from the log within the message's 500 characters.
+            told = _error_of(response) if final else one_line(response.text, 200)
+            tried = (
+                f" ({attempts} attempts in {self._clock() - started:.0f} s)" if attempts > 1 else ""
+            )
             raise InvocationError(
-                f"POST {self.url} → {response.status_code}: {one_line(response.text, 200)} "
-                f"({attempts} attempts in {self._clock() - started:.0f} s)",
+                f"POST {self.url} → {response.status_code}: {told}{tried}",
                 http_status=response.status_code,
                 gateway_run_id=_run_id_of(response),
             )
@@ -161,29 +177,42 @@ class HooksClient:
 
     def _post_started(
         self, request: InvokeRequest, session_key: str | None, deadline: float
-    ) -> tuple[requests.Response, int]:
+    ) -> tuple[requests.Response, int, bool]:
         """POST, retrying a run the gateway says never started, within the scenario's timeout.
 
         Right after start-up OpenClaw may refuse the first runs with 502 "failed before entering
         the agent runner" (its session store is not ready yet); under load it answers 503 "did not
         start before admission timeout". Nothing ran, so a retry after a pause is safe and keeps
         CI from flaking; the pauses grow and stop at `deadline` (NOT_STARTED_RETRY_PAUSES_S).
-        Any other answer is returned as it is. Returns the last answer and the attempts made.
+        A 502 the run's log shows final (`request.refused_for_good`, asked during the pause) is
+        not retried. Any other answer is returned as it is. Returns the last answer, the
+        attempts made and whether that answer is such a final refusal.
         """
         timeout_s = max(1.0, min(request.timeout_s, deadline - self._clock()))
         response = self._post(request, session_key, timeout_s)
         attempts = 1
+        refused: list[str] = []  # the gateway's ids of the runs it refused with a 502
         for pause_s in NOT_STARTED_RETRY_PAUSES_S:
             if not _never_started(response):
                 break
             left_after_pause = deadline - self._clock() - pause_s
             if left_after_pause < MIN_RETRY_BUDGET_S:
                 break  # a retry would run past the scenario's timeout
-            self._sleep(pause_s)
+            paused_at = self._clock()
+            run_id = _run_id_of(response)
+            if response.status_code == 502 and run_id and request.refused_for_good:
+                refused.append(run_id)
+                # The pause is spent watching the log: the refusal's line may land a little
+                # after the answer (OpenClaw writes its log file from a queue).
+                if request.refused_for_good(refused, pause_s):
+                    return response, attempts, True
+            rest_s = pause_s - (self._clock() - paused_at)
+            if rest_s > 0:
+                self._sleep(rest_s)
             timeout_s = max(1.0, deadline - self._clock())
             response = self._post(request, session_key, timeout_s)
             attempts += 1
-        return response, attempts
+        return response, attempts, False
 
     def _post(
         self, request: InvokeRequest, session_key: str | None, timeout_s: float | None = None
@@ -402,6 +431,16 @@ def _run_id_of(response: requests.Response) -> str | None:
         return None
     run_id = body.get("runId") if isinstance(body, dict) else None
     return run_id if isinstance(run_id, str) else None
+
+
+def _error_of(response: requests.Response) -> str:
+    """The `error` of a refusal's JSON body (OpenClaw's words), else the body's start."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    return one_line(error if isinstance(error, str) else response.text, 200)
 
 
 class RoutingClient:

@@ -10,14 +10,17 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings, VariantSettings
 from clawspec.errors import ExitCode
 from clawspec.gateway import json5
+
+if TYPE_CHECKING:
+    from clawspec.gateway.model_keys import ProviderUse
 
 _RANK = {ExitCode.OK: 0, ExitCode.USAGE: 1, ExitCode.GATEWAY: 2}
 
@@ -36,13 +39,19 @@ class Diagnosis:
             self.exit_code = code
 
 
-def diagnose(settings: Settings, config_path: Path | None, environ: Mapping[str, str]) -> Diagnosis:
+def diagnose(
+    settings: Settings,
+    config_path: Path | None,
+    environ: Mapping[str, str],
+    variants: Sequence[VariantSettings] = (),
+) -> Diagnosis:
+    """What a run would use and lack; `variants`: the selected ones, whose models need keys."""
     report = Diagnosis()
     where = f"config {config_path}" if config_path else "no clawspec.yaml (defaults)"
     mode = settings.gateway.mode
     report.lines.append(f"clawspec doctor: {where}; gateway mode {mode}")
     if mode == "bring_up":
-        _bring_up(report, settings, environ)
+        _bring_up(report, settings, environ, variants)
     else:
         _target(report, settings)
     report.lines.append(
@@ -51,7 +60,12 @@ def diagnose(settings: Settings, config_path: Path | None, environ: Mapping[str,
     return report
 
 
-def _bring_up(report: Diagnosis, settings: Settings, environ: Mapping[str, str]) -> None:
+def _bring_up(
+    report: Diagnosis,
+    settings: Settings,
+    environ: Mapping[str, str],
+    variants: Sequence[VariantSettings],
+) -> None:
     from clawspec.gateway.bringup import find_openclaw
     from clawspec.gateway.install import (
         CACHE_ENV,
@@ -93,7 +107,7 @@ def _bring_up(report: Diagnosis, settings: Settings, environ: Mapping[str, str])
     config = _openclaw_config(report, settings)
     if config is None:
         return
-    _model_keys(report, config, settings, environ)
+    _model_keys(report, config, settings, environ, variants)
 
 
 def _openclaw_config(report: Diagnosis, settings: Settings) -> dict[str, Any] | None:
@@ -115,23 +129,55 @@ def _openclaw_config(report: Diagnosis, settings: Settings) -> dict[str, Any] | 
 
 
 def _model_keys(
-    report: Diagnosis, config: dict[str, Any], settings: Settings, environ: Mapping[str, str]
+    report: Diagnosis,
+    config: dict[str, Any],
+    settings: Settings,
+    environ: Mapping[str, str],
+    variants: Sequence[VariantSettings],
 ) -> None:
-    from clawspec.gateway.model_keys import missing_key_messages, provider_uses
+    """The keys of the providers every gateway of a run would call: the agents' models and the
+    selected variants' `model` on the default gateway, then each variant with a gateway of its
+    own (its config overlay and environment applied), as `clawspec run` checks them."""
+    from clawspec.gateway.bringup import deep_merge
+    from clawspec.gateway.model_keys import provider_uses
 
     entries = ((config.get("agents") or {}).get("entries") or {}).keys()
     agents = list(dict.fromkeys([settings.default_agent_id, *entries]))
     name = Path(settings.gateway.config).name if settings.gateway.config else None
-    for use in provider_uses(config, agents, environ):
-        if use.has_key is None:
-            report.ok(
-                "model key", f"{use.provider}: not checked (a provider ClawSpec does not know)"
-            )
-        elif use.has_key:
-            report.ok("model key", f"{use.provider} ({use.model}): found")
-        else:
-            (message,) = missing_key_messages([use], name)
-            report.missing("model key", message, ExitCode.USAGE)
+    shared = [v for v in variants if not v.own_gateway]
+    seen: set[tuple[str, str, bool | None]] = set()
+    overrides: dict[str, str] = {}
+    for v in shared:
+        if v.model:
+            overrides.setdefault(v.model, v.name)  # the first variant naming it, as the run says
+    extra = [v.agent_id for v in shared if v.agent_id]
+    for use in provider_uses(config, [*agents, *extra], environ, overrides):
+        _model_key(report, use, name, seen)
+    for variant in (v for v in variants if v.own_gateway):
+        merged = deep_merge(config, variant.openclaw_config or {})
+        env = {**environ, **variant.env}
+        mine = [*agents, variant.agent_id] if variant.agent_id else agents
+        own = {variant.model: variant.name} if variant.model else {}
+        for use in provider_uses(merged, mine, env, own):
+            _model_key(report, use, name, seen)
+
+
+def _model_key(
+    report: Diagnosis, use: ProviderUse, name: str | None, seen: set[tuple[str, str, bool | None]]
+) -> None:
+    from clawspec.gateway.model_keys import missing_key_messages
+
+    if (use.provider, use.model, use.has_key) in seen:
+        return  # another gateway of the run calls it the same way: said once
+    seen.add((use.provider, use.model, use.has_key))
+    if use.has_key is None:
+        report.ok("model key", f"{use.provider}: not checked (a provider ClawSpec does not know)")
+    elif use.has_key:
+        who = f", variant '{use.variant}'" if use.variant else ""
+        report.ok("model key", f"{use.provider} ({use.model}{who}): found")
+    else:
+        (message,) = missing_key_messages([use], name)
+        report.missing("model key", message, ExitCode.USAGE)
 
 
 def _target(report: Diagnosis, settings: Settings) -> None:

@@ -10,6 +10,8 @@ openclaw is configured or on PATH, `clawspec doctor` reports on it, and the clon
 Layout of `<cache>/openclaw/<version>/`: `node/` (Node 24), `app/` (openclaw and its
 dependencies), `bin/openclaw` (a launcher that puts Node 24 first on PATH) and `.installed`,
 written last, naming what was installed: a folder without it is a partial install, redone.
+`installed_runtime` says which Node binary and openclaw entry file an install holds (from the
+stamp and this layout); nothing parses the launcher.
 
 This module needs only the standard library (the image's build stage runs it without
 ClawSpec's dependencies).
@@ -31,6 +33,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from clawspec.errors import GatewayError
 
@@ -91,6 +94,36 @@ def installed(dest: Path, version: str, node_spec: str) -> Path | None:
         return None
     ok = stamp == _stamp(version, node_spec) and os.access(launcher, os.X_OK)
     return launcher if ok else None
+
+
+class Runtime(NamedTuple):
+    """What an installed openclaw runs as: `node entry ARGS…` is what its launcher runs."""
+
+    node: Path  # the Node 24 binary
+    entry: Path  # openclaw's entry file (its package.json's `bin`)
+
+
+def installed_runtime(dest: Path, version: str | None = OPENCLAW_VERSION) -> Runtime | None:
+    """The Node binary and openclaw entry file of a complete install of `version` (None: of
+    whichever version) in `dest` (`install_dir(version)` for the cache), else None.
+
+    Read from the stamp (which Node package was installed) and the install's layout, never from
+    the launcher: the launcher is a shell script whose quoting has changed between releases.
+    """
+    try:
+        stamp = (dest / ".installed").read_text(encoding="utf-8").split()
+    except OSError:
+        return None
+    fields = dict(item.partition("=")[::2] for item in stamp)
+    node_spec = fields.get("node", "")
+    if version not in (None, fields.get("openclaw")) or "@" not in node_spec:
+        return None
+    node = dest / "node" / "node_modules" / node_spec.rsplit("@", 1)[0] / "bin" / "node"
+    try:
+        entry = _entry_point(dest / "app" / "node_modules" / "openclaw")
+    except InstallError:
+        return None
+    return Runtime(node, entry) if os.access(node, os.X_OK) else None
 
 
 def _stderr(message: str) -> None:
@@ -279,15 +312,26 @@ def _output(command: list[str]) -> str:
     return proc.stdout
 
 
+def script_version(environ: Mapping[str, str] = os.environ) -> str:
+    """The version scripts/install-openclaw.sh installs: $OPENCLAW_VERSION, else the pinned one."""
+    return environ.get("OPENCLAW_VERSION") or OPENCLAW_VERSION
+
+
+def script_dest(version: str, environ: Mapping[str, str] = os.environ) -> Path:
+    """Where scripts/install-openclaw.sh installs `version`: $CLAWSPEC_OPENCLAW_DIR, else the
+    cache (`installed_runtime(script_dest(v), v)` then says what it installed)."""
+    folder = environ.get("CLAWSPEC_OPENCLAW_DIR")
+    return Path(folder).absolute() if folder else install_dir(version, environ)
+
+
 def main() -> int:
     """`python -m clawspec.gateway.install`: what scripts/install-openclaw.sh and the image run.
 
     Environment: OPENCLAW_VERSION, NODE_PKG_SPEC, CLAWSPEC_OPENCLAW_DIR (the install folder;
     default: the per-user cache). Prints the launcher's path as the last line of stdout.
     """
-    version = os.environ.get("OPENCLAW_VERSION") or OPENCLAW_VERSION
-    folder = os.environ.get("CLAWSPEC_OPENCLAW_DIR")
-    dest = Path(folder).absolute() if folder else None
+    version = script_version(os.environ)
+    dest = script_dest(version, os.environ)
 
     def say(message: str) -> None:
         print(f"install-openclaw: {message}", file=sys.stderr, flush=True)

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import socket
-from collections.abc import Iterable, Iterator
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.errors import GatewayError
 from clawspec.text import redact
 
 if TYPE_CHECKING:
+    from clawspec.gateway.bringup import BringUpOptions
     from clawspec.traffic.routing import ProxyRoutes
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
@@ -25,10 +30,12 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
 @dataclass(frozen=True)
 class RunGateway:
-    """Settings pointing at the gateway in effect, and its log when ClawSpec knows it."""
+    """Settings pointing at the gateway in effect, its log when ClawSpec knows it, and where
+    the log is kept after the run (a brought-up gateway's, secrets masked)."""
 
     settings: Settings
     log_path: Path | None = None
+    kept_log: Path | None = None
 
 
 @contextmanager
@@ -36,7 +43,7 @@ def gateway_for_run(
     settings: Settings,
     workspace: Path,
     agent_ids: Iterable[str],
-    report_dir: Path,
+    log_dir: Path,
     model_proxy: ProxyRoutes | None = None,
 ) -> Iterator[RunGateway]:
     """Yield the gateway to run against; in bring-up mode start it and always stop it.
@@ -45,14 +52,14 @@ def gateway_for_run(
     runs for the run (see `trace_receiver`); in bring-up mode ClawSpec's plugin exports to it.
 
     Raises GatewayError (exit 3) when bring-up fails. After the run the gateway's log is copied
-    into the report folder (secrets masked) and its private state folder is removed.
+    into `log_dir` (secrets masked; see `run_log_dir`) and its private state folder is removed.
     """
     with run_receiver(settings) as effective:
         if effective.gateway.mode != "bring_up":
             yield RunGateway(effective)
             return
         # The receiver (entered first) stops after the gateway: the plugin's last spans land.
-        with brought_up(effective, workspace, agent_ids, report_dir, model_proxy) as gateway:
+        with brought_up(effective, workspace, agent_ids, log_dir, model_proxy) as gateway:
             yield gateway
 
 
@@ -141,18 +148,17 @@ def brought_up(
     settings: Settings,
     workspace: Path,
     agent_ids: Iterable[str],
-    report_dir: Path,
+    log_dir: Path,
     model_proxy: ProxyRoutes | None = None,
     *,
     variant: GatewayVariant | None = None,
-    models: Iterable[str] = (),
+    models: Mapping[str, str] | None = None,
 ) -> Iterator[RunGateway]:
     """Start a gateway from the run's generated config (a variant's overlay merged last; its
     OpenClaw release installed on first use), yield it, always stop it. `models`: the hook
-    requests' model overrides, made usable in its config."""
-    from clawspec.gateway.bringup import BringUpOptions, GatewayProcess
+    requests' model overrides (model -> the variant naming it), made usable in its config."""
+    from clawspec.gateway.bringup import GatewayProcess
 
-    local = settings.observability.backend == "local" and settings.observability.url
     command = settings.gateway.command
     if variant is not None and variant.version:
         from clawspec.gateway.install import InstallError, ensure_openclaw
@@ -163,8 +169,52 @@ def brought_up(
             raise GatewayError(
                 f"variant '{variant.name}': cannot install OpenClaw {variant.version}: {exc}"
             ) from None
-    options = BringUpOptions(
-        command=command,
+    options = bring_up_options(
+        settings, workspace, agent_ids, model_proxy, variant=variant, models=models
+    )
+    process = GatewayProcess(replace(options, command=command))
+    name = f"openclaw-gateway-{variant.name}.log" if variant else "openclaw-gateway.log"
+    kept = log_dir / name
+    whose = f" for variant '{variant.name}'" if variant else ""
+    # Starting and waiting for /readyz takes a minute or more on a busy machine: say so, or
+    # the install line is followed by silence until the first verdict.
+    _progress(f"starting the OpenClaw gateway{whose} (its log: {kept})")
+    started = time.monotonic()
+    with process as gateway:
+        _progress(f"gateway{whose} ready in {time.monotonic() - started:.0f} s")
+        effective = settings.model_copy(
+            update={
+                "gateway_base_url": gateway.base_url,
+                "hooks_path": gateway.hooks_path,
+                "hooks_token": SecretStr(gateway.hooks_token),
+                "gateway_auth_token": SecretStr(gateway.gateway_token),
+                "plugin_output": str(gateway.plugin_output_path),
+            }
+        )
+        try:
+            yield RunGateway(effective, gateway.log_path, kept)
+        finally:
+            process.stop()
+            _keep_log(gateway.log_path, kept)
+            shutil.rmtree(gateway.state_dir, ignore_errors=True)
+
+
+def bring_up_options(
+    settings: Settings,
+    workspace: Path,
+    agent_ids: Iterable[str],
+    model_proxy: ProxyRoutes | None = None,
+    *,
+    variant: GatewayVariant | None = None,
+    models: Mapping[str, str] | None = None,
+) -> BringUpOptions:
+    """How `brought_up` starts a gateway (the command: the run's; a variant's release is
+    installed only when its gateway starts)."""
+    from clawspec.gateway.bringup import BringUpOptions
+
+    local = settings.observability.backend == "local" and settings.observability.url
+    return BringUpOptions(
+        command=settings.gateway.command,
         # A relative openclaw.json is relative to the workspace (the clawspec.yaml folder).
         user_config=workspace / settings.gateway.config if settings.gateway.config else None,
         ready_timeout_s=settings.gateway.ready_timeout,
@@ -176,31 +226,44 @@ def brought_up(
         model_proxy=model_proxy,
         extra_config=variant.overlay if variant is not None else None,
         env=variant.env if variant is not None and variant.env else None,
-        models=tuple(dict.fromkeys(models)),
+        models=tuple(models or {}),
+        model_variants=dict(models or {}),
     )
-    process = GatewayProcess(options)
-    with process as gateway:
-        secrets = [gateway.hooks_token, gateway.gateway_token]
-        effective = settings.model_copy(
-            update={
-                "gateway_base_url": gateway.base_url,
-                "hooks_path": gateway.hooks_path,
-                "hooks_token": SecretStr(gateway.hooks_token),
-                "gateway_auth_token": SecretStr(gateway.gateway_token),
-                "plugin_output": str(gateway.plugin_output_path),
-            }
-        )
+
+
+# Under the report folder, each run's brought-up gateway logs get a folder of their own.
+GATEWAY_LOGS_DIR = "gateway-logs"
+
+
+def run_log_dir(report_dir: Path, now: datetime | None = None) -> Path:
+    """Reserve this run's folder for its gateway logs: `<report_dir>/gateway-logs/<UTC start,
+    20260101T120000Z>` (`-2`, `-3`… when a run that started in the same second has it).
+
+    A folder per run, not one file in the report folder: the next run must not overwrite the
+    log of the run before, which a developer may still be reading. Created here (mkdir fails
+    on a taken name), so two runs at once cannot pick the same one.
+    """
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    for attempt in itertools.count(1):
+        folder = report_dir / GATEWAY_LOGS_DIR / (stamp if attempt == 1 else f"{stamp}-{attempt}")
         try:
-            yield RunGateway(effective, gateway.log_path)
-        finally:
-            process.stop()
-            kept = f"openclaw-gateway-{variant.name}.log" if variant else "openclaw-gateway.log"
-            _keep_log(gateway.log_path, report_dir / kept, secrets)
-            shutil.rmtree(gateway.state_dir, ignore_errors=True)
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        except OSError:
+            pass  # unwritable: keeping the log fails quietly, as with a missing log
+        return folder
+    raise AssertionError("unreachable")
 
 
-def _keep_log(source: Path, target: Path, secrets: list[str]) -> None:
-    """Copy the gateway's log for CI artifacts, masking the run's tokens line by line."""
+def _progress(message: str) -> None:
+    """A progress line on stderr, like the installer's (never in a report)."""
+    print(f"clawspec: {message}", file=sys.stderr, flush=True)
+
+
+def _keep_log(source: Path, target: Path) -> None:
+    """Copy the gateway's log for CI artifacts, masking the run's secrets line by line (the
+    bring-up tokens were registered when they were made)."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with (
@@ -208,6 +271,6 @@ def _keep_log(source: Path, target: Path, secrets: list[str]) -> None:
             target.open("w", encoding="utf-8") as dst,
         ):
             for line in src:
-                dst.write(redact(line, secrets))
+                dst.write(redact(line))
     except OSError:
         pass  # a missing log is reported by the assertions that need it

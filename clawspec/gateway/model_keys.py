@@ -48,12 +48,17 @@ class ProviderUse:
     default: bool  # the model is OpenClaw's default: the config names none
     env_names: tuple[str, ...]  # where OpenClaw looks for its key; () = not known to ClawSpec
     has_key: bool | None  # None: ClawSpec cannot tell (a provider it does not know)
+    variant: str | None = None  # the model is this variant's hook-request override
 
 
 def provider_uses(
-    config: Mapping[str, Any], agent_ids: Iterable[str], environ: Mapping[str, str]
+    config: Mapping[str, Any],
+    agent_ids: Iterable[str],
+    environ: Mapping[str, str],
+    overrides: Mapping[str, str] | None = None,
 ) -> list[ProviderUse]:
-    """The primary model provider of each agent, with whether a key is there for it."""
+    """The primary model provider of each agent, then of each model a hook request names
+    (`overrides`: model -> the variant that names it), with whether a key is there for it."""
     agents = _mapping(config.get("agents"))
     default_model = _primary(_mapping(agents.get("defaults")).get("model"))
     entries = _agent_entries(agents)
@@ -76,6 +81,22 @@ def provider_uses(
             env_names=names,
             has_key=_has_key(config, provider, names, env),
         )
+    # A variant's `model` replaces the agent's for its runs: the gateway calls that provider
+    # too, so its key is checked like the agents' (else the run fails minutes later instead).
+    for ref, variant in (overrides or {}).items():
+        provider = ref.split("/", 1)[0] if "/" in ref else None
+        if provider is None or provider in uses:
+            continue
+        names = PROVIDER_ENV.get(provider, ())
+        uses[provider] = ProviderUse(
+            provider=provider,
+            model=ref,
+            agent="",
+            default=False,
+            env_names=names,
+            has_key=_has_key(config, provider, names, env),
+            variant=variant or None,
+        )
     return list(uses.values())
 
 
@@ -90,6 +111,11 @@ def _message(use: ProviderUse, config_name: str | None) -> str:
         if use.default
         else f"'{use.model}'"
     )
+    who = (
+        f"variant '{use.variant}'"
+        if use.variant
+        else (f"agent '{use.agent}'" if use.agent else "a variant's model")
+    )
     variables = " or ".join(use.env_names)
     where = (
         f"your OpenClaw config ({config_name})"
@@ -97,7 +123,7 @@ def _message(use: ProviderUse, config_name: str | None) -> str:
         else "an OpenClaw config (gateway.config; the action's openclaw_config)"
     )
     return (
-        f"model provider '{use.provider}' has no API key (agent '{use.agent}' uses {which}): "
+        f"model provider '{use.provider}' has no API key ({who} uses {which}): "
         f"set {variables} in the environment clawspec runs in (in CI, from a secret), or "
         f'set models.providers.{use.provider}.apiKey in {where}, e.g. "${{{use.env_names[0]}}}"'
     )

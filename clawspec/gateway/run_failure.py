@@ -19,10 +19,11 @@ refusal, into one short line: the gateway's cause and the likely fix.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,8 @@ from clawspec.gateway.logs.facts import (
 )
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.text import one_line
+
+log = logging.getLogger("clawspec.gateway")
 
 CAUSE_CHARS = 200
 # OpenClaw answers 503 when a hook run has not started 15 s after the request
@@ -285,24 +288,31 @@ def explain(
     failure: RunFailure | None,
     agent_id: str,
     now: datetime | None = None,
+    unreachable: Unreachable | None = None,
+    log: Path | None = None,
 ) -> str:
     """What to add to the invocation error `message`: the cause and the likely fix, one line.
 
     Returns "" when there is nothing to add. The cause is the gateway's own text, cut to
-    CAUSE_CHARS (left out when `message` already has it).
+    CAUSE_CHARS (left out when `message` already has it). `unreachable`: the provider the run
+    could not reach (`unreachable_provider`), told with the gateway's `log`.
     """
     failure = failure or RunFailure()
     agent = failure.agent_id or agent_id
     parts: list[str] = []
     cause = one_line(failure.cause, CAUSE_CHARS) if failure.cause else ""
-    if cause and cause not in message:
+    if cause and cause not in message and unreachable is None:  # else the fix says it
         parts.append(f": {cause}")
     slow = False
     if failure.timing is not None and (timed_out or _ran_out(failure)):
         told, slow = _told(failure.timing, now or datetime.now(UTC))
         if told:
             parts.append(f" (gateway log: {told})")
-    hint = _hint(message, http_status, timed_out, failure, agent, slow)
+    hint = (
+        unreachable.fix(log)
+        if unreachable is not None
+        else _hint(message, http_status, timed_out, failure, agent, slow)
+    )
     if hint:
         parts.append(f" — fix: {hint}")
     return "".join(parts)
@@ -452,3 +462,144 @@ def _seconds(start: datetime | None, end: datetime | None) -> float | None:
     if start is None or end is None:
         return None
     return max(0.0, (end - start).total_seconds())
+
+
+# OpenClaw's words for a model call that never reached its provider (formatTransportErrorCopy,
+# 2026.9.6): the network, DNS or the endpoint, not the model or its key.
+_UNREACHABLE = re.compile(
+    r"LLM request failed: (DNS lookup for the provider endpoint failed|connection refused by "
+    r"the provider endpoint|the provider endpoint is unreachable from this host|network "
+    r"connection error)"
+)
+_PREFLIGHT = re.compile(
+    r"uses ([\w.-]+)/\S+ but the local provider preflight failed at (\S+?)\.?\s.*?"
+    r"Last error: ([^\n]*)"
+)
+# Where OpenClaw sends each built-in provider's requests when the config sets no baseUrl.
+DEFAULT_HOSTS = {
+    "openai": "api.openai.com",
+    "anthropic": "api.anthropic.com",
+    "google": "generativelanguage.googleapis.com",
+    "openrouter": "openrouter.ai",
+    "xai": "api.x.ai",
+    "mistral": "api.mistral.ai",
+    "groq": "api.groq.com",
+    "deepseek": "api.deepseek.com",
+    "together": "api.together.xyz",
+    "cerebras": "api.cerebras.ai",
+    "fireworks": "api.fireworks.ai",
+    "moonshot": "api.moonshot.ai",
+}
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """A model provider a run could not reach, after OpenClaw's own retries."""
+
+    provider: str
+    host: str | None  # None: neither the config nor ClawSpec knows where it sends requests
+    cause: str  # OpenClaw's words, e.g. "DNS lookup for the provider endpoint failed"
+    retries: ModelRetry | None  # OpenClaw's last retry of the call, when it logged one
+
+    def fix(self, log: Path | None) -> str:
+        """What the failed scenario's message adds: where, why, how often, what to do (short:
+        the whole message is cut at 500 characters, and the log's path must survive)."""
+        where = f" at {self.host}" if self.host else ""
+        tried = (
+            f"; OpenClaw retried it {self.retries.attempt}/{self.retries.limit} times"
+            if self.retries
+            else ""
+        )
+        evidence = f"; log: {log}" if log else ""
+        return (
+            f"model provider '{self.provider}' unreachable{where} ({self.cause}{tried}"
+            f"{evidence}): check network, proxy, DNS and its baseUrl; its other runs are skipped"
+        )
+
+    def skip_reason(self, scenario_id: str) -> str:
+        where = f" at {self.host}" if self.host else ""
+        return (
+            f"not run: model provider '{self.provider}' unreachable{where} in {scenario_id} "
+            f"({self.cause}); see that scenario's error"
+        )
+
+
+def unreachable_provider(
+    failure: RunFailure | None, config: dict[str, object] | None
+) -> Unreachable | None:
+    """The provider `failure` could not reach, when the run failed for that reason; its host
+    from the gateway's `config` (`models.providers.<id>.baseUrl`), else OpenClaw's default."""
+    if failure is None:
+        return None
+    texts = [failure.cause or "", *failure.errors]
+    # A local provider (a loopback baseUrl) named by a model override is checked by OpenClaw
+    # before the run, which it then skips: no retries, the URL in its words.
+    preflight = next((m for m in map(_PREFLIGHT.search, texts) if m), None)
+    if preflight is not None:
+        provider, url, last = preflight.groups()
+        from urllib.parse import urlsplit
+
+        # "fetch failed | connect ECONNREFUSED 127.0.0.1:9 | ECONNREFUSED": the last part says it.
+        cause = f"local provider preflight failed: {last.split(' | ')[-1].strip()}"
+        return Unreachable(provider, urlsplit(url).netloc or url, cause, None)
+    match = next((m for m in map(_UNREACHABLE.search, texts) if m), None)
+    if match is None:
+        return None
+    model = failure.retry.model if failure.retry else _model_name(failure)
+    provider = failure.provider or (model.split("/", 1)[0] if model and "/" in model else None)
+    if provider is None:
+        return None
+    return Unreachable(provider, _host(config, provider), match.group(1), failure.retry)
+
+
+def refused_for_good(failure: RunFailure | None) -> bool:
+    """The gateway skipped the run for a reason a retry meets again: a local model provider
+    failed OpenClaw's preflight. OpenClaw answers that run with the same 502 as a run it could
+    not start because it was not ready yet, which is worth retrying."""
+    if failure is None:
+        return False
+    return any(_PREFLIGHT.search(text) for text in (failure.cause or "", *failure.errors))
+
+
+@dataclass(frozen=True)
+class RefusalWatch:
+    """The hooks client's question before retrying a 502 (`client.RefusalCheck`), answered from
+    one scenario's lines of the gateway log: those from `offset` on naming ClawSpec's run id,
+    its session key or a refused attempt's gateway run id."""
+
+    path: Path
+    offset: int
+    run_id: str
+    session_key: str | None
+    started_at: float | None = None
+    inode: int | None = None
+    stop: threading.Event | None = None
+
+    def __call__(self, gateway_run_ids: Sequence[str], wait_s: float) -> bool:
+        try:
+            failure = read_run_failure(
+                self.path,
+                self.offset,
+                run_ids=(self.run_id, *gateway_run_ids),
+                session_keys=(self.session_key,),
+                started_at=self.started_at,
+                inode=self.inode,
+                wait_s=wait_s,
+                stop=self.stop,
+            )
+        except Exception:  # a log that cannot be read only means: retry as without it
+            log.debug("no refusal read for the run %s", self.run_id, exc_info=True)
+            return False
+        return refused_for_good(failure)
+
+
+def _host(config: dict[str, object] | None, provider: str) -> str | None:
+    models = config.get("models") if isinstance(config, dict) else None
+    providers = models.get("providers") if isinstance(models, dict) else None
+    entry = providers.get(provider) if isinstance(providers, dict) else None
+    base = entry.get("baseUrl") if isinstance(entry, dict) else None
+    if isinstance(base, str) and base:
+        from urllib.parse import urlsplit
+
+        return urlsplit(base).netloc or base
+    return DEFAULT_HOSTS.get(provider)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from clawspec.errors import ConfigError
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
 
 
 def gateway_timezone(settings: Settings) -> tzinfo:

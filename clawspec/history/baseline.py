@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.git import Git
 from clawspec.history.source import is_pull_request
 from clawspec.history.store import (

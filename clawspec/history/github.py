@@ -158,7 +158,6 @@ class GitHubStore:
         report: RunReport,
         *,
         committed_at: str | None = None,
-        secrets: tuple[str, ...] = (),
     ) -> StoredRun:
         raise HistoryError(
             "the github store is written by the workflow: upload the report folder with "

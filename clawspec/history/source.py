@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.git import Git
 from clawspec.reports.model import RunSource
 

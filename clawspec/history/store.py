@@ -99,7 +99,6 @@ class RunStore(Protocol):
         report: RunReport,
         *,
         committed_at: str | None = None,
-        secrets: tuple[str, ...] = (),
     ) -> StoredRun:
         """Store a finished report under its source branch (secrets masked); return the record."""
         ...
@@ -228,7 +227,6 @@ class FolderStore:
         report: RunReport,
         *,
         committed_at: str | None = None,
-        secrets: tuple[str, ...] = (),
     ) -> StoredRun:
         from clawspec.reports.json_report import render_json
 
@@ -242,7 +240,7 @@ class FolderStore:
         report_key = f"{segment}/{key}/{REPORT_NAME}"
         # The report first, the index second: a crash in between leaves a run the listing
         # still finds (from its folder), never an index entry without a report.
-        self.blobs.write(report_key, render_json(report, secrets).encode("utf-8"))
+        self.blobs.write(report_key, render_json(report).encode("utf-8"))
         record = run_record(report, branch, key, self.blobs.location(report_key), committed_at)
         index = self._index(segment)
         index.runs = [run for run in index.runs if run.key != key] + [record]

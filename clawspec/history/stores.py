@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.git import Git
 from clawspec.history.store import HistoryError, RunStore, StoredRun
 
@@ -50,14 +50,15 @@ def open_store(
 
     `context` is the run's CI context, which the github store reads its repository, API URL and
     workflow from; `base` is the folder relative `dir:` paths resolve against (default: the
-    current folder); `http` is an optional `requests.Session` for the github store.
+    workspace root, else the current folder: the settings' own paths are absolute already, so
+    it is the default store's); `http` is an optional `requests.Session` for the github store.
     """
     kind = source_kind(spec)
     text = spec.strip()
     if kind == "dir":
         from clawspec.history.dirstore import dir_store
 
-        return dir_store(text.removeprefix("dir:"), base or Path.cwd())
+        return dir_store(text.removeprefix("dir:"), base or settings.workspace or Path.cwd())
     if kind == "s3":
         from clawspec.history.s3store import s3_store
 
@@ -90,15 +91,14 @@ def save_report(
     workflow uploads the artifact). Raises `HistoryError` when the store cannot be written.
     """
     spec = settings.baseline or DEFAULT_STORE
-    secrets = tuple(settings.secret_values())
     kind = source_kind(spec)
     if kind == "file":
         from clawspec.reports.json_report import write_json
 
         path = Path(spec).expanduser()
-        path = path if path.is_absolute() else (base or Path.cwd()) / path
+        path = path if path.is_absolute() else (base or settings.workspace or Path.cwd()) / path
         try:
-            write_json(report, path, secrets)
+            write_json(report, path)
         except OSError as exc:
             raise HistoryError(f"{path}: cannot write the baseline: {exc.strerror}") from None
         return f"baseline saved: {path}"
@@ -110,5 +110,5 @@ def save_report(
     store = open_store(spec, settings, context, base=base)
     commit = report.source.commit if report.source else None
     committed_at = (git or Git()).commit_time(commit) if commit else None
-    record: StoredRun = store.save(report, committed_at=committed_at, secrets=secrets)
+    record: StoredRun = store.save(report, committed_at=committed_at)
     return f"baseline saved: {record.location}"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
 
 MAX_DEPTH = 100  # levels of nesting below the document's top level
 DEFAULT_MAX_BYTES = 1024 * 1024

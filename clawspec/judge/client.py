@@ -39,7 +39,7 @@ from clawspec.secrets import register as register_secrets
 from clawspec.text import fmt_number, one_line, redact
 
 if TYPE_CHECKING:
-    from clawspec.config import JudgeSettings
+    from clawspec.config.settings import JudgeSettings
 
 NOT_CONFIGURED = (
     "judge not configured: set ANTHROPIC_API_KEY (or judge.provider: bedrock with AWS credentials)"
@@ -88,7 +88,6 @@ class JudgeClient:
     model: str
     max_tokens: int
     timeout_s: float
-    secrets: list[str] = field(default_factory=list)
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     stop: threading.Event = field(default_factory=threading.Event)
     clock: Callable[[], float] = time.monotonic
@@ -111,7 +110,6 @@ class JudgeClient:
             judge.model,
             judge.max_tokens,
             judge.timeout,
-            secrets,
             stop=stop or threading.Event(),
             clock=clock,
         )
@@ -233,7 +231,7 @@ class JudgeClient:
         text = body.decode("utf-8", errors="replace")  # never cut inside a character
         if not text.strip():
             return "an empty body"
-        return repr(redact(one_line(text, SHOWN_CHARS), self.secrets))
+        return repr(redact(one_line(text, SHOWN_CHARS)))
 
     def _describe_status(self, exc: Any) -> str:
         """Return 'HTTP 429 rate_limit_error: …' (Bedrock: x-amzn-ErrorType and body message)."""
@@ -244,7 +242,7 @@ class JudgeClient:
         return text + (f": {self._clean(detail)}" if detail else "")
 
     def _clean(self, value: object) -> str:
-        return redact(one_line(str(value), 160), self.secrets)
+        return redact(one_line(str(value), 160))
 
 
 def _anthropic(judge: JudgeSettings, env: Mapping[str, str]) -> tuple[Any, list[str]]:

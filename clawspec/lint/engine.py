@@ -57,10 +57,13 @@ class LintReport:
 
 
 def find_documents(
-    paths: Sequence[str | Path], contract_patterns: Sequence[str] = ()
+    paths: Sequence[str | Path],
+    contract_patterns: Sequence[str] = (),
+    workspace: Path | None = None,
 ) -> list[Path]:
     """SKILL.md, SOUL.md and contract files named by `paths` (files as given, folders searched;
-    contracts are the files `contract_patterns` match, as `clawspec run` finds them)."""
+    contracts are the files `contract_patterns` match from the `workspace` root, as
+    `clawspec run` finds them)."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -76,7 +79,7 @@ def find_documents(
                 from clawspec.contracts.discovery import discover
 
                 with contextlib.suppress(UsageError):  # a folder without contracts
-                    found.extend(discover([path], contract_patterns))
+                    found.extend(discover([path], contract_patterns, workspace=workspace))
         else:
             raise UsageError(f"{raw}: no such file or folder")
     unique = {p.resolve(): p for p in reversed(found)}

@@ -10,20 +10,21 @@ user-invocable, command-dispatch/command-tool …); SOUL.md sections follow its 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from clawspec.lint.document import Document
 from clawspec.lint.envnames import environment_reads
+from clawspec.lint.requires import unset_env, unset_message
 from clawspec.lint.shell import analyse, package_binary
 from clawspec.lint.suppress import directives
 
 Hit = tuple[int, int, str]  # line, column, message
 Check = Callable[[Document, "LintOptions"], Iterable[Hit]]
 SEVERITIES = ("error", "warning")
-# AgentSkills keys, OpenClaw's own, and the ClawSpec 0.1 ones (`triggers`, `version`, ...).
+# AgentSkills keys, OpenClaw's own, and the legacy ClawSpec ones (`triggers`, `version`, ...).
 KNOWN_SKILL_KEYS = {
     "name",
     "description",
@@ -137,9 +138,12 @@ COMMON_BINS = {
 
 @dataclass(frozen=True)
 class LintOptions:
-    """Settings the rules read (from `clawspec.yaml` `lint`)."""
+    """Settings the rules read (from `clawspec.yaml` `lint`), and the environment `env-unset`
+    reads (None: that rule has nothing to say, as for a file linted away from any run)."""
 
     soul_sections: tuple[str, ...] = ("Core Truths", "Boundaries", "Vibe")
+    environ: Mapping[str, str] | None = None
+    openclaw_config: Mapping[str, Any] | None = None  # the workspace's openclaw.json, if read
 
 
 @dataclass(frozen=True)
@@ -327,6 +331,22 @@ def _env(doc: Document, _: LintOptions) -> Iterable[Hit]:
                 f"'{use.name}' is read from the environment but not declared in "
                 "metadata.openclaw.requires.env",
             )
+
+
+@rule(
+    "env-unset",
+    "warning",
+    "skill",
+    "The `requires.env` variables are set here (else OpenClaw hides the skill from the agent).",
+)
+def _env_unset(doc: Document, options: LintOptions) -> Iterable[Hit]:
+    if doc.frontmatter is None or options.environ is None:
+        return
+    folder = doc.path.parent.name
+    names = unset_env(doc.frontmatter, options.environ, options.openclaw_config, folder)
+    if names:
+        mark = doc.key_mark(("metadata",))
+        yield mark.line, mark.column, unset_message(names)
 
 
 def _skill_os(block: dict[str, Any]) -> set[str]:

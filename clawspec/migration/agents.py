@@ -1,12 +1,13 @@
-"""One rule for ClawSpec 0.1 agent ids, applied wherever an agent id appears.
+"""One rule for legacy ClawSpec agent ids, applied wherever an agent id appears.
 
-0.1 named an agent after its folder path joined with '-' (`agents/marketing/brand` →
+Legacy ClawSpec named an agent after its folder path joined with '-' (`agents/marketing/brand` →
 `agents-marketing-brand`), sometimes with a prefix of its own (`ceremonia-marketing-brand`,
 `examples-ceremonia-brand`); OpenClaw names it by its folder name (`brand`). The rule: an id
 becomes the name of the agent folder (one holding a `SOUL.md`, anywhere in the workspace) whose
 path segments, joined with '-' or '/', end the id on a segment boundary; when several folders
 do, the longest match wins; a tie between different names is kept and warned about. An id that
-names no folder is kept; in 0.1's path form (`agents-…`, or with '/') also with a warning.
+names no folder is kept; in legacy ClawSpec's path form (`agents-…`, or with '/') also with a
+warning.
 
 Places: an agent target (`agent_id` = its folder name), scenario `agent_id`,
 `delegation_occurred.to_agent`, `decision_routed_to.expected_agent`, `delegation_path.expected`,
@@ -62,12 +63,13 @@ class AgentIds:
         return hits
 
     def folder(self, legacy: str) -> str | None:
-        """The workspace-relative folder of the agent 0.1 called `legacy`, if one matches."""
+        """The workspace-relative folder of the agent legacy ClawSpec called `legacy`, if one
+        matches."""
         hits = self._matches(legacy)
         return PurePosixPath(*hits[0]).as_posix() if len(hits) == 1 else None
 
     def map(self, legacy: str, loc: Loc, rewrite: Rewrite) -> str:
-        """The current id of the agent 0.1 called `legacy` (see the module's rule)."""
+        """The current id of the agent legacy ClawSpec called `legacy` (see the module's rule)."""
         hits = self._matches(legacy)
         if hits and len({parts[-1] for parts in hits}) == 1:
             name, shown = hits[0][-1], PurePosixPath(*hits[0]).as_posix()
@@ -80,8 +82,9 @@ class AgentIds:
         elif legacy.strip().startswith(_PATH_FORM) or "/" in legacy:
             rewrite.warn(
                 loc,
-                f"agent '{legacy}' (0.1's path form) matches no agent folder (a SOUL.md) in the "
-                "workspace: kept as written; OpenClaw names agents by their folder name",
+                f"agent '{legacy}' (legacy ClawSpec's path form) matches no agent folder (a "
+                "SOUL.md) in the workspace: kept as written; OpenClaw names agents by their "
+                "folder name",
             )
         return legacy
 

@@ -1,10 +1,10 @@
-"""Rewrite ClawSpec 0.1 documents to the current contract format (docs/guide.md "Migrating
-from ClawSpec 0.1").
+"""Rewrite legacy ClawSpec documents to the current contract format (docs/guide.md "Migrating
+from legacy ClawSpec").
 
 Pure functions over parsed YAML data: each returns a `Rewrite` (the new data, and located
 notes: changes, warnings, constructs with no equivalent, what the user must supply).
 
-- scenario contracts (found by shape: `scenarios` of `when`/`then` or 0.1's
+- scenario contracts (found by shape: `scenarios` of `when`/`then` or legacy ClawSpec's
   `steps`/`assertions`/`regression`, with or without `version` and `target`): what differs is
   rewritten or made explicit (log assertions without `log_path` read `{{gateway_log}}` scoped to
   `{{run_id}}`), template variables are translated (`templates.py`), agent ids follow one rule
@@ -37,7 +37,8 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*$")
 
 
 def _explicit_log(item: dict[str, Any], loc: Loc, where: str, rewrite: Rewrite | None) -> None:
-    """0.1's log assertions without `log_path` errored; ours read the active gateway log."""
+    """Legacy ClawSpec's log assertions without `log_path` errored; ours read the active gateway
+    log."""
     kind = item.get("type")
     if kind not in LOG_TYPES:
         return
@@ -58,7 +59,7 @@ def _scenario(
     baselines: dict[str, Any],
     agents: AgentIds,
 ) -> str | None:
-    """Rewrite one scenario in place; return the skill of its one 0.1 step, if any."""
+    """Rewrite one scenario in place; return the skill of its one legacy step, if any."""
     name = scenario.get("name", f"scenarios[{index}]")
     where, loc = f"scenario '{name}'", ("scenarios", index)
     source = {"given": "given", "then": "then"}
@@ -109,15 +110,17 @@ def _scenario(
 
 
 def _agent_target(target: dict[str, Any], rewrite: Rewrite) -> None:
-    """0.1 put an agent's id, made from its path, in `trigger` (`examples-ceremonia-brand`, or
-    from the absolute path); the agent runs by `agent_id`, its folder name (the one rule of
-    `agents.py`; without it the scenarios would run on `default_agent_id`)."""
+    """Legacy ClawSpec put an agent's id, made from its path, in `trigger`
+    (`examples-ceremonia-brand`, or from the absolute path); the agent runs by `agent_id`, its
+    folder name (the one rule of `agents.py`; without it the scenarios would run on
+    `default_agent_id`)."""
     folder = str(target.get("path", "")).rstrip("/").split("/")[-1]
     trigger = target.get("trigger")
     if isinstance(trigger, str) and not trigger.startswith("/"):
         del target["trigger"]
         rewrite.change(
-            ("target", "trigger"), f"target: removed trigger '{trigger}' (0.1's agent id)"
+            ("target", "trigger"),
+            f"target: removed trigger '{trigger}' (legacy ClawSpec's agent id)",
         )
     if "agent_id" not in target and folder:
         target["agent_id"] = folder
@@ -130,14 +133,15 @@ def migrate_contract(
     agents: AgentIds | None = None,
     found_target: tuple[dict[str, Any], str] | None = None,
 ) -> Rewrite:
-    """A 0.1 scenario contract. `baselines` is 0.1's `baselines.yaml` `baselines` mapping
-    (scenario name → metrics); `found_target` the target the file's folder implies, and why."""
+    """A legacy scenario contract. `baselines` is legacy ClawSpec's `baselines.yaml` `baselines`
+    mapping (scenario name → metrics); `found_target` the target the file's folder implies, and
+    why."""
     agents = agents or AgentIds()
     rewrite = Rewrite({})
     data = translate_templates(copy.deepcopy(data), rewrite)
     if "version" not in data:
         data["version"] = "1.0"
-        rewrite.change((), "added version: \"1.0\" (a 0.1 file without 'version')")
+        rewrite.change((), "added version: \"1.0\" (a legacy file without 'version')")
     skills = set()
     scenarios = data.get("scenarios")
     for index, scenario in enumerate(scenarios if isinstance(scenarios, list) else []):
@@ -215,7 +219,7 @@ def _assertions(items: Any, loc: Loc, rewrite: Rewrite, agents: AgentIds) -> lis
 def migrate_handoff(
     data: dict[str, Any], invoke: str | None, target: dict[str, Any] | None, agents: AgentIds
 ) -> Rewrite:
-    """A 0.1 handoff file → a contract invoking the caller and checking the handoff."""
+    """A legacy handoff file → a contract invoking the caller and checking the handoff."""
     rewrite = Rewrite({})
     handoff = data.get("handoff") or {}
     legacy_from, legacy_to = str(handoff.get("from", "")), str(handoff.get("to", ""))
@@ -224,8 +228,8 @@ def migrate_handoff(
     if not invoke:
         rewrite.needs(
             ("handoff",),
-            "handoff: no invocation (0.1 checked handoffs inside a pipeline run); no skill "
-            "folder above this file has a contract or SKILL.md to take a trigger from: "
+            "handoff: no invocation (legacy ClawSpec checked handoffs inside a pipeline run); no "
+            "skill folder above this file has a contract or SKILL.md to take a trigger from: "
             "pass --invoke TEXT",
         )
     if target is None:
@@ -294,7 +298,8 @@ def seconds(text: Any) -> float | None:
     return float(match.group(1)) * scale
 
 
-# 0.1's one documented health expression: every stage that `produces` an artifact produced it.
+# Legacy ClawSpec's one documented health expression: every stage that `produces` an artifact
+# produced it.
 # Its equivalent is the `artifact_exists` each such stage already becomes.
 _ALL_PRODUCED = re.compile(
     r"^\s*count\(\s*produced_artifacts\s*\)\s*==\s*count\(\s*stages_with_produces\s*\)\s*$"
@@ -303,7 +308,7 @@ _ALL_PRODUCED = re.compile(
 
 @dataclass(frozen=True)
 class HandoffFile:
-    """A stage's `handoff_contract` as found beside the pipeline: its 0.1 data, or why not."""
+    """A stage's `handoff_contract` as found beside the pipeline: its legacy data, or why not."""
 
     shown: str  # the path as the user wrote or as found
     data: dict[str, Any] | None = None
@@ -316,8 +321,8 @@ HandoffResolver = Callable[[str], HandoffFile]
 def migrate_pipeline(
     data: dict[str, Any], agents: AgentIds, handoffs: HandoffResolver | None = None
 ) -> Rewrite:
-    """A 0.1 pipeline file → a contract on its skill with one end-to-end scenario. A stage's
-    `handoff_contract` (a 0.1 handoff file, checked inside the pipeline run) adds that
+    """A legacy pipeline file → a contract on its skill with one end-to-end scenario. A stage's
+    `handoff_contract` (a legacy handoff file, checked inside the pipeline run) adds that
     handoff's checks to the scenario; `handoffs` finds the file."""
     rewrite = Rewrite({})
     data = translate_templates(data, rewrite)
@@ -395,7 +400,7 @@ def _stage_handoff(
     agents: AgentIds,
     rewrite: Rewrite,
 ) -> None:
-    """Add the checks of a stage's 0.1 handoff file to the pipeline scenario, or say why not."""
+    """Add the checks of a stage's legacy handoff file to the pipeline scenario, or say why not."""
     loc = ("stages", index, "handoff_contract")
     name = stage.get("name", f"stages[{index}]")
     reference = str(stage["handoff_contract"])
@@ -420,5 +425,5 @@ def _stage_handoff(
     rewrite.change(
         loc,
         f"stage '{name}': handoff_contract '{found.shown}' → its {len(added)} check(s) added to "
-        "this scenario (0.1 checked the handoff inside the pipeline run)",
+        "this scenario (legacy ClawSpec checked the handoff inside the pipeline run)",
     )

@@ -1,11 +1,12 @@
-"""A ClawSpec 0.1 scenario `regression:` block → absolute limits, or a located warning.
+"""A legacy ClawSpec scenario `regression:` block → absolute limits, or a located warning.
 
-0.1 compared each run with a baseline statistic (`compare`: p50 by default) captured into
-`<report_dir>/baselines.yaml`: ratios for tokens, duration and cost, an absolute difference for
-LLM calls. Without that scenario's baseline, 0.1 skipped the check silently. Here a drift
-whose baseline value is known becomes an assertion with the limit it implied; any other drift is
-dropped with a warning that says what to use instead (the assertion with a limit of your own,
-or the run-level `regression:` tolerances of `clawspec.yaml`, which compare with a baseline run).
+Legacy ClawSpec compared each run with a baseline statistic (`compare`: p50 by default) captured
+into `<report_dir>/baselines.yaml`: ratios for tokens, duration and cost, an absolute difference
+for LLM calls. Without that scenario's baseline, legacy ClawSpec skipped the check silently. Here
+a drift whose baseline value is known becomes an assertion with the limit it implied; any other
+drift is dropped with a warning that says what to use instead (the assertion with a limit of your
+own, or the run-level `regression:` tolerances of `clawspec.yaml`, which compare with a baseline
+run).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from clawspec.migration.rewrite import Rewrite
 
 @dataclass(frozen=True)
 class Drift:
-    """One 0.1 drift limit and what it becomes."""
+    """One legacy drift limit and what it becomes."""
 
-    metric: str  # in 0.1's baselines.yaml
+    metric: str  # in legacy ClawSpec's baselines.yaml
     ratio: bool  # baseline * drift (else baseline + drift)
     assertion: str
     field: str
@@ -60,21 +61,21 @@ def migrate_regression(
         if drift is None:
             if key not in KEPT:
                 rewrite.warn(
-                    (*loc, key), f"{where}: 'regression.{key}' is not a 0.1 drift: dropped"
+                    (*loc, key), f"{where}: 'regression.{key}' is not a legacy drift: dropped"
                 )
             continue
         base = ((metrics or {}).get(drift.metric) or {}).get(stat)
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if base is None or not number or not isinstance(base, int | float):
             why = (
-                "no baseline for this scenario in 0.1's baselines.yaml"
+                "no baseline for this scenario in legacy ClawSpec's baselines.yaml"
                 if metrics is None
                 else f"its baseline has no '{drift.metric}' {stat}"
             )
             rewrite.warn(
                 (*loc, key),
-                f"{where}: 'regression.{key}' dropped ({why}; 0.1 skipped the check too): "
-                f"use {_instead(key, drift, value)}",
+                f"{where}: 'regression.{key}' dropped ({why}; legacy ClawSpec skipped the check "
+                f"too): use {_instead(key, drift, value)}",
             )
             continue
         limit = base * value if drift.ratio else base + value

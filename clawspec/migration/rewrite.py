@@ -1,5 +1,5 @@
 """What migrating one document produced: the new data and located notes (docs/guide.md "Migrating
-from ClawSpec 0.1").
+from legacy ClawSpec").
 
 Every note carries the path of the item it is about in the *original* document (a tuple of keys
 and indexes), so `run.py` can print it as `file:line:column` from the parsed source.

@@ -1,14 +1,14 @@
-"""`clawspec migrate PATH…`: find ClawSpec 0.1 files, rewrite them, say what changed.
+"""`clawspec migrate PATH…`: find legacy ClawSpec files, rewrite them, say what changed.
 
-Files are recognised by their shape (`scenarios` of `when`/`then` or 0.1's
+Files are recognised by their shape (`scenarios` of `when`/`then` or legacy ClawSpec's
 `steps`/`assertions`/`regression`, `handoff:`, `pipeline:`, `waves:`, `baselines:`,
 `clawspec.yaml`), with or without `version`; a coverage ledger or a baselines file is not
 rewritten, and migrate says why; when none is found, each YAML file's reason is printed.
 Warnings and errors name `file:line:column` of the original file. A file with a construct that
 has no equivalent, or that needs something only the user knows, is left as it is and reported
 (exit 2); with `--drop-unsupported` constructs with no equivalent are removed and warned about
-instead. Handoff and pipeline files become `<name>.clawspec.yaml` contracts beside them (the 0.1
-file is removed), so the default `scenario_patterns` find them. The result is checked by the
+instead. Handoff and pipeline files become `<name>.clawspec.yaml` contracts beside them (the
+legacy file is removed), so the default `scenario_patterns` find them. The result is checked by the
 contract loader itself: what is still invalid is reported as `clawspec validate` reports it.
 """
 
@@ -30,7 +30,8 @@ from clawspec.migration.agents import AgentIds
 from clawspec.migration.rewrite import Note, Rewrite
 
 HEADER = (
-    "# Migrated from ClawSpec 0.1 by `clawspec migrate` (comments of the original are not kept).\n"
+    "# Migrated from legacy ClawSpec by `clawspec migrate` (comments of the original are not "
+    "kept).\n"
 )
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 CLAWSPEC_FILES = "**/*.clawspec.yaml"
@@ -48,7 +49,7 @@ class FileResult:
     warnings: list[str] = field(default_factory=list)  # each `file:line:column: text`
     errors: list[str] = field(default_factory=list)  # each `file[:line:column]: text`
     notes: list[str] = field(default_factory=list)
-    skipped: str | None = None  # why this is not a ClawSpec 0.1 file
+    skipped: str | None = None  # why this is not a legacy ClawSpec file
     explicit: bool = False  # named on the command line (not found in a folder)
 
 
@@ -70,7 +71,7 @@ def _files(paths: list[str]) -> list[tuple[Path, bool]]:
 
 
 def classify(path: Path, data: Any) -> tuple[str | None, str]:
-    """(kind, "") for a ClawSpec 0.1 file, else (None, why it is not one)."""
+    """(kind, "") for a legacy ClawSpec file, else (None, why it is not one)."""
     if path.name in CONFIG_NAMES and isinstance(data, dict):
         return "config", ""
     if data is None:
@@ -93,13 +94,13 @@ def classify(path: Path, data: Any) -> tuple[str | None, str]:
     if shaped or "target" in data:
         return "contract", ""
     return None, (
-        "'scenarios' holds no scenario (a mapping with when/then, or 0.1's "
+        "'scenarios' holds no scenario (a mapping with when/then, or legacy ClawSpec's "
         "steps/assertions/regression)"
     )
 
 
 def legacy_baselines(root: Path) -> dict[str, Any]:
-    """0.1's `<report_dir>/baselines.yaml` (report_dir from its clawspec.yaml, default
+    """Legacy ClawSpec's `<report_dir>/baselines.yaml` (report_dir from its clawspec.yaml, default
     `reports`): scenario name → {metrics: {name: {p50, p95, …}}}."""
     report_dir = "reports"
     config = root / "clawspec.yaml"
@@ -134,7 +135,7 @@ def _caller(path: Path, root: Path) -> tuple[str | None, dict[str, Any] | None]:
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             data = None  # reported when that file itself is migrated
         target = data.get("target") if isinstance(data, dict) else None
-        # An agent target's 0.1 `trigger` is the agent's id, not a message to send.
+        # An agent target's legacy ClawSpec `trigger` is the agent's id, not a message to send.
         if isinstance(target, dict) and target.get("type") == "skill" and target.get("trigger"):
             return str(target["trigger"]), target
         if (folder / "SKILL.md").is_file():
@@ -160,7 +161,19 @@ def folder_target(path: Path, root: Path) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-def _rewrite(kind: str, path: Path, doc: SourceDoc, root: Path, invoke: str | None) -> Rewrite:
+# The legacy handoff files this migration has renamed to `*.clawspec.yaml`, by their old
+# resolved path, with their legacy data: a pipeline migrated after its handoff still finds it.
+Renamed = dict[Path, dict[str, Any]]
+
+
+def _rewrite(
+    kind: str,
+    path: Path,
+    doc: SourceDoc,
+    root: Path,
+    invoke: str | None,
+    renamed: Renamed | None = None,
+) -> Rewrite:
     data = doc.data
     if kind == "config":
         from clawspec.config_options import rewrite_legacy_options
@@ -178,14 +191,39 @@ def _rewrite(kind: str, path: Path, doc: SourceDoc, root: Path, invoke: str | No
         found_invoke, caller = _caller(path, root)
         return m.migrate_handoff(data, invoke or found_invoke, caller, agents)
     if kind == "pipeline":
-        return m.migrate_pipeline(data, agents, lambda ref: find_handoff(ref, path, root))
+        pipeline = data.get("pipeline")
+        skill = pipeline.get("skill_path") if isinstance(pipeline, dict) else None
+        skill_path = skill if isinstance(skill, str) and skill else None
+        return m.migrate_pipeline(
+            data, agents, lambda ref: find_handoff(ref, path, root, skill_path, renamed)
+        )
     return m.migrate_contract(data, legacy_baselines(root), agents, folder_target(path, root))
 
 
-def find_handoff(reference: str, pipeline: Path, root: Path) -> m.HandoffFile:
-    """A stage's `handoff_contract`: beside the pipeline file, else from the workspace root."""
-    tried = [pipeline.parent / reference, root / reference]
-    for candidate in tried:
+def find_handoff(
+    reference: str,
+    pipeline: Path,
+    root: Path,
+    skill_path: str | None = None,
+    renamed: Renamed | None = None,
+) -> m.HandoffFile:
+    """A stage's `handoff_contract`: beside the pipeline file, then from the skill's folder (the
+    one whose `tests/` holds the pipeline, or the pipeline's `skill_path`: legacy ClawSpec's own
+    examples wrote `tests/handoffs/x.yaml` from there), then from the workspace root. A handoff
+    this migration already renamed is read as it was."""
+    tests = next((f for f in pipeline.parents if f.name == "tests"), None)
+    bases = [
+        pipeline.parent,
+        *([tests.parent] if tests is not None else []),
+        *([root / skill_path] if skill_path else []),
+        root,
+    ]
+    tried = list(dict.fromkeys(os.path.abspath(base / reference) for base in bases))
+    for name in tried:
+        candidate = Path(name)
+        earlier = (renamed or {}).get(candidate.resolve())
+        if earlier is not None:
+            return m.HandoffFile(display_path(candidate), earlier)
         if candidate.is_file():
             shown = display_path(candidate)
             try:
@@ -193,7 +231,9 @@ def find_handoff(reference: str, pipeline: Path, root: Path) -> m.HandoffFile:
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 return m.HandoffFile(shown, why_not=f"cannot read {shown}: {exc}")
             if classify(candidate, data)[0] != "handoff":
-                return m.HandoffFile(shown, why_not=f"{shown} is not a ClawSpec 0.1 handoff file")
+                return m.HandoffFile(
+                    shown, why_not=f"{shown} is not a legacy ClawSpec handoff file"
+                )
             return m.HandoffFile(shown, data)
         migrated = candidate.with_name(f"{candidate.stem}.clawspec.yaml")
         if migrated.is_file():
@@ -202,7 +242,7 @@ def find_handoff(reference: str, pipeline: Path, root: Path) -> m.HandoffFile:
                 why_not=f"it is already migrated to {display_path(migrated)}, a contract run on "
                 "its own; copy its `then` here to check the handoff inside the pipeline run",
             )
-    looked = " or ".join(display_path(p) for p in dict.fromkeys(tried))
+    looked = " or ".join(display_path(Path(p)) for p in tried)
     return m.HandoffFile(reference, why_not=f"no such file ({looked})")
 
 
@@ -210,7 +250,7 @@ def _baselines_note(data: dict[str, Any]) -> str:
     names = ", ".join(f"'{n}'" for n in list(data["baselines"])[:5])
     more = ", …" if len(data["baselines"]) > 5 else ""
     return (
-        "ClawSpec 0.1 baselines file: not migrated, the current baseline format cannot hold it "
+        "legacy ClawSpec baselines file: not migrated, the current baseline format cannot hold it "
         "(a baseline is now a stored run report with each scenario's results and evidence, "
         "`--baseline dir:PATH --save-baseline`; this file has only duration and token "
         f"statistics). Its statistics for {names}{more} become the absolute limits of those "
@@ -225,9 +265,16 @@ def _located(doc: SourceDoc, shown: str, note: Note, prefix: str = "") -> str:
 
 
 def migrate_file(
-    path: Path, root: Path, *, invoke: str | None, drop: bool, dry_run: bool
+    path: Path,
+    root: Path,
+    *,
+    invoke: str | None,
+    drop: bool,
+    dry_run: bool,
+    renamed: Renamed | None = None,
 ) -> FileResult:
-    """Migrate one file (`skipped` says why when it is not a ClawSpec 0.1 file)."""
+    """Migrate one file (`skipped` says why when it is not a legacy ClawSpec file); a handoff
+    file it renames is added to `renamed`."""
     shown = display_path(path)
     result = FileResult(shown)
     try:
@@ -248,11 +295,11 @@ def migrate_file(
         return result
     if kind == "waves":
         result.notes.append(
-            "ClawSpec 0.1 coverage ledger: not used any more (`clawspec coverage` reads the "
+            "legacy ClawSpec coverage ledger: not used any more (`clawspec coverage` reads the "
             "workspace); the file can be deleted"
         )
         return result
-    rewrite = _rewrite(kind, path, doc, root, invoke)
+    rewrite = _rewrite(kind, path, doc, root, invoke, renamed)
     target = (
         path if kind in ("config", "contract") else path.with_name(f"{path.stem}.clawspec.yaml")
     )
@@ -280,6 +327,8 @@ def migrate_file(
     target.write_text(new_text, encoding="utf-8")
     if target != path:
         path.unlink()
+        if kind == "handoff" and renamed is not None:
+            renamed[path.resolve()] = doc.data
         result.changes.append(f"removed {shown} (now {display_path(target)})")
     result.written = display_path(target)
     return result
@@ -317,10 +366,13 @@ def _still_invalid(path: Path, text: str, root: Path, changed: bool, dry_run: bo
 def migrate_paths(
     paths: list[str], root: Path, *, invoke: str | None, drop: bool, dry_run: bool
 ) -> list[FileResult]:
-    """Migrate every ClawSpec 0.1 file named by `paths` (files, or folders searched)."""
+    """Migrate every legacy ClawSpec file named by `paths` (files, or folders searched)."""
     results = []
+    renamed: Renamed = {}
     for path, explicit in _files(paths):
-        result = migrate_file(path, root, invoke=invoke, drop=drop, dry_run=dry_run)
+        result = migrate_file(
+            path, root, invoke=invoke, drop=drop, dry_run=dry_run, renamed=renamed
+        )
         result.explicit = explicit
         results.append(result)
     return results
@@ -335,7 +387,7 @@ def describe(results: list[FileResult], dry_run: bool) -> tuple[str, str]:
         err += [f"error: {e}" for e in result.errors]
         if result.skipped is not None:
             if result.explicit or not taken:
-                out.append(f"{result.path}: not a ClawSpec 0.1 file: {result.skipped}")
+                out.append(f"{result.path}: not a legacy ClawSpec file: {result.skipped}")
             continue
         if result.notes:
             out += [f"{result.path}: {note}" for note in result.notes]
@@ -346,5 +398,5 @@ def describe(results: list[FileResult], dry_run: bool) -> tuple[str, str]:
         elif not result.changes and not result.errors:
             out.append(f"{result.path}: already in the current format")
     if not taken:
-        out.insert(0, "no ClawSpec 0.1 files found")
+        out.insert(0, "no legacy ClawSpec files found")
     return "\n".join(out), "\n".join(err)

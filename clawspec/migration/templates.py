@@ -1,14 +1,15 @@
-"""ClawSpec 0.1 template variables → the current ones (docs/guide.md "Template variables").
+"""Legacy ClawSpec template variables → the current ones (docs/guide.md "Template variables").
 
-0.1 knew `{{today}}`, `{{now}}`, `{{repo_root}}`, `{{qa_inbox}}`, `{{run_id}}`,
+Legacy ClawSpec knew `{{today}}`, `{{now}}`, `{{repo_root}}`, `{{qa_inbox}}`, `{{run_id}}`,
 `{{run_started_at}}`, and in handoff files `{{handoff.from}}`, `{{handoff.to}}` and
 `{{callee_run_id}}`:
 
 - `{{now}}` (the run's start, ISO-8601) → `{{run_started_at}}`;
 - `{{repo_root}}/` at the start of a path → removed (paths are workspace-relative); any other
-  `{{repo_root}}` → `{{workspace}}` (0.1's repository root is the OpenClaw workspace);
+  `{{repo_root}}` → `{{workspace}}` (legacy ClawSpec's repository root is the OpenClaw workspace);
 - `{{callee_run_id}}` → `{{run_id}}` (a run's scope includes the sub-agents it spawns);
-- `{{qa_inbox}}` (0.1's built-in address, not configurable) → `{{env.QA_INBOX}}`, with a warning:
+- `{{qa_inbox}}` (legacy ClawSpec's built-in address, not configurable) → `{{env.QA_INBOX}}`, with
+a warning:
   the variable must be set where the contract runs (or the address written in);
 - any other variable has no equivalent: refused with its position (also with
   `--drop-unsupported`: it cannot be cut out of its string).
@@ -27,7 +28,7 @@ from clawspec.migration.rewrite import Rewrite
 _VARIABLE = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 _REPO_ROOT_PATH = re.compile(r"^\{\{\s*repo_root\s*\}\}/+")
 QA_INBOX = "QA_INBOX"
-# 0.1 path fields outside assertions: handoff artifacts and pipeline stages.
+# Legacy path fields outside assertions: handoff artifacts and pipeline stages.
 PATH_KEYS = frozenset(
     {name for spec in REGISTRY.values() for name in spec.path_fields} | {"path_pattern", "produces"}
 )
@@ -38,15 +39,15 @@ RENAMED = {
     "qa_inbox": f"{{{{env.{QA_INBOX}}}}}",
 }
 WHY = {
-    "now": "the scenario's start instant, as 0.1's `now` was",
-    "repo_root": "0.1's repository root is the workspace",
+    "now": "the scenario's start instant, as legacy ClawSpec's `now` was",
+    "repo_root": "legacy ClawSpec's repository root is the workspace",
     "callee_run_id": "a run's scope includes the sub-agents it spawns",
-    "qa_inbox": "0.1's built-in QA inbox address",
+    "qa_inbox": "legacy ClawSpec's built-in QA inbox address",
 }
 
 
 def translate_templates(data: Any, rewrite: Rewrite, loc: Loc = ()) -> Any:
-    """Return `data` with every 0.1 variable replaced; notes go to `rewrite`."""
+    """Return `data` with every legacy variable replaced; notes go to `rewrite`."""
     counts: dict[str, int] = {}
     result = _walk(data, loc, rewrite, counts)
     for name, count in counts.items():
@@ -86,7 +87,7 @@ def _string(text: str, loc: Loc, rewrite: Rewrite, counts: dict[str, int]) -> st
             if name == "qa_inbox":
                 rewrite.warn(
                     loc,
-                    f"'{{{{qa_inbox}}}}' (0.1's built-in QA inbox address) is now "
+                    f"'{{{{qa_inbox}}}}' (legacy ClawSpec's built-in QA inbox address) is now "
                     f"'{RENAMED[name]}': set {QA_INBOX} where the contract runs, or write the "
                     "address here",
                 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clawspec.config import RegressionSettings
+from clawspec.config.settings import RegressionSettings
 from clawspec.regression.compare import compare
 from clawspec.regression.trends import compute_trends
 from clawspec.reports.model import BaselineRef, Comparison, RunReport

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from clawspec.config import RegressionSettings
+from clawspec.config.settings import RegressionSettings
 from clawspec.regression.behaviour import behaviour_diff
 from clawspec.regression.stats import fisher_drop_p_value
 from clawspec.reports.changes import over_line

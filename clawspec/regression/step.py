@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.regression.apply import with_regression
 from clawspec.reports.model import RunReport
 from clawspec.text import clean
@@ -35,10 +35,9 @@ def judge_against_history(
     from clawspec.history.baseline import NoBaseline, find_baseline
 
     err = err or sys.stderr
-    secrets = settings.secret_values()
 
     def note(text: str) -> None:
-        print(clean(f"note: {text}", secrets), file=err, flush=True)
+        print(clean(f"note: {text}"), file=err, flush=True)
 
     found = find_baseline(
         settings.baseline, report.source, settings, context, current_run_id=report.run_id
@@ -47,14 +46,8 @@ def judge_against_history(
         note(line)
     history = _recent(report, settings, context, note)
     if isinstance(found, NoBaseline):
-        policy = ""
-        if settings.fail_on == "regression":
-            policy = (
-                "; judged against the reference variant"
-                if report.variant_comparisons
-                else "; judged by the normal exit policy"
-            )
-        note(f"no baseline found: {found.reason}{policy}")
+        # Not a note here: every report's headline says it, with how the run was judged
+        # (`changes.change_headline`), and the terminal's would say it a second time.
         return with_regression(report, settings.regression, missing=found.reason, history=history)
     return with_regression(
         report, settings.regression, baseline=found.report, ref=found.ref, history=history

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clawspec.config import RegressionSettings, VariantSettings
+from clawspec.config.settings import RegressionSettings, VariantSettings
 from clawspec.regression.compare import compare
 from clawspec.reports.model import RunReport, VariantComparison, VariantInfo
 

@@ -37,10 +37,24 @@ def change_headline(report: RunReport) -> str | None:
     if comparison is None:
         return None
     if comparison.baseline_missing is not None:
-        return f"No baseline found: {comparison.baseline_missing}"
+        reason = comparison.baseline_missing
+        # "no baseline configured (...)" says it alone; "No baseline found: no baseline
+        # configured" would say it twice, and "found" is wrong when none was looked for.
+        if reason.startswith("no baseline "):
+            return f"No baseline {reason.removeprefix('no baseline ')}"
+        return f"No baseline found: {reason}"
     since = report.baseline.describe() if report.baseline else "the baseline"
     count = len(comparison.regressions)
     return f"Regressions since {since}: {count:,}" if count else f"No regressions since {since}"
+
+
+def no_baseline_judgement(report: RunReport) -> str:
+    """How a run without a baseline was judged: against the reference variant when the run
+    has variants (their comparison is the one `fail_on: regression` reads), else by the normal
+    exit policy."""
+    if report.variant_comparisons:
+        return "judged against the reference variant"
+    return "judged by the normal exit policy"
 
 
 def change_sections(report: RunReport) -> list[ChangeSection]:

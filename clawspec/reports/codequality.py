@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,14 +125,13 @@ def _of_scenario(
 
 def findings(
     report: RunReport,
-    secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     workspace: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Return the report's findings in report order, texts cleaned and masked, then cut.
     `workspace`: the workspace root the report's contract paths are relative to (None: the
     current folder)."""
-    clean = cleaner(secrets)
+    clean = cleaner()
     found: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for scenario, regressed, flaky, advisory in failure_roles(report):
@@ -155,12 +154,11 @@ def findings(
 
 def render_codequality(
     report: RunReport,
-    secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     workspace: Path | None = None,
 ) -> bytes:
     """Render the report as a GitLab Code Quality report (a JSON array, UTF-8)."""
-    text = json.dumps(findings(report, secrets, repo_root, workspace), indent=2, ensure_ascii=False)
+    text = json.dumps(findings(report, repo_root, workspace), indent=2, ensure_ascii=False)
     return (text + "\n").encode("utf-8")
 
 
@@ -180,13 +178,12 @@ def repository_root(context: CIContext, cwd: Path | None = None) -> Path | None:
 def write_codequality(
     report: RunReport,
     path: Path,
-    secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     workspace: Path | None = None,
 ) -> Path:
     """Write the Code Quality report atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_codequality(report, secrets, repo_root, workspace))
+    partial.write_bytes(render_codequality(report, repo_root, workspace))
     partial.replace(path)
     return path

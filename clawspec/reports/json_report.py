@@ -12,26 +12,27 @@ from typing import Any
 import pydantic_core
 
 from clawspec.reports.model import RunReport, ScenarioResult
-from clawspec.text import MIN_SECRET_LENGTH, cleaner
+from clawspec.secrets import registered
+from clawspec.text import cleaner
 
 
-def render_json(report: RunReport, secrets: Iterable[str] = ()) -> str:
+def render_json(report: RunReport) -> str:
     """Serialise the report; every string passes through `clean` (controls, secrets)."""
-    return "".join(_chunks(report, list(secrets)))
+    return "".join(_chunks(report))
 
 
-def _chunks(report: RunReport, secrets: list[str]) -> Iterator[str]:
+def _chunks(report: RunReport) -> Iterator[str]:
     """The report as indented JSON, one scenario at a time: a report of 10,000 scenarios is
     never held as one tree of dicts next to its models."""
-    head = clean_data(report.model_dump(mode="json", exclude={"scenarios"}), secrets)
+    head = clean_data(report.model_dump(mode="json", exclude={"scenarios"}))
     marker = f"scenarios-{uuid.uuid4().hex}"  # unique: no report text can contain it
     head["scenarios"] = marker  # type: ignore[index]
     ordered = {name: head[name] for name in type(report).model_fields if name in head}  # type: ignore[operator]
     before, after = json.dumps(ordered, indent=2, ensure_ascii=False).split(f'"{marker}"')
-    needles = _needles(secrets)
+    needles = _needles()
     yield before + "["
     for number, scenario in enumerate(report.scenarios):
-        text = _scenario_json(scenario, secrets, needles)
+        text = _scenario_json(scenario, needles)
         yield ("\n    " if number == 0 else ",\n    ") + text.replace("\n", "\n    ")
     yield ("\n  ]" if report.scenarios else "]") + after + "\n"
 
@@ -51,12 +52,14 @@ def _needs_clean(text: str) -> bool:
     return "\x7f" in text or (not text.isascii() and _C1.search(text) is not None)
 
 
-def _needles(secrets: list[str]) -> list[str]:
-    kept = [s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH]
+def _needles() -> list[str]:
+    """The registered secrets as the JSON text may hold them (the registry keeps each value's
+    JSON spellings too; the escaping here is that of `ensure_ascii=False`)."""
+    kept = registered()
     return list({*kept, *(json.dumps(s, ensure_ascii=False)[1:-1] for s in kept)})
 
 
-def _scenario_json(scenario: ScenarioResult, secrets: list[str], needles: list[str]) -> str:
+def _scenario_json(scenario: ScenarioResult, needles: list[str]) -> str:
     """One scenario as indented JSON. Most scenarios have nothing to clean: pydantic's
     serializer writes them straight from the model (json's own indented encoder is pure Python
     and took most of the time of a large report; a dict of the scenario first, another third),
@@ -67,30 +70,29 @@ def _scenario_json(scenario: ScenarioResult, secrets: list[str], needles: list[s
         text = ""
     if text and not _needs_clean(text) and not any(needle in text for needle in needles):
         return text
-    data = clean_data(scenario.model_dump(mode="json"), secrets)
+    data = clean_data(scenario.model_dump(mode="json"))
     try:
         return pydantic_core.to_json(data, indent=2).decode()
     except (ValueError, UnicodeError):
         return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def dumps_clean(data: object, secrets: Iterable[str] = (), **options: Any) -> str:
+def dumps_clean(data: object, **options: Any) -> str:
     """`json.dumps` of `data` with every string cleaned (controls stripped, secrets masked).
 
     A secret inside a string appears in the JSON text as its own JSON escaping (escaping is
     per character), so when neither a secret nor a control character shows up in the text the
     text is already clean; only then is the string-by-string walk skipped.
     """
-    secrets = list(secrets)
     text = json.dumps(data, ensure_ascii=False, **options)
-    if not _needs_clean(text) and not any(s in text for s in _needles(secrets)):
+    if not _needs_clean(text) and not any(s in text for s in _needles()):
         return text
-    return json.dumps(clean_data(data, secrets), ensure_ascii=False, **options)
+    return json.dumps(clean_data(data), ensure_ascii=False, **options)
 
 
-def clean_data(data: object, secrets: Iterable[str] = ()) -> Any:
+def clean_data(data: object) -> Any:
     """Every string of a JSON-like structure through `clean` (keys included: they may be ids)."""
-    text = cleaner(secrets)  # large reports have ~200 strings per scenario
+    text = cleaner()  # large reports have ~200 strings per scenario
 
     def walk(value: object) -> object:
         if isinstance(value, str):
@@ -114,9 +116,9 @@ def write_atomic(path: Path, chunks: Iterable[str]) -> Path:
     return path
 
 
-def write_json(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:
+def write_json(report: RunReport, path: Path) -> Path:
     """Write the JSON report atomically, one scenario at a time."""
-    return write_atomic(path, _chunks(report, list(secrets)))
+    return write_atomic(path, _chunks(report))
 
 
 def schema_path() -> Path:

@@ -265,7 +265,6 @@ def classnames(paths: Iterable[str]) -> dict[str, str]:
 
 def render_junit(
     report: RunReport,
-    secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     workspace: Path | None = None,
     strict: bool = False,
@@ -277,7 +276,7 @@ def render_junit(
     workspace root the report's contract paths are relative to (None: the current folder).
     `strict` (`junit_strict`): only what the Jenkins xUnit plugin's schema allows.
     """
-    xml = XmlText(cleaner(secrets))
+    xml = XmlText(cleaner())
     comparison = report.comparison
     changes = {c.key: c.change for c in comparison.scenarios} if comparison else {}
     # a suite's properties: both, even when empty
@@ -348,7 +347,6 @@ def _missing_shards(xml: XmlText, report: RunReport) -> tuple[str, dict[str, str
 def write_junit(
     report: RunReport,
     path: Path,
-    secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     strict: bool = False,
     workspace: Path | None = None,
@@ -356,6 +354,6 @@ def write_junit(
     """Write the JUnit file atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_junit(report, secrets, repo_root, workspace, strict=strict))
+    partial.write_bytes(render_junit(report, repo_root, workspace, strict=strict))
     partial.replace(path)
     return path

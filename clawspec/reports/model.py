@@ -5,18 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from clawspec.config import parse_skip_budget
-from clawspec.errors import ExitCode
 from clawspec.identity import Key, ScenarioIdentity, key_label
 from clawspec.secrets import mask
-from clawspec.speed.frozen_model import FrozenModel
 from clawspec.status import Status
 from clawspec.text import valid_unicode
 
 
-class _Frozen(FrozenModel):
+class _Frozen(BaseModel):
     # defer_build: the schemas are built on first use (by a worker, while other scenarios wait
     # for the gateway), not while `clawspec run` starts. Workers may do that at the same time:
     # pydantic builds a deferred model under a lock since 2.14 (hence pydantic>=2.14).
@@ -205,6 +202,16 @@ class ModelTrafficResult(_Frozen):
     problems: list[str] = Field(default_factory=list, description="Unreadable cassette files.")
 
 
+class CheckRef(_Frozen):
+    """One check of a scenario, by its place: `then[1]`."""
+
+    phase: Literal["given", "then"]
+    index: int = Field(description="0-based position in its phase.")
+
+    def of(self, check: AssertionResult) -> bool:
+        return (check.phase, check.index) == (self.phase, self.index)
+
+
 class ScenarioResult(_Frozen):
     """One scenario run."""
 
@@ -213,6 +220,11 @@ class ScenarioResult(_Frozen):
     line: int
     name: str = Field(
         description="The identity name: the scenario's name, `name[row id]` for a row."
+    )
+    scenario: str | None = Field(
+        None,
+        description="The scenario's name as written in the contract (`name` without the row). "
+        "Absent from reports written before it was added.",
     )
     example: str | None = Field(None, description="An outline's row: its row id.")
     example_source: str | None = Field(
@@ -224,6 +236,12 @@ class ScenarioResult(_Frozen):
     target: str
     status: Status
     message: str = Field(description="Why the scenario is not pass; empty for pass.")
+    restates: CheckRef | None = Field(
+        None,
+        description="The check whose failure `message` restates (outputs say it once, with the "
+        "check); null when the message is the scenario's own (an invocation failure, a replay "
+        "miss) or it passed.",
+    )
     run_id: str | None
     gateway_run_id: str | None = None
     duration_ms: int
@@ -244,9 +262,13 @@ class ScenarioResult(_Frozen):
     @property
     def identity(self) -> ScenarioIdentity:
         """The typed identity every output keys on (the flat fields were written from it)."""
-        scenario = self.name
-        if self.example is not None:  # written as `scenario[example]` by the identity itself
-            scenario = self.name[: -len(self.example) - 2]
+        scenario = self.scenario
+        if scenario is None:
+            # Only a report written before `scenario` was a field: its `name` is the identity
+            # name, `scenario[example]` for a row, so the row's part is cut off its end.
+            scenario = self.name
+            if self.example is not None:
+                scenario = self.name[: -len(self.example) - 2]
         return ScenarioIdentity(self.contract, scenario, self.example, self.variant)
 
 
@@ -502,21 +524,24 @@ class SelectionInfo(_Frozen):
         "config).",
     )
 
-    def describe(self) -> str:
+    def describe(self, planned: bool = False) -> str:
         """e.g. 'ran 12 of 140 scenarios: 128 unaffected by changes since 1a2b3c4' (every
-        renderer says it the same way)."""
+        renderer says it the same way); `planned`: 'would run …', for a dry run."""
+        ran = "would run" if planned else "ran"
         since = f"since {self.commit[:7]}"
         total = f"{self.total:,} scenario{'' if self.total == 1 else 's'}"
         if self.run_all:
             more = f" and {len(self.run_all) - 1:,} more" if len(self.run_all) > 1 else ""
-            return f"ran all {total}: {self.run_all[0]}{more} changed {since} (changed.run_all_on)"
+            return (
+                f"{ran} all {total}: {self.run_all[0]}{more} changed {since} (changed.run_all_on)"
+            )
         if not self.left_out:
-            return f"ran all {total}: every one is affected by changes {since}"
+            return f"{ran} all {total}: every one is affected by changes {since}"
         files = f"{self.changed_files:,} file{'' if self.changed_files == 1 else 's'}"
         if not self.selected:
-            return f"ran 0 of {total}: none is affected by the {files} changed {since}"
+            return f"{ran} 0 of {total}: none is affected by the {files} changed {since}"
         return (
-            f"ran {self.selected:,} of {total}: {len(self.left_out):,} unaffected by changes "
+            f"{ran} {self.selected:,} of {total}: {len(self.left_out):,} unaffected by changes "
             f"{since}"
         )
 
@@ -570,60 +595,6 @@ def scenario_status(statuses: Iterable[Status]) -> Status:
     return Status.SKIP
 
 
-def skip_budget_exceeded(totals: Totals, max_skipped: str | None) -> bool:
-    """True when skipped scenarios exceed the budget (a count, or a ratio of all scenarios)."""
-    if max_skipped is None or totals.scenarios == 0:
-        return False
-    kind, limit = parse_skip_budget(max_skipped)
-    if kind == "count":
-        return totals.skipped > limit
-    return totals.skipped / totals.scenarios > limit
-
-
-def exit_code(report: RunReport, max_skipped: str | None, fail_on: str = "fail") -> ExitCode:
-    """Map a finished report to the process exit code.
-
-    `fail_on` relaxes it for report-only jobs: `error` ignores plain failures, `never` ignores
-    both, `regression` counts only regressions against the baseline and, with variants, the
-    required variants' regressions against the reference variant (the normal `fail` policy
-    when there is neither a baseline nor a reference to compare with). Advisory variants'
-    results never count. The skip budget applies in every mode: it exists to stop silent
-    outages; so does a spend limit that stopped the run.
-    """
-    if report.interrupted:
-        return ExitCode.INTERRUPTED
-    totals = report.totals
-    advisory = advisory_variants(report)
-    if advisory:
-        totals = Totals.of(s for s in report.scenarios if s.variant not in advisory)
-    comparison = report.comparison
-    found = comparison is not None and comparison.baseline_missing is None
-    if fail_on == "regression" and not found and not report.variant_comparisons:
-        fail_on = "fail"  # nothing to compare with: the normal policy
-    counted = {
-        "fail": totals.failed + totals.errored,
-        "error": totals.errored,
-        "never": 0,
-        "regression": len(regression_reasons(report)),
-    }
-    # A run a spend limit stopped checked only part of the suite: never green, whatever fail_on.
-    stopped = report.budget is not None and report.budget.stopped is not None
-    if counted[fail_on] or skip_budget_exceeded(totals, max_skipped) or stopped:
-        return ExitCode.FAILED
-    return ExitCode.OK
-
-
 def advisory_variants(report: RunReport) -> set[str]:
     """Names of the variants marked `required: false`: shown, never failing the job."""
     return {v.name for v in report.variants if not v.required}
-
-
-def regression_reasons(report: RunReport) -> list[str]:
-    """What `fail_on: regression` fails on, one line each: regressions against the baseline
-    (when one was found), then each required variant's against the reference variant."""
-    comparison = report.comparison
-    reasons = list(comparison.regressions) if comparison and not comparison.baseline_missing else []
-    for gate in report.variant_comparisons:
-        if gate.required:
-            reasons += gate.regressions
-    return reasons

@@ -5,8 +5,9 @@ warning on stderr and the others are still written. A writer with a bug (any exc
 an I/O error) is the same warning, and once every other output is written `publish` raises
 `InternalError` naming it (clawspec/crash.py: exit 70 and a crash log). On GitHub Actions
 (`GITHUB_ACTIONS=true`) the secrets are masked first, then the job summary, annotations, step
-outputs and (opt-in) the PR comment follow. Every text goes through `text.clean` with the run's
-secrets.
+outputs and (opt-in) the PR comment follow. Every text goes through `text.clean`, which masks
+the secrets registry's values (clawspec/secrets.py); `publish` opens one from the settings when
+its caller has none.
 Where it all goes (the repository root, the summary and output files, the PR, the commit) comes
 from the run's CI context (clawspec/ci_context.py), read once by `runner.finish`.
 """
@@ -21,13 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.crash import Faults, is_bug
 from clawspec.text import clean, one_line, pluralize
 
 if TYPE_CHECKING:
     from clawspec.reports.github.commands import GitHubRunner
     from clawspec.reports.model import RunReport
+    from clawspec.reports.outcome import RunOutcome
 
 REPORT_JSON_NAME = "clawspec-report.json"
 
@@ -45,6 +47,7 @@ def publish(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     http: object | None = None,
+    outcome: RunOutcome | None = None,
 ) -> list[Path]:
     """Write the JSON report and the other configured outputs; return the report files written
     (a writer's bug: `InternalError`, raised once the others are written).
@@ -52,14 +55,36 @@ def publish(
     `context` is the run's CI context; without one it is read from `environ` (one of the two
     is needed). `stdout` receives workflow commands and `stderr` warnings (default: the process
     streams); `http` is an optional `requests.Session` for the PR comment and the check run.
+    `outcome` is the run's verdict (`runner.finish` decides it); without one it is decided from
+    the report and the settings' exit policy.
     """
+    from clawspec.secrets import settings_scope
+
+    # A Python caller may hold no secrets registry: the settings' secrets are masked regardless.
+    with settings_scope(settings, environ):
+        return _publish(report, settings, environ, context, stdout, stderr, http, outcome)
+
+
+def _publish(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str] | None,
+    context: CIContext | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+    http: object | None,
+    outcome: RunOutcome | None,
+) -> list[Path]:
     from clawspec.reports.json_report import write_json
+    from clawspec.reports.outcome import decide, policy_for
+
+    if outcome is None:
+        outcome = decide(report, policy_for(settings))
 
     if context is None:
         if environ is None:
             raise TypeError("publish() needs the run's CI context (context=) or environ")
         context = CIContext.from_environ(environ)
-    secrets = settings.secret_values()
     err = stderr if stderr is not None else sys.stderr
     written: list[Path] = []
     faults = Faults()
@@ -69,7 +94,7 @@ def publish(
             return action()
         except Exception as exc:  # one output failing must not cost the others
             message = f"warning: {what} not written: {type(exc).__name__}: {one_line(str(exc))}"
-            print(clean(message, secrets), file=err, flush=True)
+            print(clean(message), file=err, flush=True)
             if is_bug(exc) and not isinstance(exc, OSError):  # not a full disk, a network
                 faults.add(f"writing the {what}", exc)
             return None
@@ -78,7 +103,7 @@ def publish(
     # file locations resolve them from there, whatever folder ClawSpec runs from.
     workspace = settings.workspace or Path.cwd()
     json_path = report_json_path(settings)
-    if attempt("JSON report", lambda: write_json(report, json_path, secrets)):
+    if attempt("JSON report", lambda: write_json(report, json_path)):
         written.append(json_path)
     junit_path = Path(settings.junit) if settings.junit else None
     if junit_path is not None:
@@ -89,14 +114,14 @@ def publish(
         strict = settings.junit_strict
         if attempt(
             "JUnit XML",
-            lambda: write_junit(report, junit_path, secrets, root, strict, workspace),
+            lambda: write_junit(report, junit_path, root, strict, workspace),
         ):
             written.append(junit_path)
     html_path = Path(settings.report_html) if settings.report_html else None
     if html_path is not None:
         from clawspec.reports.html import write_html
 
-        if attempt("HTML report", lambda: write_html(report, html_path, secrets)):
+        if attempt("HTML report", lambda: write_html(report, html_path)):
             written.append(html_path)
     quality_path = Path(settings.codequality) if settings.codequality else None
     if quality_path is not None:
@@ -105,15 +130,20 @@ def publish(
         root = repository_root(context)
         if attempt(
             "Code Quality report",
-            lambda: write_codequality(report, quality_path, secrets, root, workspace),
+            lambda: write_codequality(report, quality_path, root, workspace),
         ):
             written.append(quality_path)
+    if settings.summary and attempt(
+        "job summary file", lambda: _write_summary(report, settings.summary, outcome)
+    ):
+        written.append(Path(settings.summary))
     _keep_workspace_owner(written, context)
     if context.system == "github":
         _publish_github(
             report,
             settings,
             context,
+            outcome,
             attempt=attempt,
             stdout=stdout,
             err=err,
@@ -126,10 +156,22 @@ def publish(
     return written
 
 
+def _write_summary(report: RunReport, file: str, outcome: RunOutcome) -> Path:
+    """What GitHub's job summary would show, to a file anywhere (a local preview): the Markdown
+    alone, within the same 1 MiB, with no workflow commands and no `$GITHUB_STEP_SUMMARY`."""
+    from clawspec.reports.github.summary import render_summary
+
+    path = Path(file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_summary(report, outcome=outcome), encoding="utf-8")
+    return path
+
+
 def _publish_github(
     report: RunReport,
     settings: Settings,
     context: CIContext,
+    outcome: RunOutcome,
     *,
     attempt: Callable[[str, Callable[[], object]], object],
     stdout: TextIO | None,
@@ -144,21 +186,30 @@ def _publish_github(
     from clawspec.reports.github.outputs import write_outputs
     from clawspec.reports.github.summary import write_summary
 
-    secrets = settings.secret_values()
-    runner = GitHubRunner(context, secrets, stdout)
+    runner = GitHubRunner(context, stdout)
     runner.mask_secrets()  # before any other output of ours
     # A shard is a part: the summary, annotations and PR comment of the whole come from the
     # merge job, once. Its step outputs stay (per job; the report path feeds upload-artifact).
     whole = report.shard is None or settings.shard_publish
     if whole:
-        attempt("job summary", lambda: write_summary(runner, report))
+        attempt("job summary", lambda: write_summary(runner, report, outcome=outcome))
         attempt("annotations", lambda: write_annotations(runner, report, workspace=workspace))
-    attempt("step outputs", lambda: write_outputs(runner, report, json_path, junit_path))
+    attempt(
+        "step outputs",
+        lambda: write_outputs(runner, report, json_path, junit_path, outcome=outcome),
+    )
     if settings.check_run is not False and whole:
         attempt(
             "check run",
             lambda: _check_run(
-                report, settings, context, runner=runner, err=err, http=http, workspace=workspace
+                report,
+                settings,
+                context,
+                outcome,
+                runner=runner,
+                err=err,
+                http=http,
+                workspace=workspace,
             ),
         )
     if settings.pr_comment != "off" and whole:
@@ -169,7 +220,7 @@ def _publish_github(
             context = replace(context, github=replace(context.github, job=job))
         attempt(
             "PR comment",
-            lambda: _comment(report, settings, context, secrets=secrets, err=err, http=http),
+            lambda: _comment(report, settings, context, outcome, err=err, http=http),
         )
 
 
@@ -177,8 +228,8 @@ def _comment(
     report: RunReport,
     settings: Settings,
     context: CIContext,
+    outcome: RunOutcome,
     *,
-    secrets: list[str],
     err: TextIO,
     http: object | None,
 ) -> None:
@@ -190,25 +241,25 @@ def _comment(
             report,
             context,
             token,
-            secrets,
             mode=settings.pr_comment,
+            outcome=outcome,
             http=http,  # type: ignore[arg-type]
         )
     except PrCommentError as exc:
         # Expected failures (fork PRs, a token without rights, GitHub down): a warning only.
-        print(clean(f"warning: PR comment not written: {exc}", secrets), file=err, flush=True)
+        print(clean(f"warning: PR comment not written: {exc}"), file=err, flush=True)
         return
     if result is None:
         why = "this run is not about a pull request"
         if context.github.event_error:  # a PR run whose payload could not be read looks so too
             why += f" (as far as can be told: {context.github.event_error})"
-        print(clean(f"note: PR comment skipped: {why}", secrets), file=err)
+        print(clean(f"note: PR comment skipped: {why}"), file=err)
     elif result.action == "skipped":
         print(f"note: PR comment skipped ({settings.pr_comment}): {result.reason}", file=err)
     else:
         why = f" ({result.reason})" if result.reason else ""
         print(
-            clean(f"PR comment {result.action}: {result.url or result.comment_id}{why}", secrets),
+            clean(f"PR comment {result.action}: {result.url or result.comment_id}{why}"),
             file=err,
             flush=True,
         )
@@ -218,6 +269,7 @@ def _check_run(
     report: RunReport,
     settings: Settings,
     context: CIContext,
+    outcome: RunOutcome,
     *,
     runner: GitHubRunner,
     err: TextIO,
@@ -226,21 +278,18 @@ def _check_run(
 ) -> None:
     from clawspec.reports.github.api import GitHubApiError
     from clawspec.reports.github.check_run import is_fork_pull_request, publish_check_run
-    from clawspec.reports.model import exit_code
 
     token = settings.github_token.get_secret_value() if settings.github_token else None
     if settings.check_run == "auto" and (not token or is_fork_pull_request(context)):
         why = "a pull request from a fork gets a read-only token" if token else "no GitHub token"
         print(f"note: check run skipped: {why} (check_run: true tries anyway)", file=err)
         return
-    code = exit_code(report, settings.max_skipped, settings.fail_on)
     try:
         result = publish_check_run(
             report,
             context,
             token,
-            code,
-            runner.secrets,
+            outcome,
             name=settings.check_name,
             workspace=workspace,
             http=http,  # type: ignore[arg-type]
@@ -252,7 +301,7 @@ def _check_run(
         message = f"check run not written: {exc}"
         if settings.check_run is True:
             runner.command("warning", message, {"title": "ClawSpec: no check run"})
-        print(clean(f"warning: {message}", runner.secrets), file=err, flush=True)
+        print(clean(f"warning: {message}"), file=err, flush=True)
         return
     if result is None:
         print("note: check run skipped: no commit to attach it to (GITHUB_SHA)", file=err)

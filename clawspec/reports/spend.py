@@ -1,16 +1,74 @@
-"""What a run spent, said the same way by every output; a cost that is not known is never $0.
+"""What a run spent, counted one way and said the same way by every output; a cost that is not
+known is never $0.
 
-A run's report carries its spend (`RunReport.budget`, counted over every attempt while it ran).
-A report without one (written before budgets existed) gets it summed from its scenarios'
-evidence, one run per scenario.
+One agent run's spend (`RunSpend`) is its agent's token usage and cost plus its LLM judge
+calls: the judge is paid for by the run as much as the agent is. The run's budget counts every
+attempt so (runner/budget.py), and its report carries the sum (`RunReport.budget`). A report
+without one (written before budgets existed, or the variant columns' per-variant totals) gets
+it summed here the same way, one run per scenario that reached the agent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from clawspec.reports.model import BudgetReport, RunReport, ScenarioResult
+from clawspec.evidence.cost import UNKNOWN_MODEL
 from clawspec.text import fmt_duration_ms, fmt_usd, pluralize, quote_list
+
+if TYPE_CHECKING:  # the run's budget counts spend before the report model is needed
+    from clawspec.reports.model import BudgetReport, RunReport, ScenarioResult
+
+
+@dataclass(frozen=True)
+class RunSpend:
+    """What one finished agent run spent; `cost_usd` None when it cannot be known."""
+
+    tokens: int
+    cost_usd: float | None
+    unpriced: tuple[str, ...] = ()  # models without a native cost or a model_pricing entry
+    metered: bool = True  # some usage was recorded for it
+
+    @classmethod
+    def of(cls, result: ScenarioResult) -> RunSpend:
+        """The run's usage and cost, with its judge calls."""
+        totals = result.evidence.tokens if result.evidence is not None else None
+        tokens = (totals.total or 0) if totals is not None else 0
+        cost = totals.cost_usd if totals is not None else None
+        unpriced = list(totals.unpriced) if totals is not None else []
+        for assertion in result.assertions:
+            if not assertion.usage:
+                continue
+            usage = assertion.usage
+            tokens += int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+            judged = usage.get("cost_usd")
+            if isinstance(judged, int | float) and cost is not None:
+                cost += judged
+            elif not isinstance(judged, int | float):
+                unpriced.append(str(usage.get("model") or UNKNOWN_MODEL))
+                cost = None
+        return cls(tokens, cost, tuple(dict.fromkeys(unpriced)), totals is not None)
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What the finished runs spent so far."""
+
+    runs: int = 0
+    cost_usd: float = 0.0  # the runs whose cost is known
+    unpriced_runs: int = 0
+    unpriced_models: tuple[str, ...] = ()
+    tokens: int = 0
+
+    def plus(self, run: RunSpend) -> Spent:
+        return Spent(
+            runs=self.runs + 1,
+            cost_usd=self.cost_usd + (run.cost_usd or 0.0),
+            unpriced_runs=self.unpriced_runs + (run.cost_usd is None),
+            unpriced_models=tuple(dict.fromkeys([*self.unpriced_models, *run.unpriced])),
+            tokens=self.tokens + run.tokens,
+        )
 
 
 def spend_of(report: RunReport) -> BudgetReport:
@@ -21,28 +79,22 @@ def spend_of(report: RunReport) -> BudgetReport:
 
 
 def summed(scenarios: Iterable[ScenarioResult]) -> BudgetReport:
-    """Spend summed from results' evidence (a scenario that reached the gateway is a run)."""
-    runs = unpriced = tokens = 0
-    cost = 0.0
-    models: list[str] = []
+    """Spend summed from results (a scenario that reached the agent is a run), counted as the
+    run budget counts it: the agent's usage and cost with its judge calls."""
+    from clawspec.reports.model import BudgetReport
+
+    spent = Spent()
     for s in scenarios:
         if s.evidence is None and s.gateway_run_id is None:
             continue  # never reached the agent: nothing spent
-        runs += 1
-        totals = s.evidence.tokens if s.evidence is not None else None
-        tokens += (totals.total or 0) if totals is not None else 0
-        if totals is not None and totals.cost_usd is not None:
-            cost += totals.cost_usd
-        else:
-            unpriced += 1
-            models += totals.unpriced if totals is not None else []
+        spent = spent.plus(RunSpend.of(s))
     return BudgetReport(
-        planned=runs,
-        runs=runs,
-        cost_usd=cost,
-        unpriced_runs=unpriced,
-        unpriced_models=list(dict.fromkeys(models)),
-        tokens=tokens,
+        planned=spent.runs,
+        runs=spent.runs,
+        cost_usd=round(spent.cost_usd, 9),
+        unpriced_runs=spent.unpriced_runs,
+        unpriced_models=list(spent.unpriced_models),
+        tokens=spent.tokens,
     )
 
 
@@ -108,6 +160,8 @@ def merged(shards: Sequence[tuple[str, RunReport]]) -> BudgetReport | None:
     """The spend of a run split in shards: what every shard spent, summed, against the whole
     budget (each shard kept its share of it); why each shard a limit stopped was stopped.
     `shards`: (label such as '2/4', report). None when no shard counted its spend."""
+    from clawspec.reports.model import BudgetReport
+
     spends = [(label, r.budget) for label, r in shards if r.budget is not None]
     if not spends:
         return None

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     # Not imported with this module: `clawspec run` builds its reporter before the first hook
     # request, and the report models are imported while the agents run.
     from clawspec.reports.model import AssertionResult, RunReport, ScenarioResult
+    from clawspec.reports.outcome import RunOutcome
 
 COLOURS = {
     Status.PASS: "32",
@@ -32,19 +33,18 @@ class TerminalReporter:
         self,
         stream: TextIO | None = None,
         colour: bool | None = None,
-        secrets: Iterable[str] = (),
         total: int = 0,
     ) -> None:
         self.stream = stream or sys.stdout
         self.colour = colour if colour is not None else _is_tty(self.stream)
-        self.secrets = list(secrets)
         self.total = total
         self.finished = 0
         self._lock = threading.Lock()
 
     def _print(self, text: str = "", stream: TextIO | None = None) -> None:
         print(
-            clean(text, self.secrets) if not self.colour else _mask(text, self.secrets),
+            # The colours are ours: only the secrets (the active registry's) are masked.
+            clean(text) if not self.colour else redact(text),
             file=stream or self.stream,
             flush=True,
         )
@@ -53,9 +53,11 @@ class TerminalReporter:
         label = f"{status.value.upper():<5}"
         return f"\x1b[{COLOURS[status]}m{label}\x1b[0m" if self.colour else label
 
-    def on_run_start(self, total: int, secrets: list[str]) -> None:
+    def on_run_start(self, total: int) -> None:
         self.total = total
-        self.secrets = list(secrets)
+        # Progress, like the install and gateway lines before it: on stderr, so the first
+        # verdict is not the first sign of life and stdout stays the verdicts and the summary.
+        print(f"clawspec: running {pluralize(total, 'scenario')}", file=sys.stderr, flush=True)
         from clawspec.ci_context import CIContext, ci_system
 
         if ci_system(os.environ) == "github":
@@ -63,7 +65,7 @@ class TerminalReporter:
             # masks go to the stream, so no other CI value is needed.
             from clawspec.reports.github.commands import GitHubRunner
 
-            runner = GitHubRunner(CIContext(system="github"), self.secrets, self.stream)
+            runner = GitHubRunner(CIContext(system="github"), self.stream)
             runner.mask_secrets()
 
     def on_scenario_done(self, result: ScenarioResult) -> None:
@@ -84,9 +86,16 @@ class TerminalReporter:
             self._print(line)
 
     def on_warning(self, message: str) -> None:
-        self._print(f"warning: {message}", sys.stderr)
+        from clawspec.reports.github.annotations import warn_on_github
 
-    def summary(self, report: RunReport) -> None:
+        if not warn_on_github(message, self.stream):
+            self._print(f"warning: {message}", sys.stderr)
+
+    def summary(self, report: RunReport, outcome: RunOutcome | None = None) -> None:
+        """The run's end: changes, failures, folded skips, variants, totals, spend, and last
+        the verdict (`outcome`; without one, the default exit policy's)."""
+        from clawspec.reports.outcome import Policy, decide
+
         self._changes(report)
         problems = [line for scenario in report.scenarios for line in self._problems(scenario)]
         if problems:
@@ -112,7 +121,10 @@ class TerminalReporter:
         if worth_saying(spend):
             self._print(spend_line(spend))
         if spend.stopped:
-            self._print(f"stopped: {spend.stopped}; the run fails (a partly checked suite)")
+            self._print(f"stopped: {spend.stopped}")
+        outcome = outcome or decide(report, Policy())
+        reasons = "; ".join(outcome.reasons)
+        self._print(outcome.verdict.upper() + (f": {reasons}" if reasons else ""))
 
     def _variants(self, report: RunReport) -> None:
         """The variants side by side, then each one against the reference variant."""
@@ -141,7 +153,7 @@ class TerminalReporter:
             return []
         checks = [a for a in scenario.assertions if a.status in _NOT_PASSING]
         lines = []
-        restated = any(restates(scenario.message, a) for a in checks)
+        restated = any(restates(scenario, a) for a in checks)
         if not checks or (scenario.message and not restated):
             # The scenario's own cause (an invocation failure, a replay miss), or nothing else
             # to show it by.
@@ -161,9 +173,15 @@ class TerminalReporter:
 
     def _changes(self, report: RunReport) -> None:
         """Lead with change: regressions since the baseline, fixed, flaky, behaviour."""
-        from clawspec.reports.changes import change_headline, change_sections
+        from clawspec.reports.changes import (
+            change_headline,
+            change_sections,
+            no_baseline_judgement,
+        )
 
         headline = change_headline(report)
+        if headline and report.comparison and report.comparison.baseline_missing is not None:
+            headline += f"; {no_baseline_judgement(report)}"
         if headline:
             self._print(f"\n{headline}")
         for section in change_sections(report):
@@ -177,11 +195,11 @@ class TerminalReporter:
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN)
 
 
-def restates(message: str, check: AssertionResult) -> bool:
-    """True when a scenario's message is the one the runner made from this check
-    ("then[1] (type): …", "precondition given[0] (type) failed: …"): said with the check, the
-    reports do not say it twice."""
-    return f"{check.phase}[{check.index}] ({check.type})" in message
+def restates(scenario: ScenarioResult, check: AssertionResult) -> bool:
+    """True when the scenario's message is the one the runner made from this check
+    (`ScenarioResult.restates`): said with the check, the reports do not say it twice. A
+    report written before the runner recorded it says it twice at worst."""
+    return scenario.restates is not None and scenario.restates.of(check)
 
 
 def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:
@@ -189,10 +207,6 @@ def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:
     for reason in reasons:
         counts[reason] = counts.get(reason, 0) + 1
     return sorted(counts.items(), key=lambda item: -item[1])
-
-
-def _mask(text: str, secrets: list[str]) -> str:
-    return redact(text, secrets)
 
 
 def _is_tty(stream: TextIO) -> bool:

@@ -22,7 +22,7 @@ from clawspec.reports.model import (
 )
 from clawspec.reports.spend import cost_text, summed
 from clawspec.status import PASSING, Status
-from clawspec.text import fmt_duration_ms, one_line
+from clawspec.text import fmt_duration_ms, one_line, pluralize
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +253,22 @@ def gate_text(column: Column) -> str:
     2 unchanged; fails the job under fail_on: regression'."""
     gate = column.gate
     assert gate is not None
-    counts = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in gate.counts.items() if n)
+    # A scenario skipped on either side (a spend limit, a precondition) was not compared:
+    # counting it as unchanged would claim a check that never happened.
+    skipped = sum(
+        1
+        for c in gate.scenarios
+        if c.change == "unchanged" and Status.SKIP in (c.status, c.baseline_status)
+    )
+    tally = dict(gate.counts)
+    if skipped:
+        tally["unchanged"] = tally.get("unchanged", 0) - skipped
+        tally["not compared (skipped on a side)"] = skipped
+    counts = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in tally.items() if n > 0)
+    if skipped and skipped == sum(gate.counts.values()):
+        here = all(c.status == Status.SKIP for c in gate.scenarios)
+        where = column.name if here else f"{column.name} or {gate.reference}"
+        counts = f"nothing compared: {pluralize(skipped, 'scenario')} skipped on {where}"
     line = f"{column.name} against {gate.reference}: {counts or 'nothing to compare'}"
     if gate.regressions:
         line += (

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from clawspec.evidence.cost import UNKNOWN_MODEL
+from clawspec.reports.spend import RunSpend, Spent, usd
 from clawspec.text import fmt_duration_ms, quote_list
 
 if TYPE_CHECKING:
     from clawspec.ci_context import CIContext
-    from clawspec.config import BudgetSettings, Settings
+    from clawspec.config.settings import BudgetSettings, Settings
     from clawspec.reports.model import BudgetReport, ScenarioResult
 
 
@@ -59,36 +60,6 @@ def limits_for(settings: Settings, context: CIContext) -> Limits:
     return Limits.of(settings.budget, shards)
 
 
-@dataclass(frozen=True)
-class RunSpend:
-    """What one finished agent run spent; `cost_usd` None when it cannot be known."""
-
-    tokens: int
-    cost_usd: float | None
-    unpriced: tuple[str, ...] = ()  # models without a native cost or a model_pricing entry
-    metered: bool = True  # some usage was recorded for it
-
-    @classmethod
-    def of(cls, result: ScenarioResult) -> RunSpend:
-        """The run's usage and cost, with its judge calls."""
-        totals = result.evidence.tokens if result.evidence is not None else None
-        tokens = (totals.total or 0) if totals is not None else 0
-        cost = totals.cost_usd if totals is not None else None
-        unpriced = list(totals.unpriced) if totals is not None else []
-        for assertion in result.assertions:
-            if not assertion.usage:
-                continue
-            usage = assertion.usage
-            tokens += int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
-            judged = usage.get("cost_usd")
-            if isinstance(judged, int | float) and cost is not None:
-                cost += judged
-            elif not isinstance(judged, int | float):
-                unpriced.append(str(usage.get("model") or UNKNOWN_MODEL))
-                cost = None
-        return cls(tokens, cost, tuple(dict.fromkeys(unpriced)), totals is not None)
-
-
 def spends(result: ScenarioResult, invoked: bool, unreachable: bool) -> bool:
     """The attempt ran an agent: invoked, the gateway reached, and it answered or left usage
     (a request refused before any run started costs nothing)."""
@@ -97,26 +68,6 @@ def spends(result: ScenarioResult, invoked: bool, unreachable: bool) -> bool:
         and not unreachable
         and (result.gateway_run_id is not None or result.evidence is not None)
     )
-
-
-@dataclass(frozen=True)
-class Spent:
-    """What the finished runs spent so far."""
-
-    runs: int = 0
-    cost_usd: float = 0.0  # the runs whose cost is known
-    unpriced_runs: int = 0
-    unpriced_models: tuple[str, ...] = ()
-    tokens: int = 0
-
-    def plus(self, run: RunSpend) -> Spent:
-        return Spent(
-            runs=self.runs + 1,
-            cost_usd=self.cost_usd + (run.cost_usd or 0.0),
-            unpriced_runs=self.unpriced_runs + (run.cost_usd is None),
-            unpriced_models=tuple(dict.fromkeys([*self.unpriced_models, *run.unpriced])),
-            tokens=self.tokens + run.tokens,
-        )
 
 
 class Budget:
@@ -152,8 +103,6 @@ class Budget:
 
     def add(self, scenario_id: str, result: ScenarioResult) -> None:
         """Count a finished agent run (its attempt's result)."""
-        from clawspec.reports.spend import usd
-
         run = RunSpend.of(result)
         with self._lock:
             self._spent = spent = self._spent.plus(run)
@@ -191,8 +140,11 @@ class Budget:
             f"stopped after {self._spent.runs:,} of {self.planned:,} runs"
         )
 
-    def report(self) -> BudgetReport:
-        """The budget section of the run's report."""
+    def report(self, held_back: int | None = None) -> BudgetReport:
+        """The budget section of the run's report. `held_back`: the attempts that never
+        started (None: not known). A limit reached only once every run had started stopped
+        nothing: the report does not say it did, and the run is not failed for it (its spend
+        line still shows the spend against the limit, an unknown cost as unknown)."""
         from clawspec.reports.model import BudgetReport
 
         with self._lock:
@@ -210,7 +162,7 @@ class Budget:
                 unpriced_models=list(spent.unpriced_models),
                 tokens=spent.tokens,
                 duration_s=round(max(0.0, ended - self._started), 3),
-                stopped=self._reason,
+                stopped=None if held_back == 0 else self._reason,
             )
 
 

@@ -20,17 +20,24 @@ from clawspec.crash import Faults, InternalError
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.reports.model import RunReport
+    from clawspec.reports.outcome import RunOutcome
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """What a run (or a merge) returns: the report, the exit code, and the files written."""
+    """What a run (or a merge) returns: the report, its outcome, the report files written and
+    the logs kept of the gateways ClawSpec brought up."""
 
     report: RunReport
-    exit_code: ExitCode
+    outcome: RunOutcome
     written: list[Path] = field(default_factory=list)
+    gateway_logs: list[Path] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return self.outcome.exit_code
 
 
 def finish(
@@ -40,17 +47,47 @@ def finish(
     *,
     context: CIContext | None = None,
     complete: bool = True,
+    merged: bool = False,
+    gateway_unreachable: bool = False,
 ) -> RunResult:
     """Turn a finished report into outputs and an exit code.
 
     (See the module's docstring for why there is exactly one such step.) `environ` is the
     run's environment: the CI context is read from it here, once, unless the caller read it
     already (`context`). A report an internal error cut short (`complete=False`) is written
-    but never stored as a baseline. A bug in a step (the run's source, the comparison, a
-    report writer) costs only that step: the other outputs are written, then `InternalError`
-    is raised (clawspec/crash.py).
+    but never stored as a baseline, and its outcome says so (exit 70). `merged`: the report
+    joins other runs' reports (`clawspec merge`); `gateway_unreachable`: no agent run could
+    reach the gateway (exit 3). Every output's verdict is the one outcome
+    (reports/outcome.py), decided once the report is complete. A bug in a step (the run's
+    source, the comparison, a report writer) costs only that step: the other outputs are
+    written, then `InternalError` is raised (clawspec/crash.py).
     """
-    from clawspec.reports.model import exit_code
+    from clawspec.secrets import settings_scope
+
+    # A Python caller may hold no secrets registry: the settings' secrets are masked regardless.
+    with settings_scope(settings, environ):
+        return _finish(
+            report,
+            settings,
+            environ,
+            context=context,
+            complete=complete,
+            merged=merged,
+            gateway_unreachable=gateway_unreachable,
+        )
+
+
+def _finish(
+    report: RunReport,
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    context: CIContext | None,
+    complete: bool,
+    merged: bool,
+    gateway_unreachable: bool,
+) -> RunResult:
+    from clawspec.reports.outcome import decide, policy_for
     from clawspec.reports.publish import publish, report_json_path
 
     if context is None:
@@ -77,16 +114,22 @@ def finish(
 
         with faults.guard("the comparison with the baseline"):
             report = judge_against_history(report, settings, context)
+    policy = policy_for(
+        settings,
+        merged=merged,
+        gateway_unreachable=gateway_unreachable,
+        internal_error=not complete or bool(faults),
+    )
+    outcome = decide(report, policy)
     try:
-        written = publish(report, settings, context=context)
+        written = publish(report, settings, context=context, outcome=outcome)
     except InternalError as late:
         faults.extend(late.faults)
         written = late.written
     faults.raise_if_any(report_dir=report_json_path(settings).parent, written=written)
-    code = exit_code(report, settings.max_skipped, settings.fail_on)
     if settings.save_baseline and complete:
         save_baseline(report, settings, context)
-    return RunResult(report, code, written)
+    return RunResult(report, outcome, written)
 
 
 def save_baseline(
@@ -100,12 +143,17 @@ def save_baseline(
     Interrupted runs, single shards and runs `--changed-since` cut short are not stored: half a
     run would make every later comparison look bad. `context` is the run's CI context.
     """
+    from clawspec.secrets import settings_scope
+
+    with settings_scope(settings):  # masked also when a Python caller holds no registry
+        return _save_baseline(report, settings, context, err or sys.stderr)
+
+
+def _save_baseline(report: RunReport, settings: Settings, context: CIContext, err: TextIO) -> bool:
     from clawspec.history.store import HistoryError
     from clawspec.history.stores import save_report
     from clawspec.text import clean
 
-    err = err or sys.stderr
-    secrets = settings.secret_values()
     if report.interrupted:
         print("note: baseline not saved: the run was interrupted", file=err, flush=True)
         return False
@@ -129,7 +177,7 @@ def save_baseline(
     try:
         message = save_report(report, settings, context)
     except HistoryError as exc:
-        print(clean(f"warning: baseline not saved: {exc}", secrets), file=err, flush=True)
+        print(clean(f"warning: baseline not saved: {exc}"), file=err, flush=True)
         return False
-    print(clean(message, secrets), file=err, flush=True)
+    print(clean(message), file=err, flush=True)
     return True

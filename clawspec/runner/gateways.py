@@ -11,7 +11,7 @@ the run ends, however it ends (an interrupt included: the caller's `with` unwind
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,10 +19,16 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from clawspec.errors import ConfigError
-from clawspec.gateway.managed import GatewayVariant, RunGateway, brought_up, run_receiver
+from clawspec.gateway.managed import (
+    GatewayVariant,
+    RunGateway,
+    brought_up,
+    run_log_dir,
+    run_receiver,
+)
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings, VariantSettings
+    from clawspec.config.settings import Settings, VariantSettings
     from clawspec.runner.scenario import ScenarioPlan
     from clawspec.traffic.routing import ProxyRoutes
 
@@ -46,7 +52,10 @@ def gateways_for_run(
     environ: Mapping[str, str],
     model_proxy: ProxyRoutes | None = None,
 ) -> Iterator[RunGateways]:
-    """Start (bring-up) or point at (target) every gateway the plans need; stop them after."""
+    """Start (bring-up) or point at (target) every gateway the plans need; stop them after.
+
+    A brought-up gateway's log is kept in a folder of this run's own under `report_dir` (the
+    settings' report folder; `managed.run_log_dir`), removed again when it stays empty."""
     own = {p.variant.name: p.variant for p in plans if p.variant and p.variant.own_gateway}
     shared = [p for p in plans if p.variant is None or not p.variant.own_gateway]
     with ExitStack() as stack:
@@ -60,13 +69,16 @@ def gateways_for_run(
             for name, variant in own.items():
                 by_variant[name] = _target(settings, variant, environ)
         else:
+            _check_model_keys(settings, workspace, plans, own, shared, model_proxy)
+            log_dir = run_log_dir(report_dir)
+            stack.callback(_remove_if_empty, log_dir)  # runs after every gateway's log is kept
             if shared:
                 default = stack.enter_context(
                     brought_up(
                         settings,
                         workspace,
                         _agents(shared, settings),
-                        report_dir,
+                        log_dir,
                         model_proxy,
                         models=_models(shared),
                     )
@@ -78,7 +90,7 @@ def gateways_for_run(
                         settings,
                         workspace,
                         _agents(mine, settings),
-                        report_dir,
+                        log_dir,
                         model_proxy,
                         variant=GatewayVariant(
                             name,
@@ -92,13 +104,67 @@ def gateways_for_run(
         yield RunGateways(default or next(iter(by_variant.values())), by_variant)
 
 
+def _remove_if_empty(folder: Path) -> None:
+    """A run whose gateway never started leaves no empty log folder behind."""
+    with suppress(OSError):
+        folder.rmdir()
+
+
 def _agents(plans: Sequence[ScenarioPlan], settings: Settings) -> list[str]:
     return sorted({p.agent_id(settings.default_agent_id) for p in plans})
 
 
-def _models(plans: Sequence[ScenarioPlan]) -> list[str]:
-    """The model overrides the plans' hook requests carry, in order."""
-    return list(dict.fromkeys(p.variant.model for p in plans if p.variant and p.variant.model))
+def _models(plans: Sequence[ScenarioPlan]) -> dict[str, str]:
+    """The model overrides the plans' hook requests carry, in order, each with the (first)
+    variant that names it."""
+    models: dict[str, str] = {}
+    for p in plans:
+        if p.variant is not None and p.variant.model:
+            models.setdefault(p.variant.model, p.variant.name)
+    return models
+
+
+def _check_model_keys(
+    settings: Settings,
+    workspace: Path,
+    plans: Sequence[ScenarioPlan],
+    own: Mapping[str, VariantSettings],
+    shared: Sequence[ScenarioPlan],
+    model_proxy: ProxyRoutes | None,
+) -> None:
+    """Stop before any gateway starts when one of them would call a model provider without a
+    key (its agents' models and the variants' `model`): every gateway's missing keys at once,
+    not the second gateway's after the first one has started."""
+    if settings.gateway.command:
+        return  # the user's own gateway command may get its keys from anywhere
+    from clawspec.gateway.bringup import ModelKeyMissing, missing_model_keys
+    from clawspec.gateway.managed import bring_up_options
+
+    options = []
+    if shared:
+        options.append(
+            bring_up_options(
+                settings, workspace, _agents(shared, settings), model_proxy, models=_models(shared)
+            )
+        )
+    for name, variant in own.items():
+        mine = [p for p in plans if p.variant is not None and p.variant.name == name]
+        gateway = GatewayVariant(
+            name, overlay=variant.openclaw_config, env=dict(variant.env) or None
+        )
+        options.append(
+            bring_up_options(
+                settings,
+                workspace,
+                _agents(mine, settings),
+                model_proxy,
+                variant=gateway,
+                models=_models(mine),
+            )
+        )
+    missing = list(dict.fromkeys(m for o in options for m in missing_model_keys(o)))
+    if missing:
+        raise ModelKeyMissing("\n".join(missing))
 
 
 def _target(settings: Settings, variant: VariantSettings, environ: Mapping[str, str]) -> RunGateway:

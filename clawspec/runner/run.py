@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
 from clawspec.crash import CRASH_LOG_NAME, Faults
+from clawspec.reports.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.budget import Budget, Limits, spends
-from clawspec.runner.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.lanes import RunLanes
 from clawspec.runner.scenario import (
     RunEnv,
@@ -39,7 +39,7 @@ INTERRUPT_GRACE_S = 10.0
 class RunListener(Protocol):
     """Receives live progress (the terminal reporter is one)."""
 
-    def on_run_start(self, total: int, secrets: list[str]) -> None: ...
+    def on_run_start(self, total: int) -> None: ...
 
     def on_scenario_done(self, result: ScenarioResult) -> None: ...
 
@@ -65,8 +65,8 @@ class GuardedListener:
             self._broken = True
             self._faults.add(f"{type(self._listener).__name__}.{method}", exc)
 
-    def on_run_start(self, total: int, secrets: list[str]) -> None:
-        self._call("on_run_start", total, secrets)
+    def on_run_start(self, total: int) -> None:
+        self._call("on_run_start", total)
 
     def on_scenario_done(self, result: ScenarioResult) -> None:
         self._call("on_scenario_done", result)
@@ -95,7 +95,9 @@ def execute(
     faults: Faults | None = None,
     budget: Budget | None = None,
 ) -> RunOutcome:
-    """Run every plan; on `env.stop` start no more, give running ones a grace period.
+    """Run every plan; on `env.stop` start no more, give running ones a grace period in which
+    they run and are judged as usual; past it (or on `abandon`) set `env.halt` and report them
+    as interrupted.
 
     A bug in a lane thread or in the reporting of a result is recorded in `faults` (the
     caller raises it once the reports are written); it stops the run like an interrupt, but
@@ -189,11 +191,18 @@ def _execute(
             outcomes[index] = [Ran(o.invoked, o.unreachable) for o in outcomes[index] if o]
 
     stopping = _Either(env.stop, faults.stopped)  # a fault stops the run like an interrupt
-    _report_until_done(threads, done, finished, report, stopping, abandon)
+    _report_until_done(threads, done, finished, report, stopping, abandon, env.halt)
     interrupted = env.stop.is_set()
     broken = bool(faults)  # a bug, not the user, stopped the run: say so, not "interrupted"
     with done:
         unreported = [i for i in range(len(plans)) if i not in kept]
+        # Attempts that never started: only these a spend limit can have stopped.
+        held_back = sum(
+            1
+            for index in unreported
+            for attempt, outcome in enumerate(outcomes[index])
+            if outcome is None and (index, attempt) not in running
+        )
         for index in unreported:
             kept.keep(
                 index,
@@ -217,7 +226,7 @@ def _execute(
         duration_ms=int((time.monotonic() - clock) * 1000),
         interrupted=interrupted,
         results=kept,
-        budget=budget.report(),
+        budget=budget.report(held_back=held_back),
     )
     return RunOutcome(run, unreachable)
 
@@ -243,9 +252,11 @@ def _report_until_done(
     report: Callable[[int], None],
     stop: _Either,
     abandon: threading.Event,
+    halt: threading.Event,
 ) -> None:
-    """Report scenarios as they finish until the workers end (or, after an interrupt, until
-    the grace period ends or the user abandons them).
+    """Report scenarios as they finish until the workers end, or, after an interrupt, until
+    the grace period ends or the user abandons them: then `halt` is set, so that what they
+    still wait for or read stops.
 
     Progress is printed from this thread, so a worker goes straight from one scenario to the
     next instead of queueing for the terminal.
@@ -267,6 +278,7 @@ def _report_until_done(
         if stop.is_set():
             grace_deadline = grace_deadline or time.monotonic() + INTERRUPT_GRACE_S
             if abandon.is_set() or time.monotonic() >= grace_deadline:
+                halt.set()
                 return
 
 

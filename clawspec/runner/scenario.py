@@ -17,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
-from clawspec.config import Settings, VariantSettings
+from clawspec.config.settings import Settings, VariantSettings
 from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
 from clawspec.contracts.models import Scenario
 from clawspec.contracts.outlines import ExampleRow
+from clawspec.crash import Noted
 from clawspec.evidence.store import Evidence, RunBackend
-from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest
+from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest, RefusalCheck
 from clawspec.identity import ScenarioIdentity
 from clawspec.inputs.paths import PathEscapeError
+from clawspec.runner.outages import Outages, keys_of
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
 
@@ -82,7 +84,14 @@ class RunEnv:
     http: requests.Session
     environ: Mapping[str, str]
     tz: tzinfo
+    # The first interrupt (`stop`) only keeps new scenarios from starting: the running ones
+    # finish and are judged whole. `halt` is set when they are abandoned (a second signal, the
+    # grace period's end): then what a scenario waits for or reads (log lines, traces, the
+    # judge) stops at once.
     stop: threading.Event = field(default_factory=threading.Event)
+    halt: threading.Event = field(default_factory=threading.Event)
+    # Where an assertion's internal bug is recorded (its crash log); None: only logged.
+    bugs: Noted | None = None
     gateway_log: Path | None = None  # fixed in bring-up mode; else from gateway_log_pattern
     # The trace backend, set up once per run when a scenario needs traces (None: each
     # scenario's evidence makes one from the settings when first asked).
@@ -92,6 +101,10 @@ class RunEnv:
     # The environment of each variant that runs on a gateway of its own (its settings, client
     # and log), by variant name; the other plans run on this one (runner/gateways.py).
     by_variant: dict[str, RunEnv] = field(default_factory=dict)
+    # Where the gateway's log is kept after the run (named in messages: the live one goes).
+    kept_log: Path | None = None
+    # Providers found unreachable: one object for the whole run, the variants' envs included.
+    outages: Outages = field(default_factory=Outages)
 
     def for_plan(self, plan: ScenarioPlan) -> RunEnv:
         """The environment `plan` runs in: its variant's gateway, else this one."""
@@ -199,8 +212,10 @@ class StartedScenario:
     started_clock: float
     results: list[AssertionResult]
     message: str = ""
+    restates: AssertionResult | None = None  # the failed check `message` was made from
     invoked: bool = False  # an invocation was attempted
     unreachable: bool = False
+    skipped: bool = False  # not started: its model provider was found unreachable
     traffic: ScenarioTraffic | None = None
     # Open while the checks run: model calls made then still count for this scenario.
     scope: ExitStack = field(default_factory=ExitStack)
@@ -231,19 +246,27 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
         run,
         evidence,
         poll_interval_s=plan.contract.contract.defaults.poll_interval,
-        stop=env.stop,
+        stop=env.halt,
         timeout_s=plan.scenario.timeout or plan.contract.contract.defaults.timeout,
         started_clock=started_clock,
     )
     state = StartedScenario(plan, env, ctx, values, run_id, started_clock, [])
     for index in range(len(plan.scenario.given)):
-        result = _evaluate(plan, "given", index, ctx, values, env.environ)
+        result = _evaluate(plan, "given", index, ctx, values, env)
         state.results.append(result)
         if result.status in (Status.FAIL, Status.ERROR):
             state.message = f"precondition given[{index}] ({result.type}) failed: {result.message}"
+            state.restates = result
             return state
-    state.invoked = True
     request = invoke_request(plan, env, values, run.session_key)
+    down = env.outages.reason(
+        env.settings.gateway_base_url, keys_of(request.model, request.agent_id)
+    )
+    if down is not None:
+        state.message, state.skipped = down, True
+        return state
+    state.invoked = True
+    request = replace(request, refused_for_good=_refusal_watch(ctx))
     with ExitStack() as scope:
         state.traffic = scope.enter_context(model_traffic(plan, env, request))
         try:
@@ -251,7 +274,8 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
         except InvocationError as exc:
             state.unreachable = exc.unreachable
             ctx.run = _with(run, gateway_run_id=exc.gateway_run_id)
-            state.message = f"invocation failed: {exc}{_failure_cause(exc, ctx, request)}"
+            cause = _failure_cause(exc, ctx, request, env, plan.id)
+            state.message = f"invocation failed: {exc}{cause}"
         else:
             ctx.run = _with(
                 run,
@@ -263,7 +287,29 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     return state
 
 
-def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeRequest) -> str:
+def _refusal_watch(ctx: EvalContext) -> RefusalCheck | None:
+    """What the client asks before retrying a 502: whether this run's log lines show the
+    refusal final (a local model provider that failed its preflight), so the scenario errors
+    at the first answer instead of retrying until its timeout. None without a gateway log."""
+    from clawspec.gateway.run_failure import RefusalWatch
+
+    evidence, run = ctx.evidence, ctx.run
+    if evidence.gateway_log is None:
+        return None
+    return RefusalWatch(
+        evidence.gateway_log,
+        evidence.log_offset,
+        run.run_id,
+        run.session_key,
+        started_at=run.started_at.timestamp(),
+        inode=evidence.log_inode,
+        stop=ctx.stop,
+    )
+
+
+def _failure_cause(
+    exc: InvocationError, ctx: EvalContext, request: InvokeRequest, env: RunEnv, scenario_id: str
+) -> str:
     """The gateway's own cause of a failed invocation, read from its log lines of this run only,
     and the likely fix (gateway/run_failure.py); "" when neither is known.
 
@@ -271,19 +317,25 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
     status other than ok, or when no answer came although the request outlived OpenClaw's
     admission timeout (the run was started: the log tells how far it got). A problem here must
     never hide the failure itself.
+
+    A model provider the run could not reach is recorded in `env.outages`: the runs not yet
+    started on it are skipped.
     """
+    from clawspec.gateway.bringup import gateway_config
     from clawspec.gateway.run_failure import (
         ADMISSION_TIMEOUT_S,
         LOG_WAIT_S,
         explain,
         read_run_failure,
+        unreachable_provider,
     )
 
     evidence, run = ctx.evidence, ctx.run
     unfinished = exc.timed_out and (exc.waited_s or 0.0) >= ADMISSION_TIMEOUT_S
-    # A run refused before it started (502) whose request overrode the model: OpenClaw's
-    # model policy may have rejected the override, which only its log says.
-    refused = exc.http_status == 502 and request.model is not None and exc.gateway_run_id
+    # A run refused before it started (502): OpenClaw's model policy may have rejected a model
+    # override, or its preflight of a local provider (a loopback baseUrl) found nothing
+    # answering, which only its log says.
+    refused = exc.http_status == 502 and exc.gateway_run_id
     failure = None
     try:
         if evidence.gateway_log is not None and (exc.completion_status or unfinished or refused):
@@ -298,8 +350,16 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
                 unfinished=unfinished,
                 # The completion line is written as the answer is sent; a busy gateway may
                 # flush it late: a tenth of the scenario's timeout, at least LOG_WAIT_S.
-                wait_s=max(LOG_WAIT_S, ctx.timeout_s / 10),
+                # A refused run wrote its line before the answer: no need to wait long.
+                wait_s=LOG_WAIT_S if refused else max(LOG_WAIT_S, ctx.timeout_s / 10),
                 stop=ctx.stop,
+            )
+        down = unreachable_provider(failure, gateway_config(evidence.gateway_log))
+        if down is not None:
+            env.outages.record(
+                env.settings.gateway_base_url,
+                [*keys_of(request.model, request.agent_id), f"provider:{down.provider}"],
+                down.skip_reason(scenario_id),
             )
         return explain(
             message=str(exc),
@@ -307,6 +367,8 @@ def _failure_cause(exc: InvocationError, ctx: EvalContext, request: InvokeReques
             timed_out=exc.timed_out,
             failure=failure,
             agent_id=request.agent_id,
+            unreachable=down,
+            log=env.kept_log or evidence.gateway_log,
         )
     except Exception:
         log.debug("no cause read for the failed run %s", run.run_id, exc_info=True)
@@ -317,22 +379,26 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     """Check the `then` assertions of a started scenario and build its result."""
     plan, env, ctx = state.plan, state.env, state.ctx
     scenario, results, message = plan.scenario, state.results, state.message
+    restates = state.restates
     with state.scope:
         if state.invoked and not message:
             for index in range(len(scenario.then)):
-                results.append(_evaluate(plan, "then", index, ctx, state.values, env.environ))
+                results.append(_evaluate(plan, "then", index, ctx, state.values, env))
 
     # Imported after the agent run, not with this module (see runner/run.py).
-    from clawspec.reports.model import ScenarioResult, scenario_status
+    from clawspec.reports.model import CheckRef, ScenarioResult, scenario_status
 
-    status = Status.ERROR if message else scenario_status(r.status for r in results)
+    if state.skipped:
+        status = Status.SKIP
+    else:
+        status = Status.ERROR if message else scenario_status(r.status for r in results)
     replay_miss = traffic_problem(state.traffic)
     if replay_miss:
         # The recording no longer fits the scenario: its verdicts say nothing.
-        status, message = Status.ERROR, replay_miss
+        status, message, restates = Status.ERROR, replay_miss, None
     if not message and status != Status.PASS:
-        first = next(r for r in results if r.status == status)
-        message = f"{first.phase}[{first.index}] ({first.type}): {first.message}"
+        restates = next(r for r in results if r.status == status)
+        message = f"{restates.phase}[{restates.index}] ({restates.type}): {restates.message}"
     run = ctx.run
     duration_ms = int((time.monotonic() - state.started_clock) * 1000)
     if status in (Status.FAIL, Status.ERROR) and state.invoked and not state.unreachable:
@@ -344,6 +410,7 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         target=plan.contract.contract.target.path,
         status=status,
         message=one_line(message, 500),
+        restates=CheckRef(phase=restates.phase, index=restates.index) if restates else None,
         run_id=state.run_id,
         gateway_run_id=run.gateway_run_id,
         duration_ms=duration_ms,
@@ -362,22 +429,23 @@ def _evaluate(
     index: int,
     ctx: EvalContext,
     values: Mapping[str, str],
-    environ: Mapping[str, str],
+    env: RunEnv,
 ) -> AssertionResult:
-    """Render and evaluate one assertion; any exception becomes `error` for it alone."""
+    """Render and evaluate one assertion; any exception becomes `error` for it alone (a bug:
+    its traceback goes to the crash log, which the verdict names)."""
     from clawspec.reports.model import AssertionResult
 
     written = getattr(plan.scenario, phase)[index]
     type_name = written.type
     try:
-        verdict = templates.render_model(written, values, environ).evaluate(ctx)
+        verdict = templates.render_model(written, values, env.environ).evaluate(ctx)
     except (PathEscapeError, templates.TemplateError) as exc:
         verdict = Verdict.errored(str(exc))
     except ValidationError as exc:
         verdict = Verdict.errored(f"after rendering templates: {one_line(str(exc), 200)}")
     except Exception as exc:  # an evaluator bug must not discard the other assertions
         log.debug("assertion %s[%d] of %s raised", phase, index, plan.id, exc_info=True)
-        verdict = Verdict.errored(f"{type(exc).__name__}: {one_line(str(exc), 200)}")
+        verdict = Verdict.errored(_bug_message(exc, f"{phase}[{index}] ({type_name})", plan, env))
     return AssertionResult(
         phase=phase,  # type: ignore[arg-type]
         index=index,
@@ -392,14 +460,27 @@ def _evaluate(
     )
 
 
+def _bug_message(exc: Exception, where: str, plan: ScenarioPlan, env: RunEnv) -> str:
+    """The verdict of an assertion that raised: the error, and the crash log that holds its
+    traceback (the error is ClawSpec's, not the agent's: the user can report it)."""
+    text = f"{type(exc).__name__}: {one_line(str(exc), 200)}"
+    crash_log = env.bugs.add(f"{where} of {plan.identity.label}", exc) if env.bugs else None
+    if crash_log is None:
+        return text
+    return (
+        f"{text} (an internal error in ClawSpec; crash log: {crash_log}, please attach it to "
+        "a bug report)"
+    )
+
+
 def _report_evidence(
     evidence: Evidence, run: RunInfo, env: RunEnv, scenario_id: str
 ) -> ScenarioEvidence | None:
     """What the run did, for the reports; a problem here must never cost the verdicts."""
-    from clawspec.runner.evidence import scenario_evidence
+    from clawspec.reports.evidence import scenario_evidence
 
     try:
-        return scenario_evidence(evidence, run, env.stop, env.settings.model_pricing)
+        return scenario_evidence(evidence, run, env.halt, env.settings.model_pricing)
     except Exception:
         log.debug("evidence of %s not collected", scenario_id, exc_info=True)
         return None

@@ -7,6 +7,7 @@ module while a large suite's files are parsed in another process (contracts/pars
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -18,8 +19,8 @@ import requests
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import Need
 from clawspec.ci_context import CIContext
-from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, is_bug
-from clawspec.errors import ExitCode, GatewayError
+from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, Noted, is_bug
+from clawspec.errors import GatewayError
 from clawspec.gateway.client import require_reachable
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.reports.publish import publish, report_json_path
@@ -27,9 +28,9 @@ from clawspec.runner.budget import Budget, limits_for
 from clawspec.runner.finish import RunResult, finish
 from clawspec.runner.gateways import RunGateways, gateways_for_run
 from clawspec.runner.lanes import worker_count
+from clawspec.runner.plans import this_part
 from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
-from clawspec.runner.selection import this_part
 from clawspec.runner.traffic import (
     require_variant_cassettes,
     traffic_for_run,
@@ -38,7 +39,7 @@ from clawspec.runner.traffic import (
 from clawspec.status import Status
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.contracts.loaded import Loaded
     from clawspec.reports.model import RunReport
 
@@ -77,10 +78,12 @@ def run_loaded(
     try:
         with (
             traffic_for_run(settings, loaded.workspace, listener.on_warning) as traffic,
+            # The gateway logs go under the report folder, not beside a JSON report elsewhere.
             gateways_for_run(
-                settings, loaded.workspace, plans, report_dir, environ, traffic
+                settings, loaded.workspace, plans, Path(settings.report_dir), environ, traffic
             ) as gateways,
         ):
+            kept_logs = [g.kept_log for g in _all(gateways) if g.kept_log is not None]
             gateway = gateways.default
             settings = gateway.settings
             http = _http_session(worker_count(settings.concurrency, len(plans)))
@@ -95,8 +98,11 @@ def run_loaded(
                 environ,
                 gateway_timezone(settings),
                 stop=stop or threading.Event(),
+                # The command line as typed, for the crash log of an assertion's bug.
+                bugs=Noted(report_dir, ["clawspec", *sys.argv[1:]]),
                 gateway_log=gateway.log_path,
                 traffic=traffic,
+                kept_log=gateway.kept_log,
             )
             from clawspec.evidence.trace import backend_name, run_backend
 
@@ -105,12 +111,12 @@ def run_loaded(
             if needs_trace(plans) or backend_name(settings) != "none":
                 env.trace_backend = run_backend(settings, environ)
             env.by_variant = _variant_envs(env, gateways, listener)
-            listener.on_run_start(len(plans), settings.secret_values())
+            listener.on_run_start(len(plans))
             budget = Budget(limits_for(settings, context))
             outcome = execute(plans, env, listener, settings.concurrency, abandon, faults, budget)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
-        publish(as_shard(unrun_report(plans, str(exc))), settings, context=context)
+        _publish_unreachable(as_shard(unrun_report(plans, str(exc))), settings, context)
         raise
     except Exception as exc:
         if not is_bug(exc):
@@ -135,10 +141,25 @@ def run_loaded(
     if faults or built is None:
         _finish_broken(built, settings, environ, context, faults, report_dir)
     report = built
-    result = finish(report, settings, environ, context=context)
-    if outcome.gateway_unreachable and not report.interrupted:
-        result = replace(result, exit_code=ExitCode.GATEWAY)
-    return result
+    return replace(
+        finish(
+            report,
+            settings,
+            environ,
+            context=context,
+            gateway_unreachable=outcome.gateway_unreachable,
+        ),
+        gateway_logs=[path for path in kept_logs if path.is_file()],
+    )
+
+
+def _publish_unreachable(unrun: RunReport, settings: Settings, context: CIContext) -> None:
+    """Reports that say why nothing could run (exit 3 follows). The outcome's code is imported
+    here: the report model it needs must not load before a run's first hook request."""
+    from clawspec.reports.outcome import decide, policy_for
+
+    verdict = decide(unrun, policy_for(settings, gateway_unreachable=True))
+    publish(unrun, settings, context=context, outcome=verdict)
 
 
 def _all(gateways: RunGateways) -> list[Any]:
@@ -154,6 +175,7 @@ def _variant_envs(env: RunEnv, gateways: RunGateways, listener: RunListener) -> 
             settings=gateway.settings,
             client=gateway_client(gateway.settings, env.http, listener),
             gateway_log=gateway.log_path,
+            kept_log=gateway.kept_log,
             by_variant={},
         )
         for name, gateway in gateways.by_variant.items()

@@ -11,7 +11,7 @@ from clawspec.errors import ConfigError
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.gateway.client import InvokeRequest
     from clawspec.reports.model import ModelTrafficResult
     from clawspec.runner.scenario import RunEnv, ScenarioPlan
@@ -22,17 +22,11 @@ if TYPE_CHECKING:
 ATTRIBUTION_WAIT_S = 60.0
 
 
-def cassette_root(settings: Settings, workspace: Path) -> Path:
-    """`cassette_dir`, relative to the workspace unless absolute."""
-    path = Path(settings.cassette_dir)
-    return path if path.is_absolute() else workspace / path
-
-
 def scenario_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Path:
     """The scenario's cassette folder, named after its identity: `<cassette_dir>/<contract path
     relative to the workspace root, without .yaml>/<identity name>` (and `/<variant>` with a
     variant), so it is the same whatever folder ClawSpec runs from."""
-    from clawspec.traffic.cassette import identity_dir
+    from clawspec.traffic.cassette import cassette_root, identity_dir
 
     return identity_dir(cassette_root(settings, workspace), plan.identity)
 
@@ -51,7 +45,7 @@ def legacy_folder(plan: ScenarioPlan, settings: Settings, workspace: Path) -> Pa
     """The folder earlier versions recorded into, when it differs: they named a contract
     outside the workspace after its path as shown (relative to the current folder, or as
     given), where the identity has its absolute path. Inside the workspace both agree."""
-    from clawspec.traffic.cassette import scenario_dir
+    from clawspec.traffic.cassette import cassette_root, scenario_dir
 
     if plan.identity.example is not None or plan.identity.variant is not None:
         return None  # rows and variants are newer than that naming
@@ -76,6 +70,8 @@ def require_variant_cassettes(
             recorded[name] = _holds_cassettes(replay_folder(plan, settings, workspace))
     missing = [name for name, found in recorded.items() if not found]
     if missing:
+        from clawspec.traffic.cassette import cassette_root
+
         root = cassette_root(settings, workspace)
         raise ConfigError(
             f"model_traffic replay: variant '{missing[0]}' has no cassettes under {root} (each "
@@ -167,9 +163,7 @@ def traffic_for_run(
         settings.volatile_patterns,
         {str(workspace.resolve()): WORKSPACE_PLACEHOLDER},
     )
-    session = TrafficSession(
-        settings.model_traffic, normalizer, settings.model_upstreams, settings.secret_values()
-    )
+    session = TrafficSession(settings.model_traffic, normalizer, settings.model_upstreams)
     port = 0 if bring_up else settings.model_proxy_port
     try:
         base_url = session.start(port)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.errors import UsageError
 from clawspec.identity import Key
 from clawspec.sharding.report_files import expand, looks_like_report, read_json

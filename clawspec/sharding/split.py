@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from clawspec.ci_context import CIContext
-from clawspec.config import parse_shard
+from clawspec.config.values import parse_shard
 from clawspec.errors import UsageError
 from clawspec.identity import Key
 from clawspec.reports.model import ShardInfo

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from clawspec.text import redact
 
 if TYPE_CHECKING:
+    from clawspec.config.settings import Settings
     from clawspec.identity import ScenarioIdentity
 
 FORMAT = 1
@@ -104,6 +105,12 @@ def contract_folder(contract_path: str) -> PurePosixPath:
     return PurePosixPath(*parts[:-1], safe_name(last))
 
 
+def cassette_root(settings: Settings, workspace: Path) -> Path:
+    """`cassette_dir`, relative to the workspace unless absolute."""
+    path = Path(settings.cassette_dir)
+    return path if path.is_absolute() else workspace / path
+
+
 def scenario_dir(root: Path, contract_path: str, scenario: str) -> Path:
     return root / Path(contract_folder(contract_path)) / safe_name(scenario)
 
@@ -136,16 +143,16 @@ def _numeric(path: Path) -> tuple[int, str]:
     return (int(path.stem), "") if path.stem.isdigit() else (1 << 30, path.stem)
 
 
-def write_dir(folder: Path, cassettes: Iterable[Cassette], secrets: Iterable[str]) -> list[Path]:
-    """Replace a scenario's recording with these cassettes (secrets redacted)."""
-    secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+def write_dir(folder: Path, cassettes: Iterable[Cassette]) -> list[Path]:
+    """Replace a scenario's recording with these cassettes (secrets masked: the registry's,
+    which holds the keys the proxy saw and bring-up routed; clawspec/secrets.py)."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for cassette in cassettes:
         path = folder / f"{cassette.index}.json"
-        data = redact_data(cassette.model_dump(mode="json"), secrets)
+        data = redact_data(cassette.model_dump(mode="json"))
         path.write_text(pretty(data), encoding="utf-8")
         written.append(path)
     return written
@@ -169,16 +176,14 @@ def pretty(data: dict[str, Any]) -> str:
     return text + "\n"
 
 
-def redact_data(data: Any, secrets: list[str]) -> Any:
-    """Every string in `data` with each secret value replaced by ***."""
-    if not secrets:
-        return data
+def redact_data(data: Any) -> Any:
+    """Every string in `data` with each secret masked (`text.redact`)."""
     if isinstance(data, dict):
-        return {key: redact_data(value, secrets) for key, value in data.items()}
+        return {key: redact_data(value) for key, value in data.items()}
     if isinstance(data, list):
-        return [redact_data(item, secrets) for item in data]
+        return [redact_data(item) for item in data]
     if isinstance(data, str):
-        return redact(data, secrets)
+        return redact(data)
     return data
 
 

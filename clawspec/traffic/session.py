@@ -8,13 +8,14 @@ scenario's folder when the scenario starts and answers from it, never from the n
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from clawspec.secrets import register
 from clawspec.traffic.attribution import Attributor, Registration
 from clawspec.traffic.cassette import (
     Cassette,
@@ -62,14 +63,12 @@ class TrafficSession:
         mode: str,
         normalizer: Normalizer,
         upstreams: dict[str, str] | None = None,
-        secrets: Iterable[str] = (),
     ) -> None:
         if mode not in ("record", "replay"):
             raise ValueError(f"model traffic mode must be record or replay, not {mode!r}")
         self.mode = mode
         self.normalizer = normalizer
         self._upstreams = dict(upstreams or {})
-        self._secrets = {s for s in secrets if s}
         self._lock = threading.Lock()
         self._attributor = Attributor()
         self._invocations: dict[int, ScenarioTraffic] = {}  # by registration serial
@@ -106,7 +105,7 @@ class TrafficSession:
                 first[traffic.scenario] = traffic
         written: list[Path] = []
         for traffic in first.values():
-            written += write_dir(traffic.folder, traffic.recorded, self._secrets)
+            written += write_dir(traffic.folder, traffic.recorded)
         return written
 
     def route(self, routes: Routes) -> None:
@@ -116,7 +115,7 @@ class TrafficSession:
         with self._lock:
             self._upstreams.update(routes.upstreams)
             self._models.update(routes.models)
-            self._secrets.update(key for key in routes.keys if key)
+            register(*routes.keys)  # masked in cassettes and every other output
             self.unrouted = sorted({*self.unrouted, *routes.unrouted})
 
     # -- scenarios ---------------------------------------------------------------------------
@@ -145,9 +144,8 @@ class TrafficSession:
         with self._lock:
             self.seen += 1
             self.unattributed += registration is None
-            for value in found:
-                self._secrets.add(value)
-                self._secrets.add(value.split(" ", 1)[-1])  # the key without "Bearer "
+            for value in found:  # masked in cassettes and every other output
+                register(value, value.split(" ", 1)[-1])  # and the key without "Bearer "
         return registration
 
     def recorded(

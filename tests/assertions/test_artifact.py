@@ -40,6 +40,19 @@ def _later(delay_s: float, action: Any) -> threading.Thread:
     return thread
 
 
+class Waits(threading.Event):
+    """A context's stop event that records each poll wait (and waits it): what a check waited
+    is told by these, which a busy machine cannot stretch, not by timing the check."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.delays: list[float] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.delays.append(timeout or 0.0)
+        return super().wait(timeout)
+
+
 # --- artifact_exists ---------------------------------------------------------------------------
 
 
@@ -52,39 +65,46 @@ def test_artifact_exists_passes_with_size(workspace: Path) -> None:
 
 
 def test_artifact_exists_fails_when_missing_without_waiting(workspace: Path) -> None:
-    started = time.monotonic()
-    verdict = evaluate_one(
-        {"type": "artifact_exists", "path": "out/draft.md"}, make_context(workspace)
-    )
+    context = make_context(workspace)
+    context.stop = waits = Waits()
+    verdict = evaluate_one({"type": "artifact_exists", "path": "out/draft.md"}, context)
     assert (verdict.status, verdict.message) == (Status.FAIL, "'out/draft.md' not found")
-    assert time.monotonic() - started < 0.5
+    assert waits.delays == []
 
 
 def test_artifact_exists_fails_when_timeout_reached(workspace: Path) -> None:
+    context = make_context(workspace)
+    context.stop = waits = Waits()
     started = time.monotonic()
     verdict = evaluate_one(
-        {"type": "artifact_exists", "path": "out/draft.md", "timeout": 0.3},
-        make_context(workspace),
+        {"type": "artifact_exists", "path": "out/draft.md", "timeout": 0.3}, context
     )
     elapsed = time.monotonic() - started
     assert (verdict.status, verdict.message) == (
         Status.FAIL,
         "'out/draft.md' not found after waiting 0.3 s",
     )
-    assert 0.3 <= elapsed < 2
+    assert elapsed >= 0.3  # it waited the whole timeout ...
+    assert len(waits.delays) >= 2 and sum(waits.delays) <= 0.3 + 1e-9  # ... polling, no longer
 
 
 def test_artifact_exists_passes_when_file_appears_during_wait(workspace: Path) -> None:
     (workspace / "out").mkdir()
-    writer = _later(0.3, lambda: (workspace / "out" / "draft.md").write_text("late"))
-    started = time.monotonic()
+    draft = workspace / "out" / "draft.md"
+    context = make_context(workspace)
+    context.stop = waits = Waits()
+    # The check's clock stands still until the file is there (another thread writes it), so
+    # the wait cannot run out first; then it counts a second per reading.
+    seconds = iter(range(1_000_000))
+    context.clock = lambda: float(next(seconds)) if draft.exists() else 0.0
+    writer = _later(0.3, lambda: draft.write_text("late"))
     verdict = evaluate_one(
-        {"type": "artifact_exists", "path": "out/draft.md", "timeout": 10},
-        make_context(workspace),
+        {"type": "artifact_exists", "path": "out/draft.md", "timeout": 10}, context
     )
     writer.join()
     assert (verdict.status, verdict.message) == (Status.PASS, "'out/draft.md' exists (4 bytes)")
-    assert time.monotonic() - started < 5
+    assert next(seconds) < 10  # it passed when the file came, not at the end of its timeout
+    assert waits.delays  # it did wait for the file
 
 
 def test_artifact_exists_resolves_against_workspace_not_cwd(

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from clawspec.assertions.base import PathEscapeError, Status
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from tests.support.harness import evaluate_one, make_context
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.assertions.base import PathEscapeError, Status
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from tests.support.harness import evaluate_one, make_context
 
 # --- a gateway stand-in on 127.0.0.1 ----------------------------------------------------------

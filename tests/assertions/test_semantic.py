@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.assertions.base import Status, Verdict
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
+from clawspec.judge.client import RetryPolicy
 from tests.support.anthropic_api import API_KEY, AnthropicApi
 from tests.support.bedrock_api import MODEL_ID, REGION, BedrockApi, isolate_aws
 from tests.support.harness import evaluate_one, make_context
@@ -46,7 +48,8 @@ def settings(api: AnthropicApi, **judge: Any) -> Settings:
 def judge(
     workspace: Path, api: AnthropicApi, assertion: dict[str, Any], **judge_settings: Any
 ) -> Verdict:
-    verdict = evaluate_one(assertion, make_context(workspace, settings(api, **judge_settings)))
+    with registry.scope():  # a run's registry: the judge registers the key it resolved
+        verdict = evaluate_one(assertion, make_context(workspace, settings(api, **judge_settings)))
     # No secret ever leaves in a verdict.
     assert API_KEY not in repr(verdict)
     assert "\n" not in verdict.message
@@ -147,17 +150,15 @@ def test_llm_judge_persistent_500s_end_in_error_within_time_bound(
 ) -> None:
     api.script({"status": 500, "message": "Internal server error"})
     context = make_context(workspace, settings(api, timeout=1.5))
-    started = context.clock()
     verdict = evaluate_one(llm_judge(), context)
-    # Not a speed check: ignoring the 1.5 s deadline means ten attempts with backoff (about
-    # 45 s); a bound far above the deadline tells the two apart on a loaded machine too.
-    assert context.clock() - started < 15
     assert verdict.status is Status.ERROR
     assert verdict.message.startswith("judge gave up after ")
     assert verdict.message.endswith(
         "(judge.timeout 1.5 s): last HTTP 500 api_error: Internal server error"
     )
-    assert len(api.requests) >= 2
+    # Ignoring the 1.5 s deadline means all ten attempts with backoff (about 45 s): the count
+    # of requests tells the two apart, where timing them would depend on the machine's load.
+    assert 2 <= len(api.requests) < RetryPolicy().max_attempts
     assert verdict.usage is not None and verdict.usage["calls"] == 0
 
 
@@ -386,10 +387,9 @@ def test_llm_judge_consistency_calls_share_one_time_budget(
 ) -> None:
     api.script({"delay": 0.7, "score": 5})
     context = make_context(workspace, settings(api, timeout=1))
-    started = context.clock()
     verdict = evaluate_one(llm_judge(consistency=True), context)
-    assert context.clock() - started < 1.5
     assert verdict.status is Status.ERROR
     assert verdict.message.startswith("call 2 of 3: judge gave up after 1 attempt in ")
     assert verdict.message.endswith("(judge.timeout 1 s): last timed out")
     assert verdict.usage is not None and verdict.usage["calls"] == 1
+    assert len(api.requests) == 2  # the third call was not made: the budget was used up

@@ -12,7 +12,7 @@ import pytest
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import Status, Verdict
 from clawspec.cli import main
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.traces.model import Span, SpanType, Trace, TraceUnavailable
 from tests.support.harness import evaluate_one, make_context
 from tests.support.hooks_api import HooksServer

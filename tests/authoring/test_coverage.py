@@ -229,7 +229,7 @@ def test_never_passed_reads_the_configured_baseline_store(
 ) -> None:
     """The history store (`baseline: dir:…`), filled the way `--save-baseline` fills it."""
     from clawspec.ci_context import CIContext
-    from clawspec.config import load_settings
+    from clawspec.config.loading import load_settings
     from clawspec.history import stores
     from clawspec.reports.model import RunSource
 

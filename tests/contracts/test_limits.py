@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from clawspec.cli import main
-from clawspec.contracts.parse_ahead import read_contract
+from clawspec.contracts.reading import read_contract
 from clawspec.inputs import source
 from clawspec.inputs.limits import MAX_DEPTH, ContractLimits
 from clawspec.inputs.source import SourceError, parse_yaml
@@ -69,9 +69,9 @@ def _every_parser(text: str, alias_nodes: int = 100_000) -> list[str]:
 
 
 def test_alias_bomb_is_refused_before_any_value_is_built() -> None:
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: other processes' load does not stretch it
     errors = _every_parser(alias_bomb())
-    assert time.perf_counter() - started < 2
+    assert time.thread_time() - started < 2
     assert len(set(errors)) == 1
     # the first list whose aliases take the count over 100,000 values: level `f`
     assert errors[0] == (

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
-from clawspec.config import DEFAULT_PATTERNS
+from clawspec.config.settings import DEFAULT_PATTERNS
 from clawspec.contracts.discovery import discover
 
 HERE = Path(__file__).parent
@@ -412,6 +412,64 @@ def test_run_warns_of_an_ignored_contract_too(
     )
 
 
+@pytest.mark.parametrize("command", [["validate"], ["run", "--dry-run"]])
+def test_on_github_actions_an_ignored_contract_is_a_warning_annotation_on_the_file(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+) -> None:
+    (project / "skills/newsletter/tests/greeting.yaml").write_text(MISNAMED, encoding="utf-8")
+    (project / "skills/newsletter/tests/other.yml").write_text(MISNAMED, encoding="utf-8")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.parent))  # the repository's root
+    assert main([*command, "skills"]) == 0
+    out, err = capsys.readouterr()
+    warnings = [line for line in out.splitlines() if line.startswith("::warning ")]
+    folder = f"{project.name}/skills/newsletter/tests"
+    # One per file, each at its path from the repository root, saying it of that file alone.
+    assert warnings == [
+        f"::warning file={folder}/greeting.yaml,title=ClawSpec%3A not loaded::"
+        "skills/newsletter/tests/greeting.yaml looks like a contract (top-level version and "
+        "scenarios) but matches no scenario pattern, so it was not loaded. To include it, name it "
+        "*.clawspec.yaml, give the file to the command, or add a pattern to scenario_patterns in "
+        f"clawspec.yaml {PATTERNS_NOW}",
+        f"::warning file={folder}/other.yml,title=ClawSpec%3A not loaded::"
+        "skills/newsletter/tests/other.yml looks like a contract (top-level version and "
+        "scenarios) but matches no scenario pattern, so it was not loaded. To include it, name it "
+        "*.clawspec.yaml, give the file to the command, or add a pattern to scenario_patterns in "
+        f"clawspec.yaml {PATTERNS_NOW}",
+    ]
+    assert "looks like a contract" not in err  # said once, as the annotation
+    # GitLab CI (and Jenkins) read the log: the plain warning line.
+    monkeypatch.delenv("GITHUB_ACTIONS")
+    monkeypatch.setenv("GITLAB_CI", "true")
+    assert main([*command, "skills"]) == 0
+    out, err = capsys.readouterr()
+    assert "::warning" not in out
+    assert err.startswith("warning: 2 files look like contracts (top-level version and scenarios)")
+
+
+def test_the_run_reporter_annotates_an_ignored_contract_on_github_actions(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from clawspec.api import load
+    from clawspec.reports.terminal import TerminalReporter
+
+    (project / "skills/newsletter/tests/greeting.yaml").write_text(MISNAMED, encoding="utf-8")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
+    stream = io.StringIO()
+    load(["skills"], on_warning=TerminalReporter(stream, colour=False).on_warning)
+    assert stream.getvalue().startswith(
+        "::warning file=skills/newsletter/tests/greeting.yaml,title=ClawSpec%3A not loaded::"
+        "skills/newsletter/tests/greeting.yaml looks like a contract"
+    )
+    assert capsys.readouterr().err == ""
+
+
 def test_validate_missing_path_is_usage_error(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -493,7 +551,7 @@ def test_results_taken_in_any_order_load_in_file_order(tmp_path: Path) -> None:
     # Parsing ahead hands files over as they are ready (the child's from the front, the
     # parent's own from the back): contracts and errors still come in file order.
     from clawspec.contracts.loader import load_contracts
-    from clawspec.contracts.parse_ahead import parsed_here
+    from clawspec.contracts.reading import parsed_here
     from clawspec.errors import ContractError
 
     head = 'version: "1.0"\ntarget: {type: skill, path: skills/s}\nscenarios:\n'

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
-from clawspec.contracts.loader import load_contracts, select_scenarios
+from clawspec.contracts.loader import load_contracts
 from clawspec.errors import ContractError, UsageError
 from clawspec.runner.scenario import ScenarioPlan
+from clawspec.selection.filters import select_scenarios
 
 HEADER = 'version: "1.0"\ntarget: {type: skill, path: skills/news}\nscenarios:\n'
 
@@ -202,11 +203,27 @@ def _outline(examples: str) -> str:
         pytest.param(
             _outline("{file: cases.csv}"),
             {"cases.csv": "id,budget\na,1\n\nb,2\n"},
-            ["cases.csv:2:1: scenario 'drafts', row 'a': '{{vars.topic}}' is not defined by "
-             "this row (it defines budget)",
-             "cases.csv:4:1: scenario 'drafts', row 'b': '{{vars.topic}}' is not defined by "
-             "this row (it defines budget)"],
-            id="undefined-variable-csv-line",
+            # Said once, where the contract uses it: every row shares the file's columns.
+            ["case.clawspec.yaml:6:20: scenario 'drafts': '{{vars.topic}}' is not "
+             "defined by any of the outline's 2 rows (cases.csv has the columns: budget)"],
+            id="undefined-variable-csv",
+        ),
+        pytest.param(
+            _outline("{file: cases.csv}").replace("vars.budget", "vars.budgte"),
+            {"cases.csv": "id,topic,budget\na,A,1\nb,B,2\nc,C,3\n"},
+            ["case.clawspec.yaml:9:27: scenario 'drafts', then[0] (token_budget): "
+             "'{{vars.budgte}}' is not defined by any of the outline's 3 rows (cases.csv has "
+             "the columns: topic, budget); did you mean '{{vars.budget}}'?"],
+            id="variable-typo-csv",
+        ),
+        pytest.param(
+            _outline("[{topic: A, budget: 1}]").replace("vars.topic", "vars.tpoic")
+            .replace("vars.budget", "vars.tpoic"),
+            {},
+            ["case.clawspec.yaml:6:20: scenario 'drafts': '{{vars.tpoic}}' is not "
+             "defined by any of the outline's 1 row (the rows define: topic, budget); did you "
+             "mean '{{vars.topic}}'? (also used on line 9)"],
+            id="variable-typo-inline-used-twice",
         ),
         pytest.param(
             HEADER + '  - name: plain\n    when: {invoke: "/send {{vars.topic}}"}\n'
@@ -300,6 +317,14 @@ def _outline(examples: str) -> str:
             ["cases.csv:3:1: scenario 'drafts': row 2 has 2 cells, the header has 3 (id, "
              "topic, budget)"],
             id="csv-cell-count",
+        ),
+        pytest.param(
+            # Where and what are kept apart: a file name holding ": " stays whole.
+            _outline("{file: 'v2: cases.csv'}"),
+            {"v2: cases.csv": "id,topic,budget\na,A,1\nb,B\n"},
+            ["v2: cases.csv:3:1: scenario 'drafts': row 2 has 2 cells, the header has 3 (id, "
+             "topic, budget)"],
+            id="data-file-name-with-colon",
         ),
         pytest.param(
             _outline("\n      - {id: a, topic: A, budget: 1}"

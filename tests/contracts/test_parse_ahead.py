@@ -51,6 +51,7 @@ COMPARE = """
 import json, os, sys
 from pathlib import Path
 from clawspec.contracts import parse_ahead as P
+from clawspec.contracts import reading as R
 from clawspec.contracts.discovery import display_path
 files = [Path(p) for p in sys.argv[1:]] if len(sys.argv) > 1 else sorted(Path(".").iterdir())
 {setup}
@@ -59,7 +60,7 @@ with P.parsing_ahead(files) as ahead:
     {meanwhile}
     taken = list(ahead.results()) if ahead else []
 indexes = [index for index, _ in taken]
-here = [P.read_contract(p, display_path(p)) for p in files]
+here = [R.read_contract(p, display_path(p)) for p in files]
 def plain(result):
     if isinstance(result, list):
         return result
@@ -72,11 +73,11 @@ print(json.dumps({{"forked": forked, "each_once": sorted(indexes) == list(range(
                    "errors": [r for r in here if isinstance(r, list)]}}))
 """
 IN_THE_CHILD = (
-    "parent = os.getpid()\nreal = P.read_contract\n"
+    "parent = os.getpid()\nreal = R.read_contract\n"
     "def flaky(path, shown, *limits):\n"
     "    if os.getpid() != parent:\n{child}\n"
     "    return real(path, shown, *limits)\n"
-    "P.read_contract = flaky"
+    "R.read_contract = flaky"
 )
 
 
@@ -124,6 +125,7 @@ def test_a_child_that_fails_leaves_the_parsing_to_the_parent(tmp_path: Path) -> 
     assert (seen["by_child"], seen["here"]) == (0, 4)
     code = (
         "import json, os\nfrom clawspec.contracts import parse_ahead as P\n"
+        "from clawspec.contracts import reading as R\n"
         "import clawspec.api as A\n" + setup + "\nwith P.allowed_here():\n"
         "    loaded = A.load(['.'])\n"
         "print(json.dumps({'scenarios': sum(len(c.contract.scenarios) for c in loaded.contracts),"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clawspec.contracts.loader import PHASES
-from clawspec.contracts.parse_ahead import ASSERTION_DEPTH
+from clawspec.contracts.explain import PHASES
+from clawspec.contracts.reading import ASSERTION_DEPTH
 from clawspec.inputs.source import ItemMarks, Mark, SourceError, parse_yaml
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -107,6 +107,13 @@ def run_clawspec(
     )
 
 
+def kept_gateway_log(report_dir: Path, name: str = "openclaw-gateway.log") -> Path:
+    """The log a run kept of its gateway `name` (`<report_dir>/gateway-logs/<run>/NAME`), for a
+    report folder that one run wrote."""
+    (run,) = sorted((report_dir / "gateway-logs").iterdir())
+    return run / name
+
+
 def provider_config(base_url: str, *, tool_search: bool = True) -> dict[str, Any]:
     """extra_config pointing the gateway at the scripted provider.
 

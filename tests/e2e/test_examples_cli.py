@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.conftest import IN_CI, run_clawspec
+from tests.e2e.conftest import IN_CI, kept_gateway_log, run_clawspec
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def examples_replay_on_another_day(
         "--scenario", "delegates-to-copywriter",
     )  # fmt: skip
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
-    log = (work / "reports" / "openclaw-gateway.log").read_text("utf-8")
+    log = kept_gateway_log(work / "reports").read_text("utf-8")
     return {"proc": proc, "report": report, "gateway_log": log}
 
 
@@ -203,22 +203,27 @@ def test_model_provider_failure_is_an_error_within_the_timeout(examples_run: dic
     assert scenario["status"] == "error"
     assert scenario["message"].startswith("invocation failed: ")
     assert scenario["assertions"] == []
-    # the contract's timeout + the client's 5 s HTTP grace (+ slack for a busy machine): an
-    # error, never a hang
+    # An error, never a hang: the gateway's own error, or the client's deadline (the contract's
+    # timeout + the 5 s HTTP grace), which names the timeout. Told by the message, not by the
+    # duration, which a busy machine stretches.
     contract = (examples_run["work"] / "skills/newsletter/tests/scenarios.yaml").read_text()
     (down,) = [
         s for s in yaml.safe_load(contract)["scenarios"] if s["name"] == "model-provider-down"
     ]
     timeout = down["timeout"]
-    assert scenario["duration_ms"] < (timeout + 5 + 10) * 1000
+    ended_by = ("completed with status 'error'", f"no completion within {timeout} s")
+    assert any(cause in scenario["message"] for cause in ended_by), scenario["message"]
 
 
 def test_junit_and_gateway_log_are_written(examples_run: dict) -> None:
     reports = examples_run["work"] / "reports"
     suites = ET.parse(reports / "junit.xml").getroot()
     assert sum(int(s.get("tests", 0)) for s in suites.iter("testsuite")) == 6
-    log = (reports / "openclaw-gateway.log").read_text("utf-8")
-    assert "embedded run start" in log  # the gateway's own log is kept for CI artifacts
+    kept = kept_gateway_log(reports)
+    assert "embedded run start" in kept.read_text("utf-8")  # kept for CI artifacts
+    # and the terminal names it (relative to the folder the run started in)
+    printed = kept.relative_to(examples_run["work"]).as_posix()
+    assert f"gateway log: {printed}" in examples_run["proc"].stdout
 
 
 def _tools(scenario: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -302,6 +307,8 @@ def test_replay_of_the_committed_cassettes_gives_the_designed_verdicts(
     }, examples_replay["proc"].stdout
 
 
+# Its own CLI run, needed by no other test: under pytest-xdist it runs on another worker than
+# the live run and the replay of the other tests (OWN_WORKER_TESTS in tests/conftest.py).
 def test_replay_on_another_day_hour_and_zone_gives_the_same_verdicts(
     examples_replay_on_another_day: dict,
 ) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import provider_config
+from tests.e2e.conftest import kept_gateway_log, provider_config
 from tests.support.scripted_provider import ScriptedProvider
 
 REPO = Path(__file__).resolve().parents[2]
@@ -207,7 +207,7 @@ def test_replay_without_the_provider_gives_the_same_verdicts_tools_and_tokens(
     assert "no model call reached the proxy" not in proc.stderr
     # only the gateway's own heartbeat runs are nobody's (refused, and said); a heartbeat turn
     # may also end before it calls the model (seen when the gateway stops right after it fired)
-    log = (replayed["work"] / "reports" / "openclaw-gateway.log").read_text("utf-8")
+    log = kept_gateway_log(replayed["work"] / "reports").read_text("utf-8")
     if "could not be attributed" in proc.stderr:
         assert "trigger=heartbeat" in log, proc.stderr
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence.spans import tool_names
 from clawspec.evidence.trace_poll import poll_trace
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway

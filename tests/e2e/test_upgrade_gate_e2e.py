@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from clawspec.gateway.install import OPENCLAW_VERSION, install_dir, installed, node_package
-from tests.e2e.conftest import IN_CI, REPO, run_clawspec
+from tests.e2e.conftest import IN_CI, REPO, kept_gateway_log, run_clawspec
 from tests.support.scripted_provider import TOOL_CALL, ScriptedProvider, load_scripts
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "upgrade"
@@ -78,7 +78,9 @@ def gate(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> di
         "summary": summary.read_text("utf-8") if summary.is_file() else "",
         "delegate_calls": delegate_calls,
         "logs": {
-            name: (work / "reports" / f"openclaw-gateway-{name}.log").read_text("utf-8")
+            name: kept_gateway_log(work / "reports", f"openclaw-gateway-{name}.log").read_text(
+                "utf-8"
+            )
             for name in (OLD, NEW)
         },
     }

@@ -7,8 +7,9 @@ OpenClaw config's provider models nor in its model policy: bring-up makes it usa
 scripted behaviour differs (model B reads a file the contract forbids; it runs as an advisory
 variant and as a required one, which the `fail_on: regression` gate fails on), and a config variant
 (`tools.toolSearch: false`) on a gateway of its own. One CLI run serves the checks of the
-report; a second run is interrupted with SIGINT while both of its gateways are up and one runs
-an agent, and no gateway process may outlive it. Runs inside the loopback-only namespace.
+report; a second run gets SIGTERM while both of its gateways are up and one runs an agent: that
+scenario finishes and is judged, the other is not started, and no gateway process may outlive
+the run. Runs inside the loopback-only namespace.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from typing import Any
 import pytest
 
 from clawspec.gateway.bringup import _proc_stats
+from tests.e2e.conftest import kept_gateway_log
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -138,8 +141,11 @@ def test_the_config_variant_ran_on_a_gateway_of_its_own(
     cli_run: dict[str, Any], work: Path
 ) -> None:
     # two gateways, each one's log kept under its own name
-    assert (work / "reports" / "openclaw-gateway.log").is_file()
-    assert (work / "reports" / "openclaw-gateway-direct-tools.log").is_file()
+    shared, direct = (
+        kept_gateway_log(work / "reports"),
+        kept_gateway_log(work / "reports", "openclaw-gateway-direct-tools.log"),
+    )
+    assert shared.is_file() and direct.is_file()
     # Tool Search (OpenClaw's default) offers `tool_call`; the overlay turned it off for the
     # config variant's gateway only
     offers = [
@@ -147,8 +153,8 @@ def test_the_config_variant_ran_on_a_gateway_of_its_own(
         for r in cli_run["requests"]
     ]
     assert True in offers and False in offers
-    direct_log = (work / "reports" / "openclaw-gateway-direct-tools.log").read_text("utf-8")
-    shared_log = (work / "reports" / "openclaw-gateway.log").read_text("utf-8")
+    direct_log = direct.read_text("utf-8")
+    shared_log = shared.read_text("utf-8")
     run_ids = {name: r["run_id"] for name, r in cli_run["results"].items()}
     assert run_ids["direct-tools"] in direct_log and run_ids["direct-tools"] not in shared_log
     assert all(run_ids[n] in shared_log for n in ("model-a", "model-b", "model-b-gated"))
@@ -176,9 +182,22 @@ def _gateway_families(cli_pid: int) -> set[int]:
     return {pid for pid, (_, pgrp) in stats.items() if pgrp in leaders}
 
 
-def test_sigint_stops_every_gateway(
-    cli_run: dict[str, Any], openclaw_launcher: str, work: Path, provider: ScriptedProvider
+def test_a_signal_lets_the_running_scenario_be_judged_and_stops_every_gateway(
+    cli_run: dict[str, Any],
+    openclaw_launcher: str,
+    work: Path,
+    provider: ScriptedProvider,
+    tmp_path: Path,
 ) -> None:
+    # A long grace period, set at the child's start-up: the running scenario is judged whenever
+    # this busy machine lets it finish (the grace period's end has tests of its own).
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import clawspec.runner.run as run\nrun.INTERRUPT_GRACE_S = 600\n", "utf-8"
+    )
+    env = _env(openclaw_launcher)
+    env["PYTHONPATH"] = os.pathsep.join([str(hook), env["PYTHONPATH"]])
     proc = subprocess.Popen(
         _argv(
             work / "interrupt",
@@ -188,18 +207,32 @@ def test_sigint_stops_every_gateway(
             "direct-tools",
             "--report-dir",
             str(work / "interrupted"),
+            "--junit",
+            str(work / "interrupted" / "junit.xml"),
         ),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=_env(openclaw_launcher),
+        env=env,
         cwd=work,
     )
+    output: list[str] = []
+    said = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line)
+            if "SIGTERM: starting no more scenarios" in line:
+                said.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     seen: set[int] = set()
     leaders: set[int] = set()
     try:
         # Both gateways are up (every gateway is brought up before the first run) and the
-        # first variant's run is held by the slow script; the other variant's run of the same
+        # first variant's run is held by the provider; the other variant's run of the same
         # scenario waits for it (runs of one scenario never overlap), its gateway idle.
         deadline = time.monotonic() + 600
         while not provider.chat_requests("slow") and proc.poll() is None:
@@ -210,18 +243,37 @@ def test_sigint_stops_every_gateway(
         stats = _proc_stats()
         leaders = {pid for pid in seen if stats.get(pid, (0, 0))[1] == pid}
         assert len(leaders) == 2, (leaders, proc.poll())
-        proc.send_signal(signal.SIGINT)  # start no more scenarios
-        proc.send_signal(signal.SIGINT)  # and abandon the running ones: no grace to wait out
-        output, _ = proc.communicate(timeout=300)
+        proc.send_signal(signal.SIGTERM)  # start no more scenarios; the running one goes on
+        assert said.wait(60), "".join(output)
+        provider.release()  # only now does the agent write its file and finish
+        proc.wait(timeout=300)
+        reader.join(timeout=30)
     finally:
+        provider.release()
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, output
+    text = "".join(output)
+    assert proc.returncode == 130, text
     alive = seen & set(_proc_stats())
     assert alive == set(), f"gateway processes left running: {sorted(alive)}"
     report = json.loads((work / "interrupted" / "clawspec-report.json").read_text("utf-8"))
     assert report["interrupted"] is True
-    assert {s["variant"] for s in report["scenarios"]} == {"model-a", "direct-tools"}
+    assert (work / "interrupted" / "junit.xml").is_file()
+    by_variant = {s["variant"]: s for s in report["scenarios"]}
+    assert set(by_variant) == {"model-a", "direct-tools"}
+    # The running scenario was judged whole, its log read to the end after the signal.
+    ran = by_variant["model-a"]
+    assert ran["status"] == "fail", text
+    assert [(a["type"], a["status"]) for a in ran["assertions"]] == [
+        ("tool_not_called", "pass"),
+        ("tool_was_called", "pass"),
+        ("log_entry", "pass"),
+        ("log_entry", "fail"),
+    ], ran["assertions"]
+    assert "interrupted" not in json.dumps(ran)
+    waiting = by_variant["direct-tools"]
+    assert (waiting["status"], waiting["message"]) == ("skip", "not run: the run was interrupted")
+    assert "Traceback" not in text
 
 
 def test_target_mode_a_model_the_policy_refuses_is_an_error_naming_it(
@@ -260,3 +312,45 @@ def test_target_mode_a_model_the_policy_refuses_is_an_error_naming_it(
     assert "fake/fake-model-b" in result["message"]
     assert "modelPolicy.allow" in result["message"], result["message"]
     assert gateway.hooks_token not in proc.stdout + proc.stderr
+
+
+def test_runs_from_a_sub_folder_keep_each_gateway_log_under_the_report_folder(
+    openclaw_launcher: str, provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    # A copy of its own: the report folder holds only these two runs' logs.
+    ws = tmp_path / "variants"
+    shutil.copytree(CONTRACTS, ws)
+    (tmp_path / "elsewhere").mkdir()
+    logs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            _argv(
+                Path("../tidy.clawspec.yaml"),
+                "--variant",
+                "model-a",
+                "--report-json",
+                "../../elsewhere/report.json",
+            ),
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=_env(openclaw_launcher),
+            cwd=ws / "skills",
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        printed = [
+            line.removeprefix("gateway log: ")
+            for line in proc.stdout.splitlines()
+            if line.startswith("gateway log: ")
+        ]
+        assert len(printed) == 1, proc.stdout
+        logs.append(Path(printed[0]))  # outside the current folder: absolute
+    # Under the config's report folder (the workspace root's), one folder per run ...
+    assert [log.parent.parent for log in logs] == [ws / "reports" / "gateway-logs"] * 2
+    assert logs[0] != logs[1]
+    for log in logs:
+        assert "embedded run start" in log.read_text("utf-8")
+    # ... not beside the JSON report, nor under the folder the run started in.
+    assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == ["report.json"]
+    assert not (ws / "skills" / "reports").exists()

@@ -11,8 +11,8 @@ import requests
 from clawspec.assertions.base import RunInfo
 from clawspec.evidence.store import Evidence, LogKey
 from clawspec.gateway.logs.index import LogIndex
+from clawspec.reports.evidence import MAX_SPANS, scenario_evidence
 from clawspec.reports.model import TokenTotals
-from clawspec.runner.evidence import MAX_SPANS, scenario_evidence
 from clawspec.traces.model import Span, SpanType, Trace
 from tests.gateway.test_logs import EMBEDDED, HOOK_RUN, LEGACY_LOG, REAL_LOG, REAL_PLUGIN
 

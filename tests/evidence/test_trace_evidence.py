@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from clawspec.assertions.base import RunInfo, Status
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence import trace as trace_evidence
 from clawspec.evidence.store import Evidence, LogKey, RunBackend
 from clawspec.evidence.trace import NO_BACKEND, backend_name, make_backend, scenario_trace

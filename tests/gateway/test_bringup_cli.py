@@ -73,6 +73,9 @@ def test_gateway_that_never_gets_ready_exits_3_and_is_stopped(
     assert code == 3
     assert "not ready" in err or "never" in err, err
     assert report["totals"]["errored"] == 2
+    # What it was doing meanwhile was said first; it was never ready, and nothing ran.
+    assert err.startswith("clawspec: starting the OpenClaw gateway (its log: "), err
+    assert "gateway ready" not in err and "running 2 scenarios" not in err
     deadline = time.monotonic() + 5
     while _sleepers(f"sleep {marker}") and time.monotonic() < deadline:
         time.sleep(0.1)

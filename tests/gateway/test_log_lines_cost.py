@@ -1,12 +1,12 @@
-"""The whole-file line index on large logs: work linear in the bytes read, memory bounded
-whatever the size, the same answers for every kind of pattern, and an interrupted run stops it.
+"""The whole-file line search on large logs: the bytes decide for most lines (only those that
+may match are decoded), memory bounded whatever the size, the same answers for every kind of
+pattern, and an abandoned scenario stops it.
 
-Cost is counted, never timed: bytes decoded and parsed, the size of every segment, the text
-kept in memory, and the peak of Python's allocations while a file is indexed."""
+Cost is counted, never timed: bytes read, bytes decoded, and the peak of Python's allocations
+while a file is searched."""
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import tracemalloc
@@ -35,12 +35,16 @@ def _gateway_log(path: Path, size: int, seed: int = 3) -> None:
     path.write_text("".join(out), encoding="utf-8")
 
 
-def _small(monkeypatch: pytest.MonkeyPatch, **sizes: int) -> None:
-    """Scale the index's blocks, segments, cache and gram bounds down to a test's files."""
-    values = {"BLOCK_BYTES": 64 * 1024, "SEGMENT_BYTES": 16 * 1024, "CACHE_BYTES": 64 * 1024}
-    values.update(sizes)
-    for name, value in values.items():
-        monkeypatch.setattr(log_lines, name, value)
+def _small(monkeypatch: pytest.MonkeyPatch, block: int = 64 * 1024) -> None:
+    """Scale the blocks read down to a test's files."""
+    monkeypatch.setattr(log_lines, "BLOCK_BYTES", block)
+
+
+def _reread(path: Path) -> int:
+    """Bytes a search may read twice: the part line at the end of each block (read again with
+    the next one), and the 2 x 64 bytes that re-identify the file before and after."""
+    longest = max(len(line) for line in path.read_bytes().splitlines(True))
+    return (path.stat().st_size // log_lines.BLOCK_BYTES + 1) * longest + 4 * 64
 
 
 def _peak_while(work) -> int:
@@ -52,78 +56,59 @@ def _peak_while(work) -> int:
         tracemalloc.stop()
 
 
-def test_a_big_log_read_in_one_call_is_cut_into_bounded_segments_each_byte_parsed_once(
+def test_a_pattern_absent_from_a_big_log_reads_it_once_and_decodes_no_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """All the lines not yet indexed used to go into one open segment, whose kept messages
-    grew by copying on every line: work and memory grew with the square, then with the
-    file. Now the file is cut as it is read, and each byte is decoded and parsed once."""
+    """The recorded gateway lines hold no `\\u` escape: a literal or a regex with a needle that
+    no line holds is decided by the bytes alone."""
     _small(monkeypatch)
     path = tmp_path / "openclaw.log"
     _gateway_log(path, 2 * 1024 * 1024)
     size = path.stat().st_size
-    longest = max(len(line) for line in path.read_bytes().splitlines(True))
+    assert b"\\u" not in path.read_bytes()
+    lines = len(path.read_bytes().splitlines())
     index = LogLines(path)
-    assert index.first_match(Pattern("no such text anywhere")).line is None
-    assert index.bytes_indexed == size
-    segments = index.segments
-    assert all(s.size <= log_lines.SEGMENT_BYTES + longest for s in segments)
-    assert len(segments) >= size // (log_lines.SEGMENT_BYTES + longest)
-    assert index.retained <= log_lines.CACHE_BYTES + log_lines.SEGMENT_BYTES + longest
+    for pattern in ("NEVER-IN-THIS-LOG", r"tool=exec\b", r"^no such line$", "(?i)NO SUCH LINE"):
+        read = index.bytes_read
+        assert index.first_match(Pattern(pattern)) == Match(None, lines), pattern
+        assert size <= index.bytes_read - read <= size + _reread(path), pattern
+    assert index.bytes_decoded == 0
 
 
-def test_memory_while_indexing_does_not_grow_with_the_log(
+def test_only_the_lines_holding_a_needle_are_decoded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The peak of Python's allocations while a log is indexed is the same for a log four
-    times larger (the bound is the block, the cache and the gram index, not the file)."""
-    _small(monkeypatch, GRAM_SEGMENTS=16)
-    peaks = []
-    for size in (2 * 1024 * 1024, 8 * 1024 * 1024):
-        path = tmp_path / f"{size}.log"
-        _gateway_log(path, size)
-        index = LogLines(path)
-        peaks.append(_peak_while(lambda i=index: i.first_match(Pattern("^no such line$"))))
-        assert index.retained <= log_lines.CACHE_BYTES + 2 * log_lines.SEGMENT_BYTES
-    assert peaks[1] < 1.25 * peaks[0] + 256 * 1024, peaks
-    assert peaks[1] < 2 * 1024 * 1024, peaks  # the old index kept the whole 8 MiB and more
-
-
-def test_a_new_literal_rereads_only_the_segments_that_can_hold_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    """`tool=write` is in some lines: those are decoded (and fail `tool=write\\b\\d`), the
+    others are not; a regex with no needle (`\\d{40}`) decodes every line."""
     _small(monkeypatch)
     path = tmp_path / "openclaw.log"
     _gateway_log(path, 1024 * 1024)
-    with path.open("a") as handle:
-        handle.write(json.dumps({"message": "needle 3b0f1c52 in the middle"}) + "\n")
-    _gateway_log(tmp_path / "more.log", 1024 * 1024, seed=4)
-    with path.open("a") as handle:
-        handle.write((tmp_path / "more.log").read_text())
+    data = path.read_bytes()
+    holding = sum(len(line) for line in data.splitlines(True) if b"tool=write" in line)
+    assert 0 < holding < len(data) // 10
     index = LogLines(path)
-    assert index.first_match(Pattern("other text 00000")).line is None
-    read = index.bytes_read
-    found = index.first_match(Pattern("needle 3b0f1c52"))
-    assert found.line == reference(path, "needle 3b0f1c52").line
-    # The segment holding it, and few others, read back from the file (the rest were evicted).
-    assert index.bytes_read - read <= 4 * (log_lines.SEGMENT_BYTES + 4096)
+    assert index.first_match(Pattern(r"tool=write\d")).line is None
+    assert index.bytes_decoded == holding
+    assert index.first_match(Pattern(r"\d{40}")).line is None
+    assert index.bytes_decoded == holding + len(data)
 
 
-def test_past_the_gram_index_bounds_every_later_segment_is_searched(
+def test_memory_while_searching_does_not_grow_with_the_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _small(monkeypatch, GRAM_SEGMENTS=4)
-    path = tmp_path / "openclaw.log"
-    _gateway_log(path, 512 * 1024)
-    with path.open("a") as handle:
-        handle.write("the last line 7c1e9d\n")
-    index = LogLines(path)
-    assert (
-        index.first_match(Pattern("the last line 7c1e9d")).line
-        == reference(path, "the last line 7c1e9d").line
-    )
-    assert len(index.segments) > 4
-    assert index._indexed == 4
+    """The peak of Python's allocations while a log is searched is the same for a log four
+    times larger (the bound is the block read, not the file), with and without a needle."""
+    _small(monkeypatch)
+    for pattern in ("NEVER-IN-THIS-LOG", r"^\d{40}$"):
+        peaks = []
+        for size in (2 * 1024 * 1024, 8 * 1024 * 1024):
+            path = tmp_path / f"{size}.log"
+            if not path.exists():
+                _gateway_log(path, size)
+            index = LogLines(path)
+            peaks.append(_peak_while(lambda i=index, p=pattern: i.first_match(Pattern(p))))
+        assert peaks[1] < 1.25 * peaks[0] + 256 * 1024, (pattern, peaks)
+        assert peaks[1] < 2 * 1024 * 1024, (pattern, peaks)
 
 
 def _patterns(path: Path, rng: random.Random) -> list[str]:
@@ -154,11 +139,9 @@ def test_every_kind_of_pattern_gives_the_straightforward_reading_on_real_logs(
 ) -> None:
     """Plain literals, regexes, invalid regexes and literals only a message holds, on the
     recorded gateway logs: the same first line as reading the file line by line, with the
-    default sizes and with segments, cache and gram index scaled down (evicted segments read
-    back from the file, segments past the gram index searched)."""
+    default blocks and with small ones."""
     if scale == "small":
-        _small(monkeypatch, BLOCK_BYTES=8192, SEGMENT_BYTES=2048, CACHE_BYTES=8192,
-               GRAM_SEGMENTS=8)  # fmt: skip
+        _small(monkeypatch, 4096)  # longer than any line, most lines cut across two reads
     path = tmp_path / log.name
     path.write_bytes(log.read_bytes())
     index = LogLines(path)
@@ -180,37 +163,41 @@ class _StopAfter(threading.Event):
         return self.calls < 0 or super().is_set()
 
 
-def test_a_stopped_run_ends_the_indexing_within_a_block_and_the_next_call_goes_on(
+def test_a_stopped_run_ends_the_reading_within_a_block_and_the_next_call_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _small(monkeypatch)
     path = tmp_path / "openclaw.log"
     _gateway_log(path, 1024 * 1024)
+    size = path.stat().st_size
     index = LogLines(path)
     stop = threading.Event()
     stop.set()
     with pytest.raises(Interrupted, match=r"interrupted after reading 0 of the [\d,]+ bytes"):
         index.first_match(Pattern("tool=write"), stop)
     assert index.bytes_read == 0
-    with pytest.raises(Interrupted):
-        index.first_match(Pattern("^tool=write"), _StopAfter(3))
-    assert index.bytes_read <= 3 * log_lines.BLOCK_BYTES
-    assert 0 < index.bytes_indexed <= 3 * log_lines.BLOCK_BYTES
-    for pattern in ("^tool=write", "tool=write", "no such text 0x1"):
+    with pytest.raises(Interrupted) as stopped:
+        index.first_match(Pattern("no such text 0x1"), _StopAfter(3))
+    assert 0 < stopped.value.read <= 3 * log_lines.BLOCK_BYTES
+    assert index.bytes_read <= 3 * log_lines.BLOCK_BYTES + 4 * 64  # blocks, fingerprints
+    read = index.bytes_read
+    for pattern in ("no such text 0x1", "^tool=write", "tool=write"):
         assert index.first_match(Pattern(pattern)).line == reference(path, pattern).line
-    assert index.bytes_indexed == path.stat().st_size  # nothing parsed twice
+        if pattern == "no such text 0x1":  # went on from where it stopped
+            assert index.bytes_read - read <= size - stopped.value.read + _reread(path)
 
 
-def test_a_stopped_run_ends_a_regex_search_between_segments(
+def test_a_stopped_run_ends_a_search_without_needle_between_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _small(monkeypatch)
     path = tmp_path / "openclaw.log"
     _gateway_log(path, 512 * 1024)
     index = LogLines(path)
-    index.first_match(Pattern("warm up 0x1"))
-    with pytest.raises(Interrupted):
-        index.first_match(Pattern("^no (such|line)$"), _StopAfter(5))
+    with pytest.raises(Interrupted) as stopped:
+        index.first_match(Pattern(r"^\d+$"), _StopAfter(5))
+    assert 4 * log_lines.BLOCK_BYTES < stopped.value.read <= 5 * log_lines.BLOCK_BYTES
+    assert index.bytes_decoded == stopped.value.read  # every line decoded, up to the stop
 
 
 def test_log_entry_in_an_interrupted_run_is_an_error_naming_how_far_it_read(
@@ -239,3 +226,49 @@ def test_pattern_found_in_the_last_line_still_being_written_of_a_big_log(
     assert index.first_match(Pattern("half written")) == Match(
         reference(path, "half written").line, len(path.read_bytes().splitlines())
     )
+
+
+def test_a_file_many_new_patterns_searched_goes_to_the_gram_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A suite's scenarios each ask their own pattern of the shared gateway log: after
+    INDEX_AFTER passes over its bytes the gram index answers, and a new literal then reads
+    only the segments that can hold it, not the whole file again."""
+    _small(monkeypatch)
+    monkeypatch.setattr(log_lines, "INDEX_MIN_BYTES", 256 * 1024)
+    monkeypatch.setattr(log_lines, "INDEX_AFTER", 4)
+    path = tmp_path / "openclaw.log"
+    _gateway_log(path, 1024 * 1024)
+    size = path.stat().st_size
+    index = LogLines(path)
+    for number in range(4):
+        assert index.first_match(Pattern(f"absent 0x{number}")).line is None
+        assert index.index is None  # one pass per new pattern so far
+    assert index.first_match(Pattern("absent 0x1")).line is None  # asked again: no pass
+    assert index.index is None
+    assert index.first_match(Pattern("absent 0x4")).line is None
+    gram = index.index
+    assert gram is not None
+    assert gram.bytes_read >= size  # built once, over the whole file
+    with path.open("a") as handle:
+        handle.write('{"message": "needle 5d1e2b9a at the end"}\n')
+    lines = len(path.read_bytes().splitlines())
+    read = gram.bytes_read
+    for pattern in ("needle 5d1e2b9a", "absent 0x5", "^tool=write", 'tool=write"'):
+        assert index.first_match(Pattern(pattern)) == Match(reference(path, pattern).line, lines)
+    assert gram.bytes_read - read < size  # new lines, and segments re-read for the regex
+
+
+def test_one_pattern_on_a_big_log_never_builds_the_gram_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small(monkeypatch)
+    monkeypatch.setattr(log_lines, "INDEX_MIN_BYTES", 1)
+    path = tmp_path / "openclaw.log"
+    _gateway_log(path, 512 * 1024)
+    index = LogLines(path)
+    for _ in range(3 * log_lines.INDEX_AFTER):
+        with path.open("a") as handle:
+            handle.write("one more line\n")
+        assert index.first_match(Pattern("NEVER-IN-THIS-LOG")).line is None
+    assert index.index is None

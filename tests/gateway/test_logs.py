@@ -274,16 +274,25 @@ def test_waits_for_lines_flushed_after_the_hook_answer(tmp_path: Path) -> None:
     path = tmp_path / "openclaw.log"
     path.write_bytes(b"".join(lines[:hook]))  # neither the hook line nor the sub-agent yet
 
+    flushed = threading.Event()
+
     def flush() -> None:
         with path.open("ab") as handle:
             handle.write(b"".join(lines[hook : child_done + 1]))
+        flushed.set()
+
+    # The wait's clock: one second per reading, and frozen until the lines were flushed (by
+    # another thread, as the gateway does), so the wait cannot run out before they are there.
+    seconds = iter(range(1_000_000))
+
+    def clock() -> float:
+        return float(next(seconds)) if flushed.is_set() else 0.0
 
     timer = threading.Timer(0.3, flush)
     timer.start()
-    started = time.monotonic()
-    index = index_for("s1", path, wait_s=5, poll_interval_s=0.05)
+    index = index_for("s1", path, wait_s=60, poll_interval_s=0.05, clock=clock)
     timer.join()
-    assert time.monotonic() - started < 3
+    assert index.waited_s < 60  # it stopped when the lines came, not at the end of its budget
     assert index.subagents == ["main"]
     assert [c.name for c in index.tool_calls] == ["sessions_spawn", "write"]
 
@@ -291,9 +300,16 @@ def test_waits_for_lines_flushed_after_the_hook_answer(tmp_path: Path) -> None:
 def test_wait_ends_early_on_stop() -> None:
     stop = threading.Event()
     stop.set()
-    started = time.monotonic()
-    index = LogIndex.build(REAL_LOG, run_ids=["x"], wait_s=10, poll_interval_s=1, stop=stop)
-    assert time.monotonic() - started < 1 and not index.found
+    seconds = iter(range(1_000_000))  # one second per reading of the wait's clock
+    index = LogIndex.build(
+        REAL_LOG,
+        run_ids=["x"],
+        wait_s=10,
+        poll_interval_s=1,
+        stop=stop,
+        clock=lambda: float(next(seconds)),
+    )
+    assert index.waited_s < 10 and not index.found  # not the whole budget
 
 
 def test_plugin_usage_sums_the_run_and_its_sub_agents() -> None:

@@ -212,3 +212,71 @@ def test_the_workflow_init_writes_names_the_model_key_secret(repo: Path, tmp_pat
         "        # env:\n"
         "        #   OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
     ) in workflow
+
+
+VARIANTS = """\
+gateway: {mode: bring_up}
+variants:
+  - {name: base}
+  - {name: mini, model: anthropic/claude-haiku-4-5}
+  - name: gem
+    openclaw_config: {agents: {defaults: {model: {primary: google/gemini-3-pro}}}}
+"""
+MINI_MISSING = (
+    "model provider 'anthropic' has no API key (variant 'mini' uses "
+    "'anthropic/claude-haiku-4-5'): set ANTHROPIC_API_KEY or ANTHROPIC_OAUTH_TOKEN in the "
+    "environment clawspec runs in (in CI, from a secret), or set "
+    "models.providers.anthropic.apiKey in an OpenClaw config (gateway.config; the action's "
+    'openclaw_config), e.g. "${ANTHROPIC_API_KEY}"'
+)
+GEM_MISSING = (
+    "model provider 'google' has no API key (agent 'main' uses 'google/gemini-3-pro'): set "
+    "GEMINI_API_KEY or GOOGLE_API_KEY in the environment clawspec runs in (in CI, from a "
+    "secret), or set models.providers.google.apiKey in an OpenClaw config (gateway.config; the "
+    'action\'s openclaw_config), e.g. "${GEMINI_API_KEY}"'
+)
+
+
+def test_run_checks_every_selected_variants_model_before_any_gateway_starts(
+    repo: Path, tmp_path: Path
+) -> None:
+    (repo / "clawspec.yaml").write_text(VARIANTS, "utf-8")
+    env = _env(tmp_path, OPENAI_API_KEY="sk-for-the-agents")
+    proc = _clawspec(repo, env, "run", "skills/", "--variant", "mini", "--no-color")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.strip() == f"error: {MINI_MISSING}"
+    assert "sk-for-the-agents" not in proc.stdout + proc.stderr
+    # Nothing started: OpenClaw was not even installed, and no scenario was reported.
+    assert not (tmp_path / "cache").exists()
+    assert not (repo / "clawspec-reports").exists()
+
+    # All variants: the model-only one and the one with a gateway of its own, both named at
+    # once (the second gateway's key is not found only after the first gateway is up).
+    proc = _clawspec(repo, env, "run", "skills/", "--no-color")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"error: {MINI_MISSING}", GEM_MISSING]
+    assert not (tmp_path / "cache").exists()
+
+
+def test_doctor_checks_the_selected_variants_models(repo: Path, tmp_path: Path) -> None:
+    (repo / "clawspec.yaml").write_text(VARIANTS, "utf-8")
+    env = _env(tmp_path, PATH=os.environ["PATH"], OPENAI_API_KEY="sk-for-the-agents")
+    proc = _clawspec(repo, env, "doctor", "--bring-up")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "  ok       model key: openai (openai/gpt-6-astra): found" in lines
+    assert f"  MISSING  model key: {MINI_MISSING}" in lines
+    assert f"  MISSING  model key: {GEM_MISSING}" in lines
+    assert lines[-1] == "something is missing (above)"
+    assert "sk-for-the-agents" not in proc.stdout + proc.stderr
+
+    env["ANTHROPIC_API_KEY"] = "sk-ant-test"
+    proc = _clawspec(repo, env, "doctor", "--bring-up", "--variant", "mini")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert (
+        "  ok       model key: anthropic (anthropic/claude-haiku-4-5, variant 'mini'): found"
+        in lines
+    )
+    assert not any("google" in line for line in lines)  # gem is not selected
+    assert lines[-1] == "nothing missing"

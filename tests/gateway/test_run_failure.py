@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 from clawspec.gateway.logs.facts import HookOutcome, ModelFailure, ModelRetry, RunStep, outcome_of
-from clawspec.gateway.run_failure import CAUSE_CHARS, explain, read_run_failure
+from clawspec.gateway.run_failure import (
+    CAUSE_CHARS,
+    RunFailure,
+    explain,
+    read_run_failure,
+    unreachable_provider,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FAILURES = FIXTURES / "openclaw-run-failures.log"
@@ -343,3 +349,59 @@ def test_nothing_to_add_without_a_cause_or_a_known_fix() -> None:
         message="POST x → 500: boom", http_status=500, timed_out=False, failure=None, agent_id="a"
     )
     assert told == ""
+
+
+def test_a_model_override_on_an_unreachable_local_provider_names_it_and_the_log(
+    tmp_path: Path,
+) -> None:
+    # openclaw-preflight-failed.log (OpenClaw 2026.9.6): a hook run with model override down/m1,
+    # whose baseUrl http://127.0.0.1:9/v1 does not answer; OpenClaw skips the run.
+    log = _copy(FIXTURES / "openclaw-preflight-failed.log", tmp_path)
+    failure = read_run_failure(
+        log, 0, run_ids=(), session_keys=("hook:clawspec:68ff589ea0d240bc",), wait_s=0
+    )
+    down = unreachable_provider(failure, None)
+    assert down is not None
+    assert (down.provider, down.host) == ("down", "127.0.0.1:9")
+    assert down.cause == "local provider preflight failed: bad port"
+    told = explain(
+        message="run x completed with status 'skipped'",
+        http_status=None,
+        timed_out=False,
+        failure=failure,
+        agent_id="main",
+        unreachable=down,
+        log=tmp_path / "kept.log",
+    )
+    # OpenClaw's long sentence is left out: the fix says the same in fewer words.
+    assert told == (
+        " — fix: model provider 'down' unreachable at 127.0.0.1:9 (local provider preflight "
+        f"failed: bad port; log: {tmp_path / 'kept.log'}): check network, proxy, DNS and its "
+        "baseUrl; its other runs are skipped"
+    )
+    assert down.skip_reason("a.yaml::one") == (
+        "not run: model provider 'down' unreachable at 127.0.0.1:9 in a.yaml::one (local "
+        "provider preflight failed: bad port); see that scenario's error"
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "host"),
+    [
+        ({}, "api.openai.com"),  # OpenClaw's own endpoint for the provider
+        ({"models": {"providers": {"openai": {"baseUrl": "https://proxy.example:8443/v1"}}}},
+         "proxy.example:8443"),
+    ],
+)  # fmt: skip
+def test_the_host_of_an_unreachable_provider(config: dict[str, object], host: str) -> None:
+    failure = RunFailure(
+        cause="LLM request failed: DNS lookup for the provider endpoint failed.",
+        retry=ModelRetry(8, 8, "openai/gpt-6-astra", "timeout"),
+    )
+    down = unreachable_provider(failure, config)
+    assert down is not None
+    assert (down.provider, down.host) == ("openai", host)
+    assert down.cause == "DNS lookup for the provider endpoint failed"
+    assert "OpenClaw retried it 8/8 times" in down.fix(None)
+    # Other failures are not about reaching the provider.
+    assert unreachable_provider(RunFailure(cause="Unknown model: openai/x."), config) is None

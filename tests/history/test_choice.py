@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline
 from clawspec.history.dirstore import dir_store
 from clawspec.history.git import Git

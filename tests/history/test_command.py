@@ -12,7 +12,7 @@ from clawspec import cli
 from clawspec.api import finish
 from clawspec.ci_context import CIContext
 from clawspec.commands.options import run_flags
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.dirstore import dir_store
 from tests.history.factory import past_run
 

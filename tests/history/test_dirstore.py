@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline, recent_runs
 from clawspec.history.dirstore import dir_store
 from clawspec.history.store import HistoryError
@@ -75,7 +76,9 @@ def test_saved_reports_mask_secrets(tmp_path: Path) -> None:
     run = past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00")
     run = run.model_copy(update={"run_id": "leaked-s3cr3t-value"})
     store = dir_store("hist", tmp_path)
-    store.save(run, secrets=("s3cr3t-value",))
+    with registry.scope() as active:  # as a command's, holding the secret
+        active.add("s3cr3t-value")
+        store.save(run)
     text = next((tmp_path / "hist/main").glob("*/clawspec-report.json")).read_text()
     assert "s3cr3t-value" not in text and "leaked-***" in text
     assert settings.baseline == "dir:hist"

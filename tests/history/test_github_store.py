@@ -9,7 +9,7 @@ import pytest
 
 from clawspec import cli
 from clawspec.ci_context import CIContext
-from clawspec.config import HistorySettings, Settings
+from clawspec.config.settings import HistorySettings, Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline, recent_runs
 from clawspec.history.git import Git
 from clawspec.history.stores import save_report

@@ -58,8 +58,10 @@ def test_save_then_compare_through_the_dir_store(
 ) -> None:
     _contract(write_contract, steady=WRITES, breaks=WRITES)
     assert main(["run", ".", "--baseline", "dir:hist", "--save-baseline"]) == 0
-    err = capsys.readouterr().err
-    assert "note: no baseline found: no stored run of 'main' in dir:hist" in err
+    out, err = capsys.readouterr()
+    # Said once, by the terminal's headline (not also as a note).
+    assert "No baseline found: no stored run of 'main' in dir:" in out
+    assert "no baseline found" not in err.lower()
     saved = list((workspace / "hist/main").glob(f"*-{checkout[:12]}/clawspec-report.json"))
     assert len(saved) == 1 and f"baseline saved: {saved[0]}" in err
     first = _report(workspace)
@@ -163,13 +165,14 @@ def test_github_403_without_actions_read_is_a_warning_not_a_crash(
         _contract(write_contract, steady=WRITES, known_bad=SILENT)
         # No baseline: `fail_on: regression` falls back to the normal policy (a failure → 1).
         assert main(["run", ".", "--baseline", "github", "--fail-on", "regression"]) == 1
-        err = capsys.readouterr().err
+        out, err = capsys.readouterr()
         _contract(write_contract, steady=WRITES)
         assert main(["run", ".", "--baseline", "github", "--save-baseline"]) == 0
         second = capsys.readouterr().err
-    assert "note: no baseline found: baseline 'github' unavailable: GET " in err
-    assert "→ 403: Resource not accessible by integration" in err
-    assert "grant the job 'permissions: actions: read'" in err
+    # The terminal's headline says why there is no baseline.
+    assert "No baseline found: baseline 'github' unavailable: GET " in out
+    assert "→ 403: Resource not accessible by integration" in out
+    assert "grant the job 'permissions: actions: read'" in out
     assert GITHUB_TOKEN not in err
     assert "baseline: the github store keeps this run once the workflow uploads" in second
     report = _report(workspace)

@@ -10,7 +10,7 @@ import pytest
 
 from clawspec import cli
 from clawspec.ci_context import CIContext
-from clawspec.config import HistorySettings, Settings
+from clawspec.config.settings import HistorySettings, Settings
 from clawspec.history.baseline import Baseline, NoBaseline, find_baseline, recent_runs
 from clawspec.history.store import HistoryError
 from clawspec.history.stores import open_store, save_report

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.history.git import Git
 from clawspec.history.source import run_source
 from clawspec.reports.model import RunSource

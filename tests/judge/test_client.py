@@ -5,13 +5,14 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from clawspec.config import JudgeSettings
+from clawspec.config.settings import JudgeSettings
 from clawspec.judge.client import (
     NOT_CONFIGURED,
     JudgeCallError,
@@ -80,14 +81,34 @@ def test_transient_status_is_retried_with_backoff(api: AnthropicApi, status: int
     assert len(api.requests) == 3  # our policy only: the SDK's own retries are off
 
 
+class Waits(threading.Event):
+    """The client's stop event, recording each backoff it waits (and waiting none)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.delays: list[float] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.delays.append(timeout or 0.0)
+        return False
+
+
 def test_persistent_500s_end_within_time_bound_with_last_status(api: AnthropicApi) -> None:
     api.script({"status": 500, "message": "upstream exploded"})
-    started = time.monotonic()
+    client = client_for(api.base_url, timeout=1)
+    # The client's clock: 0.1 s per reading, so the 1 s budget ends after a known number of
+    # attempts whatever the machine's load (the backoffs are recorded, not waited).
+    readings = iter(range(1_000_000))
+    client.clock = lambda: next(readings) / 10
+    client.stop = waits = Waits()
     with pytest.raises(JudgeCallError) as caught:
-        ask(client_for(api.base_url, timeout=1), budget_s=1)
-    elapsed = time.monotonic() - started
-    assert elapsed < 1.5
-    assert len(api.requests) >= 3
+        try:
+            client.ask(SYSTEM_PROMPT, "judge this", client.clock() + 1)
+        finally:
+            client.close()
+    # the deadline, not the count (10), ended the retries
+    assert 3 <= len(api.requests) < client.policy.max_attempts
+    assert len(waits.delays) == len(api.requests) - 1  # a backoff between attempts
     assert str(caught.value).startswith(f"judge gave up after {len(api.requests)} attempts in ")
     assert str(caught.value).endswith(
         "s (judge.timeout 1 s): last HTTP 500 api_error: upstream exploded"
@@ -96,19 +117,22 @@ def test_persistent_500s_end_within_time_bound_with_last_status(api: AnthropicAp
 
 def test_retry_after_beyond_the_deadline_stops_at_once(api: AnthropicApi) -> None:
     api.script({"status": 429, "headers": {"retry-after": "30"}})
-    started = time.monotonic()
+    client = client_for(api.base_url, timeout=2)
+    client.stop = waits = Waits()
     with pytest.raises(JudgeCallError, match="last HTTP 429 rate_limit_error"):
-        ask(client_for(api.base_url, timeout=2), budget_s=2)
-    assert time.monotonic() - started < 1
+        ask(client, budget_s=2)
     assert len(api.requests) == 1
+    assert waits.delays == []  # it did not wait for the 30 s the server asked for
 
 
 def test_slow_server_is_cut_off_by_the_time_bound(api: AnthropicApi) -> None:
     api.script({"delay": 3, "score": 5})
-    started = time.monotonic()
-    with pytest.raises(JudgeCallError, match=r"\(judge.timeout 1 s\): last timed out$"):
+    # Timed out, not the verdict the server sends after 3 s: the call was cut at the deadline,
+    # and not tried again with no time left.
+    with pytest.raises(JudgeCallError, match=r"\(judge.timeout 1 s\): last timed out$") as caught:
         ask(client_for(api.base_url, timeout=1), budget_s=1)
-    assert time.monotonic() - started < 2
+    assert str(caught.value).startswith("judge gave up after 1 attempt in ")
+    assert len(api.requests) == 1
 
 
 def test_client_errors_are_not_retried(api: AnthropicApi) -> None:

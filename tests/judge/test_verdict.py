@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from clawspec.assertions.base import Status
-from clawspec.config import ModelPrice
+from clawspec.config.settings import ModelPrice
 from clawspec.judge.verdict import (
     JudgeAnswer,
     JudgeAnswerError,

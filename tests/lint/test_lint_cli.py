@@ -22,6 +22,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "agents" / "brand" / "SOUL.md").write_text(GOOD_SOUL, "utf-8")
     (tmp_path / "clawspec.yaml").write_text("report_dir: reports\n", "utf-8")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RESEND_API_KEY", "re_test_key")  # GOOD_SKILL's requires.env
     return tmp_path
 
 
@@ -30,6 +31,25 @@ def _skill(project: Path, text: str) -> None:
 
 
 def test_clean_workspace_passes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint"]) == 0
+    assert capsys.readouterr().out == "0 errors, 0 warnings in 2 files\n"
+
+
+def test_an_unset_requires_env_is_a_warning_unless_openclaw_json_gives_it(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RESEND_API_KEY")
+    assert main(["lint"]) == 0  # a warning: it may well be set where the contracts run
+    out = capsys.readouterr().out
+    assert (
+        "skills/send-newsletter/SKILL.md:4:1: warning [env-unset] requires.env RESEND_API_KEY "
+        "not set here: OpenClaw hides the skill from the agent where they are unset"
+    ) in out
+    assert main(["lint", "--strict"]) == 1
+    capsys.readouterr()
+    # OpenClaw injects a skill's `skills.entries.<name>.env` itself: nothing to say.
+    config = '{skills: {entries: {"send-newsletter": {env: {RESEND_API_KEY: "re_x"}}}}}'
+    (project / "openclaw.json").write_text(config, "utf-8")
     assert main(["lint"]) == 0
     assert capsys.readouterr().out == "0 errors, 0 warnings in 2 files\n"
 

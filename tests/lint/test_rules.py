@@ -119,6 +119,14 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         1,
         "command-dispatch: tool needs 'command-tool' (the tool name)",
     ),
+    "env-unset": (
+        "SKILL.md",
+        GOOD_SKILL.replace("env: [RESEND_API_KEY]", "env: [RESEND_API_KEY, RESEND_AUDIENCE]")
+        + "\nThe audience is `$RESEND_AUDIENCE`.\n",
+        4,
+        1,
+        "requires.env RESEND_AUDIENCE not set here: OpenClaw hides the skill from the agent",
+    ),
     "env-undeclared": (
         "SKILL.md",
         GOOD_SKILL + "\nThen read ${ATTIO_API_KEY}.\n",
@@ -187,8 +195,12 @@ def _write(tmp_path: Path, name: str, content: bytes | str) -> Path:
     return path
 
 
+# The environment the rules see: GOOD_SKILL's one `requires.env` is set.
+ENVIRON = {"RESEND_API_KEY": "re_test_key"}
+
+
 def _findings(path: Path, rule_id: str | None = None) -> list[Finding]:
-    findings = lint_files([path], options=LintOptions()).findings
+    findings = lint_files([path], options=LintOptions(environ=ENVIRON)).findings
     return [f for f in findings if rule_id is None or f.rule == rule_id]
 
 

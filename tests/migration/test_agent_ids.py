@@ -23,7 +23,7 @@ FOLDERS = AgentIds(
 @pytest.mark.parametrize(
     ("legacy", "expected", "warned"),
     [
-        ("agents-marketing-brand", "brand", False),  # 0.1's dash-joined path
+        ("agents-marketing-brand", "brand", False),  # legacy ClawSpec's dash-joined path
         ("agents/marketing/brand", "brand", False),  # the path itself
         ("ceremonia-marketing-brand", "brand", False),  # a prefix of its own
         ("agents-marketing-campaign-orchestrator", "campaign-orchestrator", False),  # longest
@@ -33,7 +33,7 @@ FOLDERS = AgentIds(
         ("agents-brand-voice", "brand-voice", False),  # longest match, not 'voice'
         ("agents-sales-brand", "brand", False),
         ("agents-marketing-social", "agents-marketing-social", True),  # no folder: warned
-        ("researcher", "researcher", False),  # not 0.1's path form: kept quietly
+        ("researcher", "researcher", False),  # not legacy ClawSpec's path form: kept quietly
         ("myplanner", "myplanner", False),  # only whole segments match
     ],
 )

@@ -1,4 +1,4 @@
-"""ClawSpec 0.1 options in clawspec.yaml load with a deprecation warning naming the line."""
+"""Legacy ClawSpec options in clawspec.yaml load with a deprecation warning naming the line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.config import load_settings
+from clawspec.config.loading import load_settings
 from clawspec.errors import ConfigError
 
 LEGACY = """\
@@ -35,7 +35,7 @@ def test_clawspec_0_1_config_loads_with_one_warning_per_option(
     path.write_text(LEGACY, encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="clawspec.config"):
         settings = load_settings(path, {})
-    assert settings.report_dir == "reports"
+    assert settings.report_dir == str(tmp_path / "reports")  # the workspace root's
     assert settings.observability.backend == "none"
     assert settings.observability.trace_poll_delay_ms == 3000
     assert settings.observability.project == "my-project"
@@ -44,18 +44,18 @@ def test_clawspec_0_1_config_loads_with_one_warning_per_option(
     assert (price.input_per_mtok, price.output_per_mtok) == pytest.approx((3.0, 15.0))
     hint = f"(run `clawspec migrate {path}` to update the file)"
     assert [r.getMessage() for r in caplog.records] == [
-        f"{path}:3:1: deprecated: 'ledger_path' (ClawSpec 0.1) is ignored: coverage has no "
+        f"{path}:3:1: deprecated: 'ledger_path' (legacy ClawSpec) is ignored: coverage has no "
         "ledger file any more: `clawspec coverage` reads the workspace's skills, agents and "
         f"contracts {hint}",
-        f"{path}:4:1: deprecated: 'observability_backend' (ClawSpec 0.1) is now "
+        f"{path}:4:1: deprecated: 'observability_backend' (legacy ClawSpec) is now "
         f"'observability.backend': moved {hint}",
-        f"{path}:7:3: deprecated: 'observability.time_window_padding_ms' (ClawSpec 0.1) is "
+        f"{path}:7:3: deprecated: 'observability.time_window_padding_ms' (legacy ClawSpec) is "
         f"ignored: traces are found by run correlation; the time window needs no padding {hint}",
-        f"{path}:9:5: deprecated: 'observability.opik.project_name' (ClawSpec 0.1) is now "
+        f"{path}:9:5: deprecated: 'observability.opik.project_name' (legacy ClawSpec) is now "
         f"'observability.project': moved {hint}",
-        f"{path}:10:5: deprecated: 'observability.opik.workspace' (ClawSpec 0.1) is now "
+        f"{path}:10:5: deprecated: 'observability.opik.workspace' (legacy ClawSpec) is now "
         f"'observability.workspace': moved {hint}",
-        f"{path}:11:3: deprecated: 'observability.model_pricing' (ClawSpec 0.1) is now "
+        f"{path}:11:3: deprecated: 'observability.model_pricing' (legacy ClawSpec) is now "
         "'model_pricing': moved; prices per 1k tokens become per million (`input_per_mtok`) "
         f"{hint}",
     ]

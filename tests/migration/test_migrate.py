@@ -1,4 +1,5 @@
-"""`clawspec migrate` on ClawSpec 0.1 files written in its documented format (tests/migration/v0_1):
+"""`clawspec migrate` on legacy ClawSpec files written in its documented format
+(tests/migration/v0_1):
 contracts, a handoff, a pipeline, its clawspec.yaml and its baselines.yaml."""
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def test_constructs_without_equivalent_are_refused_by_name(
         f"error: {PIPELINE}.yaml: nothing written; --drop-unsupported removes the constructs "
         "with no equivalent"
     ) in err
-    # Without a baseline 0.1 skipped the drift checks: dropped with a warning, not refused.
+    # Without a baseline legacy ClawSpec skipped the drift checks: dropped with a warning, not
+    # refused.
     assert (
         f"warning: {NEWSLETTER}:21:7: scenario 'sunday-service-smoke': "
         "'regression.max_duration_drift' dropped (no baseline for this scenario"
@@ -173,8 +175,8 @@ def test_pipeline_becomes_an_end_to_end_scenario(
     ) in out
     assert (
         "  - stage 'copy': handoff_contract 'skills/webinar-orchestrator/tests/handoffs/"
-        "orchestrator-to-brand.yaml' → its 3 check(s) added to this scenario (0.1 checked the "
-        "handoff inside the pipeline run)"
+        "orchestrator-to-brand.yaml' → its 3 check(s) added to this scenario (legacy ClawSpec "
+        "checked the handoff inside the pipeline run)"
     ) in out
     contract = _load(ws, f"{PIPELINE}.clawspec.yaml")
     assert contract["defaults"] == {"timeout": 1800}
@@ -212,8 +214,36 @@ def test_a_stage_handoff_that_cannot_be_folded_in_says_why(
     assert (
         f"warning: {PIPELINE}.yaml:15:5: stage 'copy': handoff_contract "
         "'handoffs/orchestrator-to-brand.yaml' not migrated: no such file "
-        f"({HANDOFF}.yaml or handoffs/orchestrator-to-brand.yaml)"
+        f"({HANDOFF}.yaml or skills/webinar-orchestrator/handoffs/orchestrator-to-brand.yaml or "
+        "handoffs/orchestrator-to-brand.yaml)"
     ) in capsys.readouterr().err
+
+
+def test_a_handoff_written_from_the_skill_folder_is_found_even_once_renamed(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Legacy ClawSpec's own multi-agent examples wrote a stage's handoff_contract from the skill's
+    # folder (`tests/handoffs/x.yaml`), the pipeline being in the skill's tests/ folder.
+    pipeline = ws / f"{PIPELINE}.yaml"
+    text = pipeline.read_text("utf-8").replace(
+        "handoff_contract: handoffs/", "handoff_contract: tests/handoffs/"
+    )
+    pipeline.write_text(text, "utf-8")
+    # The handoff first, in the same migration: renamed to a contract of its own, and still
+    # folded into the pipeline's scenario from what it was.
+    assert main(["migrate", f"{HANDOFF}.yaml", f"{PIPELINE}.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert f"removed {HANDOFF}.yaml (now {HANDOFF}.clawspec.yaml)" in out
+    assert (
+        f"  - stage 'copy': handoff_contract '{HANDOFF}.yaml' → its 3 check(s) added to this "
+        "scenario"
+    ) in out
+    assert "handoff_contract" not in err
+    (scenario,) = _load(ws, f"{PIPELINE}.clawspec.yaml")["scenarios"]
+    assert ("tool_not_called", "resend.send") in [
+        (a["type"], a.get("tool")) for a in scenario["then"]
+    ]
+    assert validate([ws / f"{PIPELINE}.clawspec.yaml"], environ={})
 
 
 def test_0_1_files_given_to_validate_say_to_migrate(
@@ -227,7 +257,7 @@ def test_0_1_files_given_to_validate_say_to_migrate(
         ("reports/baselines.yaml", "baselines", "baselines", 3),
     ):
         assert (
-            f"{path}:{line}:1: this looks like a ClawSpec 0.1 {kind} file ('{key}' at the top, "
+            f"{path}:{line}:1: this looks like a legacy ClawSpec {kind} file ('{key}' at the top, "
             f"no 'scenarios'): run `clawspec migrate {path}`"
         ) in err
     assert "unknown field" not in err
@@ -240,14 +270,14 @@ def test_a_0_1_baselines_file_is_reported_not_passed_over(
     assert main(["migrate", "reports/baselines.yaml"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "reports/baselines.yaml: ClawSpec 0.1 baselines file: not migrated, the current "
+        "reports/baselines.yaml: legacy ClawSpec baselines file: not migrated, the current "
         "baseline format cannot hold it (a baseline is now a stored run report with each "
         "scenario's results and evidence"
     )
     assert "Its statistics for 'sunday-service-smoke' become the absolute limits" in out
     assert (ws / "reports" / "baselines.yaml").read_bytes() == before
     main(["migrate", "."])  # found in a folder too
-    assert "reports/baselines.yaml: ClawSpec 0.1 baselines file" in capsys.readouterr().out
+    assert "reports/baselines.yaml: legacy ClawSpec baselines file" in capsys.readouterr().out
 
 
 def test_config_is_rewritten_and_then_loads_without_warnings(
@@ -255,7 +285,7 @@ def test_config_is_rewritten_and_then_loads_without_warnings(
 ) -> None:
     assert main(["migrate", "clawspec.yaml"]) == 0
     out = capsys.readouterr().out
-    assert "  - 'ledger_path' (ClawSpec 0.1) is ignored" in out
+    assert "  - 'ledger_path' (legacy ClawSpec) is ignored" in out
     assert "  - scenario_patterns: added '**/*.clawspec.yaml'" in out
     data = _load(ws, "clawspec.yaml")
     assert "ledger_path" not in data
@@ -280,7 +310,7 @@ def test_migrating_twice_changes_nothing(ws: Path, capsys: pytest.CaptureFixture
     assert {p: p.read_bytes() for p in ws.rglob("*") if p.is_file()} == files
     out = capsys.readouterr().out
     assert out.count("already in the current format") == 5
-    assert "coverage-ledger.yaml: ClawSpec 0.1 coverage ledger: not used any more" in out
+    assert "coverage-ledger.yaml: legacy ClawSpec coverage ledger: not used any more" in out
 
 
 def test_dry_run_writes_nothing(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""`clawspec migrate` on ClawSpec 0.1 material as its own docs and fixtures write it: template
+"""`clawspec migrate` on legacy ClawSpec material as its own docs and fixtures write it: template
 variables, files without `version`, `regression:` drifts, agent ids, and what stays invalid.
 Each migrated file is checked with the current loader; warnings and errors carry file:line."""
 
@@ -16,7 +16,8 @@ from clawspec.errors import ContractError
 SKILL_MD = "---\nname: {name}\ndescription: A skill.\n---\n# {name}\n"
 SOUL_MD = "# {name}\n\nYou are the {name} agent.\n"
 
-# 0.1's documented template variables (docs/contract-first-methodology.md), in the places its
+# Legacy ClawSpec's documented template variables (docs/contract-first-methodology.md), in the
+# places its
 # own fixtures used them (tests/fixtures/valid_scenario.yaml).
 TEMPLATED = """\
 version: "1.0"
@@ -40,7 +41,7 @@ scenarios:
         updated_after: "{{now}}"
 """
 
-# 0.1's documented scenario with a `regression:` block (docs/baselines-and-regression-
+# Legacy ClawSpec's documented scenario with a `regression:` block (docs/baselines-and-regression-
 # detection.md): no `version`, no `target`, `steps`/`assertions`.
 REGRESSION = """\
 scenarios:
@@ -185,7 +186,8 @@ def test_0_1_template_variables_are_translated_and_the_result_validates(
     assert "  - '{{now}}' → '{{run_started_at}}'" in out
     # {{qa_inbox}} has no equivalent value: the user is told where and what to set.
     assert (
-        f"warning: {contract}:12:7: '{{{{qa_inbox}}}}' (0.1's built-in QA inbox address) is now "
+        f"warning: {contract}:12:7: '{{{{qa_inbox}}}}' (legacy ClawSpec's built-in QA inbox "
+        "address) is now "
         "'{{env.QA_INBOX}}': set QA_INBOX where the contract runs, or write the address here"
     ) in err
     scenario = _load(ws, contract)["scenarios"][0]
@@ -231,7 +233,7 @@ def test_a_0_1_file_without_version_is_found_by_its_shape(
     assert main(["migrate", "skills"]) == 0
     out = capsys.readouterr().out
     assert f"{contract}: migrated → {contract}" in out
-    assert "  - added version: \"1.0\" (a 0.1 file without 'version')" in out
+    assert "  - added version: \"1.0\" (a legacy file without 'version')" in out
     assert "  - added target skill 'skills/my-skill' (the file is in skills/my-skill/tests/)" in out
     data = _load(ws, contract)
     assert data["target"] == {"type": "skill", "path": "skills/my-skill", "trigger": "/my-skill"}
@@ -269,13 +271,13 @@ def test_when_nothing_is_found_each_yaml_file_says_why(
     )
     assert main(["migrate", "ci"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "no ClawSpec 0.1 files found",
-        "ci/compose.yml: not a ClawSpec 0.1 file: no 'scenarios', 'handoff', 'pipeline', "
+        "no legacy ClawSpec files found",
+        "ci/compose.yml: not a legacy ClawSpec file: no 'scenarios', 'handoff', 'pipeline', "
         "'waves', 'baselines' at the top (found: services)",
-        "ci/empty.yaml: not a ClawSpec 0.1 file: empty file",
-        "ci/list.yaml: not a ClawSpec 0.1 file: the document is a list, not a mapping",
-        "ci/suite.yaml: not a ClawSpec 0.1 file: 'scenarios' holds no scenario (a mapping with "
-        "when/then, or 0.1's steps/assertions/regression)",
+        "ci/empty.yaml: not a legacy ClawSpec file: empty file",
+        "ci/list.yaml: not a legacy ClawSpec file: the document is a list, not a mapping",
+        "ci/suite.yaml: not a legacy ClawSpec file: 'scenarios' holds no scenario (a mapping with "
+        "when/then, or legacy ClawSpec's steps/assertions/regression)",
     ]
 
 
@@ -295,12 +297,13 @@ def test_drifts_with_a_baseline_become_limits_the_others_are_warned_about(
     ) in out
     assert (
         f"warning: {contract}:13:7: scenario 'my-skill/smoke': 'regression.max_cost_drift' "
-        "dropped (its baseline has no 'cost_usd' p50; 0.1 skipped the check too): use "
+        "dropped (its baseline has no 'cost_usd' p50; legacy ClawSpec skipped the check too): use "
         "`trace_cost` with `max_usd` in `then`, or `regression: {cost: 50%}` in clawspec.yaml"
     ) in err
     assert (
         f"warning: {contract}:15:7: scenario 'my-skill/smoke': 'regression.max_step_drift' "
-        "dropped (its baseline has no 'llm_call_count' p50; 0.1 skipped the check too): use "
+        "dropped (its baseline has no 'llm_call_count' p50; legacy ClawSpec skipped the check "
+        "too): use "
         "`llm_call_count` with `max` in `then`"
     ) in err
     assert _load(ws, contract)["scenarios"][0]["then"] == [
@@ -323,7 +326,7 @@ def test_cost_and_step_drifts_map_when_the_baseline_has_them(
     assert "warning:" not in capsys.readouterr().err
     then = _load(ws, contract)["scenarios"][0]["then"]
     assert {"type": "trace_cost", "max_usd": 0.03} in then
-    assert {"type": "llm_call_count", "max": 5} in then  # 0.1: baseline + drift
+    assert {"type": "llm_call_count", "max": 5} in then  # legacy ClawSpec: baseline + drift
     _validates(capsys, contract)
 
 
@@ -370,11 +373,14 @@ def test_one_agent_id_rule_everywhere(ws: Path, capsys: pytest.CaptureFixture[st
     # No folder holds `agents-marketing-social`: kept, and said where.
     assert then[3]["to_agent"] == "agents-marketing-social"
     assert (
-        f"warning: {contract}:19:9: agent 'agents-marketing-social' (0.1's path form) matches no "
+        f"warning: {contract}:19:9: agent 'agents-marketing-social' (legacy ClawSpec's path form) "
+        "matches no "
         "agent folder (a SOUL.md) in the workspace: kept as written"
     ) in err
     assert "  - agent 'agents-marketing-brand' → 'brand' (the folder name of " in out
-    assert data["scenarios"][1]["agent_id"] == "brand"  # a prefix of 0.1's own: same rule
+    assert (
+        data["scenarios"][1]["agent_id"] == "brand"
+    )  # a prefix of legacy ClawSpec's own: same rule
 
     handoff = _load(ws, "handoffs/campaign-to-brand.clawspec.yaml")
     assert handoff["target"] == {

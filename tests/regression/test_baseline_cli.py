@@ -95,15 +95,18 @@ def test_no_baseline_found_says_so_and_falls_back_to_the_normal_policy(
     write_contract(_contract(fine=WRITES, broken=SILENT))
     missing = workspace / "nowhere.json"
     assert main(["run", ".", "--baseline", str(missing), "--fail-on", "regression"]) == 1
-    err = capsys.readouterr().err
-    assert "note: no baseline found: " in err and "judged by the normal exit policy" in err
+    out, err = capsys.readouterr()
+    # Said once, by the terminal's headline, with how the run was judged.
+    assert "No baseline found: " in out and "; judged by the normal exit policy" in out
+    assert "no baseline" not in err.lower()
     report = _report(workspace / "reports" / "clawspec-report.json")
     assert report["baseline"] is None
     assert report["comparison"]["baseline_missing"]
     assert report["comparison"]["scenarios"] == []
     write_contract(_contract(fine=WRITES))
     assert main(["run", ".", "--fail-on", "regression"]) == 0  # no --baseline at all: same rule
-    assert "no baseline configured" in capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "No baseline configured (set --baseline); judged by the normal exit policy" in out
 
 
 def test_nightly_runs_saved_in_a_folder_store_give_trends_and_compare_with_the_previous_run(

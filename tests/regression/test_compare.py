@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clawspec.config import RegressionSettings
+from clawspec.config.settings import RegressionSettings
 from clawspec.errors import ExitCode
 from clawspec.regression.attempts import pass_rate
 from clawspec.regression.compare import compare
@@ -14,8 +14,8 @@ from clawspec.reports.model import (
     ScenarioEvidence,
     TokenTotals,
     ToolCallRecord,
-    exit_code,
 )
+from clawspec.reports.outcome import Policy, decide
 from tests.reports.factory import report, scenario
 
 
@@ -211,13 +211,13 @@ def test_skipped_scenarios_and_new_failures() -> None:
 def test_fail_on_regression_exit_policy(comparison, statuses, expected) -> None:
     run = report(*(scenario(f"s{i}", s) for i, s in enumerate(statuses)))
     run = run.model_copy(update={"comparison": comparison})
-    assert exit_code(run, None, "regression") == expected
+    assert decide(run, Policy("regression", None)).exit_code == expected
 
 
 def test_tolerances_take_ratios_or_percentages_and_bad_values_name_their_source(
     tmp_path,
 ) -> None:
-    from clawspec.config import load_settings
+    from clawspec.config.loading import load_settings
     from clawspec.errors import ConfigError
 
     config = tmp_path / "clawspec.yaml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 
-from clawspec.config import RegressionSettings
+from clawspec.config.settings import RegressionSettings
 from clawspec.regression.apply import with_regression
 from clawspec.reports.github.annotations import select_annotations
 from clawspec.reports.github.outputs import output_values
@@ -155,3 +155,24 @@ def test_change_sections_are_capped_when_the_summary_must_shrink() -> None:
     assert len(text.encode()) <= 60_000
     assert "### Regressions since main @ `3f2c1ab` (2026-11-22 10:00 UTC): 3,000" in text
     assert "more (JSON report)" in text
+
+
+def test_a_run_with_variants_and_no_baseline_says_so_once_and_how_it_was_judged() -> None:
+    from clawspec.ci_context import CIContext
+    from clawspec.config.settings import Settings
+    from clawspec.regression.step import judge_against_history
+    from clawspec.reports.model import VariantComparison
+
+    current, _ = _runs()
+    gate = VariantComparison(variant="cheap", reference="default", required=True)
+    current = current.model_copy(update={"variant_comparisons": [gate]})
+    settings = Settings(fail_on="regression")
+    err, out = io.StringIO(), io.StringIO()
+    judged = judge_against_history(current, settings, CIContext(), err=err)
+    TerminalReporter(out, colour=False).summary(judged)
+    said = err.getvalue() + out.getvalue()
+    assert "No baseline configured (set --baseline); judged against the reference variant" in said
+    assert said.lower().count("no baseline") == 1
+    assert "> No baseline configured (set --baseline); judged against the reference variant." in (
+        render_summary(judged)
+    )

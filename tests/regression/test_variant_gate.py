@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from clawspec.config import RegressionSettings, VariantSettings
+from clawspec.config.settings import RegressionSettings, VariantSettings
 from clawspec.errors import ExitCode
 from clawspec.regression.apply import with_regression
 from clawspec.regression.variants import with_variants
-from clawspec.reports.model import AttemptStats, RunReport, exit_code
+from clawspec.reports.model import AttemptStats, RunReport
+from clawspec.reports.outcome import Policy, decide
 from clawspec.reports.variants import variant_table
 from tests.reports.factory import report, scenario
 
@@ -51,7 +52,7 @@ def test_a_required_variant_that_regresses_fails_the_job_and_says_why() -> None:
     ]
     assert haiku.counts["regressed"] == 1
     assert haiku.regressions == [f"{tools} @ haiku: pass → fail (reference: sonnet)"]
-    assert exit_code(found, None, "regression") == ExitCode.FAILED
+    assert decide(found, Policy("regression", None)).exit_code == ExitCode.FAILED
     assert [v.name for v in found.variants] == ["sonnet", "haiku", "mini"]
     assert [v.reference for v in found.variants] == [True, False, False]
 
@@ -66,8 +67,8 @@ def test_what_the_reference_fails_too_does_not_fail_the_gate() -> None:
     assert gate(found, "haiku").counts["still_failing"] == 1
     assert found.totals.failed == 2
     # The normal policy fails on them; the gate does not.
-    assert exit_code(found, None, "fail") == ExitCode.FAILED
-    assert exit_code(found, None, "regression") == ExitCode.OK
+    assert decide(found, Policy("fail", None)).exit_code == ExitCode.FAILED
+    assert decide(found, Policy("regression", None)).exit_code == ExitCode.OK
 
 
 def test_an_advisory_variant_is_shown_and_never_fails_the_job() -> None:
@@ -79,9 +80,9 @@ def test_an_advisory_variant_is_shown_and_never_fails_the_job() -> None:
     )
     mini = gate(found, "mini")
     assert not mini.required and mini.counts["regressed"] == 1 and mini.regressions
-    assert exit_code(found, None, "regression") == ExitCode.OK
+    assert decide(found, Policy("regression", None)).exit_code == ExitCode.OK
     # Nor under the normal policy: its failures are not counted.
-    assert exit_code(found, None, "fail") == ExitCode.OK
+    assert decide(found, Policy("fail", None)).exit_code == ExitCode.OK
     table = variant_table(found)
     assert table is not None
     assert [c.role for c in table.columns] == ["reference", "required", "advisory"]
@@ -123,14 +124,14 @@ def test_token_and_duration_differences_never_fail_the_gate() -> None:
     haiku = gate(found, "haiku")
     assert haiku.scenarios[0].details["duration_ms"]["delta"] == 59_000
     assert not haiku.regressions
-    assert exit_code(found, None, "regression") == ExitCode.OK
+    assert decide(found, Policy("regression", None)).exit_code == ExitCode.OK
 
 
 def test_without_the_reference_there_is_no_gate_and_the_normal_policy_applies() -> None:
     results = [scenario("tools", "fail", variant="haiku")]
     found = with_variants(report(*results), VARIANTS, "sonnet", RegressionSettings())
     assert [v.name for v in found.variants] == ["haiku"] and not found.variant_comparisons
-    assert exit_code(found, None, "regression") == ExitCode.FAILED
+    assert decide(found, Policy("regression", None)).exit_code == ExitCode.FAILED
 
 
 def test_a_baseline_regression_of_an_advisory_variant_is_not_a_reason_to_fail() -> None:
@@ -143,7 +144,7 @@ def test_a_baseline_regression_of_an_advisory_variant_is_not_a_reason_to_fail() 
     mini = [c for c in compared.comparison.scenarios if c.variant == "mini"]
     assert mini[0].change == "regressed"  # shown
     assert compared.comparison.regressions == []  # not counted
-    assert exit_code(compared, None, "regression") == ExitCode.OK
+    assert decide(compared, Policy("regression", None)).exit_code == ExitCode.OK
 
 
 def test_a_shard_compares_only_what_it_ran_on_both_sides() -> None:

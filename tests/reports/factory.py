@@ -38,6 +38,8 @@ def scenario(name: str, status: str, *assertions: AssertionResult, **kw: Any) ->
         "assertions": list(assertions),
     }
     data.update(kw)
+    if "example" not in kw:  # the runner writes the name as written (a row's has no `[row]`)
+        data.setdefault("scenario", name)
     return ScenarioResult(**data)
 
 

@@ -12,6 +12,7 @@ from clawspec.reports.model import (
     AttemptRun,
     AttemptStats,
     BaselineRef,
+    CheckRef,
     Comparison,
     MergeInfo,
     PassRate,
@@ -78,9 +79,11 @@ def rich_report(text: str = "") -> RunReport:
         contract=contract,
         line=5,
         name=f"delegates-review{text}",
+        scenario=f"delegates-review{text}",
         target=f"agents/orchestrator{text}",
         status=Status.FAIL,
         message=f"then[1] (artifact_matches_golden): ROUGE-L F1 0.410 < 0.7{text}",
+        restates=CheckRef(phase="then", index=1),
         run_id=f"run-a{text}",
         gateway_run_id=f"gw-a{text}",
         duration_ms=2300,
@@ -161,7 +164,8 @@ def rich_report(text: str = "") -> RunReport:
         delegates,
         ScenarioResult(
             id=f"{newsletter}::writes-draft", contract=newsletter, line=7, name="writes-draft",
-            target="skills/newsletter", status=Status.PASS, message="", run_id="run-b",
+            scenario="writes-draft", target="skills/newsletter", status=Status.PASS, message="",
+            run_id="run-b",
             duration_ms=1200, tags=["smoke"],
             assertions=[assertion("pass", "file present", type="file_present", phase="given")],
             evidence=ScenarioEvidence(
@@ -171,7 +175,7 @@ def rich_report(text: str = "") -> RunReport:
         ),
         ScenarioResult(
             id=f"{newsletter}::provider-down", contract=newsletter, line=40, name="provider-down",
-            target="skills/newsletter", status=Status.ERROR,
+            scenario="provider-down", target="skills/newsletter", status=Status.ERROR,
             # A gateway run id and a URL: code spans on GitHub, copied without hidden characters.
             message=f"invocation failed: HTTP 500 (gateway run 3f2a9c0b1d2e4f56, POST "
                     f"http://127.0.0.1:18789/hooks/agent){text}", run_id="run-c",
@@ -180,12 +184,13 @@ def rich_report(text: str = "") -> RunReport:
         ),
         ScenarioResult(
             id=f"{newsletter}::judged", contract=newsletter, line=50, name="judged",
-            target="skills/newsletter", status=Status.SKIP,
+            scenario="judged", target="skills/newsletter", status=Status.SKIP,
             message=f"judge not configured{text}", run_id=None, duration_ms=0,
         ),
         ScenarioResult(
             id=f"{newsletter}::verbose", contract=newsletter, line=60, name="verbose",
-            target="skills/newsletter", status=Status.WARN, message=f"warned{text}",
+            scenario="verbose", target="skills/newsletter", status=Status.WARN,
+            message=f"warned{text}",
             run_id="run-e", duration_ms=900, tags=["nightly"],
             # A trace without a link (the local backend): its id is shown as it is.
             trace=TraceRef(backend="local", id="bc51bde4d0a1f2e3c4b5a69788776655"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from clawspec import secrets as registry
 from clawspec.ci_context import CIContext
 from clawspec.reports.github.annotations import select_annotations, write_annotations
 from clawspec.reports.github.commands import GitHubRunner
@@ -34,8 +35,10 @@ def test_forty_failures_give_ten_errors_and_one_closing_notice() -> None:
         for i in range(40)
     ]
     stream = io.StringIO()
-    runner = GitHubRunner(CIContext(), ["secret-token"], stream)
-    write_annotations(runner, report(*failing))
+    with registry.scope() as active:  # a command's registry, holding one secret
+        active.add("secret-token")
+        runner = GitHubRunner(CIContext(), stream)
+        write_annotations(runner, report(*failing))
     lines = stream.getvalue().splitlines()
     assert lines[0] == "::add-mask::secret-token"
     commands = [parse_command(line) for line in lines[1:]]

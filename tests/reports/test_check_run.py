@@ -10,22 +10,25 @@ from pathlib import Path
 
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.api import finish
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.errors import ExitCode
 from clawspec.reports.github.api import GitHubApiError, GitHubForbiddenError
 from clawspec.reports.github.check_run import (
     check_annotations,
-    conclusion,
     head_sha,
     is_fork_pull_request,
     publish_check_run,
 )
 from clawspec.reports.model import AttemptStats, Comparison, RunReport, ScenarioChange
+from clawspec.reports.outcome import Policy, RunOutcome, decide
 from tests.reports.factory import CONTRACT, assertion, mixed_report, report, scenario
 from tests.support.github_api import FORK_MESSAGE, GitHubApiServer
 
+FAILED = RunOutcome(ExitCode.FAILED, "failure", ("1 failed",))
+PASSED = RunOutcome(ExitCode.OK, "success")
 TOKEN = "ghs_check_run_token_0123456789"
 HEAD = "a" * 40
 MERGE = "b" * 40
@@ -91,11 +94,12 @@ def test_120_failing_assertions_are_one_create_and_two_updates_with_every_annota
     api: GitHubApiServer, environ: dict[str, str], tmp_path: Path
 ) -> None:
     (tmp_path / "project").mkdir()
+    failing = _failing(120)
     result = publish_check_run(
-        _failing(120),
+        failing,
         CIContext.from_environ(environ),
         TOKEN,
-        ExitCode.FAILED,
+        decide(failing, Policy()),
         workspace=tmp_path / "project",
         sleep=_no_sleep,
     )
@@ -112,13 +116,13 @@ def test_120_failing_assertions_are_one_create_and_two_updates_with_every_annota
     assert create["name"] == "ClawSpec: test"
     assert create["head_sha"] == HEAD  # the PR's head commit, not GITHUB_SHA's merge commit
     assert (create["status"], create["conclusion"]) == ("completed", "failure")
-    assert create["output"]["title"] == "4 scenarios: 4 failed"
+    assert create["output"]["title"] == "4 scenarios: 4 failed; failed"
     assert "120 annotations on the contract lines (120 failures)" in create["output"]["summary"]
     assert create["output"]["text"].startswith("## ClawSpec results")
     assert [len(b["output"]["annotations"]) for b in (create, first, last)] == [50, 50, 20]
     assert "text" not in first["output"]
     assert last["output"]["text"] == create["output"]["text"]
-    assert all(b["output"]["title"] == "4 scenarios: 4 failed" for b in (first, last))
+    assert all(b["output"]["title"] == create["output"]["title"] for b in (first, last))
     (stored,) = api.check_runs()
     annotations = stored["output"]["annotations"]
     assert len(annotations) == 120
@@ -144,7 +148,7 @@ def test_fifty_or_fewer_annotations_take_one_request(
     api: GitHubApiServer, environ: dict[str, str]
 ) -> None:
     result = publish_check_run(
-        mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=_no_sleep
+        mixed_report(), CIContext.from_environ(environ), TOKEN, FAILED, sleep=_no_sleep
     )
     assert result is not None
     assert [r.method for r in api.requests] == ["POST"]
@@ -185,7 +189,9 @@ def test_texts_are_masked_before_they_are_cut_to_githubs_limits() -> None:
         scenario(long_name, "fail", assertion("fail", f"leaked {secret} " + "x" * 100_000)),
         scenario("short", "fail", assertion("fail", f"token {secret} here"), id="c::short"),
     )
-    first, second = check_annotations(data, [secret])
+    with registry.scope() as active:
+        active.add(secret)
+        first, second = check_annotations(data)
     assert len(first["title"]) == 255
     assert len(first["message"].encode()) <= 64_000
     assert first["message"].startswith("then[0] artifact_exists: leaked *** x")
@@ -196,33 +202,34 @@ def test_texts_are_masked_before_they_are_cut_to_githubs_limits() -> None:
 def test_the_server_accepts_what_was_cut(api: GitHubApiServer, environ: dict[str, str]) -> None:
     data = report(scenario("n" * 300, "fail", assertion("fail", "é" * 80_000)))
     result = publish_check_run(
-        data, CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=_no_sleep
+        data, CIContext.from_environ(environ), TOKEN, FAILED, sleep=_no_sleep
     )
     assert result is not None  # a 422 would have raised
     assert TOKEN not in json.dumps([r.body for r in api.requests])
 
 
 @pytest.mark.parametrize(
-    ("statuses", "interrupted", "code", "expected"),
+    ("statuses", "interrupted", "policy", "expected"),
     [
-        (["pass"], False, ExitCode.OK, "success"),
-        (["pass", "fail"], False, ExitCode.FAILED, "failure"),
-        (["pass", "fail"], False, ExitCode.OK, "neutral"),  # fail_on never / regression
-        (["error"], False, ExitCode.OK, "neutral"),  # fail_on never
-        ([], False, ExitCode.OK, "neutral"),  # nothing ran
-        (["pass", "skip"], False, ExitCode.FAILED, "failure"),  # over max_skipped
-        (["pass"], True, ExitCode.INTERRUPTED, "cancelled"),
-        (["warn", "skip"], False, ExitCode.OK, "success"),
+        (["pass"], False, Policy(), "success"),
+        (["pass", "fail"], False, Policy(), "failure"),
+        (["pass", "fail"], False, Policy("never"), "neutral"),
+        (["pass", "fail"], False, Policy("regression"), "failure"),  # nothing to compare with
+        (["error"], False, Policy("never"), "neutral"),
+        ([], False, Policy(), "neutral"),  # nothing ran
+        (["pass", "skip"], False, Policy(max_skipped="0"), "failure"),
+        (["pass"], True, Policy(), "cancelled"),
+        (["warn", "skip"], False, Policy(), "success"),
     ],
 )
 def test_conclusion_follows_the_exit_policy(
-    statuses: list[str], interrupted: bool, code: ExitCode, expected: str
+    statuses: list[str], interrupted: bool, policy: Policy, expected: str
 ) -> None:
     data = report(
         *(scenario(f"s{i}", s, id=f"c::s{i}") for i, s in enumerate(statuses)),
         interrupted=interrupted,
     )
-    assert conclusion(data, code) == expected
+    assert decide(data, policy).conclusion == expected
 
 
 def test_head_sha_is_the_pull_requests_head_else_github_sha(tmp_path: Path) -> None:
@@ -236,22 +243,17 @@ def test_head_sha_is_the_pull_requests_head_else_github_sha(tmp_path: Path) -> N
 
 def test_no_commit_means_no_check_run(api: GitHubApiServer, environ: dict[str, str]) -> None:
     environ = {k: v for k, v in environ.items() if k not in ("GITHUB_SHA", "GITHUB_EVENT_PATH")}
-    assert (
-        publish_check_run(mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED)
-        is None
-    )
+    assert publish_check_run(mixed_report(), CIContext.from_environ(environ), TOKEN, FAILED) is None
     assert api.requests == []
 
 
 def test_check_name_and_shard_suffix(api: GitHubApiServer, environ: dict[str, str]) -> None:
-    publish_check_run(
-        mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, name="Agents"
-    )
+    publish_check_run(mixed_report(), CIContext.from_environ(environ), TOKEN, FAILED, name="Agents")
     from clawspec.reports.model import ShardInfo
 
     shard = ShardInfo(index=2, total=4, fingerprint="f", selected=9)
     sharded = mixed_report().model_copy(update={"shard": shard})
-    publish_check_run(sharded, CIContext.from_environ(environ), TOKEN, ExitCode.FAILED)
+    publish_check_run(sharded, CIContext.from_environ(environ), TOKEN, FAILED)
     assert [run["name"] for run in api.check_runs()] == ["Agents", "ClawSpec: test (shard 2/4)"]
 
 
@@ -277,7 +279,7 @@ def test_a_429_then_success_is_retried_after_retry_after(
     api.fail_next(429, "Too Many Requests", {"Retry-After": "2"}, methods=("POST",))
     waits: list[float] = []
     result = publish_check_run(
-        _failing(60), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=waits.append
+        _failing(60), CIContext.from_environ(environ), TOKEN, FAILED, sleep=waits.append
     )
     assert result is not None
     assert waits == [2.0]
@@ -294,7 +296,7 @@ def test_a_secondary_limit_on_an_update_is_retried(
         _failing(60),
         CIContext.from_environ(environ),
         TOKEN,
-        ExitCode.FAILED,
+        FAILED,
         sleep=waits.append,
         backoff_s=0.5,
     )
@@ -312,7 +314,7 @@ def test_an_exhausted_primary_limit_waits_for_its_reset(
     api.fail_next(403, "API rate limit exceeded", headers, methods=("POST",))
     waits: list[float] = []
     assert publish_check_run(
-        mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.OK, sleep=waits.append
+        mixed_report(), CIContext.from_environ(environ), TOKEN, PASSED, sleep=waits.append
     )
     (wait,) = waits
     assert 25 <= wait <= 31
@@ -325,7 +327,7 @@ def test_a_rate_limit_that_never_lifts_is_an_error_not_a_permission(
         api.fail_next(403, "You have exceeded a secondary rate limit", methods=("POST",))
     with pytest.raises(GitHubApiError) as caught:
         publish_check_run(
-            mixed_report(), CIContext.from_environ(environ), TOKEN, ExitCode.OK, sleep=_no_sleep
+            mixed_report(), CIContext.from_environ(environ), TOKEN, PASSED, sleep=_no_sleep
         )
     assert not isinstance(caught.value, GitHubForbiddenError)
     assert "→ 403: You have exceeded a secondary rate limit" in str(caught.value)
@@ -338,7 +340,7 @@ def test_a_failed_update_says_how_many_annotations_were_added(
         api.fail_next(502, "Bad Gateway", methods=("PATCH",))
     with pytest.raises(GitHubApiError, match=r"only 50 of 120 annotations were added: PATCH"):
         publish_check_run(
-            _failing(120), CIContext.from_environ(environ), TOKEN, ExitCode.FAILED, sleep=_no_sleep
+            _failing(120), CIContext.from_environ(environ), TOKEN, FAILED, sleep=_no_sleep
         )
 
 

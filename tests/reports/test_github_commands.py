@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.ci_context import CIContext
 from clawspec.reports.github.commands import (
     Annotation,
@@ -71,9 +72,11 @@ def test_escape_rules_match_the_toolkit() -> None:
 
 def test_add_mask_lines_come_before_any_other_output() -> None:
     stream = io.StringIO()
-    runner = GitHubRunner(CIContext(), ["tok-12345", "multi\nline-secret"], stream)
-    runner.annotate(Annotation("error", "leaked tok-12345 here", "title", "a.yaml", 3))
-    runner.mask_secrets()  # idempotent
+    with registry.scope() as active:  # the command's registry: its values are announced
+        active.add("tok-12345", "multi\nline-secret")
+        runner = GitHubRunner(CIContext(), stream)
+        runner.annotate(Annotation("error", "leaked tok-12345 here", "title", "a.yaml", 3))
+        runner.mask_secrets()  # idempotent
     lines = stream.getvalue().splitlines()
     assert lines[:4] == [
         "::add-mask::tok-12345",
@@ -81,8 +84,12 @@ def test_add_mask_lines_come_before_any_other_output() -> None:
         "::add-mask::multi",
         "::add-mask::line-secret",
     ]
-    assert lines[4] == "::error file=a.yaml,line=3,title=title::leaked *** here"
-    assert len(lines) == 5
+    # then the registry's JSON and URL spellings of the multi-line value, then the rest
+    assert lines[4:-1] == [
+        "::add-mask::multi\\nline-secret",
+        "::add-mask::multi%250Aline-secret",
+    ]
+    assert lines[-1] == "::error file=a.yaml,line=3,title=title::leaked *** here"
 
 
 def test_mask_values_skip_empty_and_blank_secrets() -> None:
@@ -92,16 +99,18 @@ def test_mask_values_skip_empty_and_blank_secrets() -> None:
 def test_summary_is_appended_and_cleaned(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
-    runner = GitHubRunner(
-        CIContext.from_environ({"GITHUB_STEP_SUMMARY": str(summary)}), ["tok-12345"], io.StringIO()
-    )
-    assert runner.append_summary("# x \x1b[31mred\x1b[0m tok-12345\n") == summary
+    with registry.scope() as active:
+        active.add("tok-12345")
+        runner = GitHubRunner(
+            CIContext.from_environ({"GITHUB_STEP_SUMMARY": str(summary)}), io.StringIO()
+        )
+        assert runner.append_summary("# x \x1b[31mred\x1b[0m tok-12345\n") == summary
     assert summary.read_text(encoding="utf-8") == "earlier step\n# x red ***\n"
 
 
 def test_outputs_single_and_multi_line_values(tmp_path: Path) -> None:
     out = tmp_path / "output"
-    runner = GitHubRunner(CIContext.from_environ({"GITHUB_OUTPUT": str(out)}), [], io.StringIO())
+    runner = GitHubRunner(CIContext.from_environ({"GITHUB_OUTPUT": str(out)}), io.StringIO())
     delimiters = iter(["EOF_A", "EOF_B"])
     runner.set_outputs({"one": "1", "text": "a\nb EOF_A\nc"}, lambda: next(delimiters))
     # The first delimiter occurs in the value, so a fresh one is drawn.
@@ -116,7 +125,7 @@ def test_default_delimiter_is_random() -> None:
 
 
 def test_without_the_files_nothing_is_written() -> None:
-    runner = GitHubRunner(CIContext(), [], io.StringIO())
+    runner = GitHubRunner(CIContext(), io.StringIO())
     assert runner.append_summary("x") is None
     assert runner.set_outputs({"a": "b"}) is None
 
@@ -143,7 +152,7 @@ def parse_outputs(text: str) -> dict[str, str]:
 def test_write_outputs_gives_every_output_with_workspace_relative_paths(tmp_path: Path) -> None:
     out = tmp_path / "output"
     environ = {"GITHUB_OUTPUT": str(out), "GITHUB_WORKSPACE": str(tmp_path)}
-    runner = GitHubRunner(CIContext.from_environ(environ), [], io.StringIO())
+    runner = GitHubRunner(CIContext.from_environ(environ), io.StringIO())
     write_outputs(runner, mixed_report(), tmp_path / "r" / "report.json", None)
     values = parse_outputs(out.read_text(encoding="utf-8"))
     assert tuple(values) == OUTPUT_NAMES
@@ -156,12 +165,13 @@ def test_write_outputs_gives_every_output_with_workspace_relative_paths(tmp_path
         "warned": "1",
         "report_path": "r/report.json",
         "junit_path": "",
-        "summary": "6 scenarios: 2 passed, 1 failed, 1 errored, 1 warned, 1 skipped",
+        "summary": "6 scenarios: 2 passed, 1 failed, 1 errored, 1 warned, 1 skipped; failed",
         "regressed": "",
         "fixed": "",
         "flaky": "0",
-        # No budget and no usage recorded: nothing spent is claimed (never a $0).
-        "spent": "",
-        "cost_usd": "",
+        # No budget: the judge calls' usage is spend, summed as the budget counts it; the
+        # agents recorded none, so the cost is unknown (never a $0).
+        "spent": "Spent: cost unknown (6 runs unpriced), 1,500 tokens; 6 of 6 agent runs",
+        "cost_usd": "unknown",
         "budget_stopped": "",
     }

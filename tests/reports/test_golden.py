@@ -1,9 +1,9 @@
 """Golden files: fixed reports rendered to every output ClawSpec writes, compared byte for byte.
 
 Each report below (`REPORTS`) is rendered by the pure render function of every output
-(`OUTPUTS`) with fixed arguments (repository root, working folder, PR comment marker, secrets):
-nothing comes from the clock, the environment or the machine. The expected bytes are the files
-in `tests/reports/golden/<report>/<output>`.
+(`OUTPUTS`) with fixed arguments (repository root, working folder, PR comment marker) and one
+registered secret: nothing comes from the clock, the environment or the machine. The expected
+bytes are the files in `tests/reports/golden/<report>/<output>`.
 
 After an intended change of an output (or of report.css/report.js, which the HTML embeds),
 regenerate the files and review the diff before committing it:
@@ -19,16 +19,17 @@ import io
 import json
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.ci_context import CIContext
 from clawspec.reports.codequality import render_codequality
 from clawspec.reports.github.annotations import write_annotations
-from clawspec.reports.github.check_run import check_annotations, conclusion, render_output
+from clawspec.reports.github.check_run import check_annotations, render_output
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.outputs import write_outputs
 from clawspec.reports.github.pr_comment import render_pr_comment
@@ -52,8 +53,8 @@ from clawspec.reports.model import (
     ToolCallRecord,
     Totals,
     TraceRef,
-    exit_code,
 )
+from clawspec.reports.outcome import Policy, decide
 from clawspec.reports.terminal import TerminalReporter
 from clawspec.status import Status
 from tests.reports.factory import assertion
@@ -65,7 +66,7 @@ REGENERATE = "python -m tests.reports.test_golden"
 # working folder relative contract paths are read from, and $GITHUB_WORKSPACE.
 ROOT = "/clawspec-golden/repo"
 MARKER = "<!-- clawspec:CI:clawspec -->"
-SECRET = "sk-golden-0123456789abcdef"  # passed to every renderer; the outputs show ***
+SECRET = "sk-golden-0123456789abcdef"  # registered for every renderer; the outputs show ***
 
 
 def compared_report() -> RunReport:
@@ -84,6 +85,7 @@ def compared_report() -> RunReport:
             contract=router,
             line=3,
             name="routes | billing <b>@team</b>",
+            scenario="routes | billing <b>@team</b>",
             target="agents/router",
             status=Status.FAIL,
             message=f"invocation failed: HTTP 401\nAuthorization: Bearer {SECRET}",
@@ -131,6 +133,7 @@ def compared_report() -> RunReport:
             contract=shared,
             line=12,
             name="greets 👋 in 日本語",
+            scenario="greets 👋 in 日本語",
             target="skills/greeter",
             status=Status.PASS,
             message="",
@@ -167,6 +170,7 @@ def compared_report() -> RunReport:
             contract=router,
             line=30,
             name="escalates",
+            scenario="escalates",
             target="agents/router",
             status=Status.FAIL,
             message="",
@@ -188,6 +192,7 @@ def compared_report() -> RunReport:
             contract=router,
             line=50,
             name="new-route",
+            scenario="new-route",
             target="agents/router",
             status=Status.ERROR,
             message="",
@@ -199,6 +204,7 @@ def compared_report() -> RunReport:
             contract=router,
             line=60,
             name="uses-memory",
+            scenario="uses-memory",
             target="agents/router",
             status=Status.PASS,
             message="",
@@ -355,70 +361,70 @@ REPORTS: dict[str, Callable[[], RunReport]] = {
 }
 
 
-def _json(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_json(report, secrets).encode("utf-8")
+def _json(report: RunReport) -> bytes:
+    return render_json(report).encode("utf-8")
 
 
-def _junit(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_junit(report, secrets, ROOT, Path(ROOT))
+def _junit(report: RunReport) -> bytes:
+    return render_junit(report, ROOT, Path(ROOT))
 
 
-def _junit_strict(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_junit(report, secrets, ROOT, Path(ROOT), strict=True)
+def _junit_strict(report: RunReport) -> bytes:
+    return render_junit(report, ROOT, Path(ROOT), strict=True)
 
 
-def _summary(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_summary(report, secrets=secrets).encode("utf-8")
+def _summary(report: RunReport) -> bytes:
+    return render_summary(report).encode("utf-8")
 
 
-def _pr_comment(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_pr_comment(report, MARKER, secrets).encode("utf-8")
+def _pr_comment(report: RunReport) -> bytes:
+    return render_pr_comment(report, MARKER).encode("utf-8")
 
 
-def _annotations(report: RunReport, secrets: Sequence[str]) -> bytes:
+def _annotations(report: RunReport) -> bytes:
     """The workflow commands written to stdout: the masks, then the annotations."""
     stream = io.StringIO()
-    runner = GitHubRunner(CIContext.from_environ({"GITHUB_WORKSPACE": ROOT}), secrets, stream)
+    runner = GitHubRunner(CIContext.from_environ({"GITHUB_WORKSPACE": ROOT}), stream)
     runner.mask_secrets()
     write_annotations(runner, report, workspace=Path(ROOT))
     return stream.getvalue().encode("utf-8")
 
 
-def _check_run(report: RunReport, secrets: Sequence[str]) -> bytes:
+def _check_run(report: RunReport) -> bytes:
     """What the check run is created with (its conclusion and output), before it is sent."""
-    annotations = check_annotations(report, secrets, ROOT, Path(ROOT))
-    output = render_output(report, annotations, secrets)
+    annotations = check_annotations(report, ROOT, Path(ROOT))
+    output = render_output(report, annotations)
     payload = {
-        "conclusion": conclusion(report, exit_code(report, None)),
+        "conclusion": decide(report, Policy()).conclusion,
         "output": {**output, "annotations": annotations},
     }
     return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _codequality(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_codequality(report, secrets, ROOT, Path(ROOT))
+def _codequality(report: RunReport) -> bytes:
+    return render_codequality(report, ROOT, Path(ROOT))
 
 
-def _html(report: RunReport, secrets: Sequence[str]) -> bytes:
-    return render_html(report, secrets).encode("utf-8")
+def _html(report: RunReport) -> bytes:
+    return render_html(report).encode("utf-8")
 
 
-def _terminal(report: RunReport, secrets: Sequence[str]) -> bytes:
+def _terminal(report: RunReport) -> bytes:
     """A line per scenario as it finishes, then the summary; colour off."""
     stream = io.StringIO()
-    reporter = TerminalReporter(stream, colour=False, secrets=secrets, total=len(report.scenarios))
+    reporter = TerminalReporter(stream, colour=False, total=len(report.scenarios))
     for scenario in report.scenarios:
         reporter.on_scenario_done(scenario)
     reporter.summary(report)
     return stream.getvalue().encode("utf-8")
 
 
-def _outputs(report: RunReport, secrets: Sequence[str]) -> bytes:
+def _outputs(report: RunReport) -> bytes:
     """The step outputs appended to $GITHUB_OUTPUT."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "github_output"
         context = CIContext.from_environ({"GITHUB_OUTPUT": str(path), "GITHUB_WORKSPACE": ROOT})
-        runner = GitHubRunner(context, secrets)
+        runner = GitHubRunner(context)
         write_outputs(
             runner,
             report,
@@ -429,7 +435,7 @@ def _outputs(report: RunReport, secrets: Sequence[str]) -> bytes:
         return path.read_bytes()
 
 
-OUTPUTS: dict[str, Callable[[RunReport, Sequence[str]], bytes]] = {
+OUTPUTS: dict[str, Callable[[RunReport], bytes]] = {
     "report.json": _json,
     "junit.xml": _junit,
     "junit-strict.xml": _junit_strict,
@@ -448,7 +454,9 @@ CASES = [f"{report}/{output}" for report in REPORTS for output in OUTPUTS]
 def render(case: str) -> bytes:
     """The bytes of one case, `<report>/<output>`."""
     report, output = case.split("/")
-    return OUTPUTS[output](REPORTS[report](), [SECRET])
+    with registry.scope() as active:  # as a command's: the outputs mask what it holds
+        active.add(SECRET)
+        return OUTPUTS[output](REPORTS[report]())
 
 
 def _difference(expected: bytes, actual: bytes) -> str:

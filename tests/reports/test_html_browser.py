@@ -177,8 +177,8 @@ def test_golden_diff_judge_tokens_attempts_and_trend(page: Any) -> None:
     calls = [li.text for li in judge.find_elements("css selector", ".judge-calls li")]
     assert calls == ["call 1: score 4 — Clear and on brand.", "call 2: score 5 — Persuasive."]
     tokens = detail.find_element("css selector", "table.tokens").text
-    assert "Agent run (plugin) 2,100 116 2,216 $0.00510" in tokens
-    assert "Judge: then[2] claude-judge 900 120 1,020 $0.00450" in tokens
+    assert "Agent run (plugin) 2,100 116 2,216 $0.0051" in tokens
+    assert "Judge: then[2] claude-judge 900 120 1,020 $0.0045" in tokens
     assert "2 of 3 attempts passed" in detail.text
     assert detail.find_elements("css selector", "svg.spark polyline")
     assert "100 %, 100 %, 66.7 %" in detail.text

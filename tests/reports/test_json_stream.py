@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from clawspec import secrets as registry
 from clawspec.reports.json_report import clean_data, render_json, write_json
 from clawspec.reports.model import Comparison, RunReport
 from tests.reports.factory import assertion, mixed_report, report, scenario
@@ -15,8 +16,8 @@ from tests.reports.factory import assertion, mixed_report, report, scenario
 SECRET = 's3cret-"token"\\value'  # JSON escapes it: found in its escaped form too
 
 
-def _whole(value: RunReport, secrets: list[str]) -> str:
-    data = clean_data(value.model_dump(mode="json"), secrets)
+def _whole(value: RunReport) -> str:
+    data = clean_data(value.model_dump(mode="json"))
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -48,10 +49,12 @@ def _whole(value: RunReport, secrets: list[str]) -> str:
     ],
 )
 def test_streamed_report_is_the_whole_report_serialised(value: RunReport, tmp_path: Path) -> None:
-    want = _whole(value, [SECRET])
-    assert render_json(value, [SECRET]) == want
-    written = write_json(value, tmp_path / "r.json", [SECRET])
-    assert written.read_text(encoding="utf-8") == want
+    with registry.scope() as active:  # a command's registry, holding the secret
+        active.add(SECRET)
+        want = _whole(value)
+        assert render_json(value) == want
+        written = write_json(value, tmp_path / "r.json")
+        assert written.read_text(encoding="utf-8") == want
     assert SECRET not in want
     assert len(json.loads(want)["scenarios"]) == len(value.scenarios)
 
@@ -59,5 +62,5 @@ def test_streamed_report_is_the_whole_report_serialised(value: RunReport, tmp_pa
 def test_numbers_keep_their_values(tmp_path: Path) -> None:
     value = report(scenario("n", "pass", assertion("pass", value=0.00001, limit=1e16)))
     got = json.loads(render_json(value))
-    assert got == json.loads(_whole(value, []))
+    assert got == json.loads(_whole(value))
     assert got["scenarios"][0]["assertions"][0]["value"] == 0.00001

@@ -15,7 +15,7 @@ from junitparser.xunit2 import JUnitXml, TestCase
 
 from clawspec.assertions.base import Status
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.reports._xml import XmlText
 from clawspec.reports.codequality import repository_root
 from clawspec.reports.github.annotations import select_annotations
@@ -359,7 +359,7 @@ def test_strict_junit_is_what_the_jenkins_xunit_plugin_accepts() -> None:
 
 
 def test_junit_strict_is_a_setting(tmp_path: Path) -> None:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.reports.publish import publish
 
     settings = Settings(report_dir=str(tmp_path), junit=str(tmp_path / "j.xml"), junit_strict=True)

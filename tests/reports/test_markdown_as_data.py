@@ -19,7 +19,7 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from clawspec.ci_context import CIContext
-from clawspec.config import RegressionSettings
+from clawspec.config.settings import RegressionSettings
 from clawspec.errors import ExitCode
 from clawspec.regression.apply import with_regression
 from clawspec.reports.github.check_run import publish_check_run
@@ -34,6 +34,7 @@ from clawspec.reports.github.markdown import (
 from clawspec.reports.github.pr_comment import publish_pr_comment
 from clawspec.reports.github.summary import render_summary
 from clawspec.reports.model import BaselineRef, RunReport, ScenarioTrend, TraceRef
+from clawspec.reports.outcome import RunOutcome
 from tests.regression.test_compare import evidence
 from tests.reports.factory import assertion, report, scenario
 from tests.support.github_api import GitHubApiServer, pull_request_environ
@@ -215,7 +216,7 @@ def test_the_job_summary_shows_hostile_text_as_data() -> None:
     for seen in SEEN.values():
         assert scenarios[seen][2] == f"tests/{seen}:5"
         assert scenarios[seen][4] == (seen if len(seen) <= 40 else seen[:39] + "…")  # label
-    assert scenarios["bad links"][4] == "js"  # no link: not an http(s) URL
+    assert scenarios["bad links"][4] == "1 (js)"  # no link (not an http(s) URL): the id
     assert sorted(row[0] for row in tables["Model"]) == sorted([*SEEN.values(), "total"])
     assert sorted(row[0] for row in tables["Scenario"]) == sorted(SEEN.values())
 
@@ -268,7 +269,13 @@ def test_the_check_run_summary_and_text_show_hostile_text_as_data(
 ) -> None:
     environ = {**pull_request_environ(api.url, tmp_path), "GITHUB_SHA": "d" * 40}
     context = CIContext.from_environ(environ)
-    publish_check_run(hostile_report(), context, TOKEN, ExitCode.FAILED, sleep=lambda s: None)
+    publish_check_run(
+        hostile_report(),
+        context,
+        TOKEN,
+        RunOutcome(ExitCode.FAILED, "failure"),
+        sleep=lambda s: None,
+    )
     (run,) = api.check_runs()
     output = run["output"]
     summary = assert_shown_as_data(output["summary"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.reports.github.pr_comment import (
     MAX_BODY_CHARS,
     PrCommentError,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.ci_context import CIContext
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.reports.publish import publish
 from tests.reports.factory import mixed_report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from clawspec.reports.model import ScenarioResult
+from clawspec.reports.model import CheckRef, ScenarioResult
 from clawspec.reports.terminal import TerminalReporter
 from tests.reports.factory import CONTRACT, assertion, report, scenario
 
@@ -41,6 +41,7 @@ def test_failures_list_every_scenario_that_did_not_pass_under_its_own_status() -
                 "error",
                 given,
                 message="precondition given[0] (env_present) failed: not set or empty: 'TOKEN'",
+                restates=CheckRef(phase="given", index=0),
                 line=5,
             ),
             scenario(
@@ -56,6 +57,7 @@ def test_failures_list_every_scenario_that_did_not_pass_under_its_own_status() -
                 assertion("pass", "ok"),
                 then,
                 message="then[1] (artifact_exists): no file 'out.md'",
+                restates=CheckRef(phase="then", index=1),
                 line=9,
             ),
             scenario("fine", "pass", assertion("pass", "ok")),
@@ -67,4 +69,19 @@ def test_failures_list_every_scenario_that_did_not_pass_under_its_own_status() -
         f"  ERROR {CONTRACT}:20 greets: invocation failed: gateway unreachable: POST "
         "http://127.0.0.1:9/hooks/agent: connection refused",
         f"  FAIL  {CONTRACT}:12 writes > then[1] artifact_exists: no file 'out.md'",
+    ]
+
+
+def test_a_message_that_only_reads_like_a_check_is_still_shown() -> None:
+    """Which check a message restates is the result's `restates`, never found in its text: a
+    scenario's own message naming a check (here a replay miss) is still said."""
+    own = "replay miss: then[0] (artifact_exists) read a file the recording lacks"
+    stream = io.StringIO()
+    TerminalReporter(stream, colour=False).summary(
+        report(scenario("replays", "error", assertion("fail", "'out.md' not found"), message=own))
+    )
+    failures = stream.getvalue().split("Failures:\n", 1)[1].split("\n\n", 1)[0]
+    assert failures.splitlines() == [
+        f"  ERROR {CONTRACT}:5 replays: {own}",
+        f"  ERROR {CONTRACT}:12 replays > then[0] artifact_exists: 'out.md' not found",
     ]

@@ -10,7 +10,7 @@ import re
 
 from junitparser.xunit2 import JUnitXml
 
-from clawspec.config import RegressionSettings, VariantSettings
+from clawspec.config.settings import RegressionSettings, VariantSettings
 from clawspec.regression.variants import with_variants
 from clawspec.reports.codequality import render_codequality
 from clawspec.reports.github.annotations import select_annotations

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
-from clawspec.config import BudgetSettings
+from clawspec.config.settings import BudgetSettings
 from clawspec.reports.model import BudgetReport, RunReport, Totals
 from clawspec.reports.spend import merged, spend_line
 from clawspec.runner.budget import Budget, Limits
@@ -203,6 +203,24 @@ def test_a_run_of_unknown_cost_stops_a_cost_budget_naming_the_model(
     assert "cost unknown (1 run unpriced)" in capsys.readouterr().out
 
 
+def test_a_limit_reached_by_the_last_run_stopped_nothing_and_says_no_stop(
+    workspace: Path, write_contract, gateway: SpendingGateway, capsys
+) -> None:
+    # The second run's cost is unknown, which stops a cost budget, but no run was left to
+    # hold back: both ran, the suite is fully checked.
+    write_contract(contract("[usage:fake/m:1000:0:0.1]", "[usage:acme/mystery-7:1000:100:none]"))
+    configure(workspace, "concurrency: 1\nbudget: {max_cost_usd: 0.5}\n")
+    assert main(["run", "."]) == 0
+    assert gateway.started == ["s0", "s1"]
+    budget = report_of(workspace)["budget"]
+    assert (budget["runs"], budget["planned"], budget["stopped"]) == (2, 2, None)
+    out = capsys.readouterr().out
+    assert "stopped" not in out and "partly checked" not in out
+    assert "cost at least $0.10 (1 run unpriced) of $0.50" in out
+    assert "add 'mystery-7' to model_pricing" in out
+    assert "\nPASSED\n" in out
+
+
 def test_model_pricing_prices_usage_without_a_native_cost(
     workspace: Path, write_contract, gateway: SpendingGateway
 ) -> None:
@@ -312,14 +330,14 @@ def test_a_shard_keeps_its_share_and_merge_reports_the_whole() -> None:
 
 
 def test_a_budget_stop_fails_the_run_whatever_fail_on_says() -> None:
-    from clawspec.reports.model import exit_code
+    from clawspec.reports.outcome import Policy, decide
 
     stopped = RunReport(
         version="0", run_id="r", started_at="", duration_ms=0, totals=Totals(), scenarios=[],
         budget=BudgetReport(max_tokens=1, stopped="run budget spent: 2 of 1 tokens"),
     )  # fmt: skip
-    assert exit_code(stopped, None, "never") == 1
-    assert exit_code(stopped.model_copy(update={"budget": None}), None, "never") == 0
+    assert decide(stopped, Policy("never", None)).exit_code == 1
+    assert decide(stopped.model_copy(update={"budget": None}), Policy("never", None)).exit_code == 0
 
 
 def test_bad_budget_values_are_usage_errors(workspace: Path, capsys) -> None:

@@ -195,3 +195,33 @@ def test_a_baseline_stored_by_the_previous_version_is_still_compared(
         ("skills/newsletter/tests/scenarios.yaml::judged", None): "removed",
         ("skills/newsletter/tests/scenarios.yaml::verbose", None): "removed",
     }
+
+
+def test_a_row_result_carries_its_scenario_name_and_older_reports_still_read(
+    workspace: Path, server: HooksServer
+) -> None:
+    """The runner writes the scenario's name (without the row) as its own field; a report
+    written before that field existed gives the same identity from its other fields."""
+    from clawspec.identity import ScenarioIdentity
+    from clawspec.reports.model import RunReport
+
+    outline = (
+        "  - name: 'refund [vip]'\n"
+        '    when: {invoke: "[write:out/{{run_id}}.md]"}\n'
+        "    then: [{type: artifact_exists, path: 'out/{{run_id}}.md'}]\n"
+        "    examples:\n      - {id: 'x]'}\n"
+    )
+    (workspace / "case.clawspec.yaml").write_text(_contract(outline), encoding="utf-8")
+    done = _cli(server, workspace, "run", ".", "--report-json", str(workspace / "report.json"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((workspace / "report.json").read_text("utf-8"))
+    [written] = data["scenarios"]
+    assert (written["name"], written["scenario"], written["example"]) == (
+        "refund [vip][x]]",
+        "refund [vip]",
+        "x]",
+    )
+    expected = ScenarioIdentity("case.clawspec.yaml", "refund [vip]", "x]")
+    assert RunReport.model_validate(data).scenarios[0].identity == expected
+    del written["scenario"]  # as an older version wrote it
+    assert RunReport.model_validate(data).scenarios[0].identity == expected

@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 
 from clawspec.cli import main
+from clawspec.reports import kept
 from clawspec.reports.json_report import schema_path
-from clawspec.runner import kept, run
+from clawspec.runner import run
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token-large-5e4d3c"

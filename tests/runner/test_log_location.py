@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.gateway.logs import location
 from clawspec.gateway.logs.location import default_log_path, profile_segment
 from clawspec.runner.scenario import RunEnv

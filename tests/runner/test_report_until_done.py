@@ -46,10 +46,12 @@ def test_a_scenario_finished_as_the_last_worker_ends_is_reported(ends_at: int) -
         reported.append,
         _Either(threading.Event()),
         threading.Event(),
+        halt := threading.Event(),
     )
 
     assert reported == [0, 1]
     assert finished == []
+    assert not halt.is_set()  # nothing was abandoned
     assert worker.looks >= ends_at  # the worker's end was seen, not skipped
 
 
@@ -67,6 +69,31 @@ def test_two_workers_each_ending_with_a_scenario_are_both_reported() -> None:
         reported.append,
         _Either(threading.Event()),
         threading.Event(),
+        threading.Event(),
     )
 
     assert sorted(reported) == [3, 7]
+
+
+class RunningWorker:
+    """A thread stand-in that never ends (a scenario still running)."""
+
+    def is_alive(self) -> bool:
+        return True
+
+
+def test_abandoning_the_running_scenarios_halts_their_waits_and_reads() -> None:
+    # The first interrupt (`stop`) alone halts nothing: the running scenario goes on.
+    stop, abandon, halt = threading.Event(), threading.Event(), threading.Event()
+    stop.set()
+    abandon.set()  # the second signal
+    _report_until_done(
+        [RunningWorker()],  # type: ignore[list-item]
+        threading.Condition(),
+        [],
+        lambda _index: None,
+        _Either(stop),
+        abandon,
+        halt,
+    )
+    assert halt.is_set()

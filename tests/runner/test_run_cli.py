@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +18,8 @@ import requests
 
 from clawspec.cli import main
 from clawspec.gateway import client
+from clawspec.reports import kept
 from clawspec.reports.json_report import schema_path
-from clawspec.runner import kept
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token-9f8e7d6c5b"
@@ -89,8 +90,11 @@ def test_passing_scenario_end_to_end_through_the_cli(
 ) -> None:
     write_contract(WRITES_DRAFT)
     assert main(["run", "."]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "PASS  case.clawspec.yaml::writes-draft" in out
+    # Before the first verdict, what starts is said on stderr (never among the verdicts).
+    assert "clawspec: running 1 scenario\n" in err
+    assert "clawspec:" not in out
     assert "1 scenario: 1 passed, 0 failed, 0 errored, 0 skipped, 0 warned" in out
     report = _report(workspace)
     scenario = report["scenarios"][0]
@@ -175,9 +179,12 @@ def test_gateway_faults_error_only_their_scenario_and_exit_1(
     )
     assert by_name["completion-error"]["gateway_run_id"]
     assert by_name["connection-dropped"]["status"] == "error"
+    # A failed check's message names it; an invocation failure is the scenario's own.
+    assert by_name["fails-assertion"]["restates"] == {"phase": "then", "index": 0}
     for name in ("provider-500", "never-completes", "completion-error", "connection-dropped"):
         assert by_name[name]["status"] == "error"
         assert by_name[name]["assertions"] == []  # `then` never ran: left out
+        assert by_name[name]["restates"] is None
     assert report["totals"] == {
         "scenarios": 6,
         "passed": 1,
@@ -271,6 +278,8 @@ def test_failed_precondition_stops_the_scenario_without_invoking(
     assert [(a["phase"], a["index"], a["status"]) for a in scenario["assertions"]] == [
         ("given", 0, "fail")
     ]
+    # The message restates that check: the runner says which, so outputs need not search it.
+    assert scenario["restates"] == {"phase": "given", "index": 0}
 
 
 def test_refused_session_key_is_retried_without_it_and_warned_once(
@@ -361,18 +370,23 @@ def _arrivals(server: HooksServer) -> dict[str, float]:
 def test_a_finished_run_frees_its_slot_before_its_checks_run(
     workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str]
 ) -> None:
-    # Concurrency bounds the agent runs in flight, not ClawSpec's checks: while s0 and s1 wait
-    # 2 s on their checks, s2 and s3 already run (before run lanes they waited).
-    write_contract(_slow_checks(4, 2.0))
+    # Concurrency bounds the agent runs in flight, not ClawSpec's checks: s0's and s1's checks
+    # wait for the files that s2's and s3's runs write, so they pass only if s2 and s3 ran
+    # while those checks waited (before run lanes they waited for the checks: a fail after
+    # 60 s). Told by what happened, not by timing it.
+    contract = _slow_checks(4, 2.0)
+    for waiting, writer in (("0", "2"), ("1", "3")):
+        contract = contract.replace(
+            f"path: out/never-{waiting}.md, timeout: 2.0", f"path: out/s{writer}.md, timeout: 60"
+        )
+    write_contract(contract)
     assert main(["run", ".", "--concurrency", "2"]) == 1
-    arrived = _arrivals(server)
-    assert arrived["s2"] - arrived["s0"] < 1.5
-    assert arrived["s3"] - arrived["s1"] < 1.5
     assert server.max_active == 2
     report = _report(workspace)
-    assert [s["status"] for s in report["scenarios"]] == ["fail"] * 4
-    # A scenario's duration is its own (its slot, run and checks), not time spent queueing.
-    assert all(2000 <= s["duration_ms"] < 4000 for s in report["scenarios"])
+    assert [s["status"] for s in report["scenarios"]] == ["pass", "pass", "fail", "fail"]
+    # A scenario's duration is its own (its slot, run and checks): s2's and s3's checks waited
+    # their whole 2 s.
+    assert all(s["duration_ms"] >= 2000 for s in report["scenarios"][2:])
 
 
 def test_concurrency_one_keeps_each_scenario_s_checks_before_the_next_run(
@@ -517,6 +531,158 @@ scenarios:
         ("never-started", "skip", "not run: the run was interrupted"),
     ]
     assert len(server.requests) == 1
+
+
+HELD_RUNS = (
+    HEADER
+    + """defaults: {timeout: 60}
+scenarios:
+  - name: judged-pass
+    when: {invoke: "[write:out/{{run_id}}.txt]"}
+    then:
+      - {type: artifact_exists, path: "out/{{run_id}}.txt"}
+      - {type: log_entry, path: "out/{{run_id}}.txt", pattern: Sunday}
+  - name: judged-fail
+    when: {invoke: "[write:out/{{run_id}}.txt]"}
+    then:
+      - {type: log_entry, path: "out/{{run_id}}.txt", pattern: Monday}
+  - name: never-started-1
+    when: {invoke: "x"}
+    then: [{type: file_absent, path: n}]
+  - name: never-started-2
+    when: {invoke: "y"}
+    then: [{type: file_absent, path: n}]
+"""
+)
+JUNIT = ("--junit", "reports/junit.xml")
+NOT_STARTED = [
+    ("never-started-1", "skip", "not run: the run was interrupted"),
+    ("never-started-2", "skip", "not run: the run was interrupted"),
+]
+
+
+class _Stderr:
+    """The child's stderr, read as it comes, so the test can wait for a line."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self._thread.start()
+
+    def _read(self, process: subprocess.Popen[str]) -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+
+    def wait_for(self, text: str, timeout_s: float = 30) -> None:
+        with self._changed:
+            seen = self._changed.wait_for(
+                lambda: any(text in line for line in self.lines), timeout_s
+            )
+        assert seen, f"never said {text!r}: {''.join(self.lines)}"
+
+    def text(self) -> str:
+        self._thread.join(timeout=30)
+        return "".join(self.lines)
+
+
+def _run_with_held_runs(
+    workspace: Path, server: HooksServer, gateway_env: dict[str, str], grace_s: float | None = None
+) -> tuple[subprocess.Popen[str], _Stderr]:
+    """`clawspec run` of HELD_RUNS with two lanes, returned once both running scenarios' runs
+    have reached the gateway, which holds them until `server.released` is set."""
+    env = {**os.environ, **gateway_env, "PYTHONPATH": str(Path(__file__).parents[2])}
+    if grace_s is not None:  # a shorter grace period, set at the child's start-up
+        hook = workspace.parent / "hook"
+        hook.mkdir()
+        (hook / "sitecustomize.py").write_text(
+            f"import clawspec.runner.run as run\nrun.INTERRUPT_GRACE_S = {grace_s}\n", "utf-8"
+        )
+        env["PYTHONPATH"] = os.pathsep.join([str(hook), env["PYTHONPATH"]])
+    server.on_run = lambda _body, _run_id: server.released.wait(60) and None
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clawspec", "run", ".", "--concurrency", "2", *JUNIT],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    stderr = _Stderr(process)
+    deadline = time.monotonic() + 30
+    while len(server.requests) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(server.requests) == 2, "".join(stderr.lines)  # both running ones reached it
+    return process, stderr
+
+
+def _interrupted_report(workspace: Path, process: subprocess.Popen[str]) -> dict:
+    assert process.wait(timeout=60) == 130
+    assert (workspace / "reports" / "junit.xml").is_file()
+    report = _report(workspace)
+    assert report["interrupted"] is True
+    return report
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_the_first_signal_lets_running_scenarios_finish_and_be_judged_whole(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+    sig: signal.Signals,
+) -> None:
+    write_contract(HELD_RUNS)
+    process, stderr = _run_with_held_runs(workspace, server, gateway_env)
+    process.send_signal(sig)
+    stderr.wait_for(f"{sig.name}: starting no more scenarios")
+    server.released.set()  # the held runs complete only now, after the signal
+    report = _interrupted_report(workspace, process)
+    scenarios = report["scenarios"]
+    assert [(s["name"], s["status"]) for s in scenarios[:2]] == [
+        ("judged-pass", "pass"),
+        ("judged-fail", "fail"),
+    ]
+    # The log was read to its end after the signal: a match found, and no match, both judged.
+    passed, failed = scenarios[0]["assertions"], scenarios[1]["assertions"]
+    assert [a["status"] for a in passed] == ["pass", "pass"]
+    assert (
+        passed[1]["message"].startswith("line 2 of 'out/")
+        and "matches 'Sunday'" in passed[1]["message"]
+    )
+    assert failed[0]["status"] == "fail" and "no line of 'out/" in failed[0]["message"]
+    assert "interrupted" not in json.dumps(scenarios[:2])
+    assert [(s["name"], s["status"], s["message"]) for s in scenarios[2:]] == NOT_STARTED
+    assert len(server.requests) == 2
+    assert "Traceback" not in stderr.text()
+
+
+@pytest.mark.parametrize("second", ["second signal", "grace period over"])
+def test_past_the_first_signal_running_scenarios_are_interrupted(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+    second: str,
+) -> None:
+    write_contract(HELD_RUNS)
+    grace_s = 0.5 if second == "grace period over" else None
+    process, stderr = _run_with_held_runs(workspace, server, gateway_env, grace_s)
+    process.send_signal(signal.SIGTERM)
+    if second == "second signal":
+        stderr.wait_for("SIGTERM: starting no more scenarios")
+        process.send_signal(signal.SIGINT)
+    report = _interrupted_report(workspace, process)  # the held runs are never released
+    abandoned = ("error", "interrupted: abandoned while running")
+    assert [(s["name"], s["status"], s["message"]) for s in report["scenarios"]] == [
+        ("judged-pass", *abandoned),
+        ("judged-fail", *abandoned),
+        *NOT_STARTED,
+    ]
+    assert "Traceback" not in stderr.text()
 
 
 def test_on_github_secrets_are_masked_before_the_first_scenario_line(

@@ -1,7 +1,8 @@
 """Hostile contracts get a contract error (exit 2, `file:line:column`) within seconds.
 
 Contracts come from anyone who can open a pull request. Each case runs the real `clawspec`
-command in its own process, under a 1 GiB address-space limit and a timeout: a YAML alias bomb,
+command in its own process, under a 1 GiB address-space limit and a limit of CPU time (which a
+busy machine does not stretch, unlike the wall clock): a YAML alias bomb,
 nesting 5,000 levels deep (block and flow), and a 5 MB contract, through `validate` and `run`
 (which must refuse before asking the gateway anything: its URL here has nothing listening).
 """
@@ -13,19 +14,19 @@ import re
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 CLAWSPEC = [sys.executable, "-m", "clawspec"]
 MEMORY_LIMIT = 1024**3
-TIMEOUT_S = 60  # the answer comes in a few seconds; this only ends a hang
-ANSWER_S = 20  # generous for a shared 2-core machine
+TIMEOUT_S = 600  # the answer comes in a few seconds; this only ends a hang
+CPU_LIMIT_S = 20  # of CPU time: a process that computes longer is killed (SIGXCPU), and fails
 
 
 def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT_S, CPU_LIMIT_S))
 
 
 def alias_bomb() -> str:
@@ -58,9 +59,8 @@ CASES = {
 }
 
 
-def _clawspec(args: list[str], cwd: Path) -> tuple[int, str, float]:
+def _clawspec(args: list[str], cwd: Path) -> tuple[int, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CLAWSPEC_")}
-    started = time.monotonic()
     done = subprocess.run(
         [*CLAWSPEC, *args],
         check=False,
@@ -71,7 +71,7 @@ def _clawspec(args: list[str], cwd: Path) -> tuple[int, str, float]:
         timeout=TIMEOUT_S,
         preexec_fn=_limited,
     )
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    return done.returncode, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("command", ["validate", "run"])
@@ -85,11 +85,10 @@ def test_hostile_contract_is_a_contract_error_within_seconds(
     args = [command, f"{case}.yaml"]
     if command == "run":
         args += ["--gateway-base-url", "http://127.0.0.1:9"]
-    code, output, seconds = _clawspec(args, tmp_path)
-    assert code == 2, output
+    code, output = _clawspec(args, tmp_path)
+    assert code == 2, output  # not killed at the CPU limit (-SIGXCPU)
     assert re.search(rf"error: {case}\.yaml:{expected}", output), output
     assert "Traceback" not in output and "internal error" not in output
-    assert seconds < ANSWER_S
 
 
 def test_one_hostile_file_among_many_is_reported_with_every_other_problem(
@@ -107,9 +106,8 @@ def test_one_hostile_file_among_many_is_reported_with_every_other_problem(
         (suite / f"c{n}.clawspec.yaml").write_text(text)
     (suite / "c3.clawspec.yaml").write_text(alias_bomb())
     (suite / "c6.clawspec.yaml").write_text(CASES["deep_flow"][0])
-    code, output, seconds = _clawspec(["validate", "suite"], tmp_path)
-    assert code == 2, output
+    code, output = _clawspec(["validate", "suite"], tmp_path)
+    assert code == 2, output  # not killed at the CPU limit (-SIGXCPU)
     assert re.search(r"suite/c3\.clawspec\.yaml:7:4: invalid YAML: aliases", output), output
     assert re.search(r"suite/c6\.clawspec\.yaml:2:112: invalid YAML: nesting", output), output
     assert "2 problem(s) found" in output
-    assert seconds < ANSWER_S

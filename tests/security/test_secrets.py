@@ -167,7 +167,7 @@ def test_kept_gateway_log_is_masked(tmp_path: Path) -> None:
     source.write_text(f'{{"msg": "{echo(10)}"}}\n', encoding="utf-8")
     with registry.scope(environ_for_registry()) as active:
         active.add(HOOK_TOKEN, CONFIG_SECRET, SERVICE_KEY, LISTED_SECRET)
-        _keep_log(source, target, [])
+        _keep_log(source, target)
     assert leaks(target.read_text(encoding="utf-8")) == []
 
 

@@ -11,8 +11,8 @@ from clawspec import api
 from clawspec.ci_context import CIContext
 from clawspec.errors import UsageError
 from clawspec.reports.model import SelectionInfo
-from clawspec.runner.selection import changed_plans
-from clawspec.runner.since import ChangeListError, changed_files, resolve_since
+from clawspec.selection.since import ChangeListError, changed_files, resolve_since
+from clawspec.selection.steps import changed_plans
 from tests.selection.conftest import ALL, BRAND, CASSETTE, NEWS, ROWS, WEATHER, Suite
 
 

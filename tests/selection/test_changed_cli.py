@@ -76,6 +76,16 @@ def test_only_the_touched_scenarios_run_and_every_output_says_so(
     assert note in render_pr_comment(parsed, "<!-- clawspec:w:j -->")
 
 
+def test_a_dry_run_says_what_would_run_not_what_ran(suite: Suite, server: HooksServer) -> None:
+    suite.append("golden/news.md", "An edit not yet committed.\n")
+    done = clawspec(suite, server, "run", "--changed-since", "HEAD", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert server.requests == []
+    said = f"would run 1 of 7 scenarios: 6 unaffected by changes since {suite.base[:7]}"
+    assert done.stdout.splitlines()[0] == said
+    assert "ran 1 of 7" not in done.stdout.replace("would run", "")
+
+
 def test_nothing_touched_is_a_passing_run_that_says_why(suite: Suite, server: HooksServer) -> None:
     suite.append("README.md", "Docs only.\n")
     suite.commit("docs")

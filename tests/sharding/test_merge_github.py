@@ -81,7 +81,7 @@ def test_shards_publish_nothing_of_the_whole_and_the_merge_publishes_it_once(
         assert not files["summary"].exists()
         outputs = parse_outputs(files["output"].read_text())
         assert outputs["report_path"] == f"reports/shards/shard-{index}.json"
-        assert outputs["summary"].endswith(f"(shard {index}/3)")
+        assert f"(shard {index}/3); " in outputs["summary"]
         shard_files.append(files)
     assert github.comments() == []  # --pr-comment on a shard waits for the merge
     assert github.check_runs() == []  # so does the check run
@@ -115,7 +115,7 @@ def test_shards_publish_nothing_of_the_whole_and_the_merge_publishes_it_once(
     assert outputs["total"] == "44"
     assert outputs["summary"] == (
         f"44 scenarios: {totals['passed']} passed, {totals['failed']} failed, "
-        f"{totals['errored']} errored"
+        f"{totals['errored']} errored; failed"
     )
     (comment,) = github.comments(PR)
     assert "<!-- clawspec:ClawSpec:merge -->" in comment["body"]
@@ -159,7 +159,16 @@ def test_a_missing_shard_is_an_error_annotation_a_warning_in_summary_and_comment
     assert "Incomplete: shard 2/3 missing: 15 of 44 scenarios have no result" in summary
     assert "Incomplete: shard 2/3 missing" in github.comments(PR)[0]["body"]
     outputs = parse_outputs(files["output"].read_text())
-    assert outputs["summary"] == "29 scenarios: 29 passed (incomplete: shard 2/3 missing)"
+    missing = "shard 2/3 missing: 15 of 44 scenarios have no result"
+    assert outputs["summary"] == f"29 scenarios: 29 passed; failed: {missing}"
+    # One verdict everywhere: every scenario that reported passed, yet the job fails (exit 1
+    # above), the check run fails and the summary's headline says why.
+    assert summary.startswith(f"## ClawSpec results\n\n❌ **Failed**: {missing}\n")
+    assert f"❌ **Failed**: {missing}" in github.comments(PR)[0]["body"]
+    (check,) = github.check_runs()
+    assert check["conclusion"] == "failure"
+    assert check["output"]["title"] == outputs["summary"]
+    assert check["output"]["summary"].startswith(f"❌ **Failed**: {missing}\n")
 
 
 def test_shard_publish_gives_each_shard_its_own_summary_annotations_and_comment(

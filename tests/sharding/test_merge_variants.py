@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
-from clawspec.config import RegressionSettings, VariantSettings
+from clawspec.config.settings import RegressionSettings, VariantSettings
 from clawspec.regression.variants import with_variants
 from clawspec.reports.json_report import render_json
 from clawspec.reports.model import RunReport, ScenarioResult, ShardInfo, Totals

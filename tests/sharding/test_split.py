@@ -7,7 +7,7 @@ import random
 import pytest
 
 from clawspec.ci_context import CIContext
-from clawspec.config import parse_shard
+from clawspec.config.values import parse_shard
 from clawspec.errors import UsageError
 from clawspec.identity import Key
 from clawspec.sharding.split import (
@@ -123,8 +123,8 @@ def test_shard_plans_reads_a_raw_environment_once() -> None:
     """The public `shard_plans` (`clawspec.api`) still accepts the raw environment."""
     from types import SimpleNamespace
 
-    from clawspec.config import Settings
-    from clawspec.runner.selection import shard_plans
+    from clawspec.config.settings import Settings
+    from clawspec.selection.steps import shard_plans
 
     plans = [SimpleNamespace(identity=SimpleNamespace(key=key)) for key in _ids(8)]
     environ = {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4"}

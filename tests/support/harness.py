@@ -12,7 +12,7 @@ import yaml
 
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import EvalContext, RunInfo, Verdict
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence.store import Evidence
 
 

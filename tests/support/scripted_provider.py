@@ -12,10 +12,12 @@ to its ``"*"`` entry, else to the fallback answer). A step is one of
   {"tool_calls": [{"name": "write", "arguments": {"path": "a.md", "content": "x"}}, ...]}
   {"tool": "write", "args": {...}}                      (one tool call, shorthand)
   {"text": "final answer"}
+(a tool step may add ``"say": "text"``: assistant text streamed before its tool calls)
 and may also carry ``"usage": {"prompt_tokens": N, "completion_tokens": M}`` and faults:
 ``"slow": seconds`` (delay before answering), ``"status": 500`` (HTTP error instead of a stream),
 ``"no_finish": true`` (stream without finish_reason), with ``"times": K`` limiting a fault to
-the first K requests for that step (default: every time).
+the first K requests for that step (default: every time). ``"hold": true`` answers only once the
+test calls ``release()`` (or the provider stops): a run held exactly as long as a test needs.
 
 Tool Search: OpenClaw 2026.9.6 turns Tool Search on by default, and then only offers the model a few
 tools directly (core primitives such as ``write``, ``read``, ``exec``) plus the wrappers
@@ -79,6 +81,7 @@ class _State:
     requests: list[RecordedRequest] = field(default_factory=list)
     fault_counts: dict[tuple[str, int, str], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    released: threading.Event = field(default_factory=threading.Event)  # held steps answer
 
 
 def _text_of(content: Any) -> str:
@@ -211,6 +214,8 @@ def render_stream(
         return _chunk_of(delta, finish, usage, model)
 
     out = [_chunk({"role": "assistant", "content": ""}, None)]
+    if step.get("say"):  # text the model writes before its tool calls (not the run's reply)
+        out.append(_chunk({"content": str(step["say"])}, None))
     calls, _ = through_tool_search(_tool_calls_of(step), offered, direct=bool(step.get("direct")))
     for i, call in enumerate(calls):
         args = call.get("arguments", {})
@@ -327,6 +332,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body, script=name, step=index, answered=answered, wrapped=wrapped, model=model)
         if step.get("slow"):
             time.sleep(float(step["slow"]))
+        if step.get("hold"):
+            state.released.wait()
         if step.get("status"):
             self._json(
                 int(step["status"]),
@@ -394,6 +401,10 @@ class ScriptedProvider:
         with self._state.lock:
             self._state.scripts[name] = list(steps)
 
+    def release(self) -> None:
+        """Let every held step (``"hold": true``) answer, now and from now on."""
+        self._state.released.set()
+
     def start(self) -> ScriptedProvider:
         self._server = _Server(self._port, self._state)
         self._thread = threading.Thread(
@@ -403,6 +414,7 @@ class ScriptedProvider:
         return self
 
     def stop(self) -> None:
+        self.release()  # a held answer must not outlive the provider
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -4,7 +4,9 @@ Every request (any method, any path) gets the same scripted answer: after `delay
 line and headers (with the full `Content-Length`), then the body — all at once, or, with
 `trickle_s`, one byte every `trickle_s` seconds (a server that keeps a read timeout from ever
 firing); with `trickle_head_s` the status line and headers come that way too.
-Requests are recorded (method, path with query, headers, body, arrival time).
+Requests are recorded (method, path with query, headers, body, arrival time), and so is how many
+answers went out whole (`completed`): a client that gave up at its deadline returned while its
+answer was still being sent, which the deadline tests check instead of timing the call.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class SlowServer:
     def __init__(self, answer: Answer | None = None) -> None:
         self.answer = answer or Answer()
         self.seen: list[Seen] = []
+        self.completed = 0  # answers whose last byte was written
         self._lock = threading.Lock()
         self._closing = threading.Event()
         handler = type("Handler", (_Handler,), {"owner": self})
@@ -71,6 +74,10 @@ class SlowServer:
         with self._lock:
             self.seen.append(seen)
             return self.answer
+
+    def answered(self) -> None:
+        with self._lock:
+            self.completed += 1
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -100,13 +107,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if answer.trickle_s is None:
                 self.wfile.write(answer.body)
+                self.owner.answered()
                 return
             for index in range(len(answer.body)):
                 self.wfile.write(answer.body[index : index + 1])
                 self.wfile.flush()
-                if closing.wait(answer.trickle_s):
+                # after the last byte the answer is whole: no wait, and it counts as answered
+                if index + 1 < len(answer.body) and closing.wait(answer.trickle_s):
                     self.close_connection = True
                     return
+            self.owner.answered()
 
     def _trickle_head(self, answer: Answer, closing: threading.Event) -> None:
         """The status line and headers one byte at a time, then the body at once."""
@@ -121,5 +131,6 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
         self.wfile.write(answer.body)
+        self.owner.answered()
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer

@@ -158,3 +158,27 @@ def test_offered_tools_reads_the_request() -> None:
     assert offered_tools(_body("x", ["write", "tool_call"])) == {"write", "tool_call"}
     calls, wrapped = through_tool_search([{"name": "write", "arguments": {}}], None)
     assert calls == [{"name": "write", "arguments": {}}] and wrapped == ()
+
+
+def test_a_step_may_say_something_before_its_tool_calls() -> None:
+    """`say` streams assistant text first, then the calls: the model's commentary."""
+    step = {"say": "Let me write it.", "tool": "write", "args": {"path": "a.md", "content": "a"}}
+    with ScriptedProvider({"say": [step]}) as running:
+        request = urllib.request.Request(
+            f"{running.base_url}/chat/completions",
+            data=json.dumps(_body("say", ["write"])).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            chunks = [
+                json.loads(line[6:])
+                for line in answer.read().decode().splitlines()
+                if line.startswith("data: {")
+            ]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    texts = [d["content"] for d in deltas if d.get("content")]
+    first_call = next(i for i, d in enumerate(deltas) if d.get("tool_calls"))
+    said = next(i for i, d in enumerate(deltas) if d.get("content"))
+    assert texts == ["Let me write it."] and said < first_call
+    assert [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]][-1] == "tool_calls"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence.spans import pending_subagents
 from clawspec.evidence.trace_poll import poll_trace
 from clawspec.traces.backends.base import TraceQuery

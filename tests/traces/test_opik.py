@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.traces.backends.opik import OpikBackend
 from clawspec.traces.model import SpanType, TraceUnavailable
 from tests.support.trace_backends import OpikServer, closed_port, trace_query

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.traces.backends.phoenix import PhoenixBackend
 from clawspec.traces.model import SpanType, TraceUnavailable
 from tests.support.trace_backends import PhoenixServer, closed_port, trace_query

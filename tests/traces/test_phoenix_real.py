@@ -24,7 +24,7 @@ import pytest
 import requests
 
 from clawspec.assertions.base import RunInfo, Status
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.phoenix import PhoenixBackend
 from clawspec.traces.model import SpanType, Trace

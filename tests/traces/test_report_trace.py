@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from clawspec.cli import main
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.evidence.context import RunInfo
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.evidence.trace import REPORT_LOOKUP_MS, report_trace

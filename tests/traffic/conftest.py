@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from clawspec import secrets as registry
 from clawspec.traffic.normalize import Normalizer
 from clawspec.traffic.session import TrafficSession
 
@@ -25,12 +26,15 @@ def session(
     workspace: str = WORKSPACE,
 ) -> Iterator[TrafficSession]:
     normalizer = Normalizer.build(literals={workspace: "<clawspec:workspace>"})
-    traffic = TrafficSession(mode, normalizer, upstreams, secrets)
-    traffic.start()
-    try:
-        yield traffic
-    finally:
-        traffic.stop()
+    # A command's secrets registry, holding `secrets`: the keys the proxy sees join it.
+    with registry.scope() as active:
+        active.add(*secrets)
+        traffic = TrafficSession(mode, normalizer, upstreams)
+        traffic.start()
+        try:
+            yield traffic
+        finally:
+            traffic.stop()
 
 
 def post(

@@ -33,7 +33,7 @@ def test_from_a_sub_folder_a_replay_finds_the_folders_a_run_from_the_root_record
     root = workspace / ".clawspec" / "cassettes"
     for name in ("drafts", "sends"):  # laid out as every earlier version recorded them
         folder = root / "skills" / "x" / "tests" / "scenarios" / name
-        write_dir(folder, [cassette(name, 1)], [])
+        write_dir(folder, [cassette(name, 1)])
     os.chdir(workspace / "skills")
     plans = _plans(["x/tests/scenarios.yaml"])
     loaded = load(["x/tests/scenarios.yaml"])
@@ -58,7 +58,7 @@ def test_a_contract_outside_the_workspace_still_finds_its_old_folder(
     root = workspace / ".clawspec" / "cassettes"
     old = scenario_dir(root, given, "drafts")  # the old name: the path as shown
     assert old == root / "shared" / "x.clawspec" / "drafts"
-    write_dir(old, [cassette("drafts", 1)], [])
+    write_dir(old, [cassette("drafts", 1)])
     loaded = load([given])
     drafts, sends = _plans([given])
     new = identity_dir(root, drafts.identity)
@@ -74,7 +74,7 @@ def test_a_contract_outside_the_workspace_still_finds_its_old_folder(
     assert [line for line in out if line.startswith("missing:")] == [
         f"missing: {sends.identity.id}: no recording (replay would be an error)"
     ]
-    write_dir(new, [cassette("drafts", 1)], [])  # recorded again: the new folder wins
+    write_dir(new, [cassette("drafts", 1)])  # recorded again: the new folder wins
     assert replay_folder(drafts, loaded.settings, loaded.workspace) == new
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from clawspec.cli import build_parser, main
 from clawspec.commands.options import run_flags
-from clawspec.config import load_settings
+from clawspec.config.loading import load_settings
 from clawspec.errors import ConfigError
 from clawspec.traffic.cassette import (
     Cassette,
@@ -49,8 +49,8 @@ def recorded(workspace: Path, write_contract: Callable[..., Path]) -> Path:
     write_contract(CONTRACT, "skills/x/tests/scenarios.yaml")
     root = workspace / ".clawspec" / "cassettes"
     drafts = scenario_dir(root, "skills/x/tests/scenarios.yaml", "drafts")
-    write_dir(drafts, [cassette("d", 1), cassette("d", 2)], [])
-    write_dir(scenario_dir(root, "skills/x/tests/scenarios.yaml", "gone"), [cassette("g", 1)], [])
+    write_dir(drafts, [cassette("d", 1), cassette("d", 2)])
+    write_dir(scenario_dir(root, "skills/x/tests/scenarios.yaml", "gone"), [cassette("g", 1)])
     return root
 
 
@@ -110,9 +110,7 @@ def test_check_passes_when_every_scenario_has_its_recording(
 ) -> None:
     write_contract(CONTRACT, "x.clawspec.yaml")
     for name in ("drafts", "sends"):
-        write_dir(
-            scenario_dir(workspace / "tapes", "x.clawspec.yaml", name), [cassette(name, 1)], []
-        )
+        write_dir(scenario_dir(workspace / "tapes", "x.clawspec.yaml", name), [cassette(name, 1)])
     assert main(["cassettes", "check", ".", "--cassette-dir", "tapes"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "ok"
 
@@ -136,7 +134,9 @@ def test_hermetic_options_have_one_name_everywhere(tmp_path: Path) -> None:
             "CLAWSPEC_VOLATILE_FIELDS": "id, created",
         },
     )
-    assert (env.model_traffic, env.cassette_dir, env.today) == ("record", "c", "2026-02-01")
+    # cassette_dir is read against the workspace root: the environment's is made absolute
+    cassettes = str(Path.cwd() / "c")
+    assert (env.model_traffic, env.cassette_dir, env.today) == ("record", cassettes, "2026-02-01")
     assert env.volatile_fields == ["id", "created"]
     config = tmp_path / "clawspec.yaml"
     config.write_text("model_traffic: replay\nvolatile_patterns: ['run-\\d+']\n", "utf-8")
@@ -176,7 +176,7 @@ def test_tools_are_one_line_each_and_the_file_loads_back(tmp_path: Path) -> None
     ]
     item = cassette("s", 1)
     item.request.body = {"model": "m", "tools": tools, "messages": [{"role": "user"}]}
-    (path,) = write_dir(tmp_path / "s", [item], [])
+    (path,) = write_dir(tmp_path / "s", [item])
     lines = path.read_text("utf-8").splitlines()
     read = '{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}},'
     assert [line.strip() for line in lines if '"name": "read"' in line] == [read]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from clawspec.gateway.install import installed_runtime, script_dest, script_version
 from clawspec.traffic.normalize import PLACEHOLDER, Normalizer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +34,11 @@ ZONES = (
 
 
 def _openclaw() -> tuple[str, str]:
-    """(node, openclaw's dist folder) of the installed launcher."""
+    """(node, openclaw's dist folder) of the pinned install, installed first if need be.
+
+    The installer says where it put them (`installed_runtime`): its launcher is a shell script
+    whose quoting is not a format to parse.
+    """
     proc = subprocess.run(
         ["bash", str(REPO / "scripts" / "install-openclaw.sh")],
         check=False,
@@ -42,15 +46,14 @@ def _openclaw() -> tuple[str, str]:
         text=True,
         timeout=900,
     )
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines or not Path(lines[-1]).exists():
+    version = script_version()
+    runtime = installed_runtime(script_dest(version), version) if proc.returncode == 0 else None
+    if runtime is None:
         reason = "OpenClaw is not installed: run scripts/install-openclaw.sh first"
         if IN_CI:
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
-    launcher = Path(lines[-1]).read_text("utf-8")
-    node, entry = re.findall(r'exec "([^"]+)" "([^"]+)"', launcher)[0]
-    return node, str(Path(entry).parent / "dist")
+    return str(runtime.node), str(runtime.entry.parent / "dist")
 
 
 def _instants() -> list[datetime]:

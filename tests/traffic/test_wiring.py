@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clawspec.config import load_settings
+from clawspec.config.loading import load_settings
 from clawspec.errors import ConfigError, GatewayError
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess
 from clawspec.runner.traffic import traffic_for_run, traffic_warnings

@@ -1,74 +1,86 @@
 """Whole-file line search for un-scoped `log_entry`, shared by every scenario of the process.
 
 An un-scoped `log_entry` asks "does any line of this file match?" (the raw text or, for a JSON
-line, its `message`; substring or regex). On a shared, growing log (the gateway's) every
-scenario would re-read and re-parse all the lines earlier scenarios wrote: O(N²) over a suite.
-Instead, one `LogLines` per file (`lines_of(path)`) reads the file forward only, from where it
-stopped, in blocks of BLOCK_BYTES, and cuts what it read into segments of about SEGMENT_BYTES
-of whole lines. Work and memory are linear in the bytes read and bounded, whatever the file's
-size:
+line, its `message`; substring or regex). Decoding every line and parsing every JSON line runs
+at about 25 MB/s of CPU, where the bytes alone are searched at hundreds of MB/s. So the file is
+read in blocks of BLOCK_BYTES of whole lines (memory bounded whatever the file's size), and the
+raw bytes decide for most lines:
 
-- each line is decoded and its JSON `message` parsed once while the file is indexed; of the
-  messages only those the raw line does not hold verbatim (escaped quotes, line breaks…) are
-  kept with the segment's text: a literal found in any other message is found in the raw text;
-- an inverted index maps the 4-byte sequences (of the UTF-8 text and those messages) that start
-  at a multiple of 8 to the segments holding them: a literal pattern (a run id, a phrase: the
-  common case) found in a segment has, for one of its eight possible alignments, all the grams
-  that alignment puts on such positions there, so only segments that pass that test are
-  searched, at C speed; a regex, or a pattern under 11 bytes, visits every segment. The index
-  covers the first GRAM_SEGMENTS segments while it holds fewer than GRAM_LIMIT grams; later
-  segments are searched for every new pattern (linear, never unbounded memory);
-- the decoded text of at most CACHE_BYTES of segments is kept (the most recently used); a
-  segment not kept is read again from the file when a pattern needs it;
-- each pattern remembers how far it has looked and where it first matched: asked again, it
-  looks only at lines added since (the file only grows; the first match never moves);
-- the file is re-identified on every call (device, inode, size, and the bytes at both ends of
-  what was read): a rotated, truncated or rewritten file is read again from its start;
-- a `stop` event (the run interrupted) is checked between blocks and segments: `Interrupted`
-  ends the call promptly, and what was indexed so far is kept for the next call.
+- each pattern gets needles (`Needle`): texts every matching line must hold, as UTF-8 in its raw
+  bytes; a block is searched for them at C speed, and only the lines holding one are decoded and
+  matched exactly (raw text, then the JSON `message`);
+- a JSON string may write any character as `\\uXXXX` and `/` as `\\/`: a needle holds neither
+  `"`, `\\`, nor control characters (which JSON always escapes), so a line can only hide a match
+  in its message behind one of those two escapes, and a line holding one is decoded too;
+- a needle for the substring is its longest run of such characters; one for a regex, the longest
+  run of them it always matches in sequence (`_regex_needle`: outside groups, classes and
+  optional parts, no top-level `|`, not in verbose mode); under `(?i)` only ASCII characters no
+  non-ASCII one matches ignoring case (not i, k, s), searched in the lowered block. A pattern
+  without needles (`^$`, `\\d+`, a lone `"`) has every line decoded, a block at a time;
+- matching is per line as a text-mode file gives them (UTF-8 with replacement, universal
+  newlines): blocks end at a line break, so a needle never spans two blocks and `^`/`$` stay
+  per line; a last line without its newline counts and is searched but not remembered (the writer
+  may be mid-line); a line longer than BLOCK_BYTES is counted but not searched.
 
-Lines are read exactly as a text-mode file gives them (UTF-8 with replacement, universal
-newlines); a last line without its newline counts but is not kept (the writer may be mid-line).
-A line longer than BLOCK_BYTES is counted but not searched.
+One `LogLines` per file (`lines_of(path)`) remembers, per pattern, how far it has looked and
+where it first matched: asked again, it reads only the lines added since (the file only grows;
+the first match never moves). A new pattern reads the file from its start, until new patterns
+have read it INDEX_AFTER times over: then the file goes to the gram index (`gram_index.py`),
+which decodes each line once for all later patterns (a suite's scenarios asking their own
+pattern of the shared gateway log would otherwise cost O(N²) passes). The file is
+re-identified on every call (device, inode, size, and the bytes at both ends of what was
+counted): a rotated, truncated or rewritten file is read again from its start. A `stop` event
+(the scenario abandoned) is checked between blocks: `Interrupted` ends the call promptly, and how
+far each pattern got is kept for the next call.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
-from array import array
-from bisect import bisect_right
-from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-# Bytes read per system call, and the longest line searched.
+from clawspec.gateway.logs.gram_index import GramIndex
+from clawspec.gateway.logs.line_text import Interrupted, Match, json_message, split_lines
+
+__all__ = ["Interrupted", "LogLines", "Match", "Pattern", "json_message", "lines_of"]
+
+# Bytes read per system call (whole lines are searched a block at a time), and the longest
+# line searched.
 BLOCK_BYTES = 4 * 1024 * 1024
-# Bytes of whole lines per segment (a segment is the unit of the gram index and of the cache).
-SEGMENT_BYTES = 256 * 1024
-# Decoded text of segments kept in memory, most recently used first.
-CACHE_BYTES = 32 * 1024 * 1024
-# The gram index's bounds: segments it covers (the width of its bit masks) and grams it holds.
-GRAM_SEGMENTS = 2048
-GRAM_LIMIT = 1 << 17
-# Bytes compared at each end of what was read, to notice a file rewritten in place.
+# Bytes compared at each end of what was counted, to notice a file rewritten in place.
 _FINGERPRINT = 64
 _MEMO_LIMIT = 4096
-GRAM = 4  # bytes: a gram is read as one native 4-byte integer
-STRIDE = 4  # grams start at multiples of this
+# A file whose bytes new patterns have searched INDEX_AFTER times over (once it holds at least
+# INDEX_MIN_BYTES) is handed to the gram index (`gram_index.py`): building it costs about as
+# much as 16 byte searches, then each new pattern reads only the parts that can hold it.
+INDEX_AFTER = 16
+INDEX_MIN_BYTES = 1024 * 1024
 _REGEX_CHARS = re.compile(r"[.^$*+?{}\[\]\\|()]")
+# Escapes in a JSON string that may stand for a needle's characters (any character as \uXXXX,
+# `/` as `\/`); the others (\" \\ \b \f \n \r \t) stand for characters no needle holds.
+_UNICODE_ESCAPE = b"\\u"
+_SLASH_ESCAPE = b"\\/"
+# ASCII letters a non-ASCII character matches under re.IGNORECASE (U+0130, U+0131, U+017F,
+# U+212A): an ignore-case needle cannot hold them.
+_FOLDS_BEYOND_ASCII = frozenset("iksIKS")
+# Inline flags at a regex's start, e.g. `(?i)` or `(?im)`.
+_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+# `{m}`, `{m,}`, `{,n}`, `{m,n}`: a repeat (any other `{` is a literal character).
+_REPEAT = re.compile(r"\{(\d*)(?:,\d*)?\}")
 
 
-class Interrupted(Exception):
-    """The run was interrupted while the file was being read (what was indexed is kept)."""
+@dataclass(frozen=True)
+class Needle:
+    """Bytes every line a pattern matches holds in its raw text (unless a JSON escape hides
+    them); `folded`: lower-case ASCII, to look for in the lowered bytes."""
 
-    def __init__(self, path: Path, read: int, size: int) -> None:
-        super().__init__(f"interrupted after reading {read:,} of the {size:,} bytes of '{path}'")
-        self.read = read
-        self.size = size
+    data: bytes
+    folded: bool = False
 
 
 class Pattern:
@@ -82,413 +94,428 @@ class Pattern:
             regex = None
         # Without metacharacters a regex matches exactly where the substring is: skip it.
         self.regex = regex if regex is not None and _REGEX_CHARS.search(text) else None
-        # A literal without a line break cannot span two lines: found in a segment's joined
-        # text, its position names its line.
+        self.needles = _needles(text, self.regex is not None)
+        # For the gram index: the text as UTF-8 (lone surrogates included), and whether it is
+        # a literal without a line break (found in joined lines, its position names its line).
+        self.data = text.encode("utf-8", errors="surrogatepass")
         self.literal = self.regex is None and "\n" not in text
-        self.data = _utf8(text)
+        # A hidden needle character written `\/` is possible only if a needle holds a `/`.
+        slash = self.needles is not None and any(b"/" in n.data for n in self.needles)
+        self.escapes = (_UNICODE_ESCAPE, _SLASH_ESCAPE) if slash else (_UNICODE_ESCAPE,)
 
     def hit(self, text: str) -> bool:
         return self.text in text or bool(self.regex and self.regex.search(text))
 
+    def line_hit(self, text: str) -> bool:
+        """The line's raw text, or its JSON `message`, matches."""
+        if self.hit(text):
+            return True
+        message = json_message(text)
+        return message is not None and self.hit(message)
+
+    def first_in(self, block: bytearray, size: int) -> tuple[int | None, int]:
+        """Index of the first line of `block[:size]` (whole lines) that matches, else None;
+        and the bytes decoded to tell."""
+        if self.needles is None:
+            for index, line in enumerate(split_lines(block[:size])):
+                if self.line_hit(line):
+                    return index, size
+            return None, size
+        return self._first_candidate(block, size)
+
+    def _first_candidate(self, block: bytearray, size: int) -> tuple[int | None, int]:
+        """Decode, in order, only the lines holding a needle or an escape that may hide one."""
+        needles = self.needles or ()
+        lowered = block.lower() if any(n.folded for n in needles) else block
+        searches = [(lowered if n.folded else block, n.data) for n in needles]
+        searches += [(block, escape) for escape in self.escapes]
+        # The next position of each search at or after `at` (-1: none left): each search runs
+        # forward once over the block, however often another one hits.
+        upcoming = [haystack.find(data, 0, size) for haystack, data in searches]
+        counted = lines = decoded = 0
+        while True:
+            found = [position for position in upcoming if position >= 0]
+            if not found:
+                return None, decoded
+            start = block.rfind(b"\n", 0, min(found)) + 1
+            end = block.find(b"\n", start, size) + 1  # the block ends with a line break
+            lines += _count_lines(block, counted, start)
+            counted = start
+            decoded += end - start
+            for offset, line in enumerate(split_lines(block[start:end])):
+                if self.line_hit(line):
+                    return lines + offset, decoded
+            for number, (haystack, data) in enumerate(searches):
+                if 0 <= upcoming[number] < end:
+                    upcoming[number] = haystack.find(data, end, size)
+
+
+def _needles(text: str, regex: bool) -> tuple[Needle, ...] | None:
+    """Needles for a pattern: a line matches only if it holds one (None: no such needle)."""
+    literal = _longest_safe_run(text, folded=False)
+    if not literal:
+        return None
+    needles = [Needle(literal.encode())]
+    if regex:
+        found = _regex_needle(text)
+        if found is None:
+            return None
+        if found not in needles:
+            needles.append(found)
+    return tuple(needles)
+
+
+def _safe(char: str, folded: bool) -> bool:
+    """Whether a character may be in a needle: JSON writes it as itself or as \\uXXXX (or, for
+    `/`, \\/), and its UTF-8 stands for it in the raw bytes (not U+FFFD, which a byte that is
+    not UTF-8 becomes, nor a lone surrogate); ignoring case, also only ASCII that no other
+    character matches."""
+    if char in '"\\' or char < " " or char == "\ufffd" or "\ud800" <= char <= "\udfff":
+        return False
+    return not folded or (char.isascii() and char not in _FOLDS_BEYOND_ASCII)
+
+
+def _longest_safe_run(text: str, folded: bool) -> str:
+    best = run = ""
+    for char in text:
+        run = run + char if _safe(char, folded) else ""
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def _regex_needle(pattern: str) -> Needle | None:
+    """The longest run of needle characters every match of `pattern` (which compiles) holds in
+    sequence, else None. Conservative: a run is only taken from plain characters (or escaped
+    punctuation) at the top level; groups, classes, escapes such as `\\d`, anchors and `.` end a
+    run, a character made optional by `?`, `*` or `{0,n}` is dropped, and a top-level `|`
+    means no needle."""
+    flags, at = "", 0
+    while (flag := _GLOBAL_FLAGS.match(pattern, at)) is not None:
+        flags += flag.group(1)
+        at = flag.end()
+    if "x" in flags:
+        return None  # verbose mode: spaces and `#` are not characters of the match
+    folded = "i" in flags
+    runs: list[str] = []
+    run: list[str] = []
+    last_in_run = False  # the last atom is the last character of `run`
+    for kind, literal in _atoms(pattern, at):
+        if kind == "|":
+            return None
+        if kind == "char" and _safe(literal, folded):
+            run.append(literal)
+            last_in_run = True
+            continue
+        if kind == "optional" and last_in_run:
+            run.pop()
+        runs.append("".join(run))
+        run.clear()
+        last_in_run = False
+    runs.append("".join(run))
+    best = max(runs, key=len)
+    if not best:
+        return None
+    return Needle(best.lower().encode(), folded=True) if folded else Needle(best.encode())
+
+
+def _atoms(pattern: str, at: int) -> Iterator[tuple[str, str]]:
+    """The top-level atoms of a regex from `at`: ("char", c) for a character matched as itself,
+    ("optional", "") / ("repeat", "") for a repeat of the atom before that may or may not match
+    it zero times, ("|", "") for an alternative, ("other", "") for anything else (a group, a
+    class, an anchor, `.`, an escape such as `\\d`)."""
+    size = len(pattern)
+    while at < size:
+        char = pattern[at]
+        if char == "\\":
+            escaped = pattern[at + 1 : at + 2]
+            if escaped.isascii() and escaped.isalnum():
+                at = _after_escape(pattern, at)  # a class, an anchor, a reference, a code
+                yield "other", ""
+            else:
+                at += 2
+                yield "char", escaped
+        elif char == "[":
+            at = _after_class(pattern, at)
+            yield "other", ""
+        elif char == "(":
+            at = _after_group(pattern, at)
+            yield "other", ""
+        elif char in "|)":
+            yield "|", ""
+            return
+        elif char in "*?+" or (char == "{" and _REPEAT.match(pattern, at)):
+            repeat = _REPEAT.match(pattern, at) if char == "{" else None
+            least = int(repeat.group(1) or 0) if repeat is not None else int(char == "+")
+            at = repeat.end() if repeat is not None else at + 1
+            if pattern[at : at + 1] in ("?", "+"):
+                at += 1  # lazy or possessive
+            yield ("repeat" if least else "optional"), ""
+        elif char in ".^$":
+            at += 1
+            yield "other", ""
+        else:
+            at += 1
+            yield "char", char
+
+
+def _after_escape(pattern: str, at: int) -> int:
+    """Where a `\\<letter or digit>` escape at `at` ends (with its code or digits)."""
+    kind = pattern[at + 1]
+    at += 2
+    if kind == "N" and pattern[at : at + 1] == "{":
+        return pattern.index("}", at) + 1
+    digits = {"x": 2, "u": 4, "U": 8}.get(kind, 2 if kind.isdigit() else 0)
+    while digits and at < len(pattern) and pattern[at] in "0123456789abcdefABCDEF":
+        at += 1
+        digits -= 1
+    return at
+
+
+def _after_class(pattern: str, at: int) -> int:
+    """Where a `[...]` class at `at` ends (a `]` first in it is one of its characters)."""
+    at += 1
+    if pattern[at : at + 1] == "^":
+        at += 1
+    if pattern[at : at + 1] == "]":
+        at += 1
+    while at < len(pattern) and pattern[at] != "]":
+        at += 2 if pattern[at] == "\\" else 1
+    return at + 1
+
+
+def _after_group(pattern: str, at: int) -> int:
+    """Where the group at `at` ends (its nested groups, classes and escapes skipped)."""
+    if pattern.startswith("(?#", at):
+        return pattern.index(")", at) + 1
+    depth = 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            at += 2
+            continue
+        if char == "[":
+            at = _after_class(pattern, at)
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if not depth:
+                return at + 1
+        at += 1
+    return at
+
+
+def _count_lines(data: bytes | bytearray, start: int, end: int) -> int:
+    """Lines a text-mode file sees in `data[start:end]` (whole lines): `\\n`, `\\r\\n` and a
+    lone `\\r` each end one."""
+    count = data.count(b"\n", start, end)
+    returns = data.count(b"\r", start, end)
+    return count + returns - data.count(b"\r\n", start, end) if returns else count
+
 
 @dataclass(frozen=True)
-class Match:
-    line: int | None  # 1-based number of the first matching line, None: no line matches
-    lines: int  # lines in the file when asked
+class _Progress:
+    """How far a pattern has looked (byte offset and lines before it), and its first match."""
+
+    offset: int = 0
+    lines: int = 0
+    found: int | None = None  # 1-based line number
 
 
-@dataclass(slots=True)
-class _Segment:
-    """Where consecutive whole lines are in the file (their text may be re-read from there)."""
+class _Blocks:
+    """The whole lines of a file from a position, a block at a time. While a block is handled,
+    `offset` and `lines` say where it starts; once the loop ends, or `Interrupted` (raised
+    before reading a block once `stop` is set) ends it, where the reading stopped."""
 
-    offset: int  # byte offset of the first line
-    size: int  # bytes
-    first: int  # 0-based number of the first line
-    count: int  # lines
-    message_lines: array  # the lines whose JSON message is kept (not verbatim in the line)
-    skipped: bool = False  # one line longer than BLOCK_BYTES: counted, not searched
+    def __init__(
+        self,
+        owner: LogLines,
+        handle: BinaryIO,
+        start: tuple[int, int],
+        size: int,
+        stop: threading.Event | None,
+    ) -> None:
+        self._owner = owner
+        self._handle = handle
+        self.offset, self.lines = start
+        self.searched = 0  # bytes of the blocks given out
+        self._size = size
+        self._stop = stop
 
+    def __iter__(self) -> Iterator[tuple[bytearray, int]]:
+        """(the buffer, the size of the whole lines at its start), valid until the next one:
+        one buffer is read into again and again (a new 4 MiB object per block costs its
+        allocation and page faults, a quarter of the search)."""
+        buffer = bytearray(min(BLOCK_BYTES, self._size - self.offset))
+        view = memoryview(buffer)
+        while self.offset < self._size:
+            if self._stop is not None and self._stop.is_set():
+                raise Interrupted(self._owner.path, self.offset, self._size)
+            self._handle.seek(self.offset)
+            read = self._handle.readinto(view[: self._size - self.offset])
+            self._owner.bytes_read += read
+            cut = buffer.rfind(b"\n", 0, read) + 1
+            if not cut:
+                end = self._long_line_end() if read == BLOCK_BYTES else None
+                if end is None:
+                    return  # the last line, still being written
+                self.offset, self.lines = end, self.lines + 1
+                continue
+            self.searched += cut
+            yield buffer, cut
+            self.offset += cut
+            self.lines += _count_lines(buffer, 0, cut)
 
-class _Text:
-    """A segment's lines as UTF-8 (decoded as a text-mode file would, each ending with
-    '\n'), and the JSON messages its lines do not hold verbatim, joined the same way, with
-    where each starts and its line. Bytes, not str: half the memory of a str holding one
-    character beyond Latin-1, and a str is in a bytes exactly where its UTF-8 is."""
+    def _read(self, offset: int, size: int) -> bytes:
+        self._handle.seek(offset)
+        data = self._handle.read(size)
+        self._owner.bytes_read += len(data)
+        return data
 
-    __slots__ = ("message_lines", "message_starts", "messages", "size", "text")
-
-    def __init__(self, text: bytes, messages: list[str], lines: array) -> None:
-        self.text = text
-        self.message_lines = lines
-        self.message_starts = array("q")
-        encoded = [_utf8(message) + b"\n" for message in messages]
-        at = 0
-        for message in encoded:
-            self.message_starts.append(at)
-            at += len(message)
-        self.messages = b"".join(encoded)
-        self.size = len(text) + len(self.messages)
-
-    def first_literal(self, needle: bytes) -> int | None:
-        """Index of the first line holding `needle` (no line break), raw or in its message."""
-        found = None
-        at = self.text.find(needle)
-        if at >= 0:
-            found = self.text.count(b"\n", 0, at)
-        if self.messages:
-            at = self.messages.find(needle)
-            if at >= 0:
-                line = self.message_lines[bisect_right(self.message_starts, at) - 1]
-                found = line if found is None else min(found, line)
-        return found
-
-    def first_hit(self, pattern: Pattern) -> int | None:
-        """Index of the first line the pattern matches, raw or in its message, line by line
-        (a regex, or a literal with a line break, which only a message can hold)."""
-        if pattern.regex is None and (
-            pattern.data not in self.text and pattern.data not in self.messages
-        ):
-            return None  # no line has it, nor any message (kept here, or verbatim in its line)
-        for index, line in enumerate(self.text.decode().split("\n")[:-1]):
-            if pattern.hit(line):
-                return index
-            message = json_message(line)
-            if message is not None and pattern.hit(message):
-                return index
+    def _long_line_end(self) -> int | None:
+        """The end of a line longer than a block (counted, not searched), or None when it has
+        no line break yet (the last line, still being written)."""
+        at = self.offset + BLOCK_BYTES
+        while at < self._size:
+            block = self._read(at, min(BLOCK_BYTES, self._size - at))
+            newline = block.find(b"\n")
+            if newline >= 0:
+                return at + newline + 1
+            at += len(block)
         return None
-
-
-class _Builder:
-    """The segment being filled: its lines and kept messages, each line parsed once."""
-
-    def __init__(self, offset: int, first: int) -> None:
-        self.offset = offset
-        self.first = first
-        self.size = 0
-        self.count = 0
-        self._chunks: list[bytes] = []
-        self._messages: list[str] = []
-        self._lines = array("q")
-        self._text: _Text | None = None
-
-    def add(self, data: bytes) -> None:
-        """Add whole lines (`data` ends with a line break)."""
-        stored, lines = _decoded(data)
-        for index, line in enumerate(lines, start=self.count):
-            if line.startswith("{"):
-                message = json_message(line)
-                if message is not None and message not in line:
-                    self._messages.append(message)
-                    self._lines.append(index)
-        self._chunks.append(stored)
-        self.count += len(lines)
-        self.size += len(data)
-        self._text = None
-
-    def text(self) -> _Text:
-        """The lines so far (joined once per change: a segment is small)."""
-        if self._text is None:
-            self._chunks = [b"".join(self._chunks)]
-            self._text = _Text(self._chunks[0], self._messages, self._lines)
-        return self._text
-
-    def segment(self) -> _Segment:
-        return _Segment(self.offset, self.size, self.first, self.count, self._lines)
-
-
-def _decoded(data: bytes) -> tuple[bytes, list[str]]:
-    """Whole lines (`data` ends with a line break) as a text-mode file gives them, and as
-    UTF-8 (`data` itself unless it held a carriage return or bytes that are not UTF-8)."""
-    text = data.decode("utf-8", errors="replace")
-    clean = "\r" not in text and "\ufffd" not in text
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return (data if clean else text.encode()), text.split("\n")[:-1]
-
-
-def _reread(data: bytes, segment: _Segment) -> _Text:
-    """A sealed segment's `_Text` from its bytes in the file: only the lines whose message
-    is kept are parsed again."""
-    stored, lines = _decoded(data)
-    messages = [json_message(lines[index]) or "" for index in segment.message_lines]
-    return _Text(stored, messages, segment.message_lines)
-
-
-def _utf8(text: str) -> bytes:
-    """UTF-8, lone surrogates (a JSON message may hold one) included."""
-    return text.encode("utf-8", errors="surrogatepass")
-
-
-def split_lines(data: bytes) -> list[str]:
-    """Lines as a text-mode file yields them (UTF-8 with replacement, universal newlines)."""
-    text = data.decode("utf-8", errors="replace")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text:
-        return []
-    lines = text.split("\n")
-    return lines[:-1] if text.endswith("\n") else lines
-
-
-def json_message(line: str) -> str | None:
-    """The `message` of a JSON-object line, else None."""
-    if not line.startswith("{"):
-        return None
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    message = data.get("message") if isinstance(data, dict) else None
-    return message if isinstance(message, str) else None
 
 
 class LogLines:
-    """The lines of one file read so far; thread-safe; read forward only (see module doc)."""
+    """One file's line count and each pattern's progress; thread-safe (see module doc)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        # Work counters (tests and benchmarks): bytes read from disk (segments read back
-        # included), and bytes decoded and parsed to index them (each byte once).
+        # Work counters (tests and benchmarks): bytes read from the file, and bytes of lines
+        # decoded because their bytes could not decide.
         self.bytes_read = 0
-        self.bytes_indexed = 0
+        self.bytes_decoded = 0
+        self.index: GramIndex | None = None  # once set, it answers every pattern
         self._reset(None)
 
     def _reset(self, identity: tuple[int, int] | None) -> None:
         self._identity = identity
-        self._offset = 0  # bytes of complete lines indexed
-        self._lines = 0
-        self._sealed: list[_Segment] = []
-        self._open = _Builder(0, 0)
-        self._grams: dict[int, int] = {}  # 4-gram -> bit mask of the indexed segments with it
-        self._indexed = 0  # segments covered by the gram index: the first ones
-        self._cache: OrderedDict[int, _Text] = OrderedDict()  # segment number -> its text
-        self._cached = 0  # size of the cached texts
+        self._end = 0  # bytes of whole lines counted
+        self._lines = 0  # lines in them
         self._head = b""
         self._tail = b""
-        self._memo: dict[str, tuple[int, int | None]] = {}
-
-    @property
-    def retained(self) -> int:
-        """Characters of log text held in memory (the cache and the segment being filled)."""
-        return self._cached + self._open.text().size
-
-    @property
-    def segments(self) -> list[_Segment]:
-        return list(self._sealed)
+        self._memo: dict[str, _Progress] = {}
+        self._searched = 0  # bytes searched by patterns asked for the first time
 
     def first_match(self, pattern: Pattern, stop: threading.Event | None = None) -> Match:
         """The first line matching `pattern` (raises FileNotFoundError like open(), and
         `Interrupted` once `stop` is set)."""
-        with self._lock, self.path.open("rb") as handle:
-            remainder = self._sync(handle, stop)
-            scanned, found = self._memo.get(pattern.text, (0, None))
-            if found is None:
-                found = self._search(handle, pattern, scanned, stop)
-                if len(self._memo) >= _MEMO_LIMIT:
-                    self._memo.clear()
-                self._memo[pattern.text] = (self._lines, found)
+        with self._lock:
+            if self.index is None and self._many_patterns(pattern):
+                self.index = GramIndex(self.path)
+            index = self.index
+            if index is None:
+                return self._first_match(pattern, stop)
+        return index.first_match(pattern, stop)
+
+    def _many_patterns(self, pattern: Pattern) -> bool:
+        """Whether new patterns have searched this file's bytes so often that the gram index
+        costs less from now on (a suite's scenarios each asking their own pattern of the
+        shared gateway log: reading it all again for each would grow with the square)."""
+        return (
+            pattern.text not in self._memo
+            and self._end >= INDEX_MIN_BYTES
+            and self._searched >= INDEX_AFTER * self._end
+        )
+
+    def _first_match(self, pattern: Pattern, stop: threading.Event | None) -> Match:
+        with self.path.open("rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if not self._same_file(handle, stat):
+                self._reset((stat.st_dev, stat.st_ino))
+            size = stat.st_size
+            progress = self._memo.get(pattern.text, _Progress())
+            if progress.found is None:
+                progress = self._search(handle, pattern, progress, size, stop)
+            if self._end < size:
+                blocks = _Blocks(self, handle, (self._end, self._lines), size, stop)
+                try:
+                    for _ in blocks:
+                        pass
+                finally:
+                    self._counted(handle, blocks.offset, blocks.lines)
+            remainder = self._remainder(handle, size)
             total = self._lines + len(remainder)
-            if found is not None:
-                return Match(found + 1, total)
-            for number, text in enumerate(remainder, start=self._lines):
-                if pattern.hit(text) or ((m := json_message(text)) is not None and pattern.hit(m)):
-                    return Match(number + 1, total)
+            if progress.found is not None:
+                return Match(progress.found, total)
+            for number, text in enumerate(remainder, start=self._lines + 1):
+                if pattern.line_hit(text):
+                    return Match(number, total)
             return Match(None, total)
 
-    # -- searching -----------------------------------------------------------------------
-
     def _search(
-        self, handle: BinaryIO, pattern: Pattern, scanned: int, stop: threading.Event | None
-    ) -> int | None:
-        """The first line at or after `scanned` that matches (no line before it does)."""
-        for number in self._candidates(pattern):
-            if stop is not None and stop.is_set():
-                raise Interrupted(self.path, self._offset, self._offset)
-            if number < len(self._sealed):
-                segment = self._sealed[number]
-                if segment.first + segment.count <= scanned or segment.skipped:
-                    continue
-                text, first = self._text(handle, number), segment.first
-            elif self._open.first + self._open.count > scanned:
-                text, first = self._open.text(), self._open.first
-            else:
-                continue
-            hit = text.first_literal(pattern.data) if pattern.literal else text.first_hit(pattern)
-            if hit is not None:
-                return first + hit
-        return None
-
-    def _candidates(self, pattern: Pattern) -> list[int]:
-        """The segments that may hold a match, in order (a literal needs all its 4-grams in
-        the indexed ones); the segment being filled is the last, numbered len(sealed)."""
-        sealed = len(self._sealed)
-        data = pattern.data
-        if not pattern.literal or len(data) < GRAM + STRIDE - 1:
-            return list(range(sealed + 1))
-        mask = 0
-        for grams in _grams_by_alignment(data):  # each alignment has at least one gram
-            found = -1
-            for gram in grams:
-                found &= self._grams.get(gram, 0)
-                if not found:
+        self,
+        handle: BinaryIO,
+        pattern: Pattern,
+        progress: _Progress,
+        size: int,
+        stop: threading.Event | None,
+    ) -> _Progress:
+        """The first match in the whole lines after `progress`; how far it looked is kept
+        (also when interrupted), and the lines it counted."""
+        blocks = _Blocks(self, handle, (progress.offset, progress.lines), size, stop)
+        found = None
+        try:
+            for block, whole in blocks:
+                hit, decoded = pattern.first_in(block, whole)
+                self.bytes_decoded += decoded
+                if hit is not None:
+                    found = blocks.lines + hit + 1
                     break
-            mask |= found
-        return [*_bits(mask), *range(self._indexed, sealed + 1)]
+        finally:
+            self._searched += blocks.searched
+            progress = _Progress(blocks.offset, blocks.lines, found)
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[pattern.text] = progress
+            if found is None:
+                self._counted(handle, blocks.offset, blocks.lines)
+        return progress
 
-    def _text(self, handle: BinaryIO, number: int) -> _Text:
-        """A sealed segment's text: from the cache, else read again from the file."""
-        text = self._cache.get(number)
-        if text is not None:
-            self._cache.move_to_end(number)
-            return text
-        segment = self._sealed[number]
-        handle.seek(segment.offset)
-        data = handle.read(segment.size)
-        self.bytes_read += len(data)
-        text = _reread(data, segment)
-        self._keep(number, text)
-        return text
-
-    def _keep(self, number: int, text: _Text) -> None:
-        self._cache[number] = text
-        self._cached += text.size
-        while self._cached > CACHE_BYTES and len(self._cache) > 1:
-            _, old = self._cache.popitem(last=False)
-            self._cached -= old.size
-
-    # -- reading -------------------------------------------------------------------------
-
-    def _sync(self, handle: BinaryIO, stop: threading.Event | None) -> list[str]:
-        """Index the whole lines added since the last call, a block at a time; return the
-        lines not kept (a last line still being written)."""
-        stat = os.fstat(handle.fileno())
-        if not self._same_file(handle, stat):
-            self._reset((stat.st_dev, stat.st_ino))
-        end = stat.st_size
-        while self._offset < end:
-            if stop is not None and stop.is_set():
-                raise Interrupted(self.path, self._offset, end)
-            handle.seek(self._offset)
-            data = handle.read(min(BLOCK_BYTES, end - self._offset))
-            self.bytes_read += len(data)
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                self._append(data[:cut])
-            elif len(data) < BLOCK_BYTES or not self._skip_long_line(handle, end):
-                return split_lines(data)  # the last line, still being written
-        return []
-
-    def _skip_long_line(self, handle: BinaryIO, end: int) -> bool:
-        """Count a line longer than a block, unsearched, as a segment of its own; False when
-        it has no line break yet (the last line, still being written)."""
-        at = self._offset + BLOCK_BYTES
-        while at < end:
-            handle.seek(at)
-            block = handle.read(min(BLOCK_BYTES, end - at))
-            self.bytes_read += len(block)
-            newline = block.find(b"\n")
-            if newline >= 0:
-                line_end = at + newline + 1
-                handle.seek(self._offset)
-                first = handle.read(_FINGERPRINT)
-                handle.seek(line_end - _FINGERPRINT)
-                last = handle.read(_FINGERPRINT)
-                self._seal()
-                size = line_end - self._offset
-                skipped = _Segment(self._offset, size, self._lines, 1, array("q"), skipped=True)
-                self._sealed.append(skipped)
-                self._advance(first, last, size, 1)
-                return True
-            at += len(block)
-        return False
-
-    def _append(self, data: bytes) -> None:
-        """Add whole lines to the open segment, sealing it each time it is full."""
-        at, end = 0, len(data)
-        while at < end:
-            cut = end
-            room = SEGMENT_BYTES - self._open.size  # > 0: a full segment is sealed at once
-            if end - at > room:
-                cut = data.rfind(b"\n", at, at + room) + 1
-                if cut <= at:  # a line longer than the room left ends the segment
-                    cut = data.find(b"\n", at + room) + 1
-            piece = data[at:cut]
-            before = self._open.count
-            self._open.add(piece)
-            self.bytes_indexed += len(piece)
-            self._advance(piece, piece, len(piece), self._open.count - before)
-            at = cut
-            if self._open.size >= SEGMENT_BYTES:
-                self._seal()
-
-    def _advance(self, first: bytes, last: bytes, size: int, lines: int) -> None:
-        """Account for `size` bytes of `lines` whole lines indexed (`first` / `last`: bytes at
-        their start and end, which re-identify the file)."""
-        if not self._offset:
-            self._head = first[:_FINGERPRINT]
-        self._offset += size
-        self._lines += lines
-        self._tail = (self._tail + last[-_FINGERPRINT:])[-_FINGERPRINT:]
-        if self._open.size == 0:
-            self._open = _Builder(self._offset, self._lines)
-
-    def _seal(self) -> None:
-        """Close the open segment: index its 4-grams (while the index has room) and keep its
-        text in the cache."""
-        builder = self._open
-        if not builder.count:
+    def _counted(self, handle: BinaryIO, offset: int, lines: int) -> None:
+        """The whole lines up to `offset` are counted (`lines`); keep the bytes at both ends,
+        which re-identify the file on the next call."""
+        if offset <= self._end:
             return
-        number = len(self._sealed)
-        text = builder.text()
-        self._sealed.append(builder.segment())
-        if self._indexed == number and number < GRAM_SEGMENTS and len(self._grams) < GRAM_LIMIT:
-            bit, grams = 1 << number, self._grams
-            for gram in _grams(text.text, text.messages):
-                grams[gram] = grams.get(gram, 0) | bit
-            self._indexed += 1
-        self._keep(number, text)
-        self._open = _Builder(self._offset, self._lines)
+        self._end, self._lines = offset, lines
+        handle.seek(0)
+        self._head = handle.read(min(offset, _FINGERPRINT))
+        handle.seek(max(0, offset - _FINGERPRINT))
+        self._tail = handle.read(min(offset, _FINGERPRINT))
+        self.bytes_read += len(self._head) + len(self._tail)
+
+    def _remainder(self, handle: BinaryIO, size: int) -> list[str]:
+        """The lines after the counted ones: a last line still being written (its first block
+        when it is longer)."""
+        if self._end >= size:
+            return []
+        handle.seek(self._end)
+        data = handle.read(min(BLOCK_BYTES, size - self._end))
+        self.bytes_read += len(data)
+        return split_lines(data)
 
     def _same_file(self, handle: BinaryIO, stat: os.stat_result) -> bool:
-        if self._identity != (stat.st_dev, stat.st_ino) or stat.st_size < self._offset:
+        if self._identity != (stat.st_dev, stat.st_ino) or stat.st_size < self._end:
             return False
-        if not self._offset:
+        if not self._end:
             return True
         handle.seek(0)
         head = handle.read(len(self._head))
-        handle.seek(self._offset - len(self._tail))
+        handle.seek(self._end - len(self._tail))
         self.bytes_read += len(self._head) + len(self._tail)
         return head == self._head and handle.read(len(self._tail)) == self._tail
-
-
-def _grams(*texts: bytes) -> set[int]:
-    """The 4-byte windows of `texts` that start at a multiple of STRIDE, as integers."""
-    out: set[int] = set()
-    for data in texts:
-        out.update(_aligned(data, 0))
-    return out
-
-
-def _grams_by_alignment(pattern: bytes) -> list[set[int]]:
-    """For each place the pattern may start at modulo STRIDE, its grams that then start at a
-    multiple of STRIDE in the text (the first at `shift` = (STRIDE - start) % STRIDE into it)."""
-    return [set(_aligned(pattern, shift)) for shift in range(STRIDE)]
-
-
-def _aligned(data: bytes, shift: int) -> memoryview:
-    usable = max(0, (len(data) - shift) // GRAM * GRAM)
-    return memoryview(data)[shift : shift + usable].cast("I")[:: STRIDE // GRAM]
-
-
-def _bits(mask: int) -> list[int]:
-    """Positions of the set bits of `mask`, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 _FILES: dict[str, LogLines] = {}
@@ -496,7 +523,7 @@ _FILES_LOCK = threading.Lock()
 
 
 def lines_of(path: Path) -> LogLines:
-    """The process-wide index of `path` (one per path, shared by all scenarios; the path is
+    """The process-wide state of `path` (one per path, shared by all scenarios; the path is
     opened on every call, so a link that now points elsewhere is noticed like a rotation)."""
     key = os.fspath(path)
     index = _FILES.get(key)

@@ -12,11 +12,13 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
+from clawspec.ci_context import CIContext, ci_system
 from clawspec.reports.github.commands import Annotation, GitHubRunner
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.status import PASSING, Status
-from clawspec.text import pluralize
+from clawspec.text import FileWarning, pluralize
 
 DEFAULT_LIMITS: Mapping[str, int] = {"error": 10, "warning": 10, "notice": 10}
 _LEVEL = {Status.FAIL: "error", Status.ERROR: "error", Status.WARN: "warning"}
@@ -233,3 +235,23 @@ def write_annotations(
     for annotation in selection.annotations:
         runner.annotate(annotation)
     return selection
+
+
+def warn_on_github(
+    message: str,
+    stream: TextIO | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> bool:
+    """On GitHub Actions, a warning about files (`FileWarning`, e.g. a contract no scenario
+    pattern matches) as one `::warning file=…::` annotation per file, which the runner shows on
+    the file, in the log and on the run's page; True when written. Elsewhere (GitLab CI,
+    Jenkins, a terminal) the caller prints its plain `warning:` line: those read the log."""
+    environ = os.environ if environ is None else environ
+    if not isinstance(message, FileWarning) or ci_system(environ) != "github":
+        return False
+    context = CIContext.from_environ(environ)
+    runner = GitHubRunner(context, stream)
+    for path, text in message.files:
+        file = repo_relative(path, context.repository_root)
+        runner.annotate(Annotation("warning", text, title="ClawSpec: not loaded", file=file))
+    return True

@@ -5,8 +5,8 @@ API takes 50 annotations per request and any number of requests, so the check ru
 them. It is created completed, with the first 50 (`POST /repos/{o}/{r}/check-runs`); each further
 50 are appended by `PATCH /repos/{o}/{r}/check-runs/{id}` (GitHub appends the annotations of an
 update to those already there). Its title is the run's one-line summary, its summary the
-headline, its text the job summary (within the 65,535-character limit), and its conclusion comes
-from the exit policy.
+headline, its text the job summary (within the 65,535-character limit), and its conclusion is the
+run's outcome (reports/outcome.py), as the exit code is.
 
 The commit is the PR's head for `pull_request` events (the event payload's
 `pull_request.head.sha`: `GITHUB_SHA` is then the merge commit, which the PR does not show),
@@ -18,7 +18,7 @@ text, what comes from outside shows as data (`markdown`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,7 +27,6 @@ from typing import Any
 import requests
 
 from clawspec.ci_context import CIContext
-from clawspec.errors import ExitCode
 from clawspec.reports.changes import change_headline
 from clawspec.reports.github.annotations import candidate_annotations
 from clawspec.reports.github.api import (
@@ -40,6 +39,8 @@ from clawspec.reports.github.markdown import inline
 from clawspec.reports.github.outputs import one_line_summary
 from clawspec.reports.github.summary import headline, render_summary
 from clawspec.reports.model import RunReport
+from clawspec.reports.outcome import Policy, RunOutcome, decide
+from clawspec.secrets import register, scope
 from clawspec.text import clean, cut, cut_bytes, pluralize
 
 PER_REQUEST = 50  # annotations per create/update request (Checks API)
@@ -112,23 +113,6 @@ def find_check_target(
     return CheckTarget(context.github.api_url, repository, sha, check_name(context, name, report))
 
 
-def conclusion(report: RunReport, code: ExitCode) -> str:
-    """Map the exit policy's verdict to a conclusion.
-
-    `failure` when the step fails; `cancelled` for an interrupted run; `neutral` when the step
-    passes but nothing ran or something failed that the policy lets through (`fail_on: never`,
-    `error`, `regression`), so a green check never hides a failure; else `success`.
-    """
-    if report.interrupted:
-        return "cancelled"
-    if code != ExitCode.OK:
-        return "failure"
-    totals = report.totals
-    if totals.scenarios == 0 or totals.failed or totals.errored:
-        return "neutral"
-    return "success"
-
-
 def _cut_bytes(text: str, limit: int) -> str:
     return cut_bytes(text, limit)  # masks first: a cut could split a secret
 
@@ -139,7 +123,6 @@ def _cut_chars(text: str, limit: int) -> str:
 
 def check_annotations(
     report: RunReport,
-    secrets: Iterable[str] = (),
     repo_root: str | Path | None = None,
     workspace: Path | None = None,
 ) -> list[dict[str, Any]]:
@@ -149,7 +132,6 @@ def check_annotations(
     or errored → failure, warned → warning, skipped scenario → notice), uncapped. One without a
     file and line (a missing shard) has no place in a check run: the title and summary say it.
     """
-    secrets = list(secrets)
     found = []
     for item in candidate_annotations(report, repo_root, workspace):
         if not item.file or not item.line:
@@ -160,24 +142,27 @@ def check_annotations(
                 "start_line": item.line,
                 "end_line": item.line,
                 "annotation_level": _LEVEL[item.level],
-                "title": _cut_chars(clean(item.title, secrets), TITLE_CHARS),
-                "message": _cut_bytes(clean(item.message, secrets), MESSAGE_BYTES),
+                "title": _cut_chars(clean(item.title), TITLE_CHARS),
+                "message": _cut_bytes(clean(item.message), MESSAGE_BYTES),
             }
         )
     return found
 
 
 def render_output(
-    report: RunReport, annotations: list[dict[str, Any]], secrets: Iterable[str] = ()
+    report: RunReport,
+    annotations: list[dict[str, Any]],
+    outcome: RunOutcome | None = None,
 ) -> dict[str, str]:
-    """Return the check run's title, short summary and text (the job summary)."""
-    secrets = list(secrets)
+    """Return the check run's title, short summary and text (the job summary), each headed by
+    the run's verdict (`outcome`; without one, the default exit policy's)."""
+    outcome = outcome or decide(report, Policy())
     counts: dict[str, int] = {}
     for item in annotations:
         counts[item["annotation_level"]] = counts.get(item["annotation_level"], 0) + 1
-    lines = [headline(report), ""]
+    lines = [headline(report, outcome), ""]
     if change := change_headline(report):  # names a branch: data
-        lines += [inline(change, secrets=secrets), ""]
+        lines += [inline(change), ""]
     if annotations:
         parts = [pluralize(n, level) for level, n in counts.items()]
         lines.append(
@@ -189,12 +174,12 @@ def render_output(
     text = render_summary(
         report,
         TEXT_BUDGET_BYTES,
-        secrets,
         limit_name="GitHub's 65,535-character check run limit",
+        outcome=outcome,
     )
     return {
-        "title": _cut_chars(clean(one_line_summary(report), secrets), TITLE_CHARS),
-        "summary": _cut_chars(clean("\n".join(lines) + "\n", secrets), TEXT_CHARS),
+        "title": _cut_chars(clean(one_line_summary(report, outcome)), TITLE_CHARS),
+        "summary": _cut_chars(clean("\n".join(lines) + "\n"), TEXT_CHARS),
         "text": _cut_chars(text, TEXT_CHARS),
     }
 
@@ -218,19 +203,18 @@ def _send(
     api: GitHubApi,
     target: CheckTarget,
     report: RunReport,
-    code: ExitCode,
+    outcome: RunOutcome,
     annotations: list[dict[str, Any]],
-    secrets: list[str],
 ) -> CheckRunResult:
     """Create the check run with the first 50 annotations, then append the rest 50 at a time.
 
     `output.text` goes with the first and the last request only: it is large, and should an
     update without it clear it, the last one puts it back.
     """
-    output = render_output(report, annotations, secrets)
+    output = render_output(report, annotations, outcome)
     batches = [annotations[i : i + PER_REQUEST] for i in range(0, len(annotations), PER_REQUEST)]
     first, rest = (batches[0] if batches else []), batches[1:]
-    verdict = conclusion(report, code)
+    verdict = outcome.conclusion
     body: dict[str, Any] = {
         "name": target.name,
         "head_sha": target.head_sha,
@@ -264,8 +248,7 @@ def publish_check_run(
     report: RunReport,
     context: CIContext,
     token: str | None,
-    code: ExitCode,
-    secrets: Iterable[str] = (),
+    outcome: RunOutcome,
     *,
     name: str | None = None,
     workspace: Path | None = None,
@@ -275,7 +258,10 @@ def publish_check_run(
 ) -> CheckRunResult | None:
     """Write the run's check run; None without a repository or commit to attach it to.
 
-    Raises GitHubApiError (GitHubForbiddenError without `checks: write`) with a printable
+    Its conclusion is `outcome`'s: `failure` when the step fails, `cancelled` for an
+    interrupted run, `neutral` when the step passes but nothing ran or a failure was let
+    through, else `success`. Raises GitHubApiError (GitHubForbiddenError without
+    `checks: write`) with a printable
     message; the caller turns it into a warning.
     """
     target = find_check_target(context, report, name)
@@ -285,12 +271,15 @@ def publish_check_run(
         raise GitHubApiError(
             "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
         )
-    secrets = [*secrets, token]
-    annotations = check_annotations(report, secrets, context.github.workspace, workspace)
-    api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
-    try:
-        return _send(api, target, report, code, annotations, secrets)
-    except GitHubForbiddenError as exc:
-        raise GitHubForbiddenError(clean(f"{exc}; {FORBIDDEN_HINT}", secrets)) from None
-    except GitHubApiError as exc:
-        raise GitHubApiError(clean(str(exc), secrets)) from None
+    # The command's registry, or one for this call: the token is masked whoever passed it (an
+    # error body may echo it).
+    with scope():
+        register(token)
+        annotations = check_annotations(report, context.github.workspace, workspace)
+        api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
+        try:
+            return _send(api, target, report, outcome, annotations)
+        except GitHubForbiddenError as exc:
+            raise GitHubForbiddenError(clean(f"{exc}; {FORBIDDEN_HINT}")) from None
+        except GitHubApiError as exc:
+            raise GitHubApiError(clean(str(exc))) from None

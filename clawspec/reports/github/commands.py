@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from clawspec.ci_context import CIContext
-from clawspec.secrets import active, registered
+from clawspec.secrets import active
 from clawspec.text import clean
 
 ANNOTATION_LEVELS = ("error", "warning", "notice")
@@ -94,18 +94,17 @@ class GitHubRunner:
     """Write workflow commands, the job summary and outputs for the current step.
 
     Every text is cleaned (ANSI, control characters, secrets) before it is escaped. The first
-    thing written to the stream is always the `::add-mask::` block for the secrets given.
+    thing written to the stream is always the `::add-mask::` block for the secrets registry's
+    values (clawspec/secrets.py).
     `context` is the run's CI context (the summary and output files).
     """
 
     def __init__(
         self,
         context: CIContext,
-        secrets: Iterable[str] = (),
         stream: TextIO | None = None,
     ) -> None:
         self.context = context
-        self.secrets = [s for s in secrets if s]
         self._stream = stream
         self._masked = False
 
@@ -114,7 +113,7 @@ class GitHubRunner:
         return self._stream if self._stream is not None else sys.stdout
 
     def _clean(self, text: str) -> str:
-        return clean(text, self.secrets)
+        return clean(text)
 
     def _emit(self, line: str) -> None:
         self.mask_secrets()
@@ -122,17 +121,16 @@ class GitHubRunner:
         self.stream.flush()
 
     def mask_secrets(self) -> None:
-        """Register every secret with `::add-mask::` (once, before any other command).
-
-        The command's secrets registry (clawspec/secrets.py) is announced too; a value it
-        already announced on this stream is not repeated.
+        """Register every secret of the command's registry (clawspec/secrets.py) with
+        `::add-mask::` (once, before any other command); a value the registry already announced
+        on this stream is not repeated.
         """
         if self._masked:
             return
         self._masked = True
         registry = active()
         stream = self.stream
-        for value in mask_values([*self.secrets, *registered()]):
+        for value in mask_values(registry.in_order() if registry is not None else ()):
             if registry is None or not registry.announced_on(stream, value):
                 stream.write(format_command("add-mask", value) + "\n")
         stream.flush()

@@ -27,7 +27,6 @@ could split a secret so that a pass over the whole document would no longer find
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from urllib.parse import quote, urlsplit
 
 from clawspec.text import clean, cut, valid_unicode
@@ -82,15 +81,15 @@ _CELL = (*_INLINE, ("|", "\\|"))
 _URL_SAFE = "!#$%&'*+,/:;=?@[]~-._"
 
 
-def _data(text: str, secrets: Iterable[str]) -> str:
+def _data(text: str) -> str:
     """Text as it may be shown: valid Unicode, no ANSI or control characters, secrets masked."""
-    text = valid_unicode(clean(text, secrets))
+    text = valid_unicode(clean(text))
     return text.replace(_MARK, "\ufffd") if _MARK in text else text
 
 
-def _flat(text: str, limit: int | None, secrets: Iterable[str]) -> str:
+def _flat(text: str, limit: int | None) -> str:
     """`_data` on one line, cut to `limit` characters (masked first: a cut could split a secret)."""
-    flat = " ".join(_data(text, secrets).split())
+    flat = " ".join(_data(text).split())
     return cut(flat, limit) if limit else flat
 
 
@@ -151,21 +150,19 @@ def _escape_text(flat: str, escapes: tuple[tuple[str, str], ...]) -> str:
     return flat
 
 
-def inline(text: str, limit: int | None = None, *, secrets: Iterable[str] = ()) -> str:
+def inline(text: str, limit: int | None = None) -> str:
     """Return `text` as one line of Markdown that shows exactly it (cut to `limit` characters)."""
-    return _escape(_flat(text, limit, secrets), _INLINE)
+    return _escape(_flat(text, limit), _INLINE)
 
 
-def table_cell(text: str, limit: int | None = None, *, secrets: Iterable[str] = ()) -> str:
+def table_cell(text: str, limit: int | None = None) -> str:
     """Return `text` for a table cell: `inline`, and `|` escaped."""
-    return _escape(_flat(text, limit, secrets), _CELL, table=True)
+    return _escape(_flat(text, limit), _CELL, table=True)
 
 
-def code_span(
-    text: str, limit: int | None = None, *, table: bool = False, secrets: Iterable[str] = ()
-) -> str:
+def code_span(text: str, limit: int | None = None, *, table: bool = False) -> str:
     """Return `text` as a one-line code span ("" for no text); `table` escapes `|` for a cell."""
-    flat = _flat(text, limit, secrets)
+    flat = _flat(text, limit)
     return _code(flat, table) if flat else ""
 
 
@@ -178,16 +175,16 @@ def _code(flat: str, table: bool) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
-def code_block(text: str, info: str = "", *, secrets: Iterable[str] = ()) -> str:
+def code_block(text: str, info: str = "") -> str:
     """Return `text` as a fenced code block, its lines kept; `info` names the language."""
-    body = _data(text, secrets).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+    body = _data(text).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
     fence = "`" * max(3, max(map(len, _BACKTICKS.findall(body)), default=0) + 1)
     return f"{fence}{info}\n{body}\n{fence}"
 
 
-def link_target(url: str, secrets: Iterable[str] = ()) -> str | None:
+def link_target(url: str) -> str | None:
     """Return `url` as a link target, or None when it is not an absolute http(s) URL."""
-    url = _data(url, secrets).strip()
+    url = _data(url).strip()
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -203,10 +200,8 @@ def link(
     limit: int | None = None,
     *,
     table: bool = False,
-    secrets: Iterable[str] = (),
 ) -> str:
     """Return a link to `url` showing `label` as data; only the label when `url` is not http(s)."""
-    secrets = list(secrets)
-    text = (table_cell if table else inline)(label, limit, secrets=secrets)
-    target = link_target(url, secrets) if url else None
+    text = (table_cell if table else inline)(label, limit)
+    target = link_target(url) if url else None
     return f"[{text}]({target})" if target and text else text

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.model import RunReport
+from clawspec.reports.outcome import Policy, RunOutcome, decide
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.text import pluralize
 
@@ -30,19 +31,19 @@ OUTPUT_NAMES = (
 )
 
 
-def one_line_summary(report: RunReport) -> str:
-    """Return e.g. '12 scenarios: 9 passed, 2 failed, 1 skipped' (interrupted runs say so)."""
+def one_line_summary(report: RunReport, outcome: RunOutcome | None = None) -> str:
+    """Return e.g. '12 scenarios: 9 passed, 2 failed, 1 skipped; failed': the counts, then the
+    run's verdict (reports/outcome.py; without one, the default exit policy's) and why, where
+    the counts do not say it already."""
+    outcome = outcome or decide(report, Policy())
     t = report.totals
     parts = [f"{n:,} {word}" for word, n in t.counts()]
     text = f"{pluralize(t.scenarios, 'scenario')}: {', '.join(parts) or 'nothing ran'}"
     if report.shard is not None:
         text += f" (shard {report.shard.index}/{report.shard.total})"
-    if report.merged is not None and report.merged.missing:
-        missing = ", ".join(f"{i}/{report.merged.total}" for i in report.merged.missing)
-        text += f" (incomplete: shard {missing} missing)"
-    if report.budget is not None and report.budget.stopped:
-        text += " (stopped by the run budget)"
-    return text + (" (interrupted)" if report.interrupted else "")
+    bad = ", ".join(f"{n:,} {word}" for word, n in t.counts() if word in ("failed", "errored"))
+    why = [reason for reason in outcome.reasons if reason != bad]
+    return f"{text}; {outcome.verdict}" + (f": {'; '.join(why)}" if why else "")
 
 
 def workspace_path(path: Path | str | None, workspace: str | None) -> str:
@@ -66,6 +67,7 @@ def output_values(
     report_path: Path | str | None,
     junit_path: Path | str | None,
     workspace: str | None = None,
+    outcome: RunOutcome | None = None,
 ) -> dict[str, str]:
     """Return every output of the action, as strings, in OUTPUT_NAMES order."""
     t = report.totals
@@ -78,7 +80,7 @@ def output_values(
         "warned": str(t.warned),
         "report_path": workspace_path(report_path, workspace),
         "junit_path": workspace_path(junit_path, workspace),
-        "summary": one_line_summary(report),
+        "summary": one_line_summary(report, outcome),
         # Empty regressed/fixed when the run was not compared with a baseline.
         "regressed": _change_count(report, "regressed"),
         "fixed": _change_count(report, "fixed"),
@@ -110,7 +112,10 @@ def write_outputs(
     report_path: Path | str | None,
     junit_path: Path | str | None,
     new_delimiter: Callable[[], str] | None = None,
+    *,
+    outcome: RunOutcome | None = None,
 ) -> Path | None:
     """Append the outputs to `$GITHUB_OUTPUT`; return its path (None when not set)."""
-    values = output_values(report, report_path, junit_path, runner.context.github.workspace)
+    workspace = runner.context.github.workspace
+    values = output_values(report, report_path, junit_path, workspace, outcome)
     return runner.set_outputs(values, new_delimiter)

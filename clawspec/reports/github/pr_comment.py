@@ -34,6 +34,8 @@ from clawspec.reports.github.api import (
 )
 from clawspec.reports.github.summary import render_summary
 from clawspec.reports.model import RunReport
+from clawspec.reports.outcome import RunOutcome
+from clawspec.secrets import register, scope
 from clawspec.text import clean, cut
 
 # GitHub refuses comment bodies over 65,536 characters; stay well below (bytes >= characters).
@@ -161,13 +163,20 @@ def decide(mode: str, report: RunReport, existing: str | None) -> tuple[str, str
     return "create", ""
 
 
-def render_pr_comment(report: RunReport, marker: str, secrets: Iterable[str] = ()) -> str:
+def render_pr_comment(
+    report: RunReport,
+    marker: str,
+    outcome: RunOutcome | None = None,
+) -> str:
     """Return the comment body: the marker, the summary within the comment size limit, and the
     verdict fingerprint."""
     fingerprint = f"<!-- clawspec-verdicts:{verdict_fingerprint(report)} -->"
     budget = BODY_BUDGET_BYTES - len(marker.encode()) - len(fingerprint) - 2
     summary = render_summary(
-        report, budget, secrets, limit_name="GitHub's 65,536-character comment limit"
+        report,
+        budget,
+        limit_name="GitHub's 65,536-character comment limit",
+        outcome=outcome,
     )
     body = f"{marker}\n{summary}{fingerprint}\n"
     return cut(body, MAX_BODY_CHARS, mark="")
@@ -221,9 +230,9 @@ def publish_pr_comment(
     report: RunReport,
     context: CIContext,
     token: str | None,
-    secrets: Iterable[str] = (),
     *,
     mode: str = "always",
+    outcome: RunOutcome | None = None,
     http: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
     backoff_s: float = BACKOFF_S,
@@ -240,12 +249,15 @@ def publish_pr_comment(
         raise PrCommentError(
             "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
         )
-    secrets = [*secrets, token]
-    body = render_pr_comment(report, target.marker, secrets)
-    api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
-    try:
-        return write_comment(api, target, report, body, mode)
-    except PrCommentForbiddenError as exc:
-        raise PrCommentForbiddenError(clean(f"{exc}; {FORK_HINT}", secrets)) from None
-    except PrCommentError as exc:
-        raise PrCommentError(clean(str(exc), secrets)) from None
+    # The command's registry, or one for this call: the token is masked whoever passed it (an
+    # error body may echo it).
+    with scope():
+        register(token)
+        body = render_pr_comment(report, target.marker, outcome)
+        api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
+        try:
+            return write_comment(api, target, report, body, mode)
+        except PrCommentForbiddenError as exc:
+            raise PrCommentForbiddenError(clean(f"{exc}; {FORK_HINT}")) from None
+        except PrCommentError as exc:
+            raise PrCommentError(clean(str(exc))) from None

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from clawspec.reports.changes import change_headline, change_sections
 from clawspec.reports.github.commands import GitHubRunner
-from clawspec.reports.github.markdown import code_span, inline, link, table_cell
+from clawspec.reports.github.markdown import code_span, inline, link, link_target, table_cell
 from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.reports.outcome import Policy, RunOutcome, decide
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.reports.terminal import restates
 from clawspec.status import PASSING, Status
@@ -37,7 +38,6 @@ ICON = {
 }
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN, Status.SKIP)
 _MESSAGE_LIMIT = 500
-Secrets = Sequence[str]
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,24 @@ class _View:
 ICONS = {"passed": "✅", "failed": "❌", "errored": "💥", "warned": "⚠️", "skipped": "⏭️"}
 
 
-def headline(report: RunReport) -> str:
-    """Return the summary's headline: scenarios, duration and the count of each status."""
+VERDICT_ICONS = {"passed": "✅", "failed": "❌", "interrupted": "⏹️", "error": "💥"}
+
+
+def verdict_line(outcome: RunOutcome) -> str:
+    """e.g. '❌ **Failed**: shard 2/3 missing: the merged report is incomplete'."""
+    verdict = f"{VERDICT_ICONS[outcome.verdict]} **{outcome.verdict.capitalize()}**"
+    if not outcome.reasons:
+        return verdict
+    return f"{verdict}: {inline('; '.join(outcome.reasons), _MESSAGE_LIMIT)}"
+
+
+def headline(report: RunReport, outcome: RunOutcome) -> str:
+    """Return the summary's headline: the run's verdict (and why), then the scenarios, the
+    duration and the count of each status."""
     t = report.totals
     parts = [f"{ICONS[word]} {word} {n:,}" for word, n in t.counts()]
     return (
+        f"{verdict_line(outcome)}\n\n"
         f"**{pluralize(t.scenarios, 'scenario')}** in {fmt_duration_ms(report.duration_ms)}: "
         + (", ".join(parts) if parts else "nothing ran")
     )
@@ -73,7 +86,7 @@ def _totals_table(report: RunReport) -> list[str]:
     ]
 
 
-def _scenario_table(scenarios: Sequence[ScenarioResult], secrets: Secrets) -> list[str]:
+def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
     repeated = any(s.attempts is not None for s in scenarios)
     lines = [
         "| Status | Scenario | Contract | Duration | Trace |"
@@ -81,42 +94,57 @@ def _scenario_table(scenarios: Sequence[ScenarioResult], secrets: Secrets) -> li
         "| --- | --- | --- | ---: | --- |" + (" ---: |" if repeated else ""),
     ]
     for s in scenarios:
-        trace = ""
-        if s.trace is not None:
-            # An id as code: it copies as it is, and GitHub does not take it for a commit.
-            trace = code_span(s.trace.id, 60, table=True, secrets=secrets)
-            if s.trace.url:
-                trace = link(s.trace.backend, s.trace.url, 40, table=True, secrets=secrets)
+        trace = _trace_cell(s)
         rate = ""
         if repeated and s.attempts is not None:
             rate = f" {s.attempts.passes}/{s.attempts.attempts}{' 🎲 flaky' if s.flaky else ''} |"
         elif repeated:
             rate = " |"
-        name = table_cell(s.identity.name_label, 200, secrets=secrets)
+        name = table_cell(s.identity.name_label, 200)
         lines.append(
             f"| {ICON[s.status]} {s.status.upper()} | {name} "
-            f"| {_where(s.contract, s.line, secrets, table=True)} "
+            f"| {_where(s.contract, s.line, table=True)} "
             f"| {fmt_duration_ms(s.duration_ms)} | {trace} |" + rate
         )
     return lines
 
 
-def _where(contract: str, line: int, secrets: Secrets, *, table: bool = False) -> str:
+def _trace_cell(s: ScenarioResult) -> str:
+    """The Trace cell: a link to the backend's UI where there is one; else the id, as code (it
+    copies as it is, and GitHub does not take it for a commit), with where its spans are (a
+    local trace's only in this run's reports: the HTML report's section of the scenario, as
+    it shows them); for a scenario that did not pass and has none, "—" and why."""
+    trace = s.trace
+    if trace is not None:
+        if trace.url and link_target(trace.url):
+            return link(trace.backend, trace.url, 40, table=True)
+        where = "local: HTML report" if trace.backend == "local" else trace.backend
+        backend = table_cell(where, 40)
+        return f"{code_span(trace.id, 60, table=True)} ({backend})"
+    if s.status not in (Status.FAIL, Status.ERROR):
+        return ""
+    # A trace is looked up only once the agent ran: a failure's checks ran on its run; an
+    # error may have come before it (a refused hook, a gateway that is down).
+    ran = s.status == Status.FAIL or s.gateway_run_id is not None or s.evidence is not None
+    return "— no trace found" if ran else "— no agent run"
+
+
+def _where(contract: str, line: int, *, table: bool = False) -> str:
     """`contract:line` as code (the path masked before it is cut: a cut could split a secret)."""
-    path = one_line(clean(contract, secrets), 200)
-    return code_span(f"{path}:{line}", table=table, secrets=secrets)
+    path = one_line(clean(contract), 200)
+    return code_span(f"{path}:{line}", table=table)
 
 
 SECTION_ICON = {"regressed": "🔻", "fixed": "✅", "flaky": "🎲", "behaviour": "🔀"}
 
 
-def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> list[str]:
+def _change_block(report: RunReport, limit: int | None) -> list[str]:
     """The change since the baseline, first: regressions, fixed, flaky, behaviour."""
     lines: list[str] = []
     headline = change_headline(report)
     comparison = report.comparison
     if headline and comparison is not None and comparison.baseline_missing is not None:
-        note = inline(headline, _MESSAGE_LIMIT, secrets=secrets)
+        note = inline(headline, _MESSAGE_LIMIT)
         policy = (
             "against the reference variant"
             if report.variant_comparisons
@@ -124,7 +152,7 @@ def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> lis
         )
         lines += ["> [!NOTE]", f"> {note}; judged {policy}.", ""]
     elif headline:
-        lines += [f"### {inline(headline, _MESSAGE_LIMIT, secrets=secrets)}", ""]
+        lines += [f"### {inline(headline, _MESSAGE_LIMIT)}", ""]
     for section in change_sections(report):
         if section.key != "regressed":
             lines += [f"### {section.title} ({len(section.items):,})", ""]
@@ -133,11 +161,11 @@ def _change_block(report: RunReport, limit: int | None, secrets: Secrets) -> lis
             where = ""
             if item.scenario is not None:
                 s = item.scenario
-                name = inline(s.identity.name_label, 200, secrets=secrets)
-                where = f"**{name}** ({_where(s.contract, s.line, secrets)}): "
+                name = inline(s.identity.name_label, 200)
+                where = f"**{name}** ({_where(s.contract, s.line)}): "
             elif item.label:
-                where = f"**{inline(item.label, 200, secrets=secrets)}**: "
-            text = inline(item.text, _MESSAGE_LIMIT, secrets=secrets)
+                where = f"**{inline(item.label, 200)}**: "
+            text = inline(item.text, _MESSAGE_LIMIT)
             lines.append(f"- {SECTION_ICON[section.key]} {where}{text}")
         if len(shown) < len(section.items):
             lines.append(f"- … and {len(section.items) - len(shown):,} more (JSON report)")
@@ -170,26 +198,39 @@ def _comparison_totals(report: RunReport) -> list[str]:
     return lines
 
 
-def _details(scenarios: Iterable[ScenarioResult], secrets: Secrets) -> list[str]:
+def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
+    scenarios = list(scenarios)
+    # Skips for one reason (a spend limit that stopped the run, a missing judge) are folded
+    # into one line, as the terminal does: the same message seven times says nothing more.
+    reasons: dict[str, int] = {}
+    for s in scenarios:
+        if s.status == Status.SKIP and s.message:
+            reasons[s.message] = reasons.get(s.message, 0) + 1
+    folded = [reason for reason, n in reasons.items() if n > 1]  # in order of first use
     lines: list[str] = []
     for s in scenarios:
         if s.status not in _NOT_PASSING:
             continue
+        if s.status == Status.SKIP and s.message in folded:
+            continue
         checks = [a for a in s.assertions if a.status != Status.PASS]
         # A message the runner made from a check is said once, on the check's line below.
-        said_below = any(restates(s.message, a) for a in checks)
-        message = "" if said_below else inline(s.message, _MESSAGE_LIMIT, secrets=secrets)
+        said_below = any(restates(s, a) for a in checks)
+        message = "" if said_below else inline(s.message, _MESSAGE_LIMIT)
         lines.append(
-            f"- {ICON[s.status]} **{inline(s.identity.name_label, 200, secrets=secrets)}** "
-            f"({_where(s.contract, s.line, secrets)})" + (f": {message}" if message else "")
+            f"- {ICON[s.status]} **{inline(s.identity.name_label, 200)}** "
+            f"({_where(s.contract, s.line)})" + (f": {message}" if message else "")
         )
         for a in checks:
             lines.append(
-                f"  - **{a.status.upper()}** {code_span(f'{a.phase}[{a.index}]', secrets=secrets)} "
-                f"{inline(a.type, 100, secrets=secrets)}: "
-                f"{inline(a.message, _MESSAGE_LIMIT, secrets=secrets)} "
-                f"({_where(s.contract, a.line, secrets)})"
+                f"  - **{a.status.upper()}** {code_span(f'{a.phase}[{a.index}]')} "
+                f"{inline(a.type, 100)}: "
+                f"{inline(a.message, _MESSAGE_LIMIT)} "
+                f"({_where(s.contract, a.line)})"
             )
+    for reason in folded:
+        said = inline(reason, _MESSAGE_LIMIT)
+        lines.append(f"- {ICON[Status.SKIP]} **{reasons[reason]:,} scenarios**: {said}")
     return lines
 
 
@@ -214,7 +255,7 @@ def usage_totals(report: RunReport) -> dict[str, dict[str, float]]:
     return by_model
 
 
-def _usage_table(report: RunReport, secrets: Secrets) -> list[str]:
+def _usage_table(report: RunReport) -> list[str]:
     by_model = usage_totals(report)
     if not by_model:
         return []
@@ -226,7 +267,7 @@ def _usage_table(report: RunReport, secrets: Secrets) -> list[str]:
     ]
     for model, row in sorted(by_model.items()):
         lines.append(
-            f"| {table_cell(model, 100, secrets=secrets)} | {fmt_number(row['calls'])} "
+            f"| {table_cell(model, 100)} | {fmt_number(row['calls'])} "
             f"| {fmt_number(row['input_tokens'])}"
             f" | {fmt_number(row['output_tokens'])} | {_judge_cost(row)} |"
         )
@@ -248,35 +289,33 @@ def _judge_cost(row: dict[str, float]) -> str:
     return f"at least {row['cost_usd']:.4f}"
 
 
-def _render(report: RunReport, view: _View, title: str, secrets: Secrets) -> str:
-    lines = [f"## {title}", "", headline(report), ""]
+def _render(report: RunReport, outcome: RunOutcome, view: _View, title: str) -> str:
+    lines = [f"## {title}", "", headline(report, outcome), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: results are incomplete.", ""]
-    lines += _parts_note(report, secrets)
+    lines += _parts_note(report)
     if report.selection is not None:  # --changed-since: how many ran, and since when
-        said = inline(report.selection.describe(), _MESSAGE_LIMIT, secrets=secrets)
+        said = inline(report.selection.describe(), _MESSAGE_LIMIT)
         lines += ["> [!NOTE]", f"> {said[:1].upper()}{said[1:]}.", ""]
-    lines += _change_block(report, view.change_limit, secrets)
+    lines += _change_block(report, view.change_limit)
     lines += [*_totals_table(report), ""]
-    lines += _spend_block(report, secrets)
-    lines += _variant_block(report, view, secrets)
+    lines += _spend_block(report)
+    lines += _variant_block(report, view)
     if view.cut_note:
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
     if view.show_table and view.scenarios:
-        lines += [*_scenario_table(view.scenarios, secrets), ""]
-    details = _details(view.scenarios, secrets) if view.show_table else []
+        lines += [*_scenario_table(view.scenarios), ""]
+    details = _details(view.scenarios) if view.show_table else []
     if details:
         lines += ["### Not passing", "", *details, ""]
-    lines += _usage_table(report, secrets)
-    lines += trend_table(report, view.change_limit, secrets)
-    version = inline(report.version, 40, secrets=secrets)
-    lines.append(
-        f"<sub>ClawSpec {version} · run {code_span(report.run_id, 80, secrets=secrets)}</sub>"
-    )
+    lines += _usage_table(report)
+    lines += trend_table(report, view.change_limit)
+    version = inline(report.version, 40)
+    lines.append(f"<sub>ClawSpec {version} · run {code_span(report.run_id, 80)}</sub>")
     return "\n".join(lines) + "\n"
 
 
-def _variant_block(report: RunReport, view: _View, secrets: Secrets) -> list[str]:
+def _variant_block(report: RunReport, view: _View) -> list[str]:
     """The variants side by side (rows: scenarios, columns: variants), each variant's totals,
     then each one against the reference variant. A cut view lists fewer rows, as it lists
     fewer scenarios: those not passing on some variant, then the first N of those."""
@@ -297,27 +336,28 @@ def _variant_block(report: RunReport, view: _View, secrets: Secrets) -> list[str
         rows = []
     elif view.change_limit is not None:
         rows = rows[: view.change_limit]
-    titles = [table_cell(column_title(c), 80, secrets=secrets) for c in table.columns]
+    titles = [table_cell(column_title(c), 80) for c in table.columns]
     lines = ["### Variants side by side", ""]
     lines += [f"| Scenario | {' | '.join(titles)} |", "| --- |" + " --- |" * len(titles)]
     for row in rows:
-        name = table_cell(row.identity.name, 200, secrets=secrets)
+        name = table_cell(row.identity.name, 200)
         cells = [_variant_cell(cell) for cell in row.cells]
-        where = _where(row.identity.contract, row.line, secrets, table=True)
+        where = _where(row.identity.contract, row.line, table=True)
         lines.append(f"| {name} {where} | {' | '.join(cells)} |")
     if len(rows) < len(table.rows):
         left = len(table.rows) - len(rows)
         lines.append(f"| … {left:,} more (JSON report) |" + " |" * len(titles))
     for label, values in totals_rows(table):
-        shown = [table_cell(v, 200, secrets=secrets) for v in values]
+        shown = [table_cell(v, 200) for v in values]
         lines.append(f"| **{label}** | {' | '.join(shown)} |")
     lines.append("")
     for column, regressions in table.gate_lines():
-        icon = "🔻" if regressions and column.gate and column.gate.required else "•"
-        lines.append(f"- {icon} {inline(gate_text(column), _MESSAGE_LIMIT, secrets=secrets)}")
+        # A Markdown list item is its own bullet: only a failing gate gets a mark.
+        icon = "🔻 " if regressions and column.gate and column.gate.required else ""
+        lines.append(f"- {icon}{inline(gate_text(column), _MESSAGE_LIMIT)}")
         limit = len(regressions) if view.change_limit is None else view.change_limit
         for line in regressions[:limit]:
-            lines.append(f"  - {inline(line, _MESSAGE_LIMIT, secrets=secrets)}")
+            lines.append(f"  - {inline(line, _MESSAGE_LIMIT)}")
         if len(regressions) > limit:
             lines.append(f"  - … and {len(regressions) - limit:,} more (JSON report)")
     return [*lines, ""] if table.gate_lines() else lines
@@ -333,23 +373,23 @@ def _variant_cell(cell: object) -> str:
     return f"{ICON[cell.status]} {cell.verdict}{flaky}{mark}"
 
 
-def _spend_block(report: RunReport, secrets: Secrets) -> list[str]:
+def _spend_block(report: RunReport) -> list[str]:
     """What the agent runs spent, next to the budget; why a spend limit stopped the run."""
     spend = spend_of(report)
     lines: list[str] = []
     if spend.stopped:
-        stopped = inline(spend.stopped, _MESSAGE_LIMIT, secrets=secrets)
+        stopped = inline(spend.stopped, _MESSAGE_LIMIT)
         lines += [
             "> [!CAUTION]",
             f"> Stopped: {stopped}. The run fails: a partly checked suite is not green.",
             "",
         ]
     if worth_saying(spend):
-        lines += [inline(spend_line(spend), _MESSAGE_LIMIT, secrets=secrets), ""]
+        lines += [inline(spend_line(spend), _MESSAGE_LIMIT), ""]
     return lines
 
 
-def _parts_note(report: RunReport, secrets: Secrets) -> list[str]:
+def _parts_note(report: RunReport) -> list[str]:
     """Say when the report is one shard, or a merge of shards (and which are missing)."""
     if report.shard is not None:
         shard = report.shard
@@ -365,7 +405,7 @@ def _parts_note(report: RunReport, secrets: Secrets) -> list[str]:
     if merged.missing:
         return [
             "> [!CAUTION]",
-            f"> Incomplete: {inline(merged.missing_message(), secrets=secrets)}. "
+            f"> Incomplete: {inline(merged.missing_message())}. "
             "The run fails until every shard reports.",
             "",
         ]
@@ -400,19 +440,23 @@ def _views(report: RunReport, limit_name: str) -> Iterable[_View]:
 def render_summary(
     report: RunReport,
     max_bytes: int = DEFAULT_MAX_BYTES,
-    secrets: Iterable[str] = (),
     title: str = "ClawSpec results",
     limit_name: str = "GitHub's 1 MiB job summary limit",
+    *,
+    outcome: RunOutcome | None = None,
 ) -> str:
     """Render the Markdown summary, at most `max_bytes` UTF-8 bytes after cleaning.
+
+    `outcome` is the run's verdict (reports/outcome.py); without one, the default exit
+    policy's.
 
     The text is cleaned (ANSI, control characters, secrets) before it is measured, so what is
     written is what was measured.
     """
-    secrets = list(secrets)
+    outcome = outcome or decide(report, Policy())
     text = ""
     for view in _views(report, limit_name):
-        text = clean(_render(report, view, title, secrets), secrets)
+        text = clean(_render(report, outcome, view, title))
         if len(text.encode("utf-8")) <= max_bytes:
             return text
     # Even the totals do not fit (a tiny budget): cut hard at a line boundary.
@@ -421,7 +465,12 @@ def render_summary(
 
 
 def write_summary(
-    runner: GitHubRunner, report: RunReport, max_bytes: int = DEFAULT_MAX_BYTES
+    runner: GitHubRunner,
+    report: RunReport,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    outcome: RunOutcome | None = None,
 ) -> Path | None:
     """Append the summary to `$GITHUB_STEP_SUMMARY` through the runner; return the path."""
-    return runner.append_summary(render_summary(report, max_bytes, runner.secrets))
+    text = render_summary(report, max_bytes, outcome=outcome)
+    return runner.append_summary(text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from clawspec.reports.github.markdown import inline, table_cell
 from clawspec.reports.model import RunReport, ScenarioTrend
@@ -29,19 +29,16 @@ def _interesting_first(trends: Sequence[ScenarioTrend]) -> list[ScenarioTrend]:
     return sorted(trends, key=lambda t: all(r is None or r >= 1 for r in t.pass_rates))
 
 
-def trend_table(
-    report: RunReport, limit: int | None = None, secrets: Iterable[str] = ()
-) -> list[str]:
+def trend_table(report: RunReport, limit: int | None = None) -> list[str]:
     """Return the Markdown lines of the trend table (none when there is only this run).
 
     Scenario names and run labels come from the history: they are shown as data.
     """
-    secrets = list(secrets)
     trends = report.trends
     if not trends or len(trends[0].runs) < 2:
         return []
     rows = _interesting_first(trends)[: min(limit or DEFAULT_ROWS, DEFAULT_ROWS)]
-    first = inline(trends[0].runs[0], 80, secrets=secrets)
+    first = inline(trends[0].runs[0], 80)
     lines = [
         f"### Trends over the last {len(trends[0].runs)} runs",
         "",
@@ -57,7 +54,7 @@ def trend_table(
         shown = trend.name or names.get(trend.key, trend.id)
         if trend.variant is not None:
             shown += f" @ {trend.variant}"
-        name = table_cell(shown, 200, secrets=secrets)
+        name = table_cell(shown, 200)
         lines.append(
             f"| {name} | `{sparkline(trend.pass_rates, 1.0)}` "
             f"| {'—' if rate is None else f'{rate:.2f}'} "

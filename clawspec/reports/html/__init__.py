@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -20,9 +19,9 @@ _ASSETS = Path(__file__).resolve().parent
 _UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def embed_json(data: object, secrets: Iterable[str] = ()) -> str:
+def embed_json(data: object) -> str:
     """JSON, cleaned, safe to place inside a `<script type="application/json">` element."""
-    text = dumps_clean(data, secrets, separators=(",", ":"))
+    text = dumps_clean(data, separators=(",", ":"))
     for char, escaped in _UNSAFE.items():  # str.replace: far quicker than translate on MBs
         text = text.replace(char, escaped)
     return text
@@ -50,22 +49,19 @@ def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
+def render_html(report: RunReport) -> str:
     """The report as one HTML page; every string passes through `clean` (controls, secrets).
 
     The page's Content-Security-Policy allows only its own style and script (by hash) and no
     network at all, so even a rendering bug cannot run injected script or fetch anything.
     """
     css, js = _assets()
-    secrets = list(secrets)
-    data = embed_json(report.model_dump(mode="json"), secrets)
+    data = embed_json(report.model_dump(mode="json"))
     # Beside the report: the judge's assertion types (from the registry) and the sentences the
     # other renderers build in Python, written once and shown as they are.
     said = report.selection.describe() if report.selection else None
     variants = table_data(variant_table(report))  # the variants side by side, if any
-    context = embed_json(
-        {"judge": _judge_types(), "selection": said, "variants": variants}, secrets
-    )
+    context = embed_json({"judge": _judge_types(), "selection": said, "variants": variants})
     policy = (
         "default-src 'none'; "
         f"style-src 'sha256-{_sha256(css)}'; "
@@ -79,7 +75,7 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
         '<link rel="icon" href="data:,">\n'
-        f"<title>ClawSpec report {html.escape(clean(report.run_id, secrets))}</title>\n"
+        f"<title>ClawSpec report {html.escape(clean(report.run_id))}</title>\n"
         f"<style>{css}</style>\n"
         "</head><body>\n"
         '<a class="skip" href="#scenarios">Skip to the scenarios</a>\n'
@@ -93,6 +89,6 @@ def render_html(report: RunReport, secrets: Iterable[str] = ()) -> str:
     )
 
 
-def write_html(report: RunReport, path: Path, secrets: Iterable[str] = ()) -> Path:
+def write_html(report: RunReport, path: Path) -> Path:
     """Write the HTML report atomically (a reader never sees half a file)."""
-    return write_atomic(path, [render_html(report, secrets)])
+    return write_atomic(path, [render_html(report)])

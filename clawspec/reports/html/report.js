@@ -116,7 +116,13 @@
 
   function usd(n) {
     if (n === null || n === undefined) return "\u2013";
-    return "$" + (n === 0 ? "0" : n < 0.01 ? n.toFixed(5) : n.toFixed(4));
+    // Said as every other output says it (reports/spend.py `usd`): cents when they are exact
+    // ($0.01, not $0.0100), else every digit up to the sixth.
+    var v = Math.round(n * 1e9) / 1e9;
+    var cents = Math.round(v * 100) / 100 === v;
+    return "$" + v.toLocaleString("en-US", cents
+      ? { minimumFractionDigits: 2, maximumFractionDigits: 2 }
+      : { maximumFractionDigits: 6 });
   }
 
   function pct(x) {

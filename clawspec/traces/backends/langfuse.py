@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.http import (
     MAX_PAGES,

@@ -33,7 +33,7 @@ from typing import Protocol
 
 import requests
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.net import deadline as net
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from clawspec.config import Settings
+from clawspec.config.settings import Settings
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.backends.http import (
     MAX_PAGES,

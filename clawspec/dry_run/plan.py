@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -22,6 +24,7 @@ from clawspec.text import one_line
 
 if TYPE_CHECKING:
     from clawspec.assertions.base import Assertion
+    from clawspec.config.settings import Settings
     from clawspec.contracts.loaded import Loaded
 
 
@@ -36,10 +39,19 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
         environ=dict(os.environ),
         tz=gateway_timezone(settings),
     )
-    print(
-        f"plan: {len(plans)} scenario(s); gateway {settings.gateway_base_url} "
-        f"({settings.gateway.mode}); workspace {loaded.workspace}"
-    )
+    bring_up = settings.gateway.mode == "bring_up"
+    if bring_up:
+        # Bring-up starts its gateway on a free port (unless gateway.port fixes one) with a
+        # log in its private state folder: neither is known before the run.
+        port = settings.gateway.port
+        where = f"127.0.0.1:{port}" if port else "a free 127.0.0.1 port"
+        gateway = f"brought up for the run on {where}, its log in its private state folder"
+        env.gateway_log = Path("<the brought-up gateway's log>")
+    else:
+        gateway = f"{settings.gateway_base_url} (target)"
+    print(f"plan: {len(plans)} scenario(s); gateway {gateway}; workspace {loaded.workspace}")
+    for line in variant_lines(settings, plans):
+        print(line)
     for plan in plans:
         run_id = new_run_id()
         values = template_values(plan, env, run_id, datetime.now(env.tz))
@@ -70,3 +82,35 @@ def _rendered(assertion: Assertion, values: dict[str, str], env: RunEnv) -> str:
     given = rendered.model_dump(exclude_unset=True)
     parts = [f"{key}={value!r}" for key, value in given.items() if key != "type"]
     return one_line(", ".join(parts), 200) or "(no fields)"
+
+
+def variant_lines(settings: Settings, plans: Sequence[ScenarioPlan]) -> list[str]:
+    """One line per selected variant: its model (else the agent's own), its agent, and which
+    variant is the reference the others are compared with."""
+    selected = list(dict.fromkeys(p.variant.name for p in plans if p.variant is not None))
+    if not selected:
+        return []
+    reference = settings.reference_variant
+    lines = []
+    for variant in settings.variants:
+        if variant.name not in selected:
+            continue
+        role = "reference" if reference is not None and variant.name == reference.name else ""
+        if not variant.required:
+            role = "advisory" if not role else f"{role}, advisory"
+        parts = [f"model {variant.model}" if variant.model else "the agent's own model"]
+        if variant.thinking:
+            parts.append(f"thinking {variant.thinking}")
+        if variant.agent_id:
+            parts.append(f"agent '{variant.agent_id}'")
+        if variant.openclaw_version:
+            parts.append(f"OpenClaw {variant.openclaw_version}")
+        if variant.gateway_base_url:
+            parts.append(f"gateway {variant.gateway_base_url}")
+        label = f"{variant.name} ({role})" if role else variant.name
+        lines.append(f"variant {label}: {', '.join(parts)}")
+    if reference is not None and reference.name not in selected:
+        lines.append(
+            f"note: the reference variant {reference.name} is not selected: nothing is compared"
+        )
+    return lines

@@ -27,7 +27,7 @@ from clawspec.text import one_line
 from clawspec.traces.model import Span, SpanType, Trace
 
 if TYPE_CHECKING:
-    from clawspec.config import ModelPrice
+    from clawspec.config.settings import ModelPrice
 
 MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
 MAX_TOOLS = 500  # a runaway tool loop must not blow up the report

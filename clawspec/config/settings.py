@@ -1,16 +1,14 @@
-"""Settings: defaults < clawspec.yaml < CLAWSPEC_* environment < CLI flags.
+"""The settings' schema: every option, its default and its checks, validated once.
 
-Every option has one name everywhere: config `gateway_base_url`, environment
-`CLAWSPEC_GATEWAY_BASE_URL`, flag `--gateway-base-url`. Nested options use `__` in the
-environment (`CLAWSPEC_GATEWAY__MODE`). Secrets come only from the environment.
+How the layers (defaults, clawspec.yaml, CLAWSPEC_* environment, flags) are read and merged
+is `clawspec.config.loading`; the spelling of values other packages read too (durations, skip
+budgets, shards) is `clawspec.config.values`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from datetime import date
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -19,23 +17,21 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
-    ValidationError,
     WithJsonSchema,
     field_validator,
 )
 
-from clawspec.errors import ConfigError
-from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
-from clawspec.secrets import MASKED_ENV, SECRET_ENV
+from clawspec.config.values import parse_duration, parse_shard, parse_skip_budget
 from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
-CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
-ENV_PREFIX = "CLAWSPEC_"
 DEFAULT_PATTERNS = [
     "skills/**/tests/scenarios.yaml",
     "agents/**/tests/scenarios.yaml",
     "**/*.clawspec.yaml",
 ]
+
+
+DEFAULT_REPORT_DIR = "clawspec-reports"
 
 
 class _Section(BaseModel):
@@ -224,18 +220,6 @@ DurationValue = Annotated[
 ]
 
 
-def parse_duration(value: Any) -> float:
-    """Seconds from 90, "90", "90s", "30m", "1h30m" or "1.5h"; ValueError otherwise."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    text = str(value).strip().lower()
-    parts = re.findall(r"(\d+(?:\.\d+)?)([hms]?)", text)
-    if not text or "".join(n + u for n, u in parts) != text.replace(" ", ""):
-        raise ValueError(f"expected a duration such as 90s, 30m or 1h30m, found '{value}'")
-    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "": 1.0}
-    return sum(float(n) * scale[u] for n, u in parts)
-
-
 class BudgetSettings(_Section):
     """Spend limits for a whole run (docs/guide.md "Budgets"): once one is reached no further
     agent run starts, the rest are skipped and the job fails."""
@@ -327,51 +311,6 @@ class VariantSettings(_Section):
         return value.rstrip("/") if value else value
 
 
-# What a variant may set in each gateway mode: the others are refused before anything runs.
-_VARIANT_MODE_FIELDS = {
-    "target": ("openclaw_config", "openclaw_version", "env"),
-    "bring_up": ("gateway_base_url", "hooks_token_env"),
-}
-_VARIANT_MODE_WHY = {
-    "openclaw_config": "only ClawSpec's own gateway (bring-up mode) can take a config overlay; "
-    "in target mode point the variant at a gateway you run with that config "
-    "(gateway_base_url)",
-    "openclaw_version": "only ClawSpec's own gateway (bring-up mode) can run another OpenClaw "
-    "release; in target mode point the variant at a gateway running it (gateway_base_url)",
-    "env": "it is the environment of a gateway ClawSpec starts (bring-up mode)",
-    "gateway_base_url": "in bring-up mode ClawSpec starts every gateway itself; give the variant "
-    "openclaw_config or openclaw_version instead, or run in target mode",
-    "hooks_token_env": "it is the hooks token of a gateway_base_url, which bring-up mode does "
-    "not use",
-}
-
-
-def variant_problems(settings: Settings) -> list[tuple[tuple[Any, ...], str]]:
-    """(config location, message) of every variant field the gateway mode cannot honour."""
-    mode = settings.gateway.mode
-    problems = []
-    for index, variant in enumerate(settings.variants):
-        for name in _VARIANT_MODE_FIELDS[mode]:
-            if getattr(variant, name):
-                mode_name = "target" if mode == "target" else "bring-up"
-                problems.append(
-                    (
-                        ("variants", index, name),
-                        f"variant '{variant.name}': {name} is not allowed in {mode_name} mode: "
-                        f"{_VARIANT_MODE_WHY[name]}",
-                    )
-                )
-        if variant.hooks_token_env and not variant.gateway_base_url:
-            problems.append(
-                (
-                    ("variants", index, "hooks_token_env"),
-                    f"variant '{variant.name}': hooks_token_env needs gateway_base_url (the "
-                    "gateway whose token it is)",
-                )
-            )
-    return problems
-
-
 class HistorySettings(_Section):
     """Where earlier runs are kept and found (docs/guide.md "Regression runs")."""
 
@@ -392,7 +331,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     workspace: Path | None = None
-    report_dir: str = "clawspec-reports"
+    report_dir: str = DEFAULT_REPORT_DIR
     report_json: str | None = None
     junit: str | None = None
     junit_strict: bool = Field(
@@ -404,6 +343,11 @@ class Settings(BaseModel):
     report_html: str | None = None  # the self-contained HTML report
     codequality: str | None = Field(
         None, description="GitLab Code Quality report to write (merge request findings)."
+    )
+    summary: str | None = Field(
+        None,
+        description="Write the GitHub job summary's Markdown to this file too, anywhere (a "
+        "local preview): no workflow commands, no GITHUB_STEP_SUMMARY needed.",
     )
     gateway_base_url: str = "http://127.0.0.1:18789"
     hooks_path: str = "/hooks"
@@ -596,248 +540,3 @@ class Settings(BaseModel):
         if not re.match(r"https?://[^/\s]+", value):
             raise ValueError(f"must be an http(s) URL, found '{value}'")
         return value.rstrip("/")
-
-    def secret_values(self) -> list[str]:
-        """Every secret in effect, for masking in all output: the secret settings, the known
-        credential variables, and what the running command registered (clawspec/secrets.py)."""
-        from clawspec.secrets import registered
-
-        found = (self.hooks_token, self.gateway_auth_token, self.github_token, *self.masked)
-        values = [s.get_secret_value() for s in found if s]
-        return list(dict.fromkeys([*values, *registered()]))
-
-
-def parse_skip_budget(value: str) -> tuple[str, float]:
-    """Parse `--max-skipped`: an integer count ('3') or a ratio ('0.2', '20%')."""
-    text = str(value).strip()
-    try:
-        if text.endswith("%"):
-            ratio = float(text[:-1]) / 100
-        elif re.fullmatch(r"\d+", text):
-            return "count", float(text)
-        else:
-            ratio = float(text)
-    except ValueError:
-        raise ValueError(f"expected a count (3) or a ratio (0.2 or 20%), found '{value}'") from None
-    if not 0 <= ratio <= 1:
-        raise ValueError(f"a ratio must be between 0 and 1, found '{value}'")
-    return "ratio", ratio
-
-
-def parse_shard(value: str) -> tuple[int, int]:
-    """Parse `--shard i/n` (1-based, as CI systems count) into (index, total)."""
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(value))
-    if not match:
-        raise ValueError(f"expected 'i/n' such as '2/4', or 'auto', found '{value}'")
-    index, total = int(match.group(1)), int(match.group(2))
-    if total < 1 or not 1 <= index <= total:
-        raise ValueError(f"index must be between 1 and {max(total, 1)}, found '{value}'")
-    return index, total
-
-
-def find_config(start: Path) -> Path | None:
-    """Walk up from `start` (a file or folder) to the first clawspec.yaml."""
-    folder = start.resolve()
-    folder = folder if folder.is_dir() else folder.parent
-    for candidate in (folder, *folder.parents):
-        for name in CONFIG_NAMES:
-            if (candidate / name).is_file():
-                return candidate / name
-    return None
-
-
-def locate_config(config: str | Path | None, start: Path) -> Path | None:
-    """The config file of a command: `--config` when given (it must exist), else the
-    clawspec.yaml found walking up from `start`, else None. Every command finds it this way."""
-    if config:
-        if not Path(config).is_file():
-            raise ConfigError(f"--config: no such file '{config}'")
-        return Path(config)
-    return find_config(start)
-
-
-def resolve_settings(
-    config: str | Path | None,
-    start: Path,
-    environ: Mapping[str, str],
-    flags: Mapping[str, Any] | None = None,
-) -> tuple[Settings, Path | None]:
-    """A command's settings, and the config file they were read from: `--config` or the file
-    found from `start` (`locate_config`), then the environment, then the flags."""
-    path = locate_config(config, start)
-    return load_settings(path, environ, flags), path
-
-
-def load_settings(
-    config_path: Path | None,
-    environ: Mapping[str, str],
-    flags: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Merge the layers and validate once; raise ConfigError naming where a bad value came from."""
-    doc = _read_file(config_path) if config_path else None
-    file_data = dict(doc.data) if doc else {}
-    if doc is not None:
-        from clawspec.config_options import adopt_legacy_options
-
-        file_data = adopt_legacy_options(doc, file_data)
-    for name in SECRET_ENV:
-        if name in file_data:
-            file_data[name] = _secret_reference(name, file_data[name], environ, config_path)
-    env_data = _from_environ(environ)
-    merged = _deep_merge(_deep_merge(file_data, env_data), dict(flags or {}))
-    for name, variables in SECRET_ENV.items():
-        found = next((environ[v] for v in variables if environ.get(v)), None)
-        if found and name not in merged:
-            merged[name] = found
-    merged["masked"] = [environ[name] for name in MASKED_ENV if environ.get(name)]
-    named = merged.get("secret_env")
-    if isinstance(named, str):  # CLAWSPEC_SECRET_ENV=A_VAR,B_*
-        named = merged["secret_env"] = [n.strip() for n in named.split(",") if n.strip()]
-    if isinstance(named, list) and named:
-        patterns = [str(n) for n in named]
-        merged["masked"] += [
-            value
-            for key, value in environ.items()
-            if value and any(fnmatchcase(key, pattern) for pattern in patterns)
-        ]
-    if merged.get("workspace") is None and config_path is not None:
-        merged["workspace"] = config_path.resolve().parent
-    elif merged.get("workspace") is not None and config_path is not None:
-        merged["workspace"] = (config_path.resolve().parent / str(merged["workspace"])).resolve()
-    try:
-        settings = Settings.model_validate(merged)
-    except ValidationError as exc:
-        raise ConfigError("\n".join(_explain(exc, doc, env_data, flags or {}))) from None
-    problems = variant_problems(settings)
-    if problems:
-        raise ConfigError("\n".join(_located(doc, loc, what) for loc, what in problems))
-    return settings
-
-
-def _located(doc: SourceDoc | None, loc: tuple[Any, ...], what: str) -> str:
-    """A problem with the file position of `loc` when the value came from the file."""
-    if doc is None or not isinstance(doc.data, dict) or loc[0] not in doc.data:
-        return what
-    mark = doc.key_mark(loc)
-    return f"{doc.path}:{mark.line}:{mark.column}: {what}"
-
-
-# clawspec.yaml is read before any limit setting is known: its own ceiling is fixed (a real one
-# is a few KB; a pull request could otherwise make every job read gigabytes).
-CONFIG_MAX_BYTES = MIB
-
-
-def _read_file(path: Path) -> SourceDoc:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(CONFIG_MAX_BYTES + 1)
-        if len(data) > CONFIG_MAX_BYTES:
-            raise ConfigError(
-                f"{path}:1:1: configuration file is over the limit of {CONFIG_MAX_BYTES:,} bytes"
-            )
-        doc = parse_yaml(data.decode("utf-8"), path)
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    except SourceError as exc:
-        raise ConfigError(f"{path}:{exc.mark.line}:{exc.mark.column}: {exc}") from None
-    if doc.data is None:
-        doc.data = {}
-    if not isinstance(doc.data, dict):
-        raise ConfigError(f"{path}:1:1: configuration must be a mapping")
-    return doc
-
-
-def _secret_reference(name: str, value: Any, environ: Mapping[str, str], path: Path | None) -> Any:
-    """Allow `${VAR}` references to the environment in the file; refuse literal secrets."""
-    match = re.fullmatch(r"\$\{(\w+)\}", str(value).strip())
-    if not match:
-        env = SECRET_ENV[name][0]
-        raise ConfigError(
-            f"{path}: '{name}' must not hold a literal secret; set {env} in the "
-            f"environment, or write '{name}: ${{{env}}}'"
-        )
-    return environ.get(match.group(1)) or None
-
-
-def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
-    """Read CLAWSPEC_* variables (secrets excluded: they have their own lookup)."""
-    data: dict[str, Any] = {}
-    secret_vars = {v for names in SECRET_ENV.values() for v in names}
-    for key, value in environ.items():
-        if not key.startswith(ENV_PREFIX) or key in secret_vars or value == "":
-            continue
-        parts = key[len(ENV_PREFIX) :].lower().split("__")
-        if parts == ["variants"]:  # the variants to run (names); their definitions are files'
-            data["selected_variants"] = _names(value)
-            continue
-        if parts[0] not in Settings.model_fields:
-            continue  # CLAWSPEC_* variables of other tools or future versions are not ours
-        target = data
-        for part in parts[:-1]:
-            target = target.setdefault(part, {})
-        target[parts[-1]] = _env_value(parts, value)
-    return data
-
-
-def _names(value: str) -> list[str]:
-    """Names separated by commas or line breaks (an action input may use either)."""
-    return [name.strip() for name in re.split(r"[,\n]", value) if name.strip()]
-
-
-def _env_value(parts: list[str], value: str) -> Any:
-    if parts in (["scenario_patterns"], ["volatile_fields"], ["changed", "run_all_on"]):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    return value
-
-
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        if value is None:
-            continue
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _explain(
-    exc: ValidationError, doc: SourceDoc | None, env_data: dict[str, Any], flags: Mapping[str, Any]
-) -> list[str]:
-    lines = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(err["loc"])
-        dotted = ".".join(map(str, loc))
-        kind = err["type"]
-        what = (
-            f"unknown option '{dotted}'"
-            if kind == "extra_forbidden"
-            else f"{dotted}: {err['msg'].removeprefix('Value error, ')}"
-        )
-        if kind not in ("extra_forbidden", "missing") and "input" in err:
-            shown = err["input"]
-            what += "" if "found" in what else f", found {shown!r}"
-        if loc and loc[0] in flags:
-            # The budget's flags are its fields' names (--max-cost-usd), not --budget.
-            flag = loc[1] if loc[0] == "budget" and len(loc) > 1 else loc[0]
-            lines.append(f"--{str(flag).replace('_', '-')}: {what}")
-        elif _has(env_data, loc):
-            env = ENV_PREFIX + "__".join(map(str, loc)).upper()
-            lines.append(f"environment {env}: {what}")
-        elif doc is not None:
-            mark = doc.key_mark(loc)
-            lines.append(f"{doc.path}:{mark.line}:{mark.column}: {what}")
-        else:
-            lines.append(what)
-    return lines
-
-
-def _has(data: Any, loc: tuple[Any, ...]) -> bool:
-    for part in loc:
-        if not isinstance(data, dict) or part not in data:
-            return False
-        data = data[part]
-    return True

@@ -32,7 +32,7 @@ from clawspec.contracts.discovery import pattern_regex
 from clawspec.contracts.models import ExamplesFile
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.runner.scenario import ScenarioPlan
 
 _TEMPLATE = re.compile(r"\{\{[^}]*\}\}")
@@ -78,7 +78,7 @@ def dependencies(
 
     `contracts` keeps each contract's path and target folder for its other scenarios."""
     from clawspec.assertions import REGISTRY
-    from clawspec.runner.traffic import scenario_folder
+    from clawspec.traffic.cassette import cassette_root, identity_dir
 
     root = _resolved(workspace)
     key = id(plan.contract)
@@ -104,7 +104,8 @@ def dependencies(
                 patterns += [pattern] if pattern is not None else []
             else:
                 files.add(_under(root, value))
-    folders.add(os.path.normpath(scenario_folder(plan, settings, root)))
+    # The scenario's cassette folder (the runner's `scenario_folder`, from its identity).
+    folders.add(os.path.normpath(identity_dir(cassette_root(settings, root), plan.identity)))
     return Dependencies(frozenset(files), frozenset(folders), tuple(patterns))
 
 

@@ -1,5 +1,8 @@
-"""Which scenarios a run runs: the selection (names, tags, what changed) and this machine's
-shard of it."""
+"""The selection's steps after the name and tag filters: the variants each scenario runs on,
+what changed since `changed_since`, and this machine's shard; and the `Part` they give.
+
+Plans are the runner's type (`ScenarioPlan`); the runner builds them (`runner/plans.py`) and
+hands them to these steps, so this package reads them but never imports the runner."""
 
 from __future__ import annotations
 
@@ -12,32 +15,9 @@ from clawspec.ci_context import CIContext, as_context
 from clawspec.errors import UsageError
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings, VariantSettings
-    from clawspec.contracts.loaded import Loaded
+    from clawspec.config.settings import Settings, VariantSettings
     from clawspec.reports.model import RunReport, SelectionInfo, ShardInfo
     from clawspec.runner.scenario import ScenarioPlan
-
-
-def plan(
-    loaded: Loaded,
-    scenarios: Sequence[str] = (),
-    tags: Sequence[str] = (),
-    exclude_tags: Sequence[str] = (),
-) -> list[ScenarioPlan]:
-    """Select the scenarios to run, in contract order; with variants, each scenario once per
-    selected variant (scenario order, then variant order)."""
-    from clawspec.contracts.loader import select_scenarios
-    from clawspec.runner.scenario import ScenarioPlan
-
-    variants = selected_variants(loaded.settings)
-    chosen = select_scenarios(loaded.contracts, scenarios, tags, exclude_tags)
-    if not chosen:
-        raise UsageError("no scenario matches the given --scenario/--tag/--exclude-tag filters")
-    return [
-        ScenarioPlan(contract, index, scenario, variant)
-        for contract, index, scenario in chosen
-        for variant in variants
-    ]
 
 
 def selected_variants(settings: Settings) -> list[VariantSettings | None]:
@@ -73,7 +53,7 @@ def changed_plans(
     (None: every plan runs, `changed_since` unset or unresolved; a warning then says why)."""
     if not settings.changed_since:
         return list(plans), None
-    from clawspec.runner.changed import select_changed
+    from clawspec.selection.changed import select_changed
 
     chosen = select_changed(plans, settings, workspace, context)
     if chosen.warning:
@@ -121,19 +101,3 @@ class Part:
         update = {"shard": self.shard, "selection": self.selection}
         update = {key: value for key, value in update.items() if value is not None}
         return report.model_copy(update=update) if update else report
-
-
-def this_part(
-    loaded: Loaded,
-    context: CIContext,
-    warn: Callable[[str], None],
-    scenarios: Sequence[str] = (),
-    tags: Sequence[str] = (),
-    exclude_tags: Sequence[str] = (),
-) -> Part:
-    """The filters (names, tags), then what changed since `changed_since`, then this machine's
-    shard: what a run, or its dry run, runs here."""
-    selection = plan(loaded, scenarios, tags, exclude_tags)
-    selection, changed = changed_plans(selection, loaded.settings, loaded.workspace, context, warn)
-    plans, shard = shard_plans(selection, loaded.settings, context, warn)
-    return Part(plans, shard, changed)

@@ -4,6 +4,7 @@ medians, next to the budget (the budget alone when no baseline is configured or 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clawspec.runner.budget import limits_for
@@ -12,7 +13,7 @@ from clawspec.text import fmt_duration_ms, pluralize
 
 if TYPE_CHECKING:
     from clawspec.ci_context import CIContext
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.reports.model import RunReport
     from clawspec.runner.scenario import ScenarioPlan
 
@@ -37,9 +38,48 @@ def expected_spend_lines(
             parts.append(fmt_duration_ms(limits.max_duration_s * 1000))
         share = f" (this shard's share: 1/{limits.shard_share})" if limits.shard_share else ""
         lines.append(f"budget{share}: {', '.join(parts)}")
+        if limits.max_cost_usd is not None:
+            lines += _unpriced_warnings(plans, settings)
     if settings.baseline:
         lines.append(_expected(plans, settings, context))
     return lines
+
+
+def _unpriced_warnings(plans: Sequence[ScenarioPlan], settings: Settings) -> list[str]:
+    """A cost limit stops the run at the first run whose cost is unknown: say so for each
+    model the run would call that has no model_pricing entry (unless OpenClaw reports its
+    cost, the first finished run of it stops everything)."""
+    from clawspec.evidence.spans import price_key
+
+    pricing = dict(settings.model_pricing)
+    return [
+        f"warning: no model_pricing for '{model}': unless OpenClaw reports its cost, the first "
+        "finished run of it has an unknown cost and stops the run (a cost limit cannot be kept "
+        "otherwise); add it to model_pricing"
+        for model in models_called(plans, settings)
+        if price_key(model, pricing) is None
+    ]
+
+
+def models_called(plans: Sequence[ScenarioPlan], settings: Settings) -> list[str]:
+    """The models the planned runs would call, as far as ClawSpec can tell: the variants'
+    `model` overrides, and with bring-up the agents' models in the gateway's config."""
+    overrides: dict[str, str] = {}
+    for plan in plans:
+        if plan.variant is not None and plan.variant.model:
+            overrides.setdefault(plan.variant.model, plan.variant.name)
+    models = list(overrides)
+    if settings.gateway.mode == "bring_up" and not settings.gateway.command:
+        from clawspec.gateway.bringup import models_used
+        from clawspec.gateway.managed import bring_up_options
+
+        # Plans without a model override call their agent's own model.
+        plain = [p for p in plans if p.variant is None or not p.variant.model]
+        agents = sorted({p.agent_id(settings.default_agent_id) for p in plain})
+        if agents:
+            workspace = settings.workspace or Path.cwd()
+            models += models_used(bring_up_options(settings, workspace, agents))
+    return list(dict.fromkeys(models))
 
 
 def _expected(plans: Sequence[ScenarioPlan], settings: Settings, context: CIContext) -> str:

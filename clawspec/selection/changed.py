@@ -4,7 +4,7 @@ Runs after the name and tag filters and before the shard split (a shard splits o
 selected). The result is typed (`ChangeSelection`): the plans kept, and the report's
 `selection` block that every output renders ("ran 12 of 140 scenarios: 128 unaffected by
 changes since 1a2b3c4"). When REF cannot be resolved every scenario runs and `warning` says why
-(clawspec/runner/since.py); `auto` outside a pull request runs everything without a word.
+(clawspec/selection/since.py); `auto` outside a pull request runs everything without a word.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from clawspec.ci_context import CIContext
 from clawspec.history.git import Git
-from clawspec.runner.affected import Changes, affected, run_all_on
-from clawspec.runner.since import Since, changed_files, resolve_since
+from clawspec.selection.affected import Changes, affected, run_all_on
+from clawspec.selection.since import Since, changed_files, resolve_since
 
 if TYPE_CHECKING:
-    from clawspec.config import Settings
+    from clawspec.config.settings import Settings
     from clawspec.reports.model import SelectionInfo
     from clawspec.runner.scenario import ScenarioPlan
 

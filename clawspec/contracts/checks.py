@@ -1,0 +1,140 @@
+"""Checks of a contract that pydantic cannot make: unique names, template variables, row
+placeholders where no row can fill them, and paths that climb out of the workspace. They read
+the raw data, so they report even when the structure has other errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from clawspec.assertions import REGISTRY
+from clawspec.contracts import templates
+from clawspec.contracts.explain import PHASES, format_at
+from clawspec.contracts.outlines import placeholders
+from clawspec.inputs.paths import escapes_workspace
+from clawspec.inputs.source import Loc, SourceDoc
+
+
+def may_hold_templates(text: str) -> bool:
+    r"""False when no string of a YAML document can hold '{{' (a template): YAML makes one only
+    from a literal '{{' or, in a double-quoted string, from an escape (`\x7b`, `\` + line break);
+    folded lines are joined with a space."""
+    return "{{" in text or "\\" in text
+
+
+def check_semantics(
+    shown: str,
+    doc: SourceDoc,
+    workspace: Path,
+    environ: Mapping[str, str],
+    templated: bool,
+) -> list[str]:
+    """Checks pydantic cannot make (unique names, template variables, workspace paths); they
+    read the raw data so they report even when the structure has other errors. `templated` is
+    False when no string of the file can hold a template: the variable check is skipped."""
+    errors: list[str] = []
+    seen: set[str] = set()
+    scenarios = doc.data.get("scenarios")
+    for s_index, scenario in enumerate(scenarios if isinstance(scenarios, list) else []):
+        if not isinstance(scenario, dict):
+            continue
+        name = scenario.get("name")
+        if isinstance(name, str) and name in seen:
+            # Point at the second occurrence of the name itself.
+            loc = ("scenarios", s_index, "name")
+            errors.append(format_at(shown, doc, loc, f"duplicate scenario name '{name}'", True))
+        seen.add(name) if isinstance(name, str) else None
+        outline = "examples" in scenario
+        if templated:
+            errors.extend(_check_outline_strings(shown, doc, s_index, scenario, outline))
+        when = scenario.get("when")
+        if templated and isinstance(when, dict):
+            loc = ("scenarios", s_index, "when")
+            errors.extend(_check_strings(shown, doc, loc, when, environ, outline))
+        for phase in PHASES:
+            items = scenario.get(phase)
+            for a_index, raw in enumerate(items if isinstance(items, list) else []):
+                if not isinstance(raw, dict):
+                    continue
+                loc = ("scenarios", s_index, phase, a_index)
+                if templated:
+                    errors.extend(_check_strings(shown, doc, loc, raw, environ, outline))
+                errors.extend(_check_paths(shown, doc, loc, raw))
+    return errors
+
+
+def _check_outline_strings(
+    shown: str, doc: SourceDoc, s_index: int, scenario: dict[str, Any], outline: bool
+) -> list[str]:
+    """Row placeholders where they cannot be: in a name (a row is named `name[row id]`), and
+    outside `when`/`given`/`then` of a scenario without rows (those are checked with the
+    other templates)."""
+    errors = []
+    loc = ("scenarios", s_index)
+    for key, item in scenario.items():
+        if key in ("when", "examples", *PHASES) or (outline and key != "name"):
+            continue
+        for sub_loc, _, variable in placeholders(item):
+            where = (*loc, key, *sub_loc)
+            if key == "name":
+                message = (
+                    f"'name' cannot hold a placeholder ('{{{{vars.{variable}}}}}'): each row "
+                    "runs as 'name[row id]'"
+                )
+            else:
+                message = (
+                    f"'{{{{vars.{variable}}}}}' is a row variable, but this scenario has no "
+                    "'examples' (add the rows that define it, or remove the placeholder)"
+                )
+            errors.append(format_at(shown, doc, where, message))
+    return errors
+
+
+def _check_strings(
+    shown: str,
+    doc: SourceDoc,
+    loc: Loc,
+    data: dict[str, Any],
+    environ: Mapping[str, str],
+    outline: bool = False,
+) -> list[str]:
+    errors = []
+    for sub_loc, text in template_strings(data, loc, []):
+        try:
+            templates.check_variables(text, environ, outline)
+        except templates.TemplateError as exc:
+            errors.append(format_at(shown, doc, sub_loc, str(exc)))
+    return errors
+
+
+def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> list[str]:
+    return [format_at(shown, doc, (*loc, name), message) for name, message in path_problems(raw)]
+
+
+def path_problems(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, message) for each path field of an assertion that climbs out of the workspace."""
+    problems = []
+    kind = raw.get("type")
+    spec = REGISTRY.get(kind) if isinstance(kind, str) else None  # e.g. `type: [x]`: unhashable
+    for name in spec.path_fields if spec else ():
+        value = raw.get(name)
+        # Templates never introduce '..' except through env values, which are known now (and
+        # an outline's row values, checked on each row's scenario).
+        if isinstance(value, str) and escapes_workspace(value):
+            problems.append((name, f"field '{name}': path '{value}' climbs out of the workspace"))
+    return problems
+
+
+def template_strings(
+    data: dict[str, Any] | list[Any], loc: Loc, found: list[tuple[Loc, str]]
+) -> list[tuple[Loc, str]]:
+    """Add each string under `data` that holds '{{' (only those can name template variables)
+    to `found`, with its location, in file order; other strings cost no location."""
+    for key, item in data.items() if isinstance(data, dict) else enumerate(data):
+        if isinstance(item, str):
+            if "{{" in item:
+                found.append(((*loc, key), item))
+        elif isinstance(item, dict | list):
+            template_strings(item, (*loc, key), found)
+    return found

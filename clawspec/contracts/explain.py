@@ -1,0 +1,101 @@
+"""Contract problems as messages: where each is (`file:line:column`) and what it is about
+("scenario 'smoke', then[2] (tool_was_called): "), from pydantic's errors or the checks'."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from clawspec.assertions import REGISTRY
+from clawspec.inputs.source import Loc, Mark, SourceDoc
+
+# The parts of a scenario that hold assertions (a message names them: "then[2]").
+PHASES = ("given", "then")
+
+
+def error_position(shown: str, error: str) -> tuple[int, int]:
+    """(line, column) of a message of `shown` (`file:line:column: ...`), to sort messages by."""
+    line, column = error[len(shown) + 1 :].split(":", 2)[:2]
+    return int(line), int(column)
+
+
+def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> str:
+    mark: Mark = doc.key_mark(loc) if at_key else doc.value_mark(loc)
+    return f"{shown}:{mark.line}:{mark.column}: {describe(doc, loc)}{message}"
+
+
+def describe(doc: SourceDoc, loc: Loc, row: str | None = None) -> str:
+    """Name the item at `loc`: "scenario 'smoke', then[2] (tool_was_called): " (with the
+    outline's `row` after the scenario)."""
+    if len(loc) >= 2 and loc[0] in ("target", "defaults"):
+        return f"{loc[0]}: "  # 'type' alone would read like an assertion's type
+    if len(loc) < 2 or loc[0] != "scenarios" or not isinstance(loc[1], int):
+        return ""
+    scenarios = doc.data.get("scenarios") if isinstance(doc.data, dict) else None
+    item = scenarios[loc[1]] if isinstance(scenarios, list) and loc[1] < len(scenarios) else None
+    name = item.get("name") if isinstance(item, dict) else None
+    parts = [f"scenario '{name}'" if isinstance(name, str) else f"scenarios[{loc[1]}]"]
+    if row is not None:
+        parts.append(f"row '{row}'")
+    if len(loc) >= 4 and loc[2] in PHASES and isinstance(loc[3], int):
+        raw = item.get(loc[2])[loc[3]] if isinstance(item, dict) else None
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        parts.append(f"{loc[2]}[{loc[3]}]" + (f" ({kind})" if isinstance(kind, str) else ""))
+    return ", ".join(parts) + ": "
+
+
+def explain(errors: list[Any], doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
+    """Turn pydantic errors into (location, message, at_key) triples (unknown or
+    wrongly typed fields point at the key; missing fields and rules at the item's start)."""
+    out: list[tuple[Loc, str, bool]] = []
+    for err in errors:
+        loc = strip_union_tag(tuple(err["loc"]))
+        kind, field = err["type"], loc[-1] if loc else None
+        if kind == "missing":
+            out.append((loc[:-1], f"missing field '{field}'", False))
+        elif kind == "extra_forbidden":
+            out.append((loc, f"unknown field '{field}'{_allowed(doc, loc)}", True))
+        elif kind == "union_tag_invalid":
+            tag = err["ctx"]["tag"]
+            near = difflib.get_close_matches(tag, REGISTRY, n=1)
+            hint = f" (did you mean '{near[0]}'?)" if near else ""
+            out.append(((*loc, "type"), f"unknown assertion type '{tag}'{hint}", True))
+        elif kind == "union_tag_not_found":
+            out.append((loc, "missing field 'type'", False))
+        elif kind == "value_error":
+            out.append((loc, err["msg"].removeprefix("Value error, "), False))
+        elif kind == "too_short" and field in PHASES:
+            out.append((loc, f"'{field}' needs at least one assertion", True))
+        elif kind == "too_short" and field == "scenarios":
+            out.append((loc, "'scenarios' needs at least one scenario", True))
+        elif kind == "literal_error" and field == "version":
+            out.append((loc, f'unsupported version {err["input"]!r}: expected "1.0"', True))
+        elif isinstance(field, str):
+            out.append((loc, f"field '{field}': {_expected(err)}", True))
+        else:
+            out.append((loc, _expected(err), False))
+    return out
+
+
+def strip_union_tag(loc: Loc) -> Loc:
+    """Drop the discriminator tag pydantic inserts after an assertion's list index."""
+    for i in range(3, len(loc) - 1):
+        if loc[i - 1] in PHASES and isinstance(loc[i], int) and loc[i + 1] in REGISTRY:
+            return loc[: i + 1] + loc[i + 2 :]
+    return loc
+
+
+def _allowed(doc: SourceDoc, loc: Loc) -> str:
+    parent = loc[:-1]
+    if len(parent) == 4 and parent[2] in PHASES:
+        raw = doc.data["scenarios"][parent[1]][parent[2]][parent[3]]
+        spec = REGISTRY.get(raw.get("type")) if isinstance(raw, dict) else None
+        if spec:
+            return f" (allowed: {', '.join(spec.fields) or 'none'})"
+    return ""
+
+
+def _expected(err: Any) -> str:
+    found = err.get("input")
+    shown = repr(found) if not isinstance(found, dict | list) else type(found).__name__
+    return f"{err['msg'][0].lower()}{err['msg'][1:]}, found {shown}"

@@ -1,0 +1,53 @@
+"""Reading one contract file: its text and its YAML document, or the messages that say why
+it cannot be read. What the loader reads each file with, in this process or, for a large suite,
+in a forked child parsing ahead (`parse_ahead.py`, which only decides who reads which file)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from clawspec.contracts.discovery import display_path
+from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits, too_large
+from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
+
+# scenarios[i].given|then[j]: the deepest list item whose start a valid contract keeps.
+ASSERTION_DEPTH = 4
+
+Parsed = tuple[str, SourceDoc] | list[str]  # (text, document), or the file's error messages
+
+
+def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:
+    """Read and parse one contract file: its text and document, or its error messages.
+
+    Never more than `limits.max_bytes` (+1) bytes are read: a larger file is an error."""
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size  # a file known too large is not read
+            data = handle.read(limits.max_bytes + 1) if size <= limits.max_bytes else b""
+            if size > limits.max_bytes or len(data) > limits.max_bytes:
+                return [f"{shown}:1:1: {too_large(max(size, len(data)), limits.max_bytes)}"]
+        # As read_text would: universal newlines.
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [f"{shown}: cannot read contract: {exc}"]
+    try:
+        # Other positions than where scenarios and assertions start are needed only to report
+        # errors: the first pass keeps only those (LoadedContract's lines).
+        return text, parse_yaml(text, path, ASSERTION_DEPTH, limits.alias_nodes)
+    except SourceError as exc:
+        return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
+
+
+def read_file(path: Path, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:
+    """`read_contract`, its messages naming the file as it is shown (`display_path`)."""
+    return read_contract(path, display_path(path), limits)
+
+
+def parsed_here(
+    files: Sequence[Path], limits: ContractLimits = DEFAULT_LIMITS
+) -> Iterator[tuple[int, Parsed]]:
+    """Each file's index and result, parsed by this process, in file order."""
+    for index, path in enumerate(files):
+        yield index, read_file(path, limits)

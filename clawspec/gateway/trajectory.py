@@ -1,0 +1,955 @@
+"""OpenClaw's run record: the trajectory of each run in the agent's SQLite store, read-only.
+
+OpenClaw (2026.9.5 and 2026.9.6 alike) records every run in its agent's store,
+`<state dir>/agents/<agent id>/agent/openclaw-agent.sqlite`, table `trajectory_runtime_events`
+(`session_id`, `seq`, `run_id`, `event_json`; primary key `(session_id, seq)`, and a partial index
+`(session_id, run_id, seq)`). Each event is JSON of `traceSchema: "openclaw-trajectory"`,
+`schemaVersion: 1` with `type`, `runId`, `sessionId`, `sessionKey`, `provider`, `modelId` and
+`data`. What a run is made of (checked on both versions, stores kept in
+tests/gateway/data/trajectory/):
+
+- `prompt.submitted`: `data.prompt`, the message as the agent got it (a hook's is wrapped in
+  OpenClaw's untrusted-content notice);
+- `tool.call` `{toolCallId, name, args}` and `tool.result` `{toolCallId, name, success, result}`;
+  with Tool Search a `tool_call` or `tool_search_code` wrapper is recorded beside the calls it
+  made, whose ids read `tool_search_code:<wrapper id>:<tool>:<n>` (as in the log);
+- `model.completed`, once per run however many model calls it made: `assistantTexts`, the summed
+  `usage`, `stopReason` and the time-out/abort flags. The reply is the LAST element of
+  `assistantTexts`: text the model wrote beside a tool call is commentary, which OpenClaw keeps out
+  of `assistantTexts` (it is only in `messagesSnapshot`); checked against the chat response's
+  `choices[0].message.content`;
+- `trace.artifacts`: `finalStatus` and what the agent sent through messaging tools;
+- `session.started` first and `session.ended` last: a run without `session.ended` has not been
+  written out completely yet.
+
+Sessions: `session_nodes` maps a session key to its session id (its primary key), so a run is
+found through the indexes when its session key is known; by run id alone its session is first
+found by scanning the (session, run, seq) index (measured in benchmarks/bench_trajectory.py). A
+conversation's turns are the runs of one session, in `seq` order. A hook run's session key is
+the log's `gateway/hooks` line's (`agent:<id>:cron:<job id>:run:<session id>`); a chat run's
+`run_id` is the response's `chatcmpl_…` id, its session `agent:<id>:<x-openclaw-session-key>`.
+
+The store is the gateway's, written while we read: it is opened read-only (`mode=ro`, never
+`immutable=1`, which would skip the locks and could read a page mid-write), one short read
+transaction per lookup (a consistent snapshot across its queries, never held across a gateway
+run), a short busy timeout retried briefly, and bounded reads (a cap on the events of a run and
+on the bytes of one event). Every event's `traceSchema`/`schemaVersion` is checked: an unknown
+one is an error naming both, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from clawspec.errors import ClawSpecError
+from clawspec.gateway.tool_search import CONTROLS, SPAWN_TOOL, WRAPPERS, wrapper_call_id
+
+TRACE_SCHEMA = "openclaw-trajectory"
+SCHEMA_VERSIONS = frozenset({1})
+STORE_FILE = "openclaw-agent.sqlite"
+TABLE = "trajectory_runtime_events"
+SETTING_HINT = (
+    "set openclaw_state_dir (environment: CLAWSPEC_OPENCLAW_STATE_DIR) to the gateway's state "
+    "folder (its OPENCLAW_STATE_DIR)"
+)
+# Bounds of one read. An event over MAX_EVENT_BYTES is read without its bulk (the model
+# snapshot, the prompts); if still over, only its envelope is kept and the run says so.
+MAX_EVENT_BYTES = 1 << 20
+MAX_RUN_EVENTS = 5_000
+MAX_FOLLOW_DEPTH = 8  # sub-agents of sub-agents…: a guard against a cycle in the records
+# Large parts of an event no field of a Trajectory needs.
+_BULK = (
+    "$.data.messagesSnapshot",
+    "$.data.finalPromptText",
+    "$.data.systemPrompt",
+    "$.data.messages",
+    "$.data.tools",
+    "$.data.providerVisibleTools",
+    "$.data.promptCache",
+)
+# The answer OpenClaw gives a call to a tool it does not offer; no tool ran.
+_NOT_FOUND = "Tool {name} not found"
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+class TrajectoryError(ClawSpecError):
+    """The run record could not be read; the message says what to do."""
+
+
+class StoreMissing(TrajectoryError):
+    """No store where the state folder says it is."""
+
+
+class StoreLocked(TrajectoryError):
+    """The gateway held the store locked for longer than the reader waits."""
+
+
+class StoreCorrupt(TrajectoryError):
+    """The file is not a readable SQLite database, or not an OpenClaw agent store."""
+
+
+class UnknownSchema(TrajectoryError):
+    """An event of a trace schema or version this reader does not know."""
+
+    def __init__(self, message: str, trace_schema: object, schema_version: object) -> None:
+        super().__init__(message)
+        self.trace_schema = trace_schema
+        self.schema_version = schema_version
+
+
+class BadEvent(TrajectoryError):
+    """An event of a known version whose fields are not what that version writes."""
+
+
+class RunNotFound(TrajectoryError):
+    """The run (or session) is not in the store, or not yet."""
+
+
+class RunNotRecorded(RunNotFound):
+    """A wait for a run's record ended at its deadline without the whole record."""
+
+
+# --- values -----------------------------------------------------------------------------------
+
+JsonValue = Any  # a value decoded from JSON: None, bool, int, float, str, list, dict
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A run's summed usage, as `model.completed` records it. `cost` is None when not recorded."""
+
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    total: int
+    cost: float | None
+
+
+@dataclass(frozen=True)
+class SubagentRef:
+    """A sub-agent a `sessions_spawn` call started: its agent, session key and run id."""
+
+    agent: str
+    session_key: str
+    run_id: str | None
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call of a run, Tool Search's wrappers taken out.
+
+    `args` is what the model sent; `args_known` is False when it cannot be told: a
+    `tool_search_code` call with no inner call recorded (its code made the calls), or an event cut
+    for its size (`note` says which). `refused`: the gateway answered without running the tool
+    (not a call, for counting). `through`: the wrapper the call was made through, if any.
+    """
+
+    tool_call_id: str
+    name: str
+    args: JsonValue
+    args_known: bool
+    success: bool | None  # None: no result recorded
+    refused: bool
+    result_text: str | None
+    through: str | None = None
+    spawned: SubagentRef | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message the agent sent through a messaging tool (`messagingToolSentTargets`)."""
+
+    tool: str | None
+    provider: str | None
+    to: str | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """One run as OpenClaw recorded it."""
+
+    store: Path
+    agent: str
+    run_id: str
+    session_id: str
+    session_key: str | None
+    provider: str | None
+    model: str | None
+    prompt: str | None
+    reply: str | None  # the last of assistant_texts; None: the run wrote no final text
+    assistant_texts: tuple[str, ...]
+    usage: Usage | None
+    stop_reason: str | None
+    final_status: str | None  # trace.artifacts' finalStatus ("success", …)
+    timed_out: bool
+    aborted: bool
+    tool_calls: tuple[ToolCall, ...]
+    sent_texts: tuple[str, ...]
+    sent: tuple[SentMessage, ...]
+    complete: bool  # session.ended recorded: nothing more will be written for this run
+    children: tuple[Trajectory, ...] = ()  # sub-agent runs, followed into their own stores
+    pending_children: tuple[SubagentRef, ...] = ()  # spawned, not (completely) recorded yet
+    cut: tuple[str, ...] = ()  # notes on what the read bounds left out
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """The calls that ran (refused ones are not calls)."""
+        return tuple(c for c in self.tool_calls if not c.refused)
+
+    def with_refusals(self, refused: Container[tuple[str, str]]) -> Trajectory:
+        """This run and its sub-agents with the calls ClawSpec's plugin saw refused marked so
+        (keys (run id, tool call id), as `clawspec.gateway.refusals` gives them): the record
+        itself tells only the gateway's "not found" answer from a call that ran."""
+        calls = tuple(
+            replace(call, refused=True) if (self.run_id, call.tool_call_id) in refused else call
+            for call in self.tool_calls
+        )
+        children = tuple(child.with_refusals(refused) for child in self.children)
+        return replace(self, tool_calls=calls, children=children)
+
+    @property
+    def settled(self) -> bool:
+        """This run and every sub-agent it spawned are completely recorded."""
+        return (
+            self.complete
+            and not self.pending_children
+            and all(child.settled for child in self.children)
+        )
+
+
+# --- the event format (the edge: pydantic, through its public API) ----------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Envelope(_Model):
+    type: str
+    runId: str | None = None
+    sessionId: str | None = None
+    sessionKey: str | None = None
+    provider: str | None = None
+    modelId: str | None = None
+    data: dict[str, Any] | None = None
+
+
+class _ToolCallData(_Model):
+    toolCallId: str
+    name: str
+    args: Any = None
+
+
+class _ToolResultData(_Model):
+    toolCallId: str
+    name: str
+    success: bool | None = None
+    result: Any = None
+
+
+class _Cost(_Model):
+    total: float | None = None
+
+
+class _Usage(_Model):
+    input: int = 0
+    output: int = 0
+    cacheRead: int = 0
+    cacheWrite: int = 0
+    total: int | None = None
+    cost: _Cost | None = None
+
+
+class _Outcome(_Model):
+    """The flags model.completed, trace.artifacts and session.ended share."""
+
+    stopReason: str | None = None
+    aborted: bool = False
+    externalAbort: bool = False
+    timedOut: bool = False
+    idleTimedOut: bool = False
+    timedOutDuringCompaction: bool = False
+    timedOutDuringToolExecution: bool = False
+    timedOutByRunBudget: bool = False
+
+
+class _ModelCompleted(_Outcome):
+    assistantTexts: list[str] = []
+    usage: _Usage | None = None
+
+
+class _Artifacts(_Outcome):
+    finalStatus: str | None = None
+    messagingToolSentTexts: list[str] = []
+    messagingToolSentTargets: list[dict[str, Any]] = []
+
+
+class _Prompt(_Model):
+    prompt: str | None = None
+
+
+M = TypeVar("M", bound=_Model)
+
+
+@dataclass(frozen=True)
+class _Event:
+    seq: int
+    envelope: _Envelope
+    cut: bool  # only the envelope could be read within the bounds
+
+
+def _data(event: _Event, model: type[M], where: str) -> M:
+    try:
+        return model.model_validate(event.envelope.data or {})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'data'}: {err['msg']}"
+            for err in exc.errors(include_input=False, include_url=False)
+        )
+        raise BadEvent(
+            f"{where}: event {event.seq} ({event.envelope.type}) of {TRACE_SCHEMA} version 1 "
+            f"does not read as that version writes it ({problems}); the store may come from an "
+            "OpenClaw release ClawSpec does not support yet"
+        ) from None
+
+
+def check_version(raw: Mapping[str, Any], where: str) -> None:
+    """Raise UnknownSchema unless the event is `openclaw-trajectory` version 1."""
+    schema, version = raw.get("traceSchema"), raw.get("schemaVersion")
+    if schema == TRACE_SCHEMA and type(version) is int and version in SCHEMA_VERSIONS:
+        return
+    known = ", ".join(str(v) for v in sorted(SCHEMA_VERSIONS))
+    raise UnknownSchema(
+        f"{where}: an event has traceSchema {schema!r}, schemaVersion {version!r}; ClawSpec reads "
+        f"traceSchema {TRACE_SCHEMA!r} version {known}: use an OpenClaw release ClawSpec supports "
+        "or a ClawSpec release that reads this version",
+        schema,
+        version,
+    )
+
+
+# --- the store --------------------------------------------------------------------------------
+
+
+def store_path(state_dir: Path, agent: str) -> Path:
+    """Where OpenClaw keeps `agent`'s store under the gateway's state folder."""
+    return Path(state_dir) / "agents" / agent / "agent" / STORE_FILE
+
+
+def agent_of(session_key: str) -> str | None:
+    """The agent an agent-scoped session key names (`agent:<id>:…`), else None."""
+    parts = session_key.split(":", 2)
+    return parts[1] if len(parts) == 3 and parts[0] == "agent" and parts[1] else None
+
+
+T = TypeVar("T")
+_Row = tuple[int, str | None, str, bool]  # seq, run id, event JSON, only the envelope read
+
+
+@dataclass
+class TrajectoryStore:
+    """One agent's store, read-only: each lookup is one short read transaction.
+
+    The connection stays open between lookups (opening one reads OpenClaw's whole schema, most
+    of a lookup's cost), holding no lock or transaction in between; it is opened again when the
+    file was replaced, and after any error. `busy_timeout_s` is SQLite's own wait for a lock; a
+    read still refused is retried `retries` times `retry_s` apart (`sleep` injectable) before
+    StoreLocked. Safe to share between threads; `close()` (or `with`) when done.
+    """
+
+    path: Path
+    agent: str
+    busy_timeout_s: float = 0.2
+    retries: int = 5
+    retry_s: float = 0.1
+    max_event_bytes: int = MAX_EVENT_BYTES
+    max_run_events: int = MAX_RUN_EVENTS
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    _db: sqlite3.Connection | None = field(default=None, init=False, repr=False, compare=False)
+    _file: tuple[int, int] = field(default=(0, 0), init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
+
+    @classmethod
+    def of(cls, state_dir: Path, agent: str, **options: Any) -> TrajectoryStore:
+        return cls(store_path(state_dir, agent), agent, **options)
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+    def __enter__(self) -> TrajectoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # public lookups
+
+    def session_id(self, session_key: str) -> str:
+        """The session id OpenClaw keeps for `session_key` (its current one)."""
+        return self._read(lambda db: self._session_id(db, session_key))
+
+    def run(self, run_id: str, *, session_key: str | None = None) -> Trajectory:
+        """The run `run_id` (a chat run: the response's id). With its session key the lookup
+        goes through OpenClaw's indexes; without, its session is found by a scan first."""
+
+        def read(db: sqlite3.Connection) -> Trajectory:
+            if session_key is not None:
+                sid = self._session_id(db, session_key)
+                where = "session_id = :sid AND run_id = :run"
+                events, more = self._events(db, where, {"sid": sid, "run": run_id})
+            else:
+                # No index starts with the run id: find its session by scanning the index of
+                # (session, run, seq) alone (it holds no event text), then read through it.
+                row = db.execute(
+                    f"SELECT session_id FROM {TABLE} WHERE run_id = ? LIMIT 1", (run_id,)
+                ).fetchone()
+                where = "session_id = :sid AND run_id = :run"
+                params = {"sid": row[0] if row else "", "run": run_id}
+                events, more = self._events(db, where, params)
+            if not events:
+                raise RunNotFound(
+                    f"{self.path}: no run {run_id!r} recorded"
+                    + (f" in session {session_key!r}" if session_key else "")
+                    + " (yet): is this the state folder of the gateway that ran it? "
+                    + SETTING_HINT
+                )
+            return self._build(events, more)
+
+        return self._read(read)
+
+    def session_runs(self, session_key: str) -> list[Trajectory]:
+        """The runs of a session in the order they started (a conversation's turns)."""
+
+        def read(db: sqlite3.Connection) -> list[Trajectory]:
+            sid = self._session_id(db, session_key)
+            events, more = self._events(db, "session_id = :sid", {"sid": sid})
+            runs: dict[str, list[_Row]] = {}
+            for row in events:
+                if row[1]:  # events outside a run (none seen so far) belong to no turn
+                    runs.setdefault(row[1], []).append(row)
+            last = len(runs) - 1
+            # The bound cut the session's last run read (the earlier ones are whole).
+            return [self._build(rows, more and i == last) for i, rows in enumerate(runs.values())]
+
+        return self._read(read)
+
+    def hook_run(self, session_key: str) -> Trajectory:
+        """The run a hook request started: the first run of its isolated session (the key of
+        the log's `gateway/hooks` line, or `agent:<id>:cron:<job id>`)."""
+        runs = self.session_runs(session_key)
+        if not runs:
+            raise RunNotFound(f"{self.path}: session {session_key!r} has no run recorded (yet)")
+        return runs[0]
+
+    # reading
+
+    def _read(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            try:
+                return self._attempts(body)
+            except (RunNotFound, UnknownSchema, BadEvent):
+                raise  # the file reads well: keep the connection (a wait polls again)
+            except BaseException:
+                self._close()  # a damaged, replaced or busy file: start afresh next time
+                raise
+
+    def _attempts(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            status = self.path.stat()
+        except OSError:
+            status = None
+        if status is None or not self.path.is_file():
+            self._close()
+            raise StoreMissing(
+                f"{self.path}: no OpenClaw agent store for agent {self.agent!r} there; "
+                + SETTING_HINT
+                + f", and check the agent id (the store is agents/<agent id>/agent/{STORE_FILE})"
+            )
+        if (status.st_dev, status.st_ino) != self._file:
+            self._close()  # another file now (a new gateway state): not the one we had open
+            self._file = (status.st_dev, status.st_ino)
+        for attempt in range(self.retries + 1):
+            try:
+                return self._once(body)
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise self._unreadable(exc) from None
+                if attempt == self.retries:
+                    raise StoreLocked(
+                        f"{self.path}: the store stayed locked ({exc}); the gateway holds it "
+                        "while it writes: read it after the run, or stop other programs that "
+                        "write it"
+                    ) from None
+                self.sleep(self.retry_s)
+            except sqlite3.DatabaseError as exc:
+                raise self._unreadable(exc) from None
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _once(self, body: Callable[[sqlite3.Connection], T]) -> T:
+        if self._db is None:
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            self._db = sqlite3.connect(
+                uri,
+                uri=True,
+                timeout=self.busy_timeout_s,
+                isolation_level=None,  # transactions only where we open them
+                check_same_thread=False,  # shared under self._lock
+            )
+        db = self._db
+        # One read transaction: the lookup's queries see one snapshot; it always ends here.
+        db.execute("BEGIN")
+        try:
+            return body(db)
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+
+    def _unreadable(self, exc: sqlite3.DatabaseError) -> TrajectoryError:
+        text = str(exc)
+        if "no such table" in text or "no such column" in text:
+            return StoreCorrupt(
+                f"{self.path}: not an OpenClaw agent store this ClawSpec can read ({text}); "
+                "check that the path is a gateway's state folder"
+            )
+        return StoreCorrupt(
+            f"{self.path}: the store cannot be read ({text}); the file is damaged or not a "
+            "SQLite database: run the scenario again on a fresh gateway state folder"
+        )
+
+    def _session_id(self, db: sqlite3.Connection, session_key: str) -> str:
+        """The session's id: `session_nodes` names a key's current session; a hook run's key
+        as the log gives it, `agent:<id>:cron:<job id>:run:<session id>`, is there only now and
+        then, and names its session itself, which `session_windows` confirms (every lookup here
+        goes through a primary key)."""
+        row = db.execute(
+            "SELECT current_session_id FROM session_nodes WHERE session_key = ?", (session_key,)
+        ).fetchone()
+        if row is None and agent_of(session_key) is None:
+            # A chat request's x-openclaw-session-key K is the agent's session agent:<id>:K.
+            row = db.execute(
+                "SELECT current_session_id FROM session_nodes WHERE session_key = ?",
+                (f"agent:{self.agent}:{session_key}",),
+            ).fetchone()
+        head, run_marker, session_id = session_key.rpartition(":run:")
+        if row is None and run_marker and head and session_id:
+            row = db.execute(
+                "SELECT session_id FROM session_windows WHERE session_id = ? AND session_key = ?",
+                (session_id, head),
+            ).fetchone()
+        if row is None:
+            raise RunNotFound(
+                f"{self.path}: no session {session_key!r} recorded (yet) for agent "
+                f"{self.agent!r}; {SETTING_HINT}"
+            )
+        return str(row[0])
+
+    def _events(
+        self, db: sqlite3.Connection, where: str, params: dict[str, str]
+    ) -> tuple[list[_Row], bool]:
+        """(seq, run id, event JSON, cut) of the matching events in order, within the bounds, and
+        whether there were more events than the bound.
+
+        An event over the byte cap is read without its bulk (json_remove, in SQLite); one still
+        over it is replaced by its envelope alone (cut = True)."""
+        bulk = ", ".join(f"'{p}'" for p in _BULK)
+        rows = db.execute(
+            f"SELECT session_id, seq, run_id, length(CAST(event_json AS BLOB)) AS n,"
+            f" CASE WHEN length(CAST(event_json AS BLOB)) <= :cap THEN event_json"
+            f" WHEN json_valid(event_json) THEN json_remove(event_json, {bulk}) END"
+            f" FROM {TABLE} WHERE {where} ORDER BY session_id, seq LIMIT :limit",
+            {"cap": self.max_event_bytes, "limit": self.max_run_events + 1, **params},
+        ).fetchall()
+        out: list[_Row] = []
+        for session_id, seq, run_id, size, text in rows[: self.max_run_events]:
+            if text is not None and len(text) <= self.max_event_bytes:
+                out.append((int(seq), run_id, str(text), False))
+                continue
+            envelope = db.execute(
+                "SELECT CASE WHEN json_valid(event_json) THEN json_object("
+                "'traceSchema', json_extract(event_json, '$.traceSchema'),"
+                "'schemaVersion', json_extract(event_json, '$.schemaVersion'),"
+                "'type', json_extract(event_json, '$.type'),"
+                "'runId', json_extract(event_json, '$.runId'),"
+                "'sessionId', json_extract(event_json, '$.sessionId'),"
+                "'sessionKey', json_extract(event_json, '$.sessionKey'),"
+                "'data', json_object("
+                "'toolCallId', json_extract(event_json, '$.data.toolCallId'),"
+                "'name', json_extract(event_json, '$.data.name'))) END"
+                f" FROM {TABLE} WHERE session_id = ? AND seq = ?",
+                (session_id, seq),
+            ).fetchone()
+            if envelope is None or envelope[0] is None:
+                raise StoreCorrupt(
+                    f"{self.path}: event {seq} of session {session_id} is {size} bytes of "
+                    "damaged JSON; run the scenario again on a fresh gateway state folder"
+                )
+            out.append((int(seq), run_id, str(envelope[0]), True))
+        return out, len(rows) > self.max_run_events
+
+    # building a Trajectory
+
+    def _parse(self, rows: Sequence[_Row]) -> list[_Event]:
+        events: list[_Event] = []
+        for seq, _, text, cut in rows:
+            where = f"{self.path} (event {seq})"
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise StoreCorrupt(
+                    f"{where}: the event is not JSON ({exc.msg} at {exc.pos}); run the scenario "
+                    "again on a fresh gateway state folder"
+                ) from None
+            if not isinstance(raw, dict):
+                raise StoreCorrupt(f"{where}: the event is not a JSON object")
+            check_version(raw, where)
+            try:
+                envelope = _Envelope.model_validate(raw)
+            except ValidationError as exc:
+                fields = ", ".join(
+                    ".".join(str(p) for p in err["loc"])
+                    for err in exc.errors(include_input=False, include_url=False)
+                )
+                raise BadEvent(
+                    f"{where}: the event's {fields} is not as {TRACE_SCHEMA} version 1 writes it;"
+                    " the store may come from an OpenClaw release ClawSpec does not support yet"
+                ) from None
+            events.append(_Event(seq, envelope, cut))
+        return events
+
+    def _build(self, rows: Sequence[_Row], more: bool) -> Trajectory:
+        events = self._parse(rows)
+        first = events[0].envelope
+        where = f"{self.path} run {first.runId}"
+        calls: list[_Event] = []
+        results: dict[str, _ToolResultData] = {}
+        completed: _ModelCompleted | None = None
+        artifacts: _Artifacts | None = None
+        ended = False
+        prompt: str | None = None
+        notes = [f"more than {self.max_run_events} events: read the first ones"] if more else []
+        for event in events:
+            kind = event.envelope.type
+            if event.cut and kind not in ("tool.call", "tool.result"):
+                notes.append(f"{kind} (event {event.seq}) over {self.max_event_bytes} bytes")
+                if kind == "session.ended":
+                    ended = True
+                continue
+            if kind == "tool.call":
+                calls.append(event)
+            elif kind == "tool.result":
+                data = _data(event, _ToolResultData, where)
+                results[data.toolCallId] = data
+            elif kind == "model.completed":
+                completed = _data(event, _ModelCompleted, where)
+            elif kind == "trace.artifacts":
+                artifacts = _data(event, _Artifacts, where)
+            elif kind == "prompt.submitted":
+                prompt = _data(event, _Prompt, where).prompt
+            elif kind == "session.ended":
+                ended = True
+        texts = tuple(completed.assistantTexts) if completed else ()
+        flags = [o for o in (completed, artifacts) if o is not None]
+        return Trajectory(
+            store=self.path,
+            agent=self.agent,
+            run_id=first.runId or "",
+            session_id=first.sessionId or "",
+            session_key=first.sessionKey,
+            provider=first.provider,
+            model=first.modelId,
+            prompt=prompt,
+            reply=texts[-1] if texts else None,
+            assistant_texts=texts,
+            usage=_usage(completed.usage) if completed and completed.usage else None,
+            stop_reason=(completed.stopReason if completed else None)
+            or (artifacts.stopReason if artifacts else None),
+            final_status=artifacts.finalStatus if artifacts else None,
+            timed_out=any(_timed_out(o) for o in flags),
+            aborted=any(o.aborted or o.externalAbort for o in flags),
+            tool_calls=tuple(_tool_calls(calls, results, where, self.max_event_bytes)),
+            sent_texts=tuple(artifacts.messagingToolSentTexts) if artifacts else (),
+            sent=tuple(_sent(t) for t in artifacts.messagingToolSentTargets) if artifacts else (),
+            complete=ended and not more,
+            cut=tuple(notes),
+        )
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _timed_out(o: _Outcome) -> bool:
+    return (
+        o.timedOut
+        or o.idleTimedOut
+        or o.timedOutDuringCompaction
+        or o.timedOutDuringToolExecution
+        or o.timedOutByRunBudget
+    )
+
+
+def _usage(u: _Usage) -> Usage:
+    total = u.total if u.total is not None else u.input + u.output + u.cacheRead + u.cacheWrite
+    return Usage(
+        input=u.input,
+        output=u.output,
+        cache_read=u.cacheRead,
+        cache_write=u.cacheWrite,
+        total=total,
+        cost=u.cost.total if u.cost is not None else None,
+    )
+
+
+def _sent(target: Mapping[str, Any]) -> SentMessage:
+    def text(key: str) -> str | None:
+        value = target.get(key)
+        return value if isinstance(value, str) else None
+
+    return SentMessage(text("tool"), text("provider"), text("to"), text("text"))
+
+
+def _result_text(result: Any) -> str | None:
+    """The text parts of a tool result's `content`, joined."""
+    content = result.get("content") if isinstance(result, dict) else None
+    if not isinstance(content, list):
+        return None
+    parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return "\n".join(parts) if parts else None
+
+
+def _code_call_count(text: str | None) -> int | None:
+    """How many tools a `tool_search_code` call's code called, from the telemetry its answer
+    carries (`{"telemetry": {"callCount": N, …}, …}` on 2026.9.6), else None."""
+    try:
+        answer = json.loads(text) if text else None
+    except json.JSONDecodeError:
+        return None
+    telemetry = answer.get("telemetry") if isinstance(answer, dict) else None
+    count = telemetry.get("callCount") if isinstance(telemetry, dict) else None
+    return count if type(count) is int else None
+
+
+def _spawned(name: str, result: _ToolResultData | None) -> SubagentRef | None:
+    if name != SPAWN_TOOL or result is None or not result.success:
+        return None
+    details = result.result.get("details") if isinstance(result.result, dict) else None
+    if not isinstance(details, dict):
+        return None
+    key, run = details.get("childSessionKey"), details.get("runId")
+    agent = agent_of(key) if isinstance(key, str) else None
+    if not isinstance(key, str) or agent is None:
+        return None
+    return SubagentRef(agent, key, run if isinstance(run, str) else None)
+
+
+def _tool_calls(
+    events: Iterable[_Event],
+    results: Mapping[str, _ToolResultData],
+    where: str,
+    cap: int,
+) -> list[ToolCall]:
+    """The run's calls with Tool Search's controls taken out (clawspec.gateway.tool_search):
+    a wrapper whose inner call is recorded is that call; a `tool_call` without one is its
+    target, refused (nothing ran); a `tool_search_code` without one is kept, its arguments
+    unknown, unless its answer says its code called nothing; `tool_search`/`tool_describe`
+    only look tools up."""
+    records: list[tuple[_Event, _ToolCallData]] = [
+        (e, _data(e, _ToolCallData, where)) for e in events
+    ]
+    wrapped = {
+        outer
+        for _, call in records
+        if call.name not in CONTROLS and (outer := wrapper_call_id(call.toolCallId, call.name))
+    }
+    names = {call.toolCallId: call.name for _, call in records}
+    out: list[ToolCall] = []
+    for event, call in records:
+        result = results.get(call.toolCallId)
+        text = _result_text(result.result) if result else None
+        success = result.success if result else None
+        cut_note = f"arguments over {cap} bytes: not read" if event.cut else None
+        outer = wrapper_call_id(call.toolCallId, call.name)
+        through = names.get(outer) if outer else None
+        if call.name in WRAPPERS and call.toolCallId in wrapped:
+            continue  # its inner calls are recorded: they are the calls
+        if call.name in CONTROLS and call.name not in WRAPPERS:
+            continue  # a look-up
+        if call.name == "tool_call":
+            args = call.args if isinstance(call.args, dict) else {}
+            target = args.get("id")
+            out.append(
+                ToolCall(
+                    tool_call_id=call.toolCallId,
+                    name=target if isinstance(target, str) else "tool_call",
+                    args=None if event.cut else args.get("args", {}),
+                    args_known=not event.cut,
+                    success=success,
+                    refused=result is not None,  # ended without an inner call: nothing ran
+                    result_text=text,
+                    through="tool_call",
+                    note=cut_note,
+                )
+            )
+            continue
+        if call.name == "tool_search_code":
+            if _code_call_count(text) == 0:
+                continue  # its code only searched and described tools
+            out.append(
+                ToolCall(
+                    tool_call_id=call.toolCallId,
+                    name=call.name,
+                    args=None,
+                    args_known=False,
+                    success=success,
+                    refused=False,
+                    result_text=text,
+                    note="code mode: the calls its code made are not recorded one by one",
+                )
+            )
+            continue
+        refused = success is False and text == _NOT_FOUND.format(name=call.name)
+        out.append(
+            ToolCall(
+                tool_call_id=call.toolCallId,
+                name=call.name,
+                args=None if event.cut else call.args,
+                args_known=not event.cut,
+                success=success,
+                refused=refused,
+                result_text=text,
+                through=through,
+                spawned=_spawned(call.name, result),
+                note=cut_note,
+            )
+        )
+    return out
+
+
+# --- following sub-agents, and waiting --------------------------------------------------------
+
+
+@dataclass
+class TrajectoryReader:
+    """The stores of one gateway's state folder: reads a run and follows its sub-agents into
+    their own agents' stores."""
+
+    state_dir: Path
+    options: dict[str, Any] = field(default_factory=dict)  # TrajectoryStore's settings
+    _stores: dict[str, TrajectoryStore] = field(default_factory=dict, init=False, repr=False)
+
+    def store(self, agent: str) -> TrajectoryStore:
+        """`agent`'s store (one per agent, kept open between lookups)."""
+        if agent not in self._stores:
+            self._stores[agent] = TrajectoryStore.of(self.state_dir, agent, **self.options)
+        return self._stores[agent]
+
+    def close(self) -> None:
+        for store in self._stores.values():
+            store.close()
+
+    def __enter__(self) -> TrajectoryReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def chat_run(self, agent: str, run_id: str, session_key: str | None = None) -> Trajectory:
+        """A chat run (`run_id`: the response's id), its sub-agents followed."""
+        return self.follow(self.store(agent).run(run_id, session_key=session_key))
+
+    def hook_run(self, agent: str, session_key: str) -> Trajectory:
+        """The run a hook request started, its sub-agents followed."""
+        return self.follow(self.store(agent).hook_run(session_key))
+
+    def conversation(self, agent: str, session_key: str) -> list[Trajectory]:
+        """The runs of a conversation's session in order, each with its sub-agents."""
+        return [self.follow(run) for run in self.store(agent).session_runs(session_key)]
+
+    def follow(self, run: Trajectory, depth: int = 0) -> Trajectory:
+        """`run` with the runs its `sessions_spawn` calls started (a child not recorded yet,
+        or not completely, is pending: read again later)."""
+        refs = [c.spawned for c in run.calls if c.spawned is not None]
+        if not refs or depth >= MAX_FOLLOW_DEPTH:
+            return run
+        children: list[Trajectory] = []
+        pending: list[SubagentRef] = []
+        for ref in refs:
+            try:
+                store = self.store(ref.agent)
+                if ref.run_id:
+                    child = store.run(ref.run_id, session_key=ref.session_key)
+                else:
+                    child = store.hook_run(ref.session_key)
+            except (RunNotFound, StoreMissing):
+                pending.append(ref)
+                continue
+            if child.complete:
+                children.append(self.follow(child, depth + 1))
+            else:
+                pending.append(ref)
+        return replace(run, children=tuple(children), pending_children=tuple(pending))
+
+
+def wait_for(
+    read: Callable[[], Trajectory],
+    *,
+    timeout_s: float,
+    poll_s: float = 0.5,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    until: Literal["complete", "settled"] = "settled",
+) -> Trajectory:
+    """Read until the run is completely recorded (with its sub-agents: `settled`), or until
+    `timeout_s` has passed on `clock`; then RunNotRecorded says what was still missing.
+
+    OpenClaw writes a run's events as it goes and a spawned sub-agent starts late, so the
+    record may trail the hook's answer; the scenario's timeout bounds the wait."""
+    deadline = clock() + timeout_s
+    last: Trajectory | None = None
+    missing = ""
+    while True:
+        try:
+            last = read()
+            done = last.settled if until == "settled" else last.complete
+            if done:
+                return last
+            missing = (
+                "the run has not ended"
+                if not last.complete
+                else f"{len(last.pending_children)} sub-agent run(s) have not ended"
+            )
+        except (
+            RunNotFound,
+            StoreMissing,
+        ) as exc:  # a fresh gateway makes its store at its first run
+            missing = str(exc)
+        if clock() >= deadline:
+            raise RunNotRecorded(
+                f"the run's record was not complete after {timeout_s:g} s: {missing}"
+            )
+        sleep(poll_s)

