@@ -209,6 +209,7 @@ INPUTS: tuple[Input, ...] = (
     Input("save_baseline", _switch, setting="save_baseline", default="false", commands=BOTH),
     Input("model_traffic", _value, setting="model_traffic"),
     Input("cassette_dir", _value, setting="cassette_dir"),
+    Input("openclaw_state_dir", _value, setting="openclaw_state_dir"),
     Input("today", _value, setting="today"),
 )
 

@@ -1,6 +1,14 @@
-"""The 29 assertion types, one module per category; all feed one REGISTRY."""
+"""The assertion types (the seed reference's 29, then the reply's), one module per category;
+all feed one REGISTRY."""
 
-from clawspec.assertions import artifact, behavioral, precondition, semantic, trace  # noqa: F401
+from clawspec.assertions import (  # noqa: F401
+    artifact,
+    behavioral,
+    precondition,
+    reply,
+    semantic,
+    trace,
+)
 from clawspec.assertions.registry import REGISTRY, AssertionSpec, assertion_union
 
 __all__ = ["REGISTRY", "AssertionSpec", "assertion_union"]

@@ -170,25 +170,17 @@ class ArtifactAbsentWords(_FileAssertion):
     @field_validator("words")
     @classmethod
     def _no_blank_words(cls, words: list[str] | None) -> list[str] | None:
-        if words and any(not word.strip() for word in words):
-            raise ValueError("'words' must not contain empty entries")
-        return words
+        return check_words(words)
 
     @model_validator(mode="after")
     def _words_or_source(self) -> ArtifactAbsentWords:
-        if (self.source is None) != (self.key is None):
-            raise ValueError("'source' and 'key' must be given together")
-        if not self.words and self.source is None:
-            raise ValueError("one of 'words' or 'source' + 'key' is required")
+        check_word_sources(self.words, self.source, self.key)
         return self
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        words = list(self.words or [])
-        if self.source is not None:
-            loaded = self._load_source(ctx)
-            if isinstance(loaded, Verdict):
-                return loaded
-            words += [w for w in loaded if w not in words]
+        words = word_list(ctx, self.words, self.source, self.key)
+        if isinstance(words, Verdict):
+            return words
         found = self.await_file(ctx)
         if isinstance(found, Verdict):
             return found
@@ -196,30 +188,66 @@ class ArtifactAbsentWords(_FileAssertion):
             text = documents.read_text(found, max_bytes(ctx), errors="replace")
         except documents.DataError as exc:
             return Verdict.errored(str(exc))
-        hits = []
-        for word in words:
-            lines = [text.count("\n", 0, m.start()) + 1 for m in _word_pattern(word).finditer(text)]
-            if lines:
-                where = ", ".join(map(str, sorted(set(lines))[:10]))
-                hits.append(f"'{word}' (line{'s' if len(set(lines)) > 1 else ''} {where})")
+        hits = word_hits(text, words)
         if hits:
             return Verdict.failed(f"'{self.path}' contains {', '.join(hits)}", len(hits), 0)
         return Verdict.passed(f"none of {len(words)} words found in '{self.path}'", 0, 0)
 
-    def _load_source(self, ctx: EvalContext) -> list[str] | Verdict:
-        assert self.source is not None and self.key is not None
-        try:
-            data = documents.load_data(ctx.path(self.source), max_bytes(ctx))
-        except FileNotFoundError:
-            return Verdict.errored(f"word list '{self.source}' not found")
-        except documents.DataError as exc:
-            return Verdict.errored(str(exc))
-        value = documents.lookup(data, self.key)
-        if documents.is_missing(value):
-            return Verdict.errored(f"word list '{self.source}' has no key '{self.key}'")
-        if not isinstance(value, list) or not all(isinstance(w, str | int) for w in value):
-            return Verdict.errored(f"'{self.key}' in '{self.source}' is not a list of words")
-        return [str(w) for w in value if str(w).strip()]
+
+# The word list of `artifact_absent_words`, shared with `reply_not_contains` (reply.py): the
+# same fields, checks and matching rule wherever a list of forbidden words is given.
+
+
+def check_words(words: list[str] | None) -> list[str] | None:
+    if words and any(not word.strip() for word in words):
+        raise ValueError("'words' must not contain empty entries")
+    return words
+
+
+def check_word_sources(words: list[str] | None, source: str | None, key: str | None) -> None:
+    if (source is None) != (key is None):
+        raise ValueError("'source' and 'key' must be given together")
+    if not words and source is None:
+        raise ValueError("one of 'words' or 'source' + 'key' is required")
+
+
+def word_list(
+    ctx: EvalContext, words: list[str] | None, source: str | None, key: str | None
+) -> list[str] | Verdict:
+    """`words`, then the words of `source`'s list under `key` not among them already."""
+    found = list(words or [])
+    if source is not None and key is not None:
+        loaded = _load_source(ctx, source, key)
+        if isinstance(loaded, Verdict):
+            return loaded
+        found += [w for w in loaded if w not in found]
+    return found
+
+
+def word_hits(text: str, words: list[str]) -> list[str]:
+    """Each word found in `text`, with the lines it is on: "'urgent' (lines 2, 5)"."""
+    hits = []
+    for word in words:
+        lines = [text.count("\n", 0, m.start()) + 1 for m in _word_pattern(word).finditer(text)]
+        if lines:
+            where = ", ".join(map(str, sorted(set(lines))[:10]))
+            hits.append(f"'{word}' (line{'s' if len(set(lines)) > 1 else ''} {where})")
+    return hits
+
+
+def _load_source(ctx: EvalContext, source: str, key: str) -> list[str] | Verdict:
+    try:
+        data = documents.load_data(ctx.path(source), max_bytes(ctx))
+    except FileNotFoundError:
+        return Verdict.errored(f"word list '{source}' not found")
+    except documents.DataError as exc:
+        return Verdict.errored(str(exc))
+    value = documents.lookup(data, key)
+    if documents.is_missing(value):
+        return Verdict.errored(f"word list '{source}' has no key '{key}'")
+    if not isinstance(value, list) or not all(isinstance(w, str | int) for w in value):
+        return Verdict.errored(f"'{key}' in '{source}' is not a list of words")
+    return [str(w) for w in value if str(w).strip()]
 
 
 def _word_pattern(word: str) -> re.Pattern[str]:

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from clawspec.assertions.base import Assertion, Need, PathField
 
-CATEGORIES = ("precondition", "artifact", "behavioral", "trace", "semantic")
+CATEGORIES = ("precondition", "artifact", "behavioral", "trace", "semantic", "reply")
 
 
 @dataclass(frozen=True)

@@ -44,30 +44,41 @@ THRESHOLD = Field(
     'rubric: "Score 1-5: Is this email persuasive and brand-safe?"\npass_threshold: 4',
 )
 class LlmJudge(Assertion):
-    """An LLM scores a file against a rubric; passes at or above the threshold."""
+    """An LLM scores a file, or the agent's reply, against a rubric; passes at the threshold."""
+
+    exactly_one_of = (("path", "source"),)
 
     type: Literal["llm_judge"]
-    path: WorkspacePath = Field(description="File to evaluate.")
+    path: WorkspacePath | None = Field(None, description="File to evaluate.")
     rubric: str = Field(min_length=1, description="Scoring instruction for the judge.")
     pass_threshold: float = THRESHOLD
     section: str | None = Field(None, description="Judge only this Markdown section.")
     consistency: bool = Field(False, description="Ask several times; every score must pass.")
+    # After the seed's fields: the product contract added it (judge what the agent said).
+    source: Literal["reply"] | None = Field(
+        None, description="`reply`: evaluate the agent's reply instead of a file (no `path`)."
+    )
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        text = _read_artifact(ctx, self.path)
+        if self.path is not None:
+            text = _read_artifact(ctx, self.path)
+            shown = self.path
+        else:
+            from clawspec.assertions.reply import reply_text
+
+            text, shown = reply_text(ctx), "the reply"
         if isinstance(text, Verdict):
             return text
         if self.section is not None:
             found = extract_section(text, self.section)
             if found is None:
                 headings = heading_names(text)
-                shown = f"headings: {quote_list(headings)}" if headings else "no headings"
-                return Verdict.failed(
-                    f"section '{self.section}' not found in '{self.path}' ({shown})"
-                )
+                where = f"'{shown}'" if self.path is not None else shown
+                listed = f"headings: {quote_list(headings)}" if headings else "no headings"
+                return Verdict.failed(f"section '{self.section}' not found in {where} ({listed})")
             text = found
         limit = ctx.settings.judge.max_input_chars
-        artifact = make_artifact("artifact", self.path, text, limit, self.section)
+        artifact = make_artifact("artifact", shown, text, limit, self.section)
         runs = ctx.settings.judge.consistency_runs if self.consistency else 1
         return judge_artifacts(ctx, self.rubric, [artifact], self.pass_threshold, runs)
 

@@ -146,6 +146,7 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
         "shard_publish",
         "model_traffic",
         "cassette_dir",
+        "openclaw_state_dir",
         "today",
         "selected_variants",
     ]

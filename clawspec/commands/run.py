@@ -128,6 +128,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="record the agent's model calls into cassettes, or replay them (hermetic runs)",
     )
     run.add_argument("--cassette-dir", metavar="DIR", help="where cassettes are kept")
+    run.add_argument(
+        "--openclaw-state-dir",
+        metavar="DIR",
+        help="state folder of your gateway (its OPENCLAW_STATE_DIR): where run records are read",
+    )
     run.add_argument("--today", metavar="YYYY-MM-DD", help="fixed value of {{today}}")
     run.add_argument("--no-color", action="store_true", help="plain terminal output")
 

@@ -40,6 +40,7 @@ PATH_SETTINGS: tuple[tuple[str, ...], ...] = (
     ("baseline",),
     ("plugin_output",),
     ("gateway_log_pattern",),
+    ("openclaw_state_dir",),
     ("gateway", "config"),
 )
 # Those of them that their readers join to the workspace root when relative.
@@ -47,6 +48,7 @@ WORKSPACE_READ_PATHS = {
     ("cassette_dir",),
     ("plugin_output",),
     ("gateway_log_pattern",),
+    ("openclaw_state_dir",),
     ("gateway", "config"),
 }
 
@@ -105,6 +107,11 @@ def load_settings(
         found = next((environ[v] for v in variables if environ.get(v)), None)
         if found and name not in merged:
             merged[name] = found
+    # OpenClaw's own variable names the folder of a gateway started in this environment.
+    if "openclaw_state_dir" not in merged and environ.get("OPENCLAW_STATE_DIR"):
+        merged["openclaw_state_dir"] = env_data["openclaw_state_dir"] = environ[
+            "OPENCLAW_STATE_DIR"
+        ]
     merged["masked"] = [environ[name] for name in MASKED_ENV if environ.get(name)]
     named = merged.get("secret_env")
     if isinstance(named, str):  # CLAWSPEC_SECRET_ENV=A_VAR,B_*

@@ -368,6 +368,11 @@ class Settings(BaseModel):
     # JSONL written by ClawSpec's OpenClaw plugin on a gateway you run yourself (token usage,
     # tool executions); set automatically in bring-up mode.
     plugin_output: str | None = None
+    openclaw_state_dir: str | None = Field(
+        None,
+        description="The state folder (OPENCLAW_STATE_DIR) of a gateway you run yourself: where "
+        "ClawSpec reads each run's record (the reply). Bring-up sets its own.",
+    )
     scenario_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_PATTERNS))
     timezone: str | None = None
     default_agent_id: str = "main"

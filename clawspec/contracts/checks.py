@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.assertions import REGISTRY
+from clawspec.assertions.reply import reads_reply
 from clawspec.contracts import templates
 from clawspec.contracts.explain import PHASES, format_at
 from clawspec.contracts.outlines import placeholders
@@ -58,10 +59,18 @@ def check_semantics(
                 if not isinstance(raw, dict):
                     continue
                 loc = ("scenarios", s_index, phase, a_index)
+                if phase == "given" and reads_reply(raw):
+                    errors.append(format_at(shown, doc, (*loc, "type"), _REPLY_IN_GIVEN))
                 if templated:
                     errors.extend(_check_strings(shown, doc, loc, raw, environ, outline))
                 errors.extend(_check_paths(shown, doc, loc, raw))
     return errors
+
+
+_REPLY_IN_GIVEN = (
+    "a reply assertion cannot be in 'given': the reply exists only once the agent has run "
+    "(move it to 'then')"
+)
 
 
 def _check_outline_strings(

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import requests
 
+    from clawspec.evidence.context import Verdict
+    from clawspec.evidence.reply import Reply
     from clawspec.gateway.logs.index import LogIndex
     from clawspec.gateway.plugin_records import PluginRecord
     from clawspec.traces.backends.base import TraceBackend
@@ -76,6 +78,9 @@ class Evidence:
         self._logs: dict[LogKey, LogIndex] = {}
         self._plugin: dict[PluginKey, list[PluginRecord]] = {}
         self._trace: Trace | TraceUnavailable | None = None
+        self._reply: Reply | Verdict | None = None
+        # The reply's build reads the log index (through `log_index`): its own lock.
+        self._reply_lock = threading.Lock()
 
     def log_index(self, key: LogKey, build: Callable[[], LogIndex]) -> LogIndex:
         """The log index for `key`, built on first use."""
@@ -100,6 +105,13 @@ class Evidence:
                 self._trace = build()
             return self._trace
 
+    def reply(self, build: Callable[[], Reply | Verdict]) -> Reply | Verdict:
+        """The run's reply, or the verdict saying why it cannot be had: read once per run."""
+        with self._reply_lock:
+            if self._reply is None:
+                self._reply = build()
+            return self._reply
+
     # -- what has been built so far (never builds anything) -------------------------------------
 
     def built_log_indexes(self) -> list[LogIndex]:
@@ -113,3 +125,7 @@ class Evidence:
     def built_trace(self) -> Trace | TraceUnavailable | None:
         with self._lock:
             return self._trace
+
+    def built_reply(self) -> Reply | Verdict | None:
+        with self._reply_lock:
+            return self._reply

@@ -189,6 +189,8 @@ def brought_up(
                 "hooks_token": SecretStr(gateway.hooks_token),
                 "gateway_auth_token": SecretStr(gateway.gateway_token),
                 "plugin_output": str(gateway.plugin_output_path),
+                # Its run records (the replies) are in the state folder it was started with.
+                "openclaw_state_dir": str(gateway.state_dir),
             }
         )
         try:

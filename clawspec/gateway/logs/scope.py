@@ -220,6 +220,12 @@ def read_scoped(index: LogIndex) -> Iterator[tuple[int, str]]:
             handle.close()
 
 
+def hook_session_keys(index: LogIndex) -> list[str]:
+    """The session keys the run's `gateway/hooks` lines name (`agent:<id>:cron:<job id>:run:
+    <session id>`), in log order: where OpenClaw recorded the hook's run."""
+    return [hook.session_key for hook in _hooks_of(index) if hook.session_key]
+
+
 def _hooks_of(index: LogIndex) -> Iterator[Hook]:
     """The `gateway/hooks` completions of the run asked for (by run id or session key).
 

@@ -1,0 +1,291 @@
+"""Reply assertions: judge what the agent said, its run's final assistant text.
+
+The reply comes from the evidence layer (`clawspec.evidence.reply`: OpenClaw's run record);
+when it cannot be read, every reply assertion is `error` with the reason, never a pass or a
+skip. The reply exists only once the agent ran: in `given` these types are a load error
+(`contracts.checks`, through `reads_reply`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from clawspec.assertions.artifact import check_word_sources, check_words, word_hits, word_list
+from clawspec.assertions.base import Assertion, EvalContext, Verdict, WorkspacePath
+from clawspec.assertions.registry import register
+from clawspec.text import clean, one_line, quote_list, valid_unicode
+
+# The reply's reader (the log, the run record) is needed only to evaluate: `clawspec validate`
+# builds these models without importing it (tests/test_startup.py).
+if TYPE_CHECKING:
+    from clawspec.evidence.reply import Reply
+
+# The longest a `reply_matches` search may take. Python's `re` backtracks without limit and
+# cannot be interrupted from inside the process (a nested repeat such as `(a+)+$` takes
+# exponential time), so the search runs in a child interpreter stopped at this bound.
+PATTERN_SECONDS = 5.0
+# What the child runs: the pattern and the text arrive as ASCII JSON on stdin (a lone surrogate
+# in the reply survives the trip), the match's start and text leave the same way.
+_SEARCH = (
+    "import json,re,sys\n"
+    "p,t=json.load(sys.stdin)\n"
+    "m=re.search(p,t)\n"
+    "json.dump(None if m is None else [m.start(),m.group(0)],sys.stdout)\n"
+)
+SHOWN_CHARS = 200  # of the reply, in a verdict's message
+
+
+def reads_reply(raw: dict[str, Any]) -> bool:
+    """True for an assertion (raw contract data) that judges the run's reply."""
+    kind = raw.get("type")
+    return kind in REPLY_TYPES or (kind == "llm_judge" and raw.get("source") == "reply")
+
+
+def normalized(text: str, case_sensitive: bool) -> str:
+    """Whitespace runs as one space, ends trimmed; case-folded unless `case_sensitive`."""
+    collapsed = " ".join(text.split())
+    return collapsed if case_sensitive else collapsed.casefold()
+
+
+def shown(text: str) -> str:
+    """The reply as a message quotes it: one line without control characters, masked, cut."""
+    return f'"{one_line(clean(valid_unicode(text)), SHOWN_CHARS)}"'
+
+
+def reply_text(ctx: EvalContext) -> str | Verdict:
+    """The run's reply, or the verdict that ends the assertion (`error`: it cannot be read;
+    `fail`: the run wrote no final text)."""
+    from clawspec.evidence.reply import run_reply
+
+    found = run_reply(ctx)
+    if isinstance(found, Verdict):
+        return found
+    if found.text is None:
+        return Verdict.failed(_no_text(found))
+    return found.text
+
+
+def _no_text(reply: Reply) -> str:
+    return f"the run ({reply.run_id}) ended without a final text: there is no reply to judge"
+
+
+def _texts(value: list[str] | None) -> list[str] | None:
+    if value is not None and any(not item.strip() for item in value):
+        raise ValueError("entries must not be empty")
+    return value
+
+
+@register(
+    category="reply",
+    example='text: "Zed"',
+)
+class ReplyContains(Assertion):
+    """The agent's reply contains a text (whitespace collapsed; case-folded by default)."""
+
+    one_of = (("text", "any_of", "all_of"),)
+    # The JSON Schema states `_one_form` too (clawspec/authoring/schema.py).
+    model_config = ConfigDict(
+        json_schema_extra={
+            "x-rules": [
+                {"not": {"required": ["text", "any_of"]}},
+                {"not": {"required": ["text", "all_of"]}},
+            ]
+        }
+    )
+
+    type: Literal["reply_contains"]
+    text: str | None = Field(None, min_length=1, description="Text the reply must contain.")
+    any_of: list[str] | None = Field(
+        None, min_length=1, description="At least one of these texts must be in the reply."
+    )
+    all_of: list[str] | None = Field(
+        None, min_length=1, description="Every one of these texts must be in the reply."
+    )
+    case_sensitive: bool = Field(False, description="Compare case as written (default: folded).")
+
+    @field_validator("any_of", "all_of")
+    @classmethod
+    def _no_blank_entries(cls, value: list[str] | None) -> list[str] | None:
+        return _texts(value)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ReplyContains:
+        if self.text is not None and (self.any_of is not None or self.all_of is not None):
+            raise ValueError("'text' cannot be combined with 'any_of' or 'all_of'")
+        return self
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        reply = reply_text(ctx)
+        if isinstance(reply, Verdict):
+            return reply
+        haystack = normalized(reply, self.case_sensitive)
+
+        def held(texts: list[str]) -> list[str]:
+            return [t for t in texts if normalized(t, self.case_sensitive) in haystack]
+
+        how = "" if self.case_sensitive else " (ignoring case)"
+        if self.text is not None:
+            if held([self.text]):
+                return Verdict.passed(f"the reply contains '{self.text}'")
+            return Verdict.failed(f"the reply does not contain '{self.text}'{how}: {shown(reply)}")
+        problems = []
+        if self.all_of is not None:
+            missing = [t for t in self.all_of if t not in held(self.all_of)]
+            if missing:
+                problems.append(f"lacks {quote_list(missing)} of all_of")
+        if self.any_of is not None and not held(self.any_of):
+            problems.append(f"contains none of any_of {quote_list(self.any_of)}")
+        if problems:
+            return Verdict.failed(f"the reply {' and '.join(problems)}{how}: {shown(reply)}")
+        return Verdict.passed("the reply contains the expected texts")
+
+
+@register(
+    category="reply",
+    example="words: [sorry, cannot help]",
+    negative=True,
+)
+class ReplyNotContains(Assertion):
+    """The agent's reply does not contain a text, or any of a list of words."""
+
+    one_of = (("text", "words", "source"),)
+    # The JSON Schema states `_one_form` too (clawspec/authoring/schema.py).
+    model_config = ConfigDict(
+        json_schema_extra={
+            "x-rules": [
+                {"dependentRequired": {"source": ["key"], "key": ["source"]}},
+                {"not": {"required": ["text", "words"]}},
+                {"not": {"required": ["text", "source"]}},
+            ]
+        }
+    )
+
+    type: Literal["reply_not_contains"]
+    text: str | None = Field(
+        None, min_length=1, description="Text that must not be in the reply (as reply_contains)."
+    )
+    words: list[str] | None = Field(None, description="Words/phrases that must not appear.")
+    source: WorkspacePath | None = Field(None, description="YAML file holding a word list.")
+    key: str | None = Field(None, description="Key (dotted allowed) of the list in `source`.")
+    case_sensitive: bool = Field(False, description="For `text`: compare case as written.")
+
+    @field_validator("words")
+    @classmethod
+    def _no_blank_words(cls, words: list[str] | None) -> list[str] | None:
+        return check_words(words)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ReplyNotContains:
+        if self.text is not None:
+            if self.words is not None or self.source is not None or self.key is not None:
+                raise ValueError("'text' cannot be combined with 'words' or 'source' + 'key'")
+        else:
+            check_word_sources(self.words, self.source, self.key)
+        return self
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        words: list[str] = []
+        if self.text is None:
+            loaded = word_list(ctx, self.words, self.source, self.key)
+            if isinstance(loaded, Verdict):
+                return loaded
+            words = loaded
+        reply = reply_text(ctx)
+        if isinstance(reply, Verdict):
+            return reply
+        if self.text is not None:
+            if normalized(self.text, self.case_sensitive) in normalized(reply, self.case_sensitive):
+                return Verdict.failed(f"the reply contains '{self.text}': {shown(reply)}", 1, 0)
+            return Verdict.passed(f"the reply does not contain '{self.text}'", 0, 0)
+        hits = word_hits(reply, words)
+        if hits:
+            return Verdict.failed(
+                f"the reply contains {', '.join(hits)}: {shown(reply)}", len(hits), 0
+            )
+        return Verdict.passed(f"none of {len(words)} words found in the reply", 0, 0)
+
+
+@register(
+    category="reply",
+    example=r'pattern: "order #\\d+ (confirmed|queued)"',
+)
+class ReplyMatches(Assertion):
+    """The agent's reply matches a regular expression (re.search, no implicit flags)."""
+
+    type: Literal["reply_matches"]
+    pattern: str = Field(
+        min_length=1, description="Python regular expression searched for in the reply."
+    )
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        if "{{" not in value:  # a template is checked once rendered, when the run evaluates it
+            check_pattern(value)
+        return value
+
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        try:
+            check_pattern(self.pattern)
+        except ValueError as exc:
+            return Verdict.errored(str(exc))
+        reply = reply_text(ctx)
+        if isinstance(reply, Verdict):
+            return reply
+        found = bounded_search(self.pattern, reply, PATTERN_SECONDS)
+        if isinstance(found, str):
+            return Verdict.errored(found)
+        if found is None:
+            return Verdict.failed(f"the reply does not match '{self.pattern}': {shown(reply)}")
+        start, text = found
+        return Verdict.passed(
+            f"the reply matches '{self.pattern}' at character {start + 1}: {shown(text)}"
+        )
+
+
+def check_pattern(pattern: str) -> None:
+    """Raise ValueError saying where `pattern` is not a regular expression."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        where = f" at position {exc.pos + 1}" if exc.pos is not None else ""
+        raise ValueError(
+            f"'pattern' is not a regular expression: {exc.msg}{where} (escape literal "
+            "characters such as ( [ . * + ? with a backslash)"
+        ) from None
+
+
+def bounded_search(pattern: str, text: str, seconds: float) -> tuple[int, str] | str | None:
+    """`re.search(pattern, text)` stopped after `seconds`: the match's start and text, None
+    without a match, or a message saying why it could not be decided."""
+    payload = json.dumps([pattern, text])  # ASCII: lone surrogates as \\ud8xx escapes
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _SEARCH],
+            input=payload,
+            capture_output=True,
+            text=True,
+            encoding="ascii",
+            timeout=seconds,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return (
+            f"the pattern '{pattern}' did not finish on the reply ({len(text):,} characters) "
+            f"within {seconds:g} s: it backtracks too much (nested repeats such as (a+)+ or "
+            "(a|a)* take exponential time); make it more specific"
+        )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"the pattern '{pattern}' could not be searched for: {one_line(last, 300)}"
+    result = json.loads(done.stdout)
+    return None if result is None else (int(result[0]), str(result[1]))
+
+
+REPLY_TYPES = frozenset({"reply_contains", "reply_not_contains", "reply_matches"})
