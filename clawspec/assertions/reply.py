@@ -76,8 +76,15 @@ def _no_text(reply: Reply) -> str:
 
 
 def _texts(value: list[str] | None) -> list[str] | None:
+    # A blank text is in every reply once whitespace is collapsed: it would always pass.
     if value is not None and any(not item.strip() for item in value):
         raise ValueError("entries must not be empty")
+    return value
+
+
+def _text(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise ValueError("'text' must not be blank")
     return value
 
 
@@ -113,6 +120,11 @@ class ReplyContains(Assertion):
     @classmethod
     def _no_blank_entries(cls, value: list[str] | None) -> list[str] | None:
         return _texts(value)
+
+    @field_validator("text")
+    @classmethod
+    def _no_blank_text(cls, value: str | None) -> str | None:
+        return _text(value)
 
     @model_validator(mode="after")
     def _one_form(self) -> ReplyContains:
@@ -179,6 +191,11 @@ class ReplyNotContains(Assertion):
     @classmethod
     def _no_blank_words(cls, words: list[str] | None) -> list[str] | None:
         return check_words(words)
+
+    @field_validator("text")
+    @classmethod
+    def _no_blank_text(cls, value: str | None) -> str | None:
+        return _text(value)
 
     @model_validator(mode="after")
     def _one_form(self) -> ReplyNotContains:

@@ -351,6 +351,8 @@ def test_a_secret_in_the_reply_is_masked_in_the_message(tmp_path: Path) -> None:
             "'text' cannot be combined with 'any_of' or 'all_of'",
         ),
         ({"type": "reply_contains", "any_of": ["a", " "]}, "entries must not be empty"),
+        ({"type": "reply_contains", "text": " \n"}, "'text' must not be blank"),
+        ({"type": "reply_not_contains", "text": "  "}, "'text' must not be blank"),
         ({"type": "reply_not_contains", "source": "w.yaml"}, "'source' and 'key' must be given"),
         (
             {"type": "reply_not_contains", "text": "a", "words": ["b"]},
