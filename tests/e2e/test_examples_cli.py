@@ -150,6 +150,7 @@ def test_agent_that_writes_its_artifact_passes(examples_run: dict) -> None:
         "tool_sequence": "pass",
         "model_used": "pass",
         "no_span_errors": "pass",
+        "reply_contains": "pass",
     }
     budget = _assertion(scenario, "token_budget")
     assert budget["message"] == "total tokens 2,840 ≤ 12,000 (2 model calls)"
