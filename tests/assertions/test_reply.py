@@ -429,3 +429,61 @@ def test_the_configuration_files_state_folder_wins_over_openclaws_variable(
     config.write_text("openclaw_state_dir: /srv/file\n", "utf-8")
     settings = load_settings(config, {"OPENCLAW_STATE_DIR": "/srv/oc"})
     assert settings.openclaw_state_dir == "/srv/file"
+
+
+# --- the registry's other readers know them ------------------------------------------------
+
+
+def test_coverage_counts_the_reply_category_and_its_negative_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clawspec.cli import main
+    from tests.support.openclaw_workspace import make_workspace
+
+    root = make_workspace(tmp_path / "ws")
+    contract = root / "agents/support/tests/scenarios.yaml"
+    contract.parent.mkdir(parents=True, exist_ok=True)
+    contract.write_text(
+        'version: "1.0"\n'
+        "target: {type: agent, path: agents/support, agent_id: support}\n"
+        "scenarios:\n"
+        "  - name: answers\n"
+        "    when: {invoke: hello}\n"
+        "    then:\n"
+        "      - {type: reply_contains, text: hello}\n"
+        "      - {type: reply_not_contains, words: [sorry]}\n",
+        "utf-8",
+    )
+    monkeypatch.chdir(root)
+    assert main(["coverage", "--format", "json"]) == 0
+    rows = {row["target"]: row for row in json.loads(capsys.readouterr().out)["targets"]}
+    assert (rows["agents/support"]["categories"], rows["agents/support"]["negative"]) == (
+        ["reply"],
+        True,
+    )
+
+
+def test_the_editor_schema_knows_the_reply_types() -> None:
+    import jsonschema
+
+    schema = json.loads(
+        (Path(reply.__file__).parents[1] / "schemas" / "contract.schema.json").read_text("utf-8")
+    )
+
+    def valid(assertion: dict[str, Any]) -> bool:
+        contract = {
+            "version": "1.0",
+            "target": {"type": "agent", "path": "."},
+            "scenarios": [{"name": "a", "when": {"invoke": "hi"}, "then": [assertion]}],
+        }
+        return jsonschema.Draft7Validator(schema).is_valid(contract)
+
+    assert valid({"type": "reply_contains", "any_of": ["a"], "all_of": ["b"]})
+    assert valid({"type": "reply_not_contains", "source": "w.yaml", "key": "k"})
+    assert valid({"type": "reply_matches", "pattern": "a+"})
+    assert valid({"type": "llm_judge", "source": "reply", "rubric": "r"})
+    assert not valid({"type": "reply_contains", "text": "a", "any_of": ["b"]})
+    assert not valid({"type": "reply_contains"})
+    assert not valid({"type": "reply_not_contains", "source": "w.yaml"})
+    assert not valid({"type": "reply_matches"})
+    assert not valid({"type": "llm_judge", "rubric": "r", "path": "a.md", "source": "reply"})
