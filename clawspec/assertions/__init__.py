@@ -1,4 +1,4 @@
-"""The assertion types (the seed reference's 29, then the reply's), one module per category;
+"""The assertion types (the original 29, then the reply's), one module per category;
 all feed one REGISTRY."""
 
 from clawspec.assertions import (  # noqa: F401

@@ -54,7 +54,7 @@ class LlmJudge(Assertion):
     pass_threshold: float = THRESHOLD
     section: str | None = Field(None, description="Judge only this Markdown section.")
     consistency: bool = Field(False, description="Ask several times; every score must pass.")
-    # After the seed's fields: the product contract added it (judge what the agent said).
+    # After the original fields: judging what the agent said came later.
     source: Literal["reply"] | None = Field(
         None, description="`reply`: evaluate the agent's reply instead of a file (no `path`)."
     )
