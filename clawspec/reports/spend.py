@@ -70,6 +70,16 @@ class Spent:
             tokens=self.tokens + run.tokens,
         )
 
+    def report_fields(self) -> dict[str, object]:
+        """The spend part of a `BudgetReport` (the run's budget adds its limits to it)."""
+        return {
+            "runs": self.runs,
+            "cost_usd": round(self.cost_usd, 9),
+            "unpriced_runs": self.unpriced_runs,
+            "unpriced_models": list(self.unpriced_models),
+            "tokens": self.tokens,
+        }
+
 
 def spend_of(report: RunReport) -> BudgetReport:
     """The report's spend: as the run counted it, else summed from its scenarios."""
@@ -88,14 +98,7 @@ def summed(scenarios: Iterable[ScenarioResult]) -> BudgetReport:
         if s.evidence is None and s.gateway_run_id is None:
             continue  # never reached the agent: nothing spent
         spent = spent.plus(RunSpend.of(s))
-    return BudgetReport(
-        planned=spent.runs,
-        runs=spent.runs,
-        cost_usd=round(spent.cost_usd, 9),
-        unpriced_runs=spent.unpriced_runs,
-        unpriced_models=list(spent.unpriced_models),
-        tokens=spent.tokens,
-    )
+    return BudgetReport(planned=spent.runs, **spent.report_fields())
 
 
 def usd(value: float) -> str:

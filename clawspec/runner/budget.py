@@ -156,11 +156,7 @@ class Budget:
                 max_duration_s=limits.max_duration_s,
                 shard_share=limits.shard_share,
                 planned=self.planned,
-                runs=spent.runs,
-                cost_usd=round(spent.cost_usd, 9),
-                unpriced_runs=spent.unpriced_runs,
-                unpriced_models=list(spent.unpriced_models),
-                tokens=spent.tokens,
+                **spent.report_fields(),
                 duration_s=round(max(0.0, ended - self._started), 3),
                 stopped=None if held_back == 0 else self._reason,
             )
