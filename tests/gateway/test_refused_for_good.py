@@ -19,6 +19,7 @@ import pytest
 
 from clawspec.gateway.client import HooksClient, InvocationError, InvokeRequest
 from clawspec.gateway.run_failure import RefusalWatch, RunFailure, refused_for_good
+from tests.support.fake_time import FakeTime
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token"
@@ -32,21 +33,6 @@ PREFLIGHT = (
 )
 REFUSAL = "hook agent run failed before entering the agent runner"
 SESSION_KEY = "hook:clawspec:c1a5e2d4"
-
-
-class FakeTime:
-    """The client's clock and pauses, so the retry schedule is checked without waiting it out."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.pauses: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.pauses.append(seconds)
-        self.now += seconds
 
 
 def _preflight_lines(run_id: str, session_key: str) -> str:

@@ -37,6 +37,7 @@ from clawspec.gateway.trajectory import (
     store_path,
     wait_for,
 )
+from tests.support.fake_time import FakeTime
 
 DATA = Path(__file__).parent / "data" / "trajectory"
 VERSIONS = ("2026.9.5", "2026.9.6")
@@ -540,21 +541,6 @@ def test_a_run_with_more_events_than_the_bound(state: Path) -> None:
 # --- waiting for a record that is still being written ------------------------------------------
 
 
-class Clock:
-    """A clock the fake sleep advances: no real time passes."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
 @pytest.fixture
 def late_run(state: Path) -> Iterator[tuple[Path, str, list[tuple[Any, ...]]]]:
     """The write run with its last two events (trace.artifacts, session.ended) taken out."""
@@ -575,7 +561,7 @@ def late_run(state: Path) -> Iterator[tuple[Path, str, list[tuple[Any, ...]]]]:
 
 def test_a_run_not_ended_yet_is_waited_for(late_run: tuple[Path, str, list[Any]]) -> None:
     state, key, held = late_run
-    clock = Clock()
+    clock = FakeTime()
     store = TrajectoryStore.of(state, "main")
     reads: list[Trajectory] = []
 
@@ -587,29 +573,33 @@ def test_a_run_not_ended_yet_is_waited_for(late_run: tuple[Path, str, list[Any]]
                 db.executemany("INSERT INTO trajectory_runtime_events VALUES (?, ?, ?, ?, ?)", held)
         return run
 
-    run = wait_for(read, timeout_s=60, poll_s=0.5, clock=clock, sleep=clock.sleep)
+    run = wait_for(read, timeout_s=60, poll_s=0.5, clock=clock.clock, sleep=clock.sleep)
     assert [r.complete for r in reads] == [False, False, False, True]
     assert reads[0].reply == "Wrote notes.md." and reads[0].final_status is None
     assert run.complete and run.final_status == "success"
-    assert clock.sleeps == [0.5, 0.5, 0.5]
+    assert clock.pauses == [0.5, 0.5, 0.5]
 
 
 def test_a_run_that_never_ends_is_an_error_at_the_deadline(
     late_run: tuple[Path, str, list[Any]],
 ) -> None:
     state, key, _ = late_run
-    clock = Clock()
+    clock = FakeTime()
     store = TrajectoryStore.of(state, "main")
     with pytest.raises(RunNotRecorded, match="not complete after 5 s: the run has not ended"):
-        wait_for(lambda: store.hook_run(key), timeout_s=5, poll_s=1, clock=clock, sleep=clock.sleep)
-    assert clock.sleeps == [1] * 5
+        wait_for(
+            lambda: store.hook_run(key), timeout_s=5, poll_s=1, clock=clock.clock, sleep=clock.sleep
+        )
+    assert clock.pauses == [1] * 5
 
 
 def test_a_run_not_there_at_all_is_waited_for_then_named(state: Path) -> None:
-    clock = Clock()
+    clock = FakeTime()
     store = TrajectoryStore.of(state, "main")
     with pytest.raises(RunNotRecorded, match="no run 'chatcmpl_late'"):
-        wait_for(lambda: store.run("chatcmpl_late"), timeout_s=2, clock=clock, sleep=clock.sleep)
+        wait_for(
+            lambda: store.run("chatcmpl_late"), timeout_s=2, clock=clock.clock, sleep=clock.sleep
+        )
     assert clock.now == 2
 
 
@@ -619,7 +609,7 @@ def test_a_sub_agent_not_recorded_yet_is_pending_until_it_is(state: Path) -> Non
     child_store = store_path(state, "reviewer")
     hidden = child_store.with_name("hidden.sqlite")
     child_store.rename(hidden)  # the child's agent has no store yet
-    clock = Clock()
+    clock = FakeTime()
 
     def read() -> Trajectory:
         run = reader.hook_run("main", key)
@@ -630,9 +620,9 @@ def test_a_sub_agent_not_recorded_yet_is_pending_until_it_is(state: Path) -> Non
     first = reader.hook_run("main", key)
     assert first.complete and not first.settled and first.children == ()
     assert [ref.agent for ref in first.pending_children] == ["reviewer"]
-    run = wait_for(read, timeout_s=30, poll_s=1, clock=clock, sleep=clock.sleep)
+    run = wait_for(read, timeout_s=30, poll_s=1, clock=clock.clock, sleep=clock.sleep)
     assert run.settled and [c.reply for c in run.children] == ["Reviewed."]
-    assert clock.sleeps == [1, 1]
+    assert clock.pauses == [1, 1]
 
 
 def test_a_store_replaced_between_lookups_is_opened_again(state: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 from clawspec.cli import main
 from clawspec.gateway import client, run_failure
 from clawspec.gateway.client import HTTP_GRACE_S, HooksClient, InvocationError, InvokeRequest
+from tests.support.fake_time import FakeTime
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token-4c3b2a1d0e"
@@ -169,21 +170,6 @@ def test_a_gateway_too_busy_to_start_the_run_is_retried_within_the_timeout_then_
         " — fix: the gateway was too busy to start the run within its 15 s admission timeout, "
         "retried while `timeout` allowed: lower `concurrency`, or raise `timeout`"
     )
-
-
-class FakeTime:
-    """The client's clock and sleep; every refused request costs `per_request_s`."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.pauses: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.pauses.append(seconds)
-        self.now += seconds
 
 
 def _request(message: str, timeout_s: float) -> InvokeRequest:
