@@ -123,6 +123,9 @@ class JudgeClient:
 
         started = self.clock()
         last = ""
+        # The last thing a server said: when the deadline then cuts an attempt short, the
+        # message keeps it (a judge answering 500 is the cause, the cut-off only the end).
+        answered = ""
         attempt = 0
         while attempt < self.policy.max_attempts:
             remaining = deadline - self.clock()
@@ -136,10 +139,10 @@ class JudgeClient:
                     partial(self._exchange, system, user, limit), limit, "the judge call"
                 )
             except DeadlineExceeded:
-                last = "timed out"
+                last = f"{answered}, then timed out" if answered else "timed out"
                 delay = self.policy.backoff_s(attempt)
             except anthropic.APIStatusError as exc:
-                last = self._describe_status(exc)
+                last = answered = self._describe_status(exc)
                 if exc.status_code not in RETRYABLE_STATUS and exc.status_code < 500:
                     raise JudgeCallError(f"judge request rejected: {last}") from None
                 delay = _retry_after_s(exc.response.headers)

@@ -6,6 +6,8 @@ judge's answers are scripted per test.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -153,9 +155,13 @@ def test_llm_judge_persistent_500s_end_in_error_within_time_bound(
     verdict = evaluate_one(llm_judge(), context)
     assert verdict.status is Status.ERROR
     assert verdict.message.startswith("judge gave up after ")
-    assert verdict.message.endswith(
-        "(judge.timeout 1.5 s): last HTTP 500 api_error: Internal server error"
-    )
+    # On a loaded machine the deadline may cut the last attempt short; the server's answer
+    # still names the cause.
+    assert re.search(
+        r"\(judge\.timeout 1\.5 s\): last HTTP 500 api_error: Internal server error"
+        r"(, then timed out)?$",
+        verdict.message,
+    ), verdict.message
     # Ignoring the 1.5 s deadline means all ten attempts with backoff (about 45 s): the count
     # of requests tells the two apart, where timing them would depend on the machine's load.
     assert 2 <= len(api.requests) < RetryPolicy().max_attempts

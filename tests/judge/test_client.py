@@ -135,6 +135,18 @@ def test_slow_server_is_cut_off_by_the_time_bound(api: AnthropicApi) -> None:
     assert len(api.requests) == 1
 
 
+def test_a_server_error_cut_short_by_the_deadline_still_names_the_server_error(
+    api: AnthropicApi,
+) -> None:
+    api.script({"status": 500, "message": "upstream exploded"}, {"delay": 3, "score": 5})
+    with pytest.raises(JudgeCallError) as caught:
+        ask(client_for(api.base_url, timeout=1), budget_s=1)
+    assert str(caught.value).endswith(
+        "(judge.timeout 1 s): last HTTP 500 api_error: upstream exploded, then timed out"
+    )
+    assert len(api.requests) == 2
+
+
 def test_client_errors_are_not_retried(api: AnthropicApi) -> None:
     api.script({"status": 400, "message": "max_tokens: too large"})
     with pytest.raises(JudgeCallError) as caught:
