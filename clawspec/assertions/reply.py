@@ -58,21 +58,53 @@ def shown(text: str) -> str:
     return f'"{one_line(clean(valid_unicode(text)), SHOWN_CHARS)}"'
 
 
-def reply_text(ctx: EvalContext) -> str | Verdict:
-    """The run's reply, or the verdict that ends the assertion (`error`: it cannot be read;
-    `fail`: the run wrote no final text)."""
-    from clawspec.evidence.reply import run_reply
+def reply_texts(ctx: EvalContext) -> list[tuple[str, str]] | Verdict:
+    """The scope's replies as (what names it, text), or the verdict that ends the assertion
+    (`error`: they cannot be read; `fail`: no run wrote a final text). In a turn or a plain
+    scenario there is one reply; in a conversation's `then`, every turn's."""
+    from clawspec.evidence.reply import replies
 
-    found = run_reply(ctx)
+    found = replies(ctx)
     if isinstance(found, Verdict):
         return found
-    if found.text is None:
+    texts = [(r.source, r.text) for r in found if r.text is not None]
+    if not texts:
         return Verdict.failed(_no_text(found))
-    return found.text
+    return texts
 
 
-def _no_text(reply: Reply) -> str:
-    return f"the run ({reply.run_id}) ended without a final text: there is no reply to judge"
+def reply_text(ctx: EvalContext) -> str | Verdict:
+    """The scope's reply as one text (a conversation's: the transcript, each message
+    labelled), for a judge that reads it whole."""
+    from clawspec.evidence.reply import replies
+
+    found = replies(ctx)
+    if isinstance(found, Verdict):
+        return found
+    if ctx.run.transcript is None or len(found) == 1:
+        if found[-1].text is None:
+            return Verdict.failed(_no_text(found))
+        return found[-1].text
+    lines = []
+    for reply in found:
+        lines.append(f"User ({reply.source}): {reply.say}")
+        lines.append(
+            f"Agent ({reply.source}): {reply.text if reply.text is not None else '(no reply)'}"
+        )
+    return "\n\n".join(lines)
+
+
+def _no_text(found: tuple[Reply, ...]) -> str:
+    if len(found) == 1:
+        return f"the {found[0].source} ended without a final text: there is no reply to judge"
+    return f"none of the {len(found)} turns ended with a final text: there is no reply to judge"
+
+
+def _quoted(texts: list[tuple[str, str]]) -> str:
+    """The replies as a message quotes them: the only one, or each named by its turn."""
+    if len(texts) == 1:
+        return shown(texts[0][1])
+    return "; ".join(f"{source}: {shown(text)}" for source, text in texts)
 
 
 def _texts(value: list[str] | None) -> list[str] | None:
@@ -133,19 +165,27 @@ class ReplyContains(Assertion):
         return self
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        reply = reply_text(ctx)
-        if isinstance(reply, Verdict):
-            return reply
-        haystack = normalized(reply, self.case_sensitive)
+        texts = reply_texts(ctx)
+        if isinstance(texts, Verdict):
+            return texts
+        # In a conversation's `then` it holds when any reply holds it.
+        for source, reply in texts:
+            if not self._problems(normalized(reply, self.case_sensitive)):
+                where = f" ({source})" if len(texts) > 1 else ""
+                return Verdict.passed(f"the reply{where} {self._held()}")
+        subject = "the reply" if len(texts) == 1 else f"none of the {len(texts)} replies"
+        how = "" if self.case_sensitive else " (ignoring case)"
+        problems = self._problems(normalized(texts[-1][1], self.case_sensitive))
+        if len(texts) > 1:
+            return Verdict.failed(f"{subject} {self._wanted()}{how}: {_quoted(texts)}")
+        return Verdict.failed(f"{subject} {' and '.join(problems)}{how}: {_quoted(texts)}")
 
+    def _problems(self, haystack: str) -> list[str]:
         def held(texts: list[str]) -> list[str]:
             return [t for t in texts if normalized(t, self.case_sensitive) in haystack]
 
-        how = "" if self.case_sensitive else " (ignoring case)"
         if self.text is not None:
-            if held([self.text]):
-                return Verdict.passed(f"the reply contains '{self.text}'")
-            return Verdict.failed(f"the reply does not contain '{self.text}'{how}: {shown(reply)}")
+            return [] if held([self.text]) else [f"does not contain '{self.text}'"]
         problems = []
         if self.all_of is not None:
             missing = [t for t in self.all_of if t not in held(self.all_of)]
@@ -153,9 +193,22 @@ class ReplyContains(Assertion):
                 problems.append(f"lacks {quote_list(missing)} of all_of")
         if self.any_of is not None and not held(self.any_of):
             problems.append(f"contains none of any_of {quote_list(self.any_of)}")
-        if problems:
-            return Verdict.failed(f"the reply {' and '.join(problems)}{how}: {shown(reply)}")
-        return Verdict.passed("the reply contains the expected texts")
+        return problems
+
+    def _held(self) -> str:
+        if self.text is not None:
+            return f"contains '{self.text}'"
+        return "contains the expected texts"
+
+    def _wanted(self) -> str:
+        if self.text is not None:
+            return f"contains '{self.text}'"
+        parts = []
+        if self.all_of is not None:
+            parts.append(f"all of {quote_list(self.all_of)}")
+        if self.any_of is not None:
+            parts.append(f"any of {quote_list(self.any_of)}")
+        return f"contains {' and '.join(parts)}"
 
 
 @register(
@@ -213,19 +266,31 @@ class ReplyNotContains(Assertion):
             if isinstance(loaded, Verdict):
                 return loaded
             words = loaded
-        reply = reply_text(ctx)
-        if isinstance(reply, Verdict):
-            return reply
+        texts = reply_texts(ctx)
+        if isinstance(texts, Verdict):
+            return texts
+        # In a conversation's `then` it fails when any reply holds the text.
+        for source, reply in texts:
+            where = f" ({source})" if len(texts) > 1 else ""
+            if self.text is not None:
+                if normalized(self.text, self.case_sensitive) in normalized(
+                    reply, self.case_sensitive
+                ):
+                    return Verdict.failed(
+                        f"the reply{where} contains '{self.text}': {shown(reply)}", 1, 0
+                    )
+                continue
+            hits = word_hits(reply, words)
+            if hits:
+                return Verdict.failed(
+                    f"the reply{where} contains {', '.join(hits)}: {shown(reply)}", len(hits), 0
+                )
         if self.text is not None:
-            if normalized(self.text, self.case_sensitive) in normalized(reply, self.case_sensitive):
-                return Verdict.failed(f"the reply contains '{self.text}': {shown(reply)}", 1, 0)
-            return Verdict.passed(f"the reply does not contain '{self.text}'", 0, 0)
-        hits = word_hits(reply, words)
-        if hits:
-            return Verdict.failed(
-                f"the reply contains {', '.join(hits)}: {shown(reply)}", len(hits), 0
-            )
-        return Verdict.passed(f"none of {len(words)} words found in the reply", 0, 0)
+            if len(texts) == 1:
+                return Verdict.passed(f"the reply does not contain '{self.text}'", 0, 0)
+            return Verdict.passed(f"none of the {len(texts)} replies contains '{self.text}'", 0, 0)
+        subject = "the reply" if len(texts) == 1 else f"the {len(texts)} replies"
+        return Verdict.passed(f"none of {len(words)} words found in {subject}", 0, 0)
 
 
 @register(
@@ -252,17 +317,25 @@ class ReplyMatches(Assertion):
             check_pattern(self.pattern)
         except ValueError as exc:
             return Verdict.errored(str(exc))
-        reply = reply_text(ctx)
-        if isinstance(reply, Verdict):
-            return reply
-        found = bounded_search(self.pattern, reply, PATTERN_SECONDS)
-        if isinstance(found, str):
-            return Verdict.errored(found)
-        if found is None:
-            return Verdict.failed(f"the reply does not match '{self.pattern}': {shown(reply)}")
-        start, text = found
-        return Verdict.passed(
-            f"the reply matches '{self.pattern}' at character {start + 1}: {shown(text)}"
+        texts = reply_texts(ctx)
+        if isinstance(texts, Verdict):
+            return texts
+        # In a conversation's `then` it holds when any reply matches.
+        for source, reply in texts:
+            found = bounded_search(self.pattern, reply, PATTERN_SECONDS)
+            if isinstance(found, str):
+                return Verdict.errored(found)
+            if found is not None:
+                start, text = found
+                where = f" ({source})" if len(texts) > 1 else ""
+                return Verdict.passed(
+                    f"the reply{where} matches '{self.pattern}' at character {start + 1}: "
+                    f"{shown(text)}"
+                )
+        if len(texts) == 1:
+            return Verdict.failed(f"the reply does not match '{self.pattern}': {_quoted(texts)}")
+        return Verdict.failed(
+            f"none of the {len(texts)} replies matches '{self.pattern}': {_quoted(texts)}"
         )
 
 

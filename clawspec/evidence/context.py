@@ -76,6 +76,22 @@ class RunInfo:
     session_key: str | None = None
     gateway_run_id: str | None = None
     completed_at: datetime | None = None  # when the gateway reported the agent run complete
+    agent_id: str | None = None  # the agent that ran it, when ClawSpec chose it (a chat run)
+    # A conversation's runs in this scope, by the chat responses' ids (a turn: its own; the
+    # conversation's `then`: every turn's); empty for a hook run.
+    chat_run_ids: tuple[str, ...] = ()
+    # A conversation: what was said in this scope, in order (a turn: its own exchange); None
+    # for a plain scenario, whose reply is read from its run's record.
+    transcript: tuple[Exchange, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One turn of a conversation: the user's message and the agent's reply (None: no reply)."""
+
+    turn: int  # 0-based; text says "turn 1" for 0
+    say: str
+    reply: str | None
 
 
 @dataclass

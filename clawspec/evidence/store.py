@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import requests
 
     from clawspec.evidence.context import Verdict
-    from clawspec.evidence.reply import Reply
+    from clawspec.evidence.record import RunRecords
     from clawspec.gateway.logs.index import LogIndex
     from clawspec.gateway.plugin_records import PluginRecord
     from clawspec.traces.backends.base import TraceBackend
@@ -78,9 +78,9 @@ class Evidence:
         self._logs: dict[LogKey, LogIndex] = {}
         self._plugin: dict[PluginKey, list[PluginRecord]] = {}
         self._trace: Trace | TraceUnavailable | None = None
-        self._reply: Reply | Verdict | None = None
+        self._records: RunRecords | Verdict | None = None
         # The reply's build reads the log index (through `log_index`): its own lock.
-        self._reply_lock = threading.Lock()
+        self._records_lock = threading.Lock()
 
     def log_index(self, key: LogKey, build: Callable[[], LogIndex]) -> LogIndex:
         """The log index for `key`, built on first use."""
@@ -105,12 +105,12 @@ class Evidence:
                 self._trace = build()
             return self._trace
 
-    def reply(self, build: Callable[[], Reply | Verdict]) -> Reply | Verdict:
-        """The run's reply, or the verdict saying why it cannot be had: read once per run."""
-        with self._reply_lock:
-            if self._reply is None:
-                self._reply = build()
-            return self._reply
+    def records(self, build: Callable[[], RunRecords | Verdict]) -> RunRecords | Verdict:
+        """The runs' records, or the verdict saying why they cannot be had: read once."""
+        with self._records_lock:
+            if self._records is None:
+                self._records = build()
+            return self._records
 
     # -- what has been built so far (never builds anything) -------------------------------------
 
@@ -126,6 +126,6 @@ class Evidence:
         with self._lock:
             return self._trace
 
-    def built_reply(self) -> Reply | Verdict | None:
-        with self._reply_lock:
-            return self._reply
+    def built_records(self) -> RunRecords | Verdict | None:
+        with self._records_lock:
+            return self._records

@@ -23,7 +23,7 @@ import requests
 from pydantic import ValidationError
 
 from clawspec.assertions import REGISTRY, reply
-from clawspec.assertions.base import EvalContext, RunInfo, Status
+from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
 from clawspec.config.settings import Settings
 from clawspec.evidence.store import Evidence
 from clawspec.gateway.trajectory import store_path
@@ -131,16 +131,19 @@ def check(ctx: EvalContext, assertion: str | dict[str, Any]) -> tuple[Status, st
 def test_the_reply_of_a_hook_run_is_its_final_text_not_the_commentary(
     version: str, tmp_path: Path
 ) -> None:
-    from clawspec.evidence.reply import Reply, run_reply
+    from clawspec.evidence.reply import replies
 
     ctx = context(tmp_path, version)
-    found = run_reply(ctx)
-    assert isinstance(found, Reply)
-    assert found.text == recorded_reply(version)
-    assert found.text and "Let me" not in found.text  # the text beside the tool call is not it
-    # Read once per run: every reply assertion shares it.
-    assert run_reply(ctx) is found
-    assert ctx.evidence.built_reply() is found
+    found = replies(ctx)
+    assert isinstance(found, tuple)
+    (reply,) = found
+    assert reply.text == recorded_reply(version)
+    assert reply.text and "Let me" not in reply.text  # the text beside the tool call is not it
+    # The record is read once per run: every assertion on it shares it.
+    records = ctx.evidence.built_records()
+    assert records is not None and not isinstance(records, Verdict)
+    assert replies(ctx)[0].text == reply.text
+    assert ctx.evidence.built_records() is records
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -269,7 +272,7 @@ def test_a_missing_store_is_an_error_with_the_readers_reason(tmp_path: Path) -> 
     ctx = context(tmp_path, openclaw_state_dir=str(tmp_path / "elsewhere"))
     status, message = check(ctx, {"type": "reply_not_contains", "words": ["x"]})
     assert status is Status.ERROR
-    assert message.startswith("cannot read the run's reply: the run's record was not complete")
+    assert message.startswith("cannot read the run's record: the run's record was not complete")
     assert "openclaw-agent.sqlite" in message
 
 

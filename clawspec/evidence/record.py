@@ -1,0 +1,121 @@
+"""The run's record as OpenClaw keeps it (its trajectory), for the runs an evidence scope covers.
+
+A plain scenario's scope is the run its hook request started, found through the session key the
+log's `gateway/hooks` line names; a conversation's turn is the run its chat request started (the
+response's id); a conversation's `then` covers every turn's run. Each run is followed into the
+sub-agents it spawned. The store (`openclaw_state_dir`; bring-up sets its own) is read once per
+scope, after the runs ended, waiting for late events within the scenario's timeout.
+
+Whatever keeps ClawSpec from reading it (no state folder set, no store, an unknown record
+version, a store that stays locked, a run not recorded in time) becomes an `error` verdict with
+the reason: an assertion on the record never passes, and is never skipped, without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from clawspec.evidence.context import EvalContext, Verdict
+from clawspec.evidence.log import RunLog
+from clawspec.gateway.logs.scope import hook_session_keys
+from clawspec.gateway.trajectory import (
+    Trajectory,
+    TrajectoryError,
+    TrajectoryReader,
+    agent_of,
+    wait_for,
+)
+
+__all__ = ["STATE_DIR_HINT", "RunRecords", "run_records"]
+
+STATE_DIR_HINT = (
+    "set openclaw_state_dir (environment CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR, "
+    "action input openclaw_state_dir) to the state folder of the gateway (its "
+    "OPENCLAW_STATE_DIR); bring-up sets it itself"
+)
+
+
+@dataclass(frozen=True)
+class RunRecords:
+    """The runs of an evidence scope in order (one for a plain scenario or a turn, each turn's
+    for a conversation), each with its sub-agents' runs in `children`."""
+
+    runs: tuple[Trajectory, ...]
+
+
+class _Abandoned(Exception):
+    """The scenario was abandoned (an interrupt) while its record was waited for."""
+
+
+def run_records(
+    ctx: EvalContext, until: Literal["complete", "settled"] = "settled"
+) -> RunRecords | Verdict:
+    """The scope's runs, or an `error` verdict saying why they cannot be had. Read once per
+    scope and shared by its assertions. `until="complete"` waits only for the runs themselves
+    (the reply is the parent's: its sub-agents need not end); the first reader decides."""
+    return ctx.evidence.records(lambda: _read(ctx, until))
+
+
+def _read(ctx: EvalContext, until: Literal["complete", "settled"]) -> RunRecords | Verdict:
+    state = ctx.settings.openclaw_state_dir
+    if not state:
+        return Verdict.errored(
+            "this is read from the gateway's run record, and ClawSpec does not know where it "
+            f"is: {STATE_DIR_HINT}"
+        )
+    run = ctx.run
+
+    def pause(seconds: float) -> None:
+        if ctx.stop.wait(seconds):
+            raise _Abandoned
+
+    def waited(read: Callable[[], Trajectory]) -> Trajectory:
+        return wait_for(
+            read,
+            timeout_s=ctx.evidence_wait_s(),
+            poll_s=ctx.poll_interval_s,
+            clock=ctx.clock,
+            sleep=pause,
+            until=until,
+        )
+
+    with TrajectoryReader(Path(state)) as reader:
+        try:
+            if run.chat_run_ids:
+                agent = (
+                    run.agent_id or agent_of(run.session_key or "") or ctx.settings.default_agent_id
+                )
+                runs = tuple(
+                    waited(lambda rid=rid: reader.chat_run(agent, rid, run.session_key))
+                    for rid in run.chat_run_ids
+                )
+                return RunRecords(runs)
+            key = _hook_session_key(ctx)
+            if isinstance(key, Verdict):
+                return key
+            agent = agent_of(key) or ctx.settings.default_agent_id
+            return RunRecords((waited(lambda: reader.hook_run(agent, key)),))
+        except TrajectoryError as exc:
+            return Verdict.errored(f"cannot read the run's record: {exc}")
+        except _Abandoned:
+            return Verdict.errored("the scenario was stopped before the run's record was read")
+
+
+def _hook_session_key(ctx: EvalContext) -> str | Verdict:
+    """The session a hook run ran in, as the log's `gateway/hooks` line names it."""
+    log = RunLog.load(ctx, None, None)
+    if log.problem is not None:
+        return Verdict.errored(
+            "the run's record is found through the gateway log's `gateway/hooks` line: "
+            + log.problem.message
+        )
+    keys = [key for key in hook_session_keys(log.index) if agent_of(key)]
+    if not keys:
+        return Verdict.errored(
+            f"run {log.label}: the gateway log names no session for the hook run (no "
+            "`gateway/hooks` line with a session key), so its record cannot be found"
+        )
+    return keys[-1]  # a retried request: the attempt that ran is logged last
