@@ -162,16 +162,31 @@ def contract_schema() -> dict[str, Any]:
     scenario = defs["Scenario"]["properties"]
     for phase in ("given", "then"):
         scenario[phase]["items"] = {"$ref": "#/definitions/Assertion"}
+    defs["Turn"]["properties"]["then"]["items"] = {"$ref": "#/definitions/Assertion"}
+    # Scenario._when_or_turns: one message or a conversation; one message needs a `then`.
+    defs["Scenario"]["allOf"] = [
+        {"oneOf": [{"required": ["when"]}, {"required": ["turns"]}]},
+        {
+            "if": {"required": ["when"]},
+            "then": {
+                "required": ["then"],
+                "properties": {"then": {"minItems": 1}},
+                "not": {"required": ["stop_on_failure"]},
+            },
+        },
+    ]
     # `version: 1.0` unquoted is a YAML float; the loader accepts it (Contract._unquoted_version).
     schema["properties"]["version"] = {
         "enum": ["1.0", 1.0],
         "description": 'Contract format version: "1.0".',
     }
     _accept_numbers_as_text(schema)
-    for name in ("When", *(spec.model.__name__ for spec in REGISTRY.values())):
+    for name in ("When", "Turn", *(spec.model.__name__ for spec in REGISTRY.values())):
         if name in defs:
-            _accept_row_placeholders(defs[name], skip=("type",))
-    keep = ("name", "examples", "given", "then", "when")
+            _accept_row_placeholders(
+                defs[name], skip=("type", "then") if name == "Turn" else ("type",)
+            )
+    keep = ("name", "examples", "given", "then", "when", "turns")
     _accept_row_placeholders({"properties": scenario}, skip=keep)
     _drop_titles(schema)
     schema.update(

@@ -10,6 +10,7 @@ from typing import Any
 
 from clawspec.assertions import REGISTRY
 from clawspec.assertions.reply import reads_reply
+from clawspec.assertions.trajectory import reads_run_record
 from clawspec.contracts import templates
 from clawspec.contracts.explain import PHASES, format_at
 from clawspec.contracts.outlines import placeholders
@@ -53,23 +54,104 @@ def check_semantics(
         if templated and isinstance(when, dict):
             loc = ("scenarios", s_index, "when")
             errors.extend(_check_strings(shown, doc, loc, when, environ, outline))
+        errors.extend(_check_has_assertions(shown, doc, s_index, scenario))
+        turns = scenario.get("turns")
+        for t_index, turn in enumerate(turns if isinstance(turns, list) else []):
+            if not isinstance(turn, dict):
+                continue
+            loc = ("scenarios", s_index, "turns", t_index)
+            errors.extend(_check_say(shown, doc, loc, turn, environ))
+            if templated:
+                data = {k: v for k, v in turn.items() if k != "then"}
+                errors.extend(_check_strings(shown, doc, loc, data, environ, outline))
+            errors.extend(
+                _check_assertions(
+                    shown, doc, (*loc, "then"), turn.get("then"), environ, templated, outline
+                )
+            )
         for phase in PHASES:
-            items = scenario.get(phase)
-            for a_index, raw in enumerate(items if isinstance(items, list) else []):
-                if not isinstance(raw, dict):
-                    continue
-                loc = ("scenarios", s_index, phase, a_index)
-                if phase == "given" and reads_reply(raw):
-                    errors.append(format_at(shown, doc, (*loc, "type"), _REPLY_IN_GIVEN))
-                if templated:
-                    errors.extend(_check_strings(shown, doc, loc, raw, environ, outline))
-                errors.extend(_check_paths(shown, doc, loc, raw))
+            loc = ("scenarios", s_index, phase)
+            errors.extend(
+                _check_assertions(shown, doc, loc, scenario.get(phase), environ, templated, outline)
+            )
     return errors
+
+
+def _check_has_assertions(
+    shown: str, doc: SourceDoc, s_index: int, scenario: dict[str, Any]
+) -> list[str]:
+    """A scenario must check something: one message needs a `then`; a conversation at least
+    one assertion across its turns and its `then`."""
+    loc = ("scenarios", s_index)
+    then = scenario.get("then")
+    turns = scenario.get("turns")
+    if isinstance(turns, list) and turns:
+        held = bool(then) or any(isinstance(t, dict) and t.get("then") for t in turns)
+        if held:
+            return []
+        message = "a conversation needs at least one assertion in its turns or its 'then'"
+        return [format_at(shown, doc, (*loc, "turns"), message, True)]
+    if "turns" in scenario or (then is None and "then" in scenario):
+        return []  # `turns: []`, or `then:` left empty: pydantic says so
+    if "then" not in scenario:
+        return [format_at(shown, doc, loc, "missing field 'then'")]
+    if isinstance(then, list) and not then:
+        return [format_at(shown, doc, (*loc, "then"), "'then' needs at least one assertion", True)]
+    return []
+
+
+def _check_assertions(
+    shown: str,
+    doc: SourceDoc,
+    loc: Loc,
+    items: Any,
+    environ: Mapping[str, str],
+    templated: bool,
+    outline: bool,
+) -> list[str]:
+    """The checks of one list of assertions (`given`, `then`, a turn's `then`) at `loc`."""
+    errors: list[str] = []
+    for a_index, raw in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        where = (*loc, a_index)
+        if loc[-1] == "given" and reads_reply(raw):
+            errors.append(format_at(shown, doc, (*where, "type"), _REPLY_IN_GIVEN))
+        if loc[-1] == "given" and reads_run_record(raw):
+            errors.append(format_at(shown, doc, (*where, "type"), _RECORD_IN_GIVEN))
+        if templated:
+            errors.extend(_check_strings(shown, doc, where, raw, environ, outline))
+        errors.extend(_check_paths(shown, doc, where, raw))
+    return errors
+
+
+def _check_say(
+    shown: str, doc: SourceDoc, loc: Loc, turn: dict[str, Any], environ: Mapping[str, str]
+) -> list[str]:
+    """A turn's message that would be sent empty: blank as written, or nothing but template
+    variables that may render empty (env values are known only at run time)."""
+    say = turn.get("say")
+    if not isinstance(say, str):
+        return []
+    if not say.strip():
+        return [format_at(shown, doc, (*loc, "say"), "'say' is blank: a turn sends a message")]
+    names = templates.variables_in(say)
+    # Only environment values are known before the run; other variables never render empty.
+    known = names and all(n.startswith("env.") and n[4:] in environ for n in names)
+    if known and not templates.render(say, {}, environ).strip():
+        shown_names = ", ".join(n[4:] for n in names)
+        message = f"'say' renders blank: the environment gives {shown_names} no text"
+        return [format_at(shown, doc, (*loc, "say"), message)]
+    return []
 
 
 _REPLY_IN_GIVEN = (
     "a reply assertion cannot be in 'given': the reply exists only once the agent has run "
     "(move it to 'then')"
+)
+_RECORD_IN_GIVEN = (
+    "a run record assertion cannot be in 'given': the run's record exists only once the agent "
+    "has run (move it to 'then')"
 )
 
 
@@ -82,7 +164,7 @@ def _check_outline_strings(
     errors = []
     loc = ("scenarios", s_index)
     for key, item in scenario.items():
-        if key in ("when", "examples", *PHASES) or (outline and key != "name"):
+        if key in ("when", "turns", "examples", *PHASES) or (outline and key != "name"):
             continue
         for sub_loc, _, variable in placeholders(item):
             where = (*loc, key, *sub_loc)

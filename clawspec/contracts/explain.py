@@ -37,10 +37,18 @@ def describe(doc: SourceDoc, loc: Loc, row: str | None = None) -> str:
     parts = [f"scenario '{name}'" if isinstance(name, str) else f"scenarios[{loc[1]}]"]
     if row is not None:
         parts.append(f"row '{row}'")
-    if len(loc) >= 4 and loc[2] in PHASES and isinstance(loc[3], int):
-        raw = item.get(loc[2])[loc[3]] if isinstance(item, dict) else None
+    holder, rest = item, loc[2:]
+    if len(rest) >= 2 and rest[0] == "turns" and isinstance(rest[1], int):
+        # Text counts turns from 1 ("turn 2" is index 1).
+        parts.append(f"turn {rest[1] + 1}")
+        turns = item.get("turns") if isinstance(item, dict) else None
+        holder = turns[rest[1]] if isinstance(turns, list) and rest[1] < len(turns) else None
+        rest = rest[2:]
+    if len(rest) >= 2 and rest[0] in PHASES and isinstance(rest[1], int):
+        items = holder.get(rest[0]) if isinstance(holder, dict) else None
+        raw = items[rest[1]] if isinstance(items, list) and rest[1] < len(items) else None
         kind = raw.get("type") if isinstance(raw, dict) else None
-        parts.append(f"{loc[2]}[{loc[3]}]" + (f" ({kind})" if isinstance(kind, str) else ""))
+        parts.append(f"{rest[0]}[{rest[1]}]" + (f" ({kind})" if isinstance(kind, str) else ""))
     return ", ".join(parts) + ": "
 
 
@@ -87,8 +95,12 @@ def strip_union_tag(loc: Loc) -> Loc:
 
 def _allowed(doc: SourceDoc, loc: Loc) -> str:
     parent = loc[:-1]
+    raw = None
     if len(parent) == 4 and parent[2] in PHASES:
         raw = doc.data["scenarios"][parent[1]][parent[2]][parent[3]]
+    elif len(parent) == 6 and parent[2] == "turns" and parent[4] in PHASES:
+        raw = doc.data["scenarios"][parent[1]]["turns"][parent[3]][parent[4]][parent[5]]
+    if raw is not None:
         spec = REGISTRY.get(raw.get("type")) if isinstance(raw, dict) else None
         if spec:
             return f" (allowed: {', '.join(spec.fields) or 'none'})"

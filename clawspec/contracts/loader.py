@@ -53,10 +53,18 @@ class LoadedContract:
             return row.line
         return self.doc.value_mark(("scenarios", self.written_index(index))).line
 
-    def assertion_line(self, scenario: int, phase: str, index: int) -> int:
-        """The line of an assertion as written (a row's are its outline's)."""
+    def assertion_line(self, scenario: int, phase: str, index: int, turn: int | None = None) -> int:
+        """The line of an assertion as written (a row's are its outline's); `turn`: an
+        assertion of that turn's `then`."""
         written = self.written_index(scenario)
+        if turn is not None:
+            return self.doc.value_mark(("scenarios", written, "turns", turn, phase, index)).line
         return self.doc.value_mark(("scenarios", written, phase, index)).line
+
+    def turn_line(self, scenario: int, turn: int) -> int:
+        """The line of a conversation's turn as written (its `say`)."""
+        written = self.written_index(scenario)
+        return self.doc.value_mark(("scenarios", written, "turns", turn)).line
 
 
 def load_contracts(

@@ -1,10 +1,10 @@
-"""Contract, Scenario, Target, When: ClawSpec 1.0 files, assertions from the registry."""
+"""Contract, Scenario, Target, When, Turn: ClawSpec 1.0 files, assertions from the registry."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from clawspec.assertions import assertion_union
 
@@ -35,6 +35,10 @@ class Defaults(_Strict):
     timeout: float = Field(300, gt=0, description="Seconds the agent run may take.")
     test_mode: bool = False
     poll_interval: float = Field(1, gt=0, description="Seconds between polls in every wait.")
+    stop_on_failure: bool = Field(
+        False,
+        description="Conversations: leave out the turns after one that replied and failed.",
+    )
 
 
 class When(_Strict):
@@ -42,6 +46,21 @@ class When(_Strict):
 
     invoke: str
     params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Turn(_Strict):
+    """One turn of a conversation: the user's message and what its reply must hold."""
+
+    say: str = Field(min_length=1, description="The user's message (templated).")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="Parameters sent with the message, as in `when`."
+    )
+    then: list[AnyAssertion] = Field(  # type: ignore[valid-type]
+        default_factory=list, description="Judged on this turn's evidence only."
+    )
+    timeout: float | None = Field(
+        None, gt=0, description="Seconds this turn may take (default: the scenario's timeout)."
+    )
 
 
 class ExamplesFile(_Strict):
@@ -61,8 +80,18 @@ class Scenario(_Strict):
     description: str | None = None
     tags: list[str] = Field(default_factory=list)
     given: list[AnyAssertion] = Field(default_factory=list)  # type: ignore[valid-type]
-    when: When
-    then: list[AnyAssertion] = Field(min_length=1)  # type: ignore[valid-type]
+    when: When | None = None
+    turns: list[Turn] | None = Field(
+        None,
+        min_length=1,
+        description="A conversation instead of `when`: messages sent in turn in one session.",
+    )
+    then: list[AnyAssertion] = Field(default_factory=list)  # type: ignore[valid-type]
+    stop_on_failure: bool | None = Field(
+        None,
+        description="Conversations: leave out the turns after one that replied and failed "
+        "(default: defaults.stop_on_failure).",
+    )
     timeout: float | None = Field(None, gt=0, description="Overrides defaults.timeout.")
     agent_id: str | None = None
     # Repeats: each overrides the run's setting (config / --repeat) for this scenario.
@@ -79,6 +108,22 @@ class Scenario(_Strict):
         description="Rows (mappings; reserved keys id, tags, description) or {file: PATH}: "
         "each row runs as a scenario of its own.",
     )
+
+    @model_validator(mode="after")
+    def _when_or_turns(self) -> Scenario:
+        # A scenario without any assertion is said by contracts/checks.py, at the line of its
+        # `then` or `turns` (the raw data knows where they are).
+        if self.when is not None and self.turns is not None:
+            raise ValueError("'when' and 'turns' exclude each other: keep one")
+        if self.when is None and self.turns is None:
+            raise ValueError("missing field 'when' (or 'turns', for a conversation)")
+        if self.turns is None and self.stop_on_failure is not None:
+            raise ValueError("'stop_on_failure' applies to conversations ('turns') only")
+        return self
+
+    @property
+    def conversation(self) -> bool:
+        return self.turns is not None
 
 
 class Contract(_Strict):

@@ -61,6 +61,9 @@ class AssertionResult(_Frozen):
 
     phase: Literal["given", "then"]
     index: int = Field(description="0-based position in its phase.")
+    turn: int | None = Field(
+        None, description="A conversation turn's assertion: the turn's 0-based index."
+    )
     type: str
     line: int = Field(description="Line of the assertion's mapping in the contract.")
     status: Status
@@ -203,13 +206,33 @@ class ModelTrafficResult(_Frozen):
 
 
 class CheckRef(_Frozen):
-    """One check of a scenario, by its place: `then[1]`."""
+    """One check of a scenario, by its place: `then[1]`, or a turn's (`turn` 0-based)."""
 
     phase: Literal["given", "then"]
     index: int = Field(description="0-based position in its phase.")
+    turn: int | None = None
 
     def of(self, check: AssertionResult) -> bool:
-        return (check.phase, check.index) == (self.phase, self.index)
+        return (check.phase, check.index, check.turn) == (self.phase, self.index, self.turn)
+
+
+class TurnResult(_Frozen):
+    """One turn of a conversation: what was said, what the agent replied, and its verdicts."""
+
+    index: int = Field(description="0-based; text counts turns from 1.")
+    line: int = Field(description="Line of the turn in the contract.")
+    say: str = Field(description="The user's message as sent (masked).")
+    reply: str | None = Field(
+        None, description="The agent's reply (masked); null when the turn got none."
+    )
+    status: Status
+    message: str = Field("", description="Why the turn is not pass; empty for pass.")
+    duration_ms: int
+    tokens: int | None = Field(None, description="The turn's total tokens, when known.")
+    gateway_run_id: str | None = Field(None, description="The chat response's id.")
+    trace: TraceRef | None = None
+    evidence: ScenarioEvidence | None = None
+    assertions: list[AssertionResult] = Field(default_factory=list)
 
 
 class ScenarioResult(_Frozen):
@@ -258,6 +281,18 @@ class ScenarioResult(_Frozen):
     model_traffic: ModelTrafficResult | None = Field(
         None, description="Hermetic runs: the scenario's recorded or replayed model calls."
     )
+    turns: list[TurnResult] | None = Field(
+        None,
+        description="A conversation's turns that ran, in order (null for other scenarios); "
+        "`assertions` then holds only `given` and the scenario-level `then`.",
+    )
+
+    def checks(self) -> list[AssertionResult]:
+        """Every verdict of the scenario: its own, then each turn's, in the order they ran
+        (`given`, the turns, the scenario's `then`)."""
+        given = [a for a in self.assertions if a.phase == "given"]
+        then = [a for a in self.assertions if a.phase != "given"]
+        return [*given, *(a for turn in self.turns or () for a in turn.assertions), *then]
 
     @property
     def identity(self) -> ScenarioIdentity:
