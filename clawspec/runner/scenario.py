@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import requests
 
     from clawspec.reports.model import AssertionResult, ScenarioEvidence, ScenarioResult, TraceRef
+    from clawspec.runner.conversation import Conversation
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
 log = logging.getLogger("clawspec.runner")
@@ -219,6 +220,7 @@ class StartedScenario:
     traffic: ScenarioTraffic | None = None
     # Open while the checks run: model calls made then still count for this scenario.
     scope: ExitStack = field(default_factory=ExitStack)
+    conversation: Conversation | None = None  # a scenario with `turns`: what they left
 
 
 def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
@@ -252,12 +254,14 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     )
     state = StartedScenario(plan, env, ctx, values, run_id, started_clock, [])
     for index in range(len(plan.scenario.given)):
-        result = _evaluate(plan, "given", index, ctx, values, env)
+        result = evaluate_assertion(plan, "given", index, ctx, values, env)
         state.results.append(result)
         if result.status in (Status.FAIL, Status.ERROR):
             state.message = f"precondition given[{index}] ({result.type}) failed: {result.message}"
             state.restates = result
             return state
+    if plan.scenario.turns is not None:
+        return _start_conversation(state)
     request = invoke_request(plan, env, values, run.session_key)
     down = env.outages.reason(
         env.settings.gateway_base_url, keys_of(request.model, request.agent_id)
@@ -284,6 +288,23 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
                 completed_at=datetime.now(env.tz),
             )
         state.scope = scope.pop_all()  # closed by check_scenario, on whichever thread
+    return state
+
+
+def _start_conversation(state: StartedScenario) -> StartedScenario:
+    """Hold the conversation: every turn is sent and judged before the scenario is checked."""
+    from clawspec.runner.conversation import run_turns
+
+    plan, env = state.plan, state.env
+    variant = plan.variant
+    model = variant.model if variant is not None else None
+    down = env.outages.reason(
+        env.settings.gateway_base_url, keys_of(model, plan.agent_id(env.settings.default_agent_id))
+    )
+    if down is not None:
+        state.message, state.skipped = down, True
+        return state
+    run_turns(state)
     return state
 
 
@@ -380,25 +401,39 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     plan, env, ctx = state.plan, state.env, state.ctx
     scenario, results, message = plan.scenario, state.results, state.message
     restates = state.restates
+    talk = state.conversation
+    # A conversation whose turn got no reply ends there: its `then` is left out, as never-run
+    # items are.
+    cut_short = talk is not None and any(turn.reply is None for turn in talk.turns)
     with state.scope:
-        if state.invoked and not message:
+        if state.invoked and not message and not cut_short:
             for index in range(len(scenario.then)):
-                results.append(_evaluate(plan, "then", index, ctx, state.values, env))
+                results.append(evaluate_assertion(plan, "then", index, ctx, state.values, env))
 
     # Imported after the agent run, not with this module (see runner/run.py).
     from clawspec.reports.model import CheckRef, ScenarioResult, scenario_status
 
+    turn_statuses = [turn.status for turn in talk.turns] if talk is not None else []
+    if talk is not None and not message:
+        from clawspec.runner.conversation import conversation_verdict
+
+        message = conversation_verdict(talk)
     if state.skipped:
         status = Status.SKIP
     else:
-        status = Status.ERROR if message else scenario_status(r.status for r in results)
+        statuses = [r.status for r in results] + turn_statuses
+        status = Status.ERROR if message else scenario_status(statuses)
     replay_miss = traffic_problem(state.traffic)
     if replay_miss:
         # The recording no longer fits the scenario: its verdicts say nothing.
         status, message, restates = Status.ERROR, replay_miss, None
     if not message and status != Status.PASS:
-        restates = next(r for r in results if r.status == status)
-        message = f"{restates.phase}[{restates.index}] ({restates.type}): {restates.message}"
+        checks = [r for r in results if r.phase == "given"]
+        checks += [a for turn in talk.turns for a in turn.assertions] if talk is not None else []
+        checks += [r for r in results if r.phase == "then"]
+        restates = next(r for r in checks if r.status == status)
+        turn = f"turn {restates.turn + 1}, " if restates.turn is not None else ""
+        message = f"{turn}{restates.phase}[{restates.index}] ({restates.type}): {restates.message}"
     run = ctx.run
     duration_ms = int((time.monotonic() - state.started_clock) * 1000)
     if status in (Status.FAIL, Status.ERROR) and state.invoked and not state.unreachable:
@@ -410,7 +445,11 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         target=plan.contract.contract.target.path,
         status=status,
         message=one_line(message, 500),
-        restates=CheckRef(phase=restates.phase, index=restates.index) if restates else None,
+        restates=(
+            CheckRef(phase=restates.phase, index=restates.index, turn=restates.turn)
+            if restates
+            else None
+        ),
         run_id=state.run_id,
         gateway_run_id=run.gateway_run_id,
         duration_ms=duration_ms,
@@ -419,23 +458,27 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         tags=list(scenario.tags),
         evidence=_report_evidence(ctx.evidence, run, env, plan.id) if state.invoked else None,
         model_traffic=traffic_result(state.traffic, env),
+        turns=list(talk.turns) if talk is not None else None,
     )
     return ScenarioOutcome(result, state.invoked, state.unreachable)
 
 
-def _evaluate(
+def evaluate_assertion(
     plan: ScenarioPlan,
     phase: str,
     index: int,
     ctx: EvalContext,
     values: Mapping[str, str],
     env: RunEnv,
+    turn: int | None = None,
 ) -> AssertionResult:
-    """Render and evaluate one assertion; any exception becomes `error` for it alone (a bug:
-    its traceback goes to the crash log, which the verdict names)."""
+    """Render and evaluate one assertion (`turn`: of that turn's `then`); any exception becomes
+    `error` for it alone (a bug: its traceback goes to the crash log, which the verdict
+    names)."""
     from clawspec.reports.model import AssertionResult
 
-    written = getattr(plan.scenario, phase)[index]
+    holder = plan.scenario if turn is None else (plan.scenario.turns or [])[turn]
+    written = getattr(holder, phase)[index]
     type_name = written.type
     try:
         verdict = templates.render_model(written, values, env.environ).evaluate(ctx)
@@ -445,12 +488,16 @@ def _evaluate(
         verdict = Verdict.errored(f"after rendering templates: {one_line(str(exc), 200)}")
     except Exception as exc:  # an evaluator bug must not discard the other assertions
         log.debug("assertion %s[%d] of %s raised", phase, index, plan.id, exc_info=True)
-        verdict = Verdict.errored(_bug_message(exc, f"{phase}[{index}] ({type_name})", plan, env))
+        where = f"turn {turn + 1}, " if turn is not None else ""
+        verdict = Verdict.errored(
+            _bug_message(exc, f"{where}{phase}[{index}] ({type_name})", plan, env)
+        )
     return AssertionResult(
         phase=phase,  # type: ignore[arg-type]
         index=index,
+        turn=turn,
         type=type_name,
-        line=plan.contract.assertion_line(plan.index, phase, index),
+        line=plan.contract.assertion_line(plan.index, phase, index, turn),
         status=verdict.status,
         message=one_line(verdict.message, 500),
         value=_jsonable(verdict.value),

@@ -1,0 +1,272 @@
+"""A conversation: its turns sent in order through the chat endpoint, in one OpenClaw session.
+
+OpenClaw's hooks never continue a conversation (each hook request runs in a fresh isolated
+session), so each turn is a `POST /v1/chat/completions` with the session key of this scenario
+run. A turn's evidence is the run its request started: the log from the turn's start, scoped to
+the session, the chat response's id, and the reply the response carries; its `then` is judged
+on that alone, before the next turn starts (a turn that failed may stop the conversation). The
+scenario's `then` is judged later, on the whole conversation, by `check_scenario`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from clawspec.assertions.base import EvalContext, RunInfo, Status
+from clawspec.contracts import templates
+from clawspec.contracts.models import Turn
+from clawspec.evidence.context import Exchange
+from clawspec.evidence.store import Evidence
+from clawspec.text import one_line
+
+if TYPE_CHECKING:
+    from clawspec.gateway.chat import ChatReply
+    from clawspec.reports.model import AssertionResult, TurnResult
+    from clawspec.runner.scenario import RunEnv, ScenarioPlan, StartedScenario
+
+log = logging.getLogger("clawspec.runner")
+
+# What the namespace of ClawSpec's sessions is called; OpenClaw reserves `subagent:`, `cron:`
+# and `acp:`, and with several agents configured it asks for the `agent:<id>:` form.
+SESSION_NAMESPACE = "clawspec"
+
+
+def session_key(agent_id: str, run_id: str) -> str:
+    """The OpenClaw session a conversation runs in: one per scenario run."""
+    return f"agent:{agent_id}:{SESSION_NAMESPACE}:{run_id}"
+
+
+@dataclass
+class Conversation:
+    """What the turns of one scenario run leave behind for its checks and its report."""
+
+    agent_id: str
+    session_key: str
+    turns: list[TurnResult] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    chat_run_ids: list[str] = field(default_factory=list)
+    # Why the conversation ended before its last turn ("" when every turn ran).
+    ended: str = ""
+
+
+def run_turns(state: StartedScenario) -> None:
+    """Send each turn and judge it; record the conversation on `state`."""
+    plan, env, ctx = state.plan, state.env, state.ctx
+    scenario = plan.scenario
+    contract = plan.contract.contract
+    agent = plan.agent_id(env.settings.default_agent_id)
+    talk = Conversation(agent, session_key(agent, state.run_id))
+    state.conversation = talk
+    ctx.run = replace(ctx.run, session_key=talk.session_key, agent_id=agent)
+    stop_on_failure = (
+        scenario.stop_on_failure
+        if scenario.stop_on_failure is not None
+        else contract.defaults.stop_on_failure
+    )
+    state.invoked = True
+    for index, turn in enumerate(scenario.turns or ()):
+        if env.stop.is_set():  # after the first interrupt no new turn starts
+            talk.ended = f"stopped before turn {index + 1}: the run was interrupted"
+            break
+        result = _run_turn(state, talk, index, turn)
+        talk.turns.append(result)
+        if result.reply is None:
+            talk.ended = f"turn {index + 1}: {result.message}"
+            break
+        if result.status in (Status.FAIL, Status.ERROR) and stop_on_failure:
+            talk.ended = f"turn {index + 1} failed and stop_on_failure is set"
+            break
+    # The scenario's `then` sees every turn's runs and what was said.
+    ctx.run = replace(
+        ctx.run,
+        chat_run_ids=tuple(talk.chat_run_ids),
+        transcript=tuple(talk.exchanges),
+        gateway_run_id=talk.chat_run_ids[-1] if talk.chat_run_ids else None,
+        completed_at=datetime.now(env.tz),
+    )
+
+
+def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn) -> TurnResult:
+    from clawspec.gateway.chat import ChatError, ChatRequest, send
+    from clawspec.reports.model import TurnResult
+    from clawspec.runner.scenario import hook_message
+
+    plan, env = state.plan, state.env
+    contract = plan.contract.contract
+    started_clock = time.monotonic()
+    started = datetime.now(env.tz)
+    timeout_s = turn.timeout or plan.scenario.timeout or contract.defaults.timeout
+    line = plan.contract.turn_line(plan.index, index)
+    try:
+        rendered = templates.render_model(turn, state.values, env.environ)
+    except templates.TemplateError as exc:
+        return _turn_error(index, line, turn.say, f"cannot render the turn: {exc}", started_clock)
+    params: dict[str, Any] = dict(rendered.params)
+    if contract.defaults.test_mode:
+        params.setdefault("test_mode", True)
+    message = hook_message(rendered.say, params)
+    if not rendered.say.strip():
+        return _turn_error(index, line, rendered.say, "'say' rendered blank", started_clock)
+    ctx = _turn_context(state, talk, started, timeout_s)
+    variant = plan.variant
+    request = ChatRequest(
+        base_url=env.settings.gateway_base_url,
+        token=_gateway_token(env),
+        agent_id=talk.agent_id,
+        session_key=talk.session_key,
+        message=message,
+        timeout_s=timeout_s,
+        model=variant.model if variant is not None else None,
+    )
+    reply: ChatReply | None = None
+    try:
+        reply = send(env.http, request, stop=env.halt)
+    except ChatError as exc:
+        error = str(exc)
+    else:
+        error = ""
+    if reply is None:
+        talk.exchanges.append(Exchange(index, rendered.say, None))
+        return _turn_error(index, line, rendered.say, f"no reply: {error}", started_clock)
+    talk.chat_run_ids.append(reply.run_id)
+    exchange = Exchange(index, rendered.say, reply.content)
+    talk.exchanges.append(exchange)
+    ctx.run = replace(
+        ctx.run,
+        gateway_run_id=reply.run_id,
+        chat_run_ids=(reply.run_id,),
+        transcript=(exchange,),
+        completed_at=datetime.now(env.tz),
+    )
+    _wait_for_subagents(ctx)
+    results = [_judge(state, ctx, index, a_index) for a_index in range(len(turn.then))]
+    from clawspec.reports.model import scenario_status
+
+    status = scenario_status(r.status for r in results)
+    failed = (
+        next((r for r in results if r.status == status), None) if status != Status.PASS else None
+    )
+    message_text = (
+        f"then[{failed.index}] ({failed.type}): {failed.message}" if failed is not None else ""
+    )
+    from clawspec.runner.scenario import _report_evidence
+
+    return TurnResult(
+        index=index,
+        line=line,
+        say=rendered.say,
+        reply=reply.content,
+        status=status,
+        message=one_line(message_text, 500),
+        duration_ms=int((time.monotonic() - started_clock) * 1000),
+        tokens=_total_tokens(reply.usage),
+        gateway_run_id=reply.run_id,
+        evidence=_report_evidence(ctx.evidence, ctx.run, env, plan.id),
+        assertions=results,
+    )
+
+
+def _turn_context(
+    state: StartedScenario, talk: Conversation, started: datetime, timeout_s: float
+) -> EvalContext:
+    """A turn's evidence: the log from the turn's start on (the turns before it have ended),
+    scoped to the conversation's session, and the plugin's records likewise."""
+    from clawspec.runner.scenario import _stat
+
+    env, scenario_ctx = state.env, state.ctx
+    base = scenario_ctx.evidence
+    log_path = base.gateway_log
+    log_size, log_inode = _stat(log_path)
+    plugin = base.plugin_output
+    evidence = Evidence(
+        env.http,
+        log_path,
+        log_size,
+        plugin,
+        _stat(plugin)[0],
+        log_inode=log_inode,
+        trace_backend=env.trace_backend,
+    )
+    run = RunInfo(
+        scenario_ctx.run.scenario,
+        state.run_id,
+        started,
+        session_key=talk.session_key,
+        agent_id=talk.agent_id,
+        transcript=(),
+    )
+    return replace(
+        scenario_ctx,
+        run=run,
+        evidence=evidence,
+        timeout_s=timeout_s,
+        started_clock=time.monotonic(),
+    )
+
+
+def _wait_for_subagents(ctx: EvalContext) -> None:
+    """The next turn starts only once the sub-agents this turn's run spawned have ended: read
+    the run's record (waiting for it to settle) when ClawSpec knows where it is. The record
+    stays in the turn's evidence for its assertions."""
+    if not ctx.settings.openclaw_state_dir:
+        return
+    from clawspec.evidence.record import run_records
+
+    try:
+        run_records(ctx)
+    except Exception:
+        log.debug("the record of %s was not read", ctx.run.gateway_run_id, exc_info=True)
+
+
+def _judge(state: StartedScenario, ctx: EvalContext, turn: int, index: int) -> AssertionResult:
+    from clawspec.runner.scenario import evaluate_assertion
+
+    return evaluate_assertion(state.plan, "then", index, ctx, state.values, state.env, turn=turn)
+
+
+def _turn_error(index: int, line: int, say: str, message: str, started_clock: float) -> TurnResult:
+    from clawspec.reports.model import TurnResult
+
+    return TurnResult(
+        index=index,
+        line=line,
+        say=say,
+        reply=None,
+        status=Status.ERROR,
+        message=one_line(message, 500),
+        duration_ms=int((time.monotonic() - started_clock) * 1000),
+    )
+
+
+def _total_tokens(usage: dict[str, Any] | None) -> int | None:
+    if not usage:
+        return None
+    total = usage.get("total_tokens")
+    if isinstance(total, int):
+        return total
+    parts = [usage.get("prompt_tokens"), usage.get("completion_tokens")]
+    return sum(p for p in parts if isinstance(p, int)) if any(parts) else None
+
+
+def _gateway_token(env: RunEnv) -> str:
+    token = env.settings.gateway_auth_token
+    return token.get_secret_value() if token is not None else ""
+
+
+def conversation_verdict(talk: Conversation) -> str:
+    """The scenario's own error message from its conversation ("" when it has none): a turn
+    without a reply makes the scenario `error`; failed checks speak for themselves."""
+    for turn in talk.turns:
+        if turn.reply is None:
+            return f"turn {turn.index + 1}: {turn.message}"
+    if talk.ended and not talk.turns:
+        return talk.ended
+    return ""
+
+
+def plan_is_conversation(plan: ScenarioPlan) -> bool:
+    return plan.scenario.turns is not None
