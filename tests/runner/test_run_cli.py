@@ -180,7 +180,7 @@ def test_gateway_faults_error_only_their_scenario_and_exit_1(
     assert by_name["completion-error"]["gateway_run_id"]
     assert by_name["connection-dropped"]["status"] == "error"
     # A failed check's message names it; an invocation failure is the scenario's own.
-    assert by_name["fails-assertion"]["restates"] == {"phase": "then", "index": 0}
+    assert by_name["fails-assertion"]["restates"] == {"phase": "then", "index": 0, "turn": None}
     for name in ("provider-500", "never-completes", "completion-error", "connection-dropped"):
         assert by_name[name]["status"] == "error"
         assert by_name[name]["assertions"] == []  # `then` never ran: left out
@@ -279,7 +279,7 @@ def test_failed_precondition_stops_the_scenario_without_invoking(
         ("given", 0, "fail")
     ]
     # The message restates that check: the runner says which, so outputs need not search it.
-    assert scenario["restates"] == {"phase": "given", "index": 0}
+    assert scenario["restates"] == {"phase": "given", "index": 0, "turn": None}
 
 
 def test_refused_session_key_is_retried_without_it_and_warned_once(
