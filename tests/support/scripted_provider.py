@@ -12,6 +12,7 @@ to its ``"*"`` entry, else to the fallback answer). A step is one of
   {"tool_calls": [{"name": "write", "arguments": {"path": "a.md", "content": "x"}}, ...]}
   {"tool": "write", "args": {...}}                      (one tool call, shorthand)
   {"text": "final answer"}
+  {"recall": "<regex with one group>", "template": "Your name is {}.", "else": "I do not know."}
 (a tool step may add ``"say": "text"``: assistant text streamed before its tool calls)
 and may also carry ``"usage": {"prompt_tokens": N, "completion_tokens": M}`` and faults:
 ``"slow": seconds`` (delay before answering), ``"status": 500`` (HTTP error instead of a stream),
@@ -28,9 +29,19 @@ id). A step naming ``tool_call`` itself is sent as written. Scripts thus work wi
 off. A step with ``"direct": true`` is always sent as written: a model that does not know Tool
 Search and calls a tool by name whether or not it is offered.
 
+Conversations: a ``recall`` step answers from the history the request carries, so a test that
+passes proves the session kept the earlier turns. It searches the user messages *before* the
+script's marker message (the current turn's own message is left out), latest first, and answers
+``template`` with the regex's first group, or ``else`` (default ``FALLBACK_TEXT``) when no earlier
+message matches. Each turn may name its own script: the script is the one named by the *latest*
+user message carrying a marker, skipping what OpenClaw routes into the session from elsewhere (a
+sub-agent's completion announce quotes the child's task, marker included, inside
+``[Inter-session message]`` / internal-context blocks: those never switch scripts).
+
 Which step? The gateway appends an internal *user* message after every tool result, so counting
 user messages loops forever. We count the assistant messages that made tool calls after the
-script's marker message: that is how many tool steps were already taken.
+script's marker message: that is how many tool steps were already taken (so each turn carrying a
+marker starts its script from its first step).
 
 Run standalone: ``python -m tests.support.scripted_provider --port 18080 --scripts s.json``.
 """
@@ -93,22 +104,37 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+# What OpenClaw puts in a user message it routes into a session from elsewhere (a sub-agent's
+# completion announce, its internal context): quoted tasks there carry other scripts' markers.
+ROUTED = ("[Inter-session message]", "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")
+
+
+def marker_message(messages: list[dict[str, Any]]) -> tuple[int, str] | None:
+    """(index, script name) of the latest user message carrying a marker, routed ones skipped."""
+    for i in range(len(messages) - 1, -1, -1):
+        msg = messages[i]
+        if msg.get("role") != "user":
+            continue
+        text = _text_of(msg.get("content"))
+        if any(mark in text for mark in ROUTED):
+            continue
+        found = MARKER.search(text)
+        if found:
+            return i, found.group(1)
+    return None
+
+
 def choose_step(messages: list[dict[str, Any]]) -> tuple[str | None, int, str]:
     """Return (script name, step index, conversation key) for a chat request.
 
-    The first user message carrying a marker names the script; later markers (e.g. a child's
-    result announced back into the parent) do not switch scripts.
+    The latest user message carrying a marker names the script (each turn of a conversation
+    may name its own); the steps are counted from it. Markers in what OpenClaw routes in from
+    elsewhere (a child's result announced back into the parent) do not switch scripts.
     """
-    anchor = None
-    name = None
-    for i, msg in enumerate(messages):
-        if msg.get("role") == "user":
-            found = MARKER.search(_text_of(msg.get("content")))
-            if found:
-                anchor, name = i, found.group(1)
-                break
-    if anchor is None:
+    found = marker_message(messages)
+    if found is None:
         return None, 0, ""
+    anchor, name = found
     done = sum(
         1
         for msg in messages[anchor + 1 :]
@@ -116,6 +142,21 @@ def choose_step(messages: list[dict[str, Any]]) -> tuple[str | None, int, str]:
     )
     conv_key = _text_of(messages[anchor].get("content"))[:500]
     return name, done, conv_key
+
+
+def recall(step: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+    """The answer of a ``recall`` step: ``template`` filled from the latest earlier user
+    message (before the marker message) that the step's regex matches, else ``else``."""
+    found = marker_message(messages)
+    earlier = messages[: found[0]] if found else []
+    pattern = re.compile(str(step["recall"]))
+    for msg in reversed(earlier):
+        if msg.get("role") != "user":
+            continue
+        match = pattern.search(_text_of(msg.get("content")))
+        if match:
+            return str(step.get("template", "{}")).format(*match.groups() or (match.group(0),))
+    return str(step.get("else", FALLBACK_TEXT))
 
 
 def steps_for(script: Script | None, model: str | None) -> Steps:
@@ -307,6 +348,8 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model") if isinstance(body.get("model"), str) else None
         steps = steps_for(state.scripts.get(name or ""), model)
         step: dict[str, Any] = steps[index] if index < len(steps) else {"text": FALLBACK_TEXT}
+        if "recall" in step:
+            step = {**step, "text": recall(step, body.get("messages") or [])}
         if step.get("times") is not None:
             with state.lock:
                 key = (f"{name or ''}@{model or ''}", index, conv_key)

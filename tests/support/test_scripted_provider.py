@@ -182,3 +182,109 @@ def test_a_step_may_say_something_before_its_tool_calls() -> None:
     said = next(i for i, d in enumerate(deltas) if d.get("content"))
     assert texts == ["Let me write it."] and said < first_call
     assert [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]][-1] == "tool_calls"
+
+
+# --- conversations: each turn's marker, and answers from the history sent -----------------------
+
+CONVERSATION = {
+    "intro": [{"text": "Nice to meet you."}],
+    "ask": [
+        {
+            "recall": r"[Mm]y name is (\w+)",
+            "template": "Your name is {}.",
+            "else": "I do not know your name.",
+        }
+    ],
+    "two-steps": [{"tool": "write", "args": {"path": "t.md", "content": "t"}}, {"text": "Done."}],
+}
+
+
+def _text(provider: ScriptedProvider, messages: list[dict[str, Any]]) -> str:
+    """POST a chat request with `messages` and put the streamed text back together."""
+    body = {"model": "fake-model", "stream": True, "messages": messages}
+    request = urllib.request.Request(
+        f"{provider.base_url}/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        lines = answer.read().decode().splitlines()
+    chunks = [json.loads(line[6:]) for line in lines if line.startswith("data: {")]
+    return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": f"[Sun 2026-11-29 04:36 UTC] {text}"}
+
+
+def _assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+@pytest.fixture
+def conversation():
+    with ScriptedProvider(CONVERSATION) as running:
+        yield running
+
+
+def test_recall_answers_from_an_earlier_turn(conversation: ScriptedProvider) -> None:
+    history = [
+        {"role": "system", "content": "You are helpful."},
+        _user("My name is Zed. [script:intro]"),
+        _assistant("Nice to meet you."),
+        _user("What is my name? [script:ask]"),
+    ]
+    assert _text(conversation, history) == "Your name is Zed."
+    assert conversation.chat_requests("ask")[-1].step == 0
+
+
+def test_recall_without_the_earlier_turn_answers_else(conversation: ScriptedProvider) -> None:
+    """A session that lost its history: the current message alone is never searched."""
+    alone = [_user("My name is Zed, what is my name? [script:ask]")]
+    assert _text(conversation, alone) == "I do not know your name."
+
+
+def test_recall_takes_the_latest_earlier_mention(conversation: ScriptedProvider) -> None:
+    history = [
+        _user("My name is Ann. [script:intro]"),
+        _assistant("Nice to meet you."),
+        _user("Sorry, my name is Bo. [script:intro]"),
+        _assistant("Nice to meet you."),
+        _user("Who am I? [script:ask]"),
+    ]
+    assert _text(conversation, history) == "Your name is Bo."
+
+
+def test_each_turn_s_marker_picks_its_script_from_its_first_step(
+    conversation: ScriptedProvider,
+) -> None:
+    first_turn = [
+        _user("Write it [script:two-steps]"),
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c0", "type": "function"}]},
+        {"role": "tool", "tool_call_id": "c0", "content": "ok"},
+    ]
+    assert _text(conversation, first_turn) == "Done."  # step 1: one tool step taken
+    second_turn = [*first_turn, _assistant("Done."), _user("Hello again [script:intro]")]
+    assert _text(conversation, second_turn) == "Nice to meet you."
+    third_turn = [*second_turn, _assistant("Nice to meet you."), _user("Again [script:two-steps]")]
+    calls = _calls(conversation, {"model": "fake-model", "stream": True, "messages": third_turn})
+    assert [c["name"] for c in calls] == ["write"]  # step 0 again: counted from this turn
+    assert [(r.script, r.step) for r in conversation.chat_requests()] == [
+        ("two-steps", 1),
+        ("intro", 0),
+        ("two-steps", 0),
+    ]
+
+
+def test_a_marker_routed_in_from_a_sub_agent_does_not_switch_scripts(
+    conversation: ScriptedProvider,
+) -> None:
+    """OpenClaw's completion announce quotes the child's task, marker included."""
+    announce = (
+        "A background task completed.\ntask: Write kid.md [script:two-steps]\n\n"
+        "[Inter-session message] sourceSession=agent:main:subagent:x isUser=false"
+    )
+    history = [_user("Hi [script:intro]"), _assistant("Nice to meet you."), _user(announce)]
+    assert _text(conversation, history) == "Nice to meet you."
+    assert conversation.chat_requests()[-1].script == "intro"
