@@ -45,7 +45,18 @@ REFERENCE_TYPES = {
     "semantic": ["llm_judge", "agent_identity_consistent"],
 }
 # Types the product contract adds beyond the seed reference (SPEC.md §15: what the agent said).
-ADDED_TYPES = {"reply": ["reply_contains", "reply_not_contains", "reply_matches"]}
+ADDED_TYPES = {
+    "reply": ["reply_contains", "reply_not_contains", "reply_matches"],
+    # SPEC.md §16: the run's record (trajectory) as evidence.
+    "run record": [
+        "tool_called_with",
+        "tool_call_count",
+        "no_tool_loop",
+        "message_sent",
+        "message_not_sent",
+        "run_completed",
+    ],
+}
 
 
 def test_registry_holds_the_referenced_29_types_and_the_added_ones_in_their_categories() -> None:

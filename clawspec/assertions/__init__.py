@@ -1,5 +1,5 @@
-"""The assertion types (the original 29, then the reply's), one module per category;
-all feed one REGISTRY."""
+"""The assertion types (the original 29, then the reply's and the run record's), one module
+per category; all feed one REGISTRY."""
 
 from clawspec.assertions import (  # noqa: F401
     artifact,
@@ -8,6 +8,7 @@ from clawspec.assertions import (  # noqa: F401
     reply,
     semantic,
     trace,
+    trajectory,
 )
 from clawspec.assertions.registry import REGISTRY, AssertionSpec, assertion_union
 

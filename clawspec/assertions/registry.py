@@ -12,7 +12,15 @@ from pydantic import Field
 
 from clawspec.assertions.base import Assertion, Need, PathField
 
-CATEGORIES = ("precondition", "artifact", "behavioral", "trace", "semantic", "reply")
+CATEGORIES = (
+    "precondition",
+    "artifact",
+    "behavioral",
+    "trace",
+    "semantic",
+    "reply",
+    "run record",
+)
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,19 @@ the reason: an assertion on the record never passes, and is never skipped, witho
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from clawspec.evidence.context import EvalContext, Verdict
 from clawspec.evidence.log import RunLog
+from clawspec.evidence.store import PluginKey
 from clawspec.gateway.logs.scope import hook_session_keys
+from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
+from clawspec.gateway.refusals import CallKey, ToolAnswers
 from clawspec.gateway.trajectory import (
+    SentMessage,
     Trajectory,
     TrajectoryError,
     TrajectoryReader,
@@ -29,7 +33,18 @@ from clawspec.gateway.trajectory import (
     wait_for,
 )
 
-__all__ = ["STATE_DIR_HINT", "RunRecords", "run_records"]
+# The record's types, for the assertions that judge it (they ask the evidence layer, never the
+# readers: tests/test_layers.py).
+__all__ = [
+    "STATE_DIR_HINT",
+    "Executed",
+    "RunRecords",
+    "SentMessage",
+    "Trajectory",
+    "executed",
+    "run_records",
+    "runs_of",
+]
 
 STATE_DIR_HINT = (
     "set openclaw_state_dir (environment CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR, "
@@ -55,8 +70,17 @@ def run_records(
 ) -> RunRecords | Verdict:
     """The scope's runs, or an `error` verdict saying why they cannot be had. Read once per
     scope and shared by its assertions. `until="complete"` waits only for the runs themselves
-    (the reply is the parent's: its sub-agents need not end); the first reader decides."""
-    return ctx.evidence.records(lambda: _read(ctx, until))
+    (the reply is the parent's: its sub-agents need not end); a record read that way before its
+    sub-agents ended is read again, waiting for them, when a reader needs them settled."""
+
+    def stale(found: RunRecords | Verdict) -> bool:
+        return (
+            until == "settled"
+            and isinstance(found, RunRecords)
+            and not all(run.settled for run in found.runs)
+        )
+
+    return ctx.evidence.records(lambda: _read(ctx, until), stale)
 
 
 def _read(ctx: EvalContext, until: Literal["complete", "settled"]) -> RunRecords | Verdict:
@@ -119,3 +143,65 @@ def _hook_session_key(ctx: EvalContext) -> str | Verdict:
             "`gateway/hooks` line with a session key), so its record cannot be found"
         )
     return keys[-1]  # a retried request: the attempt that ran is logged last
+
+
+def runs_of(runs: tuple[Trajectory, ...]) -> Iterator[Trajectory]:
+    """Every run of `runs` and, after each, its sub-agents' runs (depth first)."""
+    for run in runs:
+        yield run
+        yield from runs_of(run.children)
+
+
+@dataclass(frozen=True)
+class Executed:
+    """The scope's runs with the calls ClawSpec's plugin saw refused marked so, and the failed
+    calls it could not tell yet (their runs' plugin records were not complete in time)."""
+
+    runs: tuple[Trajectory, ...]
+    undecided: frozenset[CallKey]
+    waited_s: float = 0.0
+
+
+def executed(ctx: EvalContext, found: RunRecords) -> Executed:
+    """`found` with refusals decided as the log-based assertions decide them
+    (`clawspec.gateway.refusals`): the record itself tells only a "not found" answer from a call
+    that ran, so a failed call is looked up in the plugin's records (a `before_tool_call` block,
+    arguments that did not validate). Without plugin output, or without the plugin's record of
+    a run, no call of it counts as refused (as for the log); a run the plugin saw start is
+    waited for until its records are complete, within the scenario's timeout."""
+    plugin = ctx.evidence.plugin_output
+    doubtful = {
+        (run.run_id, call.tool_call_id)
+        for run in runs_of(found.runs)
+        for call in run.tool_calls
+        if call.success is False and not call.refused
+    }
+    if plugin is None or not doubtful:
+        return Executed(found.runs, frozenset())
+    offset = ctx.evidence.plugin_offset
+    run_ids = tuple(sorted({run_id for run_id, _ in doubtful}))
+    started = ctx.clock()
+
+    def load() -> list[PluginRecord]:
+        records: list[PluginRecord] = []
+
+        def settled() -> bool:
+            records[:] = read_plugin_records(plugin, offset)
+            return not _answers(records).open_runs(run_ids)
+
+        ctx.wait_until(settled, ctx.evidence_wait_s())
+        return records
+
+    answers = _answers(ctx.evidence.plugin_records(PluginKey(plugin, offset, run_ids), load))
+    refused = answers.refusals()
+    runs = tuple(run.with_refusals(refused.keys()) for run in found.runs)
+    still_open = set(answers.open_runs(run_ids))
+    undecided = frozenset(key for key in doubtful if key[0] in still_open)
+    return Executed(runs, undecided, ctx.clock() - started)
+
+
+def _answers(records: Iterable[PluginRecord]) -> ToolAnswers:
+    answers = ToolAnswers()
+    for record in records:
+        answers.add(record)
+    return answers

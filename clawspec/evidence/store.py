@@ -105,10 +105,15 @@ class Evidence:
                 self._trace = build()
             return self._trace
 
-    def records(self, build: Callable[[], RunRecords | Verdict]) -> RunRecords | Verdict:
-        """The runs' records, or the verdict saying why they cannot be had: read once."""
+    def records(
+        self,
+        build: Callable[[], RunRecords | Verdict],
+        stale: Callable[[RunRecords | Verdict], bool] | None = None,
+    ) -> RunRecords | Verdict:
+        """The runs' records, or the verdict saying why they cannot be had: read once, and
+        again only when `stale` says the read so far does not do for this reader."""
         with self._records_lock:
-            if self._records is None:
+            if self._records is None or (stale is not None and stale(self._records)):
                 self._records = build()
             return self._records
 

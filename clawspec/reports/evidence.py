@@ -1,10 +1,12 @@
 """What a scenario's run did, condensed for the reports (`ScenarioResult.evidence`).
 
 Built after the assertions from the evidence they already gathered: the run-scoped log index,
-the plugin records and the fetched trace. When no assertion read the log, the run's slice of
-the active gateway log is indexed once without waiting for late lines (a report must not slow
-every scenario down); when there is no log (target mode without log access) the tools come from
-the trace, if one was fetched, else stay empty.
+the plugin records, the fetched trace and OpenClaw's run record. When no assertion read the log,
+the run's slice of the active gateway log is indexed once without waiting for late lines (a
+report must not slow every scenario down); when there is no log (target mode without log
+access) the tools come from the trace, if one was fetched, else stay empty. The tokens and cost
+come from the run record when an assertion read it (its `model.completed` usage); where the
+plugin's events count otherwise, the source says so rather than one being silently chosen.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.gateway.refusals import AnswerReader
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
-from clawspec.text import one_line
+from clawspec.text import fmt_number, fmt_usd, one_line
 from clawspec.traces.model import Span, SpanType, Trace
 
 if TYPE_CHECKING:
@@ -35,6 +37,8 @@ MAX_TOOLS = 500  # a runaway tool loop must not blow up the report
 # plugin records get as long to settle (their last usage line follows the run's end).
 LATE_LINES_S = 1.0
 _PLUGIN_POLL_S = 0.1
+# Costs closer than this are the same cost summed in another order.
+COST_TOLERANCE_USD = 1e-9
 
 
 def scenario_evidence(
@@ -49,7 +53,8 @@ def scenario_evidence(
     index = _log_index(evidence, run, stop)
     trace = evidence.built_trace()
     trace = trace if isinstance(trace, Trace) else None
-    if index is None and trace is None:
+    recorded = _record_tokens(evidence, pricing or {})
+    if index is None and trace is None and recorded is None:
         return None
     records = _plugin_records(evidence, index, stop) if index is not None else []
     tools = _log_tools(index, records) if index is not None else []
@@ -63,7 +68,7 @@ def scenario_evidence(
     return ScenarioEvidence(
         tools=tools[:MAX_TOOLS],
         delegations=delegations,
-        tokens=_tokens(index, records, trace, pricing or {}),
+        tokens=_agreed(recorded, _tokens(index, records, trace, pricing or {})),
         models=_models(index, records, trace),
         spans=spans,
         spans_omitted=omitted,
@@ -194,6 +199,69 @@ def _tokens(
         cost_usd=cost,
         unpriced=unpriced,
         source="trace",
+    )
+
+
+def _record_tokens(evidence: Evidence, pricing: Mapping[str, ModelPrice]) -> TokenTotals | None:
+    """The usage OpenClaw's run record gives the scope's runs and their sub-agents (one
+    `model.completed` per run, summed over its model calls), when an assertion read the record
+    and every run in it ended with its usage recorded; else None (never a partial sum)."""
+    from clawspec.evidence.record import RunRecords, runs_of
+
+    found = evidence.built_records()
+    if not isinstance(found, RunRecords) or not all(run.settled for run in found.runs):
+        return None
+    runs = list(runs_of(found.runs))
+    usages = [run.usage for run in runs]
+    if not runs or any(usage is None for usage in usages):
+        return None
+    parts = [(run, usage) for run, usage in zip(runs, usages, strict=True) if usage is not None]
+    cost, unpriced = usage_cost(
+        (
+            (usage.cost, _model_of(run.provider, run.model), usage.input, usage.output)
+            for run, usage in parts
+        ),
+        pricing,
+    )
+    return TokenTotals(
+        input=sum(usage.input for _, usage in parts),
+        output=sum(usage.output for _, usage in parts),
+        total=sum(usage.total for _, usage in parts),
+        cost_usd=cost,
+        unpriced=unpriced,
+        source="run record",
+    )
+
+
+def _model_of(provider: str | None, model: str | None) -> str | None:
+    """`provider/model` as the plugin names it, for `model_pricing`."""
+    return "/".join(part for part in (provider, model) if part) or None
+
+
+def _agreed(recorded: TokenTotals | None, other: TokenTotals | None) -> TokenTotals | None:
+    """The run record's figures when there are any, else `other`'s; where the plugin's events
+    give them too and they differ, the source says so and what the plugin counted."""
+    if recorded is None:
+        return other
+    if other is None or other.source != "plugin":
+        return recorded
+    differ = [
+        f"{name} {fmt_number(theirs)}"
+        for name, ours, theirs in (
+            ("input", recorded.input, other.input),
+            ("output", recorded.output, other.output),
+            ("total", recorded.total, other.total),
+        )
+        if ours is not None and theirs is not None and ours != theirs
+    ]
+    mine, theirs = recorded.cost_usd, other.cost_usd
+    if mine is not None and theirs is not None and abs(mine - theirs) > COST_TOLERANCE_USD:
+        differ.append(f"cost {fmt_usd(theirs)}")
+    if not differ:
+        return recorded
+    said = ", ".join(differ)
+    return recorded.model_copy(
+        update={"source": f"run record (disagrees with the plugin's events: {said})"}
     )
 
 

@@ -7,7 +7,6 @@ judge's answers are scripted per test.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -1,0 +1,119 @@
+"""The report's tokens and cost from OpenClaw's run record (recorded on the real gateway), and
+what the report says when the plugin's events count otherwise."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clawspec.assertions.base import EvalContext, Status
+from clawspec.config.settings import ModelPrice
+from clawspec.reports.evidence import scenario_evidence
+from clawspec.reports.model import TokenTotals
+from tests.assertions.test_trajectory_assertions import (
+    context,
+    edit_events,
+    hook_line,
+    recorded,
+)
+from tests.support.harness import evaluate_one
+
+EMBEDDED = "e0000000-0000-4000-8000-000000000001"  # the run id of the context's log lines
+
+
+@pytest.fixture(autouse=True)
+def _short_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(EvalContext, "evidence_wait_s", lambda self: 0.3)
+
+
+def _plugin(tmp_path: Path, input_tokens: int, output_tokens: int, cost: float | None) -> Path:
+    """Plugin output with one finished model call of the context's run and its summary."""
+    base = {"v": 1, "runId": EMBEDDED, "provider": "fake", "model": "fake-model"}
+    records = [
+        {**base, "kind": "model_call", "event": "model.call.completed", "phase": "completed",
+         "inputTokens": input_tokens, "outputTokens": output_tokens,
+         "totalTokens": input_tokens + output_tokens},
+        {**base, "kind": "model_usage", "event": "model.usage", "inputTokens": input_tokens,
+         "outputTokens": output_tokens, "costUsd": cost},
+    ]  # fmt: skip
+    path = tmp_path / "plugin.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+def _tokens(ctx: EvalContext, **pricing: ModelPrice) -> TokenTotals | None:
+    assert evaluate_one({"type": "run_completed"}, ctx).status is Status.PASS  # reads the record
+    result = scenario_evidence(ctx.evidence, ctx.run, pricing=pricing)
+    assert result is not None
+    return result.tokens
+
+
+@pytest.mark.parametrize("version", ["2026.9.5", "2026.9.6"])
+def test_the_record_gives_the_runs_usage(version: str, tmp_path: Path) -> None:
+    usage = recorded(version, "tj-write").usage
+    assert usage is not None
+    assert _tokens(context(tmp_path, version)) == TokenTotals(
+        input=usage.input,
+        output=usage.output,
+        total=usage.total,
+        cost_usd=usage.cost,
+        source="run record",
+    )
+
+
+def test_a_spawning_run_sums_its_sub_agents_usage(tmp_path: Path) -> None:
+    run = recorded("2026.9.6", "tj-spawn")
+    parts = [u for u in (run.usage, run.children[0].usage) if u is not None]
+    tokens = _tokens(context(tmp_path, name="tj-spawn"))
+    assert tokens is not None and len(parts) == 2
+    assert (tokens.input, tokens.output, tokens.total) == (
+        sum(u.input for u in parts),
+        sum(u.output for u in parts),
+        sum(u.total for u in parts),
+    )
+
+
+def test_the_plugin_agreeing_is_not_mentioned(tmp_path: Path) -> None:
+    plugin = _plugin(tmp_path, 2500, 46, 0.0)
+    tokens = _tokens(context(tmp_path, plugin=plugin))
+    assert tokens is not None and tokens.source == "run record" and tokens.total == 2546
+
+
+def test_a_disagreement_with_the_plugin_is_reported_not_resolved(tmp_path: Path) -> None:
+    plugin = _plugin(tmp_path, 2400, 46, 0.25)
+    tokens = _tokens(context(tmp_path, plugin=plugin))
+    assert tokens is not None
+    assert (tokens.input, tokens.cost_usd) == (2500, 0.0)  # the record's, with the plugin's named
+    assert tokens.source == (
+        "run record (disagrees with the plugin's events: input 2,400, total 2,446, cost $0.25)"
+    )
+
+
+def test_a_cost_not_recorded_is_priced_or_named_never_zero(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    line = hook_line("2026.9.6", "tj-write")
+
+    def without_cost(data: dict[str, object]) -> dict[str, object]:
+        usage = dict(data["usage"])  # type: ignore[call-overload]
+        usage.pop("cost", None)
+        return {**data, "usage": usage}
+
+    edit_events(tmp_path / "state", "main", line["sessionId"], "model.completed", without_cost)
+    tokens = _tokens(ctx)
+    assert tokens is not None and tokens.cost_usd is None
+    assert tokens.unpriced == ["fake/fake-model"]
+    price = ModelPrice(input_per_mtok=1.0, output_per_mtok=10.0)
+    priced = scenario_evidence(ctx.evidence, ctx.run, pricing={"fake-model": price})
+    assert priced is not None and priced.tokens is not None
+    assert priced.tokens.cost_usd == pytest.approx((2500 * 1.0 + 46 * 10.0) / 1_000_000)
+
+
+def test_without_the_record_the_plugin_counts_as_before(tmp_path: Path) -> None:
+    plugin = _plugin(tmp_path, 2400, 46, 0.25)
+    ctx = context(tmp_path, plugin=plugin)
+    assert evaluate_one({"type": "tool_not_called", "tool": "exec"}, ctx).status is Status.PASS
+    result = scenario_evidence(ctx.evidence, ctx.run)
+    assert result is not None and result.tokens is not None
+    assert (result.tokens.source, result.tokens.input) == ("plugin", 2400)
