@@ -22,6 +22,7 @@ from clawspec.reports.model import (
     AttemptStats,
     PassRate,
     ScenarioResult,
+    TurnResult,
 )
 from clawspec.status import PASSING, Status
 from clawspec.text import one_line
@@ -62,6 +63,7 @@ def combine_attempts(attempts: Sequence[ScenarioResult], min_pass_rate: float) -
             "message": one_line(message, 500),
             "duration_ms": sum(a.duration_ms for a in attempts),
             "assertions": _assertion_rates(shown, attempts),
+            "turns": _turn_rates(shown, attempts),
             "flaky": flaky,
             "attempts": stats,
         }
@@ -120,14 +122,37 @@ def _assertion_rates(
     shown: ScenarioResult, attempts: Sequence[ScenarioResult]
 ) -> list[AssertionResult]:
     """Give each assertion of the shown attempt its pass rate over the attempts that ran it."""
-    by_position: dict[tuple[str, int], list[Status]] = {}
+    by_position = _statuses(attempts)
+    return [_rated(a, by_position) for a in shown.assertions]
+
+
+def _turn_rates(
+    shown: ScenarioResult, attempts: Sequence[ScenarioResult]
+) -> list[TurnResult] | None:
+    """A conversation's turns, each check with its pass rate over the attempts (a turn's
+    check is its own: turn 2's then[0] is not turn 1's)."""
+    if shown.turns is None:
+        return None
+    by_position = _statuses(attempts)
+    return [
+        turn.model_copy(update={"assertions": [_rated(a, by_position) for a in turn.assertions]})
+        for turn in shown.turns
+    ]
+
+
+_Position = tuple[str, int, int | None]  # phase, index, turn
+
+
+def _statuses(attempts: Sequence[ScenarioResult]) -> dict[_Position, list[Status]]:
+    by_position: dict[_Position, list[Status]] = {}
     for attempt in attempts:
-        for a in attempt.assertions:
+        for a in attempt.checks():
             if a.status != Status.SKIP:
-                by_position.setdefault((a.phase, a.index), []).append(a.status)
-    rated = []
-    for a in shown.assertions:
-        statuses = by_position.get((a.phase, a.index), [])
-        passed = sum(1 for s in statuses if s in PASSING)
-        rated.append(a.model_copy(update={"attempts": pass_rate(passed, len(statuses))}))
-    return rated
+                by_position.setdefault((a.phase, a.index, a.turn), []).append(a.status)
+    return by_position
+
+
+def _rated(a: AssertionResult, by_position: dict[_Position, list[Status]]) -> AssertionResult:
+    statuses = by_position.get((a.phase, a.index, a.turn), [])
+    passed = sum(1 for s in statuses if s in PASSING)
+    return a.model_copy(update={"attempts": pass_rate(passed, len(statuses))})

@@ -7,8 +7,8 @@ widget compares the fingerprints with the target branch's pipeline: a fingerprin
 merge request is "new", one only in the target branch "fixed". So a fingerprint names *which*
 check it is, never what it said (messages carry run ids and measured numbers that change on
 every run): the scenario's identity (`clawspec.identity`: the contract's repository-relative
-path, the identity name, the variant when there is one), then phase, index and type. It does
-not depend on the folder ClawSpec ran from.
+path, the identity name, the variant when there is one), then phase, index and type, and a
+conversation's turn for a turn's check. It does not depend on the folder ClawSpec ran from.
 
 Severity follows what the finding means for the run: an assertion that regressed against the
 baseline is `blocker`, `error` is `critical`, `fail` is `major`, a failure of a flaky scenario
@@ -29,6 +29,7 @@ from typing import Any
 from clawspec.ci_context import CIContext
 from clawspec.reports.github.annotations import assertion_line, failure_roles, repo_relative
 from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.reports.turns import check_label, failing_turn
 from clawspec.status import Status
 from clawspec.text import cleaner, one_line
 
@@ -39,14 +40,23 @@ _FAILING = (Status.FAIL, Status.ERROR)
 
 
 def fingerprint(
-    path: str, scenario: str, phase: str, index: int | str, kind: str, variant: str | None = None
+    path: str,
+    scenario: str,
+    phase: str,
+    index: int | str,
+    kind: str,
+    variant: str | None = None,
+    turn: int | None = None,
 ) -> str:
     """Return the sha256 hex of what identifies a check across runs (never its message).
-    Without a variant the key is the one fingerprints always had: findings of existing
-    scenarios keep their fingerprints."""
+    Without a variant and a turn the key is the one fingerprints always had: findings of
+    existing scenarios keep their fingerprints. A conversation's turn (0-based) is part of
+    its checks' key: turn 1's then[0] and turn 2's then[0] are two findings."""
     parts: list[Any] = [path, scenario, phase, index, kind]
     if variant is not None:
         parts.append({"variant": variant})
+    if turn is not None:
+        parts.append({"turn": turn})
     key = json.dumps(parts)  # ASCII: any name hashes
     return hashlib.sha256(key.encode("ascii")).hexdigest()
 
@@ -94,14 +104,15 @@ def _of_scenario(
     if advisory:
         label += f" [advisory variant '{identity.variant}': never fails the job]"
     failing = False
-    for a in scenario.assertions:
+    for a in scenario.checks():  # a conversation's turns' checks too
         if a.status not in _BY_STATUS:
             continue
         failing = failing or a.status in _FAILING
+        turn = {} if a.turn is None else {"turn": a.turn}
         yield (
-            f"{name}: {a.phase}[{a.index}] {a.message}{label}",
+            f"{name}: {check_label(a)} {a.message}{label}",
             f"clawspec/{a.type}",
-            {**scenario_key, "phase": a.phase, "index": a.index, "kind": a.type},
+            {**scenario_key, "phase": a.phase, "index": a.index, "kind": a.type, **turn},
             _severity(a.status, regressed, flaky, advisory),
             path,
             assertion_line(scenario, a.line),
@@ -110,16 +121,19 @@ def _of_scenario(
         return
     status = scenario.status
     if status in _FAILING or flaky:
-        # No assertion says why (the invocation failed, a precondition stopped it, or only
-        # other attempts failed): the scenario itself is the finding.
+        # No assertion says why (the invocation failed, a precondition stopped it, a turn got
+        # no reply, or only other attempts failed): the scenario itself is the finding, at
+        # the turn that stopped a conversation.
         message = scenario.message or ("some attempts failed" if flaky else status.upper())
+        stopped = failing_turn(scenario)
+        at_turn = stopped is not None and stopped.status in _FAILING
         yield (
             f"{name}: {message}{label}",
             "clawspec/scenario",
             {**scenario_key, "phase": "scenario", "index": "", "kind": "scenario"},
             _severity(status if status in _FAILING else Status.FAIL, regressed, flaky, advisory),
             path,
-            scenario.line,
+            assertion_line(scenario, stopped.line) if at_turn and stopped else scenario.line,
         )
 
 

@@ -30,6 +30,7 @@ from clawspec.reports._xml import XmlText
 from clawspec.reports.github.annotations import repo_relative
 from clawspec.reports.model import AssertionResult, AttemptRun, RunReport, ScenarioResult
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
+from clawspec.reports.turns import REPLY_CHARS, check_label, failing_turn, shown, turn_label
 from clawspec.status import PASSING, Status
 from clawspec.text import cleaner, one_line
 
@@ -52,34 +53,59 @@ def seconds(ms: int) -> str:
 
 def _assertion_line(scenario: ScenarioResult, a: AssertionResult) -> str:
     return (
-        f"{a.status.upper()} {a.phase}[{a.index}] {a.type} "
+        f"{a.status.upper()} {check_label(a)} {a.type} "
         f"({scenario.contract}:{a.line}): {one_line(a.message, _MESSAGE_LIMIT)}"
     )
 
 
 def _reason(scenario: ScenarioResult) -> str:
-    """One line: the scenario's own message, else its first non-passing assertion."""
+    """One line: the scenario's own message (a conversation's names its turn), else its first
+    non-passing check, else the turn that stopped the conversation."""
     if scenario.message:
         return one_line(scenario.message, _MESSAGE_LIMIT)
-    for a in scenario.assertions:
+    for a in scenario.checks():
         if a.status == scenario.status:
-            return one_line(f"{a.phase}[{a.index}] {a.type}: {a.message}", _MESSAGE_LIMIT)
+            return one_line(f"{check_label(a)} {a.type}: {a.message}", _MESSAGE_LIMIT)
+    turn = failing_turn(scenario)
+    if turn is not None and turn.message:
+        return one_line(f"{turn_label(turn.index)}: {turn.message}", _MESSAGE_LIMIT)
     return scenario.status.upper()
 
 
 def _body(scenario: ScenarioResult, statuses: tuple[Status, ...]) -> str:
     lines = [_reason(scenario)]
-    lines += [_assertion_line(scenario, a) for a in scenario.assertions if a.status in statuses]
+    lines += [_assertion_line(scenario, a) for a in scenario.checks() if a.status in statuses]
+    lines += _turn_said(scenario)
     return "\n".join(dict.fromkeys(lines))  # drop a repeated first line, keep order
+
+
+def _turn_said(scenario: ScenarioResult) -> list[str]:
+    """A failing conversation's failing turn: what was said and replied (GitLab shows the
+    body), each on one line and cut."""
+    turn = failing_turn(scenario)
+    if turn is None:
+        return []
+    label = turn_label(turn.index)
+    said = one_line(shown(turn.say), REPLY_CHARS)
+    replied = "(no reply)" if turn.reply is None else one_line(shown(turn.reply), REPLY_CHARS)
+    return [f"{label} said: {said}", f"{label} replied: {replied}"]
 
 
 def _stdout(scenario: ScenarioResult) -> str:
     lines = []
-    warned = [a for a in scenario.assertions if a.status == Status.WARN]
+    checks = scenario.checks()  # a conversation's turns' checks too, in the order they ran
+    warned = [a for a in checks if a.status == Status.WARN]
     lines += [f"warning: {_assertion_line(scenario, a)}" for a in warned]
-    lines += [_assertion_line(scenario, a) for a in scenario.assertions if a not in warned]
+    lines += [_assertion_line(scenario, a) for a in checks if a not in warned]
     if scenario.trace is not None and scenario.trace.url:
         lines.append(f"trace: {scenario.trace.url}")
+    if scenario.turns and scenario.status not in PASSING:
+        # A conversation that did not pass: what was said and replied, turn by turn.
+        for turn in scenario.turns:
+            label = turn_label(turn.index)
+            lines.append(f"{label} said: {one_line(shown(turn.say), REPLY_CHARS)}")
+            if turn.reply is not None:
+                lines.append(f"{label} replied: {one_line(shown(turn.reply), REPLY_CHARS)}")
     return "\n".join(lines)
 
 

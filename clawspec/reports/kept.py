@@ -160,7 +160,7 @@ def _encoded(result: ScenarioResult) -> bytes | None:
 def _exact(result: ScenarioResult) -> bool:
     """Every value JSON could change is plain: the free-form assertion values and the floats
     (the only fields of a result whose type JSON does not pin down)."""
-    if not all(_exact_assertion(a) for a in result.assertions):
+    if not all(_exact_assertion(a) for a in result.checks()):  # a conversation's turns' too
         return False
     attempts = result.attempts
     if attempts is not None:
@@ -169,8 +169,9 @@ def _exact(result: ScenarioResult) -> bool:
         numbers += [attempts.tokens_median, attempts.tokens_p90]
         if not all(_finite(n) for n in numbers):
             return False
-    evidence = result.evidence
-    if evidence is not None:
+    for evidence in (result.evidence, *(turn.evidence for turn in result.turns or ())):
+        if evidence is None:
+            continue
         if evidence.tokens is not None and not _finite(evidence.tokens.cost_usd):
             return False
         for span in evidence.spans:

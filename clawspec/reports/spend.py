@@ -37,7 +37,7 @@ class RunSpend:
         tokens = (totals.total or 0) if totals is not None else 0
         cost = totals.cost_usd if totals is not None else None
         unpriced = list(totals.unpriced) if totals is not None else []
-        for assertion in result.assertions:
+        for assertion in result.checks():  # a conversation's turns judge too
             if not assertion.usage:
                 continue
             usage = assertion.usage

@@ -8,8 +8,9 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
+from clawspec.reports.turns import check_label, failing_turn, shown, turn_label
 from clawspec.status import Status
-from clawspec.text import clean, fmt_duration_ms, pluralize, redact
+from clawspec.text import clean, fmt_duration_ms, one_line, pluralize, redact
 
 if TYPE_CHECKING:
     # Not imported with this module: `clawspec run` builds its reporter before the first hook
@@ -151,7 +152,8 @@ class TerminalReporter:
         status = scenario.status
         if status in (Status.PASS, Status.SKIP):
             return []
-        checks = [a for a in scenario.assertions if a.status in _NOT_PASSING]
+        # Every verdict, a conversation's turns' included, in the order they ran.
+        checks = [a for a in scenario.checks() if a.status in _NOT_PASSING]
         lines = []
         restated = any(restates(scenario, a) for a in checks)
         if not checks or (scenario.message and not restated):
@@ -167,8 +169,16 @@ class TerminalReporter:
             label = self._label(Status.ERROR if status == Status.ERROR else a.status)
             lines.append(
                 f"  {label} {scenario.contract}:{a.line} "
-                f"{scenario.identity.name_label} > {a.phase}[{a.index}] {a.type}: {a.message}"
+                f"{scenario.identity.name_label} > {check_label(a)} {a.type}: {a.message}"
             )
+        turn = failing_turn(scenario)
+        if turn is not None:  # what was said and replied, on one line each, short
+            said = one_line(shown(turn.say), _SAID_CHARS)
+            replied = (
+                "(no reply)" if turn.reply is None else one_line(shown(turn.reply), _SAID_CHARS)
+            )
+            lines.append(f"      {turn_label(turn.index)} said: {said}")
+            lines.append(f"      {turn_label(turn.index)} replied: {replied}")
         return lines
 
     def _changes(self, report: RunReport) -> None:
@@ -193,6 +203,9 @@ class TerminalReporter:
 
 
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN)
+# A failing turn's message and reply in the list of failures: enough to recognise them (the
+# HTML and JSON reports hold more).
+_SAID_CHARS = 300
 
 
 def restates(scenario: ScenarioResult, check: AssertionResult) -> bool:

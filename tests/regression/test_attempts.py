@@ -75,3 +75,35 @@ def test_passing_scenario_shows_its_last_attempt_with_spread_of_duration_and_tok
     assert (stats.duration_ms_median, stats.duration_ms_p90) == (2000, 2800)
     assert (stats.tokens_median, stats.tokens_p90) == (2000, 2800)
     assert [r.tokens for r in stats.runs] == [1000, 3000, 2000]
+
+
+def test_a_conversations_checks_get_their_pass_rates_turn_by_turn() -> None:
+    from clawspec.reports.model import ScenarioResult
+    from clawspec.status import Status
+    from tests.reports.conversation_report import remembers_the_name
+
+    def passed(result: ScenarioResult) -> ScenarioResult:
+        """Turn 2 passes; the scenario-level then[0] (same phase and index) fails."""
+        turns = list(result.turns or [])
+        ok = [a.model_copy(update={"status": Status.PASS}) for a in turns[1].assertions]
+        turns[1] = turns[1].model_copy(update={"status": Status.PASS, "assertions": ok})
+        given, then = result.assertions
+        return result.model_copy(
+            update={
+                "turns": turns,
+                "assertions": [given, then.model_copy(update={"status": Status.FAIL})],
+                "run_id": "run-2",
+            }
+        )
+
+    first = remembers_the_name()
+    result = combine_attempts([first, passed(first), first], 1.0)
+    assert result.run_id == first.run_id  # the first failing attempt is shown
+    turns = result.turns or []
+    rates = [
+        [(a.attempts.passes, a.attempts.attempts) for a in turn.assertions if a.attempts]
+        for turn in turns
+    ]
+    assert rates == [[(3, 3)], [(1, 3), (3, 3)], [(3, 3)]]
+    _given, then = result.assertions
+    assert then.attempts is not None and (then.attempts.passes, then.attempts.attempts) == (2, 3)

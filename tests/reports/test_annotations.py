@@ -66,3 +66,43 @@ def test_file_is_relative_to_the_repository_root(tmp_path: Path) -> None:
     assert selection.annotations[0].file == "sub/tests/x.yaml"
     absolute = report(scenario("a", "fail", assertion("fail"), contract=str(repo / "y.yaml")))
     assert select_annotations(absolute, repo_root=repo).annotations[0].file == "y.yaml"
+
+
+def test_a_failing_turn_is_annotated_at_its_check_inside_the_turn() -> None:
+    from tests.reports.conversation_report import (
+        CONTRACT as TALK,
+    )
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    stream = io.StringIO()
+    data = conversation_report()  # the secret unmasked in it: the commands must mask it
+    with secret_registered():
+        write_annotations(GitHubRunner(CIContext.from_environ({}), stream), data)
+    lines = [line for line in stream.getvalue().splitlines() if "add-mask" not in line]
+    assert_inert("\n".join(lines))
+    parsed = [parse_command(line) for line in lines]  # each reply's CR/LF/% escaped
+    assert [(name, props["line"]) for name, props, _ in parsed] == [
+        ("error", "14"),
+        ("error", "34"),
+    ]
+    _, props, message = parsed[0]
+    assert props == {
+        "file": TALK,
+        "line": "14",
+        "title": "ClawSpec FAIL: remembers the name / reply_contains",
+    }
+    said, replied, where = message.split("\n")
+    assert said == "turn 2, then[0] (reply_contains): the reply does not contain 'Zed'"
+    assert replied.startswith("turn 2 replied: I don't know **x** <script>")
+    assert "token *** second line" in replied and len(replied) <= len("turn 2 replied: ") + 300
+    assert where == f"scenario 'remembers the name' ({TALK}:4)"
+    # A turn without a reply: the scenario's message, at that turn's line.
+    assert parsed[1][2].split("\n") == [
+        "turn 2: the gateway closed the chat before a reply (HTTP 502)",
+        "turn 2: no reply",
+        f"scenario 'books a table' ({TALK}:27)",
+    ]

@@ -431,3 +431,26 @@ def test_fail_on_never_gives_a_neutral_check(
 ) -> None:
     finish(mixed_report(), _settings(tmp_path, fail_on="never"), environ)
     assert api.check_runs()[0]["conclusion"] == "neutral"
+
+
+def test_a_failing_turn_is_a_check_run_annotation_at_its_line_and_named_in_the_text() -> None:
+    from clawspec.reports.github.check_run import render_output
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    data = conversation_report()
+    with secret_registered():
+        annotations = check_annotations(data)
+        output = render_output(data, annotations)
+    assert [(a["start_line"], a["annotation_level"]) for a in annotations] == [
+        (14, "failure"),
+        (34, "failure"),
+    ]
+    assert annotations[0]["message"].startswith("turn 2, then[0] (reply_contains): ")
+    assert "`turn 2, then[0]` reply_contains" in output["text"]
+    for text in [*output.values(), *(a["message"] for a in annotations)]:
+        assert_inert(text)
+    assert "<script>" not in output["text"]

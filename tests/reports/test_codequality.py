@@ -278,3 +278,49 @@ def test_every_status_that_is_a_finding_has_a_gitlab_severity() -> None:
         "critical",
         "info",
     }
+
+
+def test_a_turns_check_is_found_at_its_line_and_its_fingerprint_holds_the_turn() -> None:
+    from clawspec.reports.codequality import fingerprint
+    from tests.reports.conversation_report import (
+        CONTRACT as TALK,
+    )
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    data = conversation_report()
+    talk = data.scenarios[0]
+    turns = list(talk.turns or [])
+    # Turn 3's then[0] fails too: the same phase, index and type as turn 2's.
+    failed = [a.model_copy(update={"status": Status.FAIL}) for a in turns[2].assertions]
+    turns[2] = turns[2].model_copy(update={"status": Status.FAIL, "assertions": failed})
+    both = RunReport.model_validate(
+        data.model_copy(
+            update={"scenarios": [talk.model_copy(update={"turns": turns}), *data.scenarios[1:]]}
+        ).model_dump()
+    )
+    with secret_registered():
+        rendered = render_codequality(both, "/repo", Path("/repo"))
+    assert_inert(rendered.decode("utf-8"))
+    items = _valid(rendered)  # GitLab's schema, fingerprints unique
+    assert [(i["check_name"], i["location"]["lines"]["begin"]) for i in items] == [
+        ("clawspec/reply_contains", 14),
+        ("clawspec/reply_contains", 20),
+        ("clawspec/scenario", 34),
+    ]
+    assert items[0]["description"] == (
+        "remembers the name: turn 2, then[0] the reply does not contain 'Zed'"
+    )
+    assert items[1]["description"].startswith("remembers the name: turn 3, then[0] ")
+    key = {"path": TALK, "scenario": "remembers the name", "phase": "then", "index": 0}
+    assert items[0]["fingerprint"] == fingerprint(**key, kind="reply_contains", turn=1)
+    assert items[1]["fingerprint"] == fingerprint(**key, kind="reply_contains", turn=2)
+    # Without a turn the key is the one fingerprints always had.
+    plain = hashlib.sha256(
+        json.dumps([TALK, "remembers the name", "then", 0, "reply_contains"]).encode()
+    ).hexdigest()
+    assert fingerprint(**key, kind="reply_contains") == plain
+    assert plain not in (items[0]["fingerprint"], items[1]["fingerprint"])

@@ -353,11 +353,21 @@ def empty_report() -> RunReport:
     )
 
 
+def conversation_golden() -> RunReport:
+    """Two conversations: turn 2 of three fails with a hostile reply (Markdown, HTML, a lone
+    surrogate, control characters, the secret), turn 3's reply is over the cut; the other
+    stops at a turn that got no reply."""
+    from tests.reports.conversation_report import conversation_report
+
+    return conversation_report(SECRET)
+
+
 REPORTS: dict[str, Callable[[], RunReport]] = {
     "rich": rich_report,
     "compared": compared_report,
     "empty": empty_report,
     "variants": variants_report,
+    "conversation": conversation_golden,
 }
 
 

@@ -365,3 +365,46 @@ def test_junit_strict_is_a_setting(tmp_path: Path) -> None:
     settings = Settings(report_dir=str(tmp_path), junit=str(tmp_path / "j.xml"), junit_strict=True)
     publish(mixed_report(), settings, {})
     _xunit_schema().validate((tmp_path / "j.xml").read_bytes())
+
+
+def test_a_conversation_names_the_turn_and_keeps_what_was_said_parseable(tmp_path: Path) -> None:
+    from clawspec.reports.turns import REPLY_CHARS
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    data = conversation_report()  # the secret unmasked in it: the writer masks it
+    with secret_registered():
+        rendered = render_junit(data)
+        strict = render_junit(data, strict=True)
+    text = rendered.decode("utf-8")
+    assert_inert(text)
+    root = _valid(rendered)  # ElementTree, junitparser, the Surefire/Jenkins schema
+    _as_elementtree_writes_it(rendered)
+    SCHEMA.validate(strict.decode("utf-8"))
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    failure = cases["remembers the name"].find("failure")
+    assert failure is not None
+    message = "turn 2, then[0] (reply_contains): the reply does not contain 'Zed'"
+    assert failure.get("message") == message
+    body = (failure.text or "").splitlines()
+    assert body[0] == message
+    assert body[1].startswith("FAIL turn 2, then[0] reply_contains (")
+    assert body[2] == "turn 2 said: What is my name? **bold** <b>tag</b>"
+    assert body[3].startswith("turn 2 replied: I don't know **x** <script>alert(1)</script>")
+    assert "\ufffd surrogate" in body[3] and "token *** second line" in body[3]
+    # system-out: every check with its turn, then the conversation turn by turn, each reply
+    # cut to REPLY_CHARS (the JSON report keeps it whole).
+    out = (cases["remembers the name"].findtext("system-out") or "").splitlines()
+    assert "PASS turn 3, then[0] reply_contains (" in "\n".join(out)
+    long = next(line for line in out if line.startswith("turn 3 replied: "))
+    assert len(long) == len("turn 3 replied: ") + REPLY_CHARS and long.endswith("…")
+    assert "b THE END" not in text  # the end of the long reply was cut
+    error = cases["books a table"].find("error")
+    assert error is not None
+    assert error.get("message") == "turn 2: the gateway closed the chat before a reply (HTTP 502)"
+    assert "turn 2 replied: (no reply)" in (error.text or "")
+    parsed = {case.name: case for case in _cases(rendered)}
+    assert parsed["remembers the name"].result[0].message == message

@@ -187,3 +187,20 @@ def test_publish_turns_a_fork_403_into_a_warning_and_writes_the_rest(
     assert out.getvalue().startswith(f"::add-mask::{TOKEN}\n")
     for text in (err.getvalue(), (tmp_path / "summary.md").read_text()):
         assert TOKEN not in text
+
+
+def test_the_comment_of_a_failing_conversation_names_the_turn_and_keeps_the_reply_inert() -> None:
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    marker = "<!-- clawspec:CI:tests -->"
+    with secret_registered():
+        body = render_pr_comment(conversation_report(), marker)
+    assert_inert(body)
+    assert body.startswith(marker)
+    assert "`turn 2, then[0]` reply_contains: the reply does not contain 'Zed'" in body
+    assert "💬 **turn 2**" in body and "&lt;script&gt;" in body
+    assert "<script>" not in body and "**x**" not in body

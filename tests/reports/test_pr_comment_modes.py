@@ -204,3 +204,50 @@ def test_off_writes_nothing_and_publish_notes_a_skip(
     always = Settings(report_dir=str(tmp_path / "r"), github_token=TOKEN, pr_comment=True)
     publish(_green(), always, environ, stdout=io.StringIO(), stderr=err)
     assert len(api.comments(7)) == 1
+
+
+def test_the_verdict_fingerprint_tells_which_turn_failed() -> None:
+    from clawspec.status import Status
+    from tests.reports.conversation_report import conversation_report
+
+    data = conversation_report()
+    talk = data.scenarios[0]
+    turns = list(talk.turns or [])
+    # The same check index failing in turn 3 instead of turn 2: other verdicts.
+    moved = [
+        turns[0],
+        turns[1].model_copy(
+            update={
+                "assertions": [
+                    a.model_copy(update={"status": Status.PASS}) for a in turns[1].assertions
+                ]
+            }
+        ),
+        turns[2].model_copy(
+            update={
+                "assertions": [
+                    a.model_copy(update={"status": Status.FAIL}) for a in turns[2].assertions
+                ]
+            }
+        ),
+    ]
+    other = data.model_copy(
+        update={"scenarios": [talk.model_copy(update={"turns": moved}), *data.scenarios[1:]]}
+    )
+    assert verdict_fingerprint(other) != verdict_fingerprint(data)
+    assert verdict_fingerprint(conversation_report()) == verdict_fingerprint(data)
+
+
+def test_the_verdict_fingerprint_tells_which_turn_got_no_reply() -> None:
+    from clawspec.status import Status
+    from tests.reports.conversation_report import conversation_report
+
+    data = conversation_report()
+    stopped = data.scenarios[1]
+    first, second = stopped.turns or []
+    # The conversation stopped at turn 1 instead of turn 2: the same scenario status.
+    earlier = [first.model_copy(update={"status": Status.ERROR, "reply": None}), second]
+    other = data.model_copy(
+        update={"scenarios": [data.scenarios[0], stopped.model_copy(update={"turns": earlier})]}
+    )
+    assert verdict_fingerprint(other) != verdict_fingerprint(data)

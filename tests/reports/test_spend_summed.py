@@ -45,3 +45,20 @@ def test_an_unpriced_judge_call_makes_the_runs_cost_unknown_and_names_the_model(
 def test_a_scenario_that_never_reached_the_agent_spent_nothing() -> None:
     untouched = scenario("x", "skip", id="c::x", gateway_run_id=None)
     assert summed([untouched]).runs == 0
+
+
+def test_a_conversations_judge_calls_in_its_turns_are_spent_too() -> None:
+    from clawspec.reports.model import TurnResult
+
+    judged = assertion(
+        "pass",
+        turn=0,
+        usage={"model": "m", "input_tokens": 70, "output_tokens": 30, "cost_usd": 0.5},
+    )
+    turn = TurnResult(
+        index=0, line=3, say="hi", reply="hello", status="pass", duration_ms=5, assertions=[judged]
+    )
+    evidence = ScenarioEvidence(tokens=TokenTotals(total=1000, cost_usd=1.0, source="plugin"))
+    talk = scenario("talk", "pass", evidence=evidence, turns=[turn])
+    spend = RunSpend.of(talk)
+    assert (spend.tokens, spend.cost_usd) == (1100, 1.5)

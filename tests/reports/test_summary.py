@@ -166,3 +166,50 @@ def test_ids_are_code_a_failure_is_said_once_and_a_failure_shows_its_trace() -> 
         f"- 💥 **down** (`{CONTRACT}:20`): run `bc51bde4d0a1` completed with status 'error' "
         "(POST `http://127.0.0.1:18789/hooks/agent`)\n" in text
     )
+
+
+def test_a_failing_conversation_shows_its_failing_turn_with_the_reply_inert() -> None:
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    data = conversation_report()
+    with secret_registered():
+        text = render_summary(data)
+    assert_inert(text)
+    details = text.split("### Not passing", 1)[1]
+    where = "agents/concierge/tests/conversation.yaml"
+    # The check names its turn; the restated message is said once, on the check's line.
+    assert (
+        f"  - **FAIL** `turn 2, then[0]` reply_contains: the reply does not contain 'Zed' "
+        f"(`{where}:14`)" in details
+    )
+    assert details.count("does not contain") == 1
+    turn = next(line for line in details.splitlines() if line.startswith("  - 💬 **turn 2**"))
+    assert turn.startswith(
+        f"  - 💬 **turn 2** (`{where}:12`): said What is my name? \\*\\*bold\\*\\* "
+        "&lt;b&gt;tag&lt;/b&gt; / replied I don't know \\*\\*x\\*\\* "
+        "&lt;script&gt;alert(1)&lt;/script&gt;"
+    )
+    # Nothing in the reply is markup, a mention or a reference; it stays on its line.
+    assert "<script>" not in text and "**x**" not in text
+    assert "@&#8203;octocat" in turn and "#&#8203;12" in turn and "token \\*\\*\\*" in turn
+    assert "`tick`" not in turn
+    assert "replied *no reply*" in details  # the conversation stopped by a turn
+    assert "b THE END" not in text  # turn 3 passed: its long reply is not shown
+
+
+def test_a_conversation_reply_in_the_summary_is_cut_short() -> None:
+    from clawspec.reports.model import RunReport
+    from tests.reports.conversation_report import LONG_REPLY, conversation_report
+
+    data = conversation_report()
+    talk = data.scenarios[0]
+    turns = list(talk.turns or [])
+    turns[1] = turns[1].model_copy(update={"reply": LONG_REPLY})
+    long = data.model_copy(update={"scenarios": [talk.model_copy(update={"turns": turns})]})
+    text = render_summary(RunReport.model_validate(long.model_dump()))
+    turn = next(line for line in text.splitlines() if "💬 **turn 2**" in line)
+    assert "replied aaaa" in turn and turn.endswith("…") and len(turn) < 700

@@ -85,3 +85,36 @@ def test_a_message_that_only_reads_like_a_check_is_still_shown() -> None:
         f"  ERROR {CONTRACT}:5 replays: {own}",
         f"  ERROR {CONTRACT}:12 replays > then[0] artifact_exists: 'out.md' not found",
     ]
+
+
+def test_a_conversation_names_its_failing_turn_and_what_was_said_and_replied() -> None:
+    from tests.reports.conversation_report import (
+        assert_inert,
+        conversation_report,
+        secret_registered,
+    )
+
+    data = conversation_report()  # built before the secret is known: the output masks it
+    stream = io.StringIO()
+    with secret_registered():
+        reporter = TerminalReporter(stream, colour=False, total=len(data.scenarios))
+        for result in data.scenarios:
+            reporter.on_scenario_done(result)
+        reporter.summary(data)
+    out = stream.getvalue()
+    assert_inert(out)
+    failures = out.split("Failures:", 1)[1]
+    lines = failures.splitlines()
+    where = "agents/concierge/tests/conversation.yaml"
+    # The restated message is said once, with its check, at the check's line inside turn 2.
+    assert f"  FAIL  {where}:14 remembers the name > turn 2, then[0] reply_contains: " in failures
+    assert failures.count("the reply does not contain 'Zed'") == 1
+    said = next(line for line in lines if line.startswith("      turn 2 said: "))
+    replied = next(line for line in lines if line.startswith("      turn 2 replied: "))
+    assert said == "      turn 2 said: What is my name? **bold** <b>tag</b>"
+    assert "token *** second line" in replied  # one line, the secret masked
+    assert "\x1b" not in replied and "\ufffd surrogate" in replied
+    # A turn that got no reply: the scenario's own message, at the scenario.
+    assert f"  ERROR {where}:27 books a table: turn 2: the gateway closed" in failures
+    assert "      turn 2 replied: (no reply)" in lines
+    assert "b THE END" not in out  # turn 3 passed: its long reply is not shown

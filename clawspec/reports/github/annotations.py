@@ -16,12 +16,14 @@ from typing import TextIO
 
 from clawspec.ci_context import CIContext, ci_system
 from clawspec.reports.github.commands import Annotation, GitHubRunner
-from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.reports.model import RunReport, ScenarioResult, TurnResult
+from clawspec.reports.turns import check_label, failing_turn, shown, turn_label
 from clawspec.status import PASSING, Status
-from clawspec.text import FileWarning, pluralize
+from clawspec.text import FileWarning, one_line, pluralize
 
 DEFAULT_LIMITS: Mapping[str, int] = {"error": 10, "warning": 10, "notice": 10}
 _LEVEL = {Status.FAIL: "error", Status.ERROR: "error", Status.WARN: "warning"}
+_SAID_CHARS = 300  # a failing turn's reply in its annotation: enough to recognise it
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ def _of_scenario(
     if scenario.flaky and scenario.attempts is not None:
         where += f"; flaky: {scenario.attempts.describe()}"
     flagged = False
-    for result in scenario.assertions:
+    turns = {t.index: t for t in scenario.turns or ()}
+    for result in scenario.checks():  # a conversation's turns' checks too, each at its line
         level = _LEVEL.get(result.status)
         if level is None:
             continue
@@ -131,13 +134,14 @@ def _of_scenario(
         title = f"ClawSpec {label or result.status.upper()}: {name} / {result.type}"
         line = assertion_line(scenario, result.line)
         at = f" (line {result.line})" if line != result.line and result.line else ""
-        yield Annotation(
-            level,
-            f"{result.phase}[{result.index}]{at} {result.type}: {result.message}\n{where}",
-            title,
-            file,
-            line,
-        )
+        said = ""
+        if result.turn is None:
+            head = f"{result.phase}[{result.index}]{at} {result.type}"
+        else:
+            head = f"{check_label(result)}{at} ({result.type})"
+            if result.turn in turns:
+                said = _turn_said(turns[result.turn])
+        yield Annotation(level, f"{head}: {result.message}{said}\n{where}", title, file, line)
     if flaky and not flagged:
         yield Annotation(
             "warning",
@@ -149,13 +153,17 @@ def _of_scenario(
         return
     if scenario.status in (Status.FAIL, Status.ERROR) and not flagged:
         # No assertion says why (the invocation failed, or a precondition stopped it): point at
-        # the scenario itself so the failure is still visible on the file.
+        # the scenario itself so the failure is still visible on the file; a conversation
+        # stopped by a turn (no reply) at that turn.
+        turn = failing_turn(scenario)
+        at_turn = turn is not None and turn.status in (Status.FAIL, Status.ERROR)
+        said = _turn_said(turn) if at_turn and turn is not None else ""
         yield Annotation(
             "warning" if advisory else "error",
-            f"{scenario.message or scenario.status.upper()}\n{where}",
+            f"{scenario.message or scenario.status.upper()}{said}\n{where}",
             f"ClawSpec {label or scenario.status.upper()}: {name}",
             file,
-            scenario.line,
+            assertion_line(scenario, turn.line) if at_turn and turn is not None else scenario.line,
         )
     elif scenario.status == Status.SKIP:
         yield Annotation(
@@ -165,6 +173,14 @@ def _of_scenario(
             file,
             scenario.line,
         )
+
+
+def _turn_said(turn: TurnResult) -> str:
+    """A failing turn's reply, short, on its own line of the annotation's message (the
+    runner's escaping keeps a reply's `%`, CR and LF from ending the command)."""
+    if turn.reply is None:
+        return f"\n{turn_label(turn.index)}: no reply"
+    return f"\n{turn_label(turn.index)} replied: {one_line(shown(turn.reply), _SAID_CHARS)}"
 
 
 def select_annotations(

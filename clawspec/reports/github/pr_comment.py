@@ -35,6 +35,7 @@ from clawspec.reports.github.api import (
 from clawspec.reports.github.summary import render_summary
 from clawspec.reports.model import RunReport
 from clawspec.reports.outcome import RunOutcome
+from clawspec.reports.turns import check_label, turn_label
 from clawspec.secrets import register, scope
 from clawspec.text import clean, cut
 
@@ -103,7 +104,8 @@ def find_target(context: CIContext) -> PrTarget | None:
 
 
 def verdict_fingerprint(report: RunReport) -> str:
-    """Return a short hash of the verdicts: each scenario's status and each assertion's.
+    """Return a short hash of the verdicts: each scenario's status and each assertion's (and
+    a conversation's turns', each named with its turn).
 
     Only (scenario, assertion, status) enter it, never durations, messages or measured
     values, so a re-run that ends the same way has the same fingerprint. The scenario is its
@@ -113,7 +115,9 @@ def verdict_fingerprint(report: RunReport) -> str:
     for scenario in report.scenarios:
         label = scenario.identity.label
         items.append((label, "scenario", scenario.status.value))
-        items += [(label, f"{a.phase}[{a.index}]", a.status.value) for a in scenario.assertions]
+        # A turn's check is named with its turn: two turns' then[0] are two checks.
+        items += [(label, check_label(a), a.status.value) for a in scenario.checks()]
+        items += [(label, turn_label(t.index), t.status.value) for t in scenario.turns or ()]
     return hashlib.sha256(json.dumps(sorted(items)).encode()).hexdigest()[:16]
 
 

@@ -22,6 +22,7 @@ from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.reports.outcome import Policy, RunOutcome, decide
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.reports.terminal import restates
+from clawspec.reports.turns import check_label, failing_turn, shown, turn_label
 from clawspec.status import PASSING, Status
 from clawspec.text import clean, fmt_duration_ms, fmt_number, one_line, pluralize
 
@@ -38,6 +39,7 @@ ICON = {
 }
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN, Status.SKIP)
 _MESSAGE_LIMIT = 500
+_SAID_LIMIT = 300  # a failing turn's message and reply: enough to recognise them
 
 
 @dataclass(frozen=True)
@@ -213,7 +215,7 @@ def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
             continue
         if s.status == Status.SKIP and s.message in folded:
             continue
-        checks = [a for a in s.assertions if a.status != Status.PASS]
+        checks = [a for a in s.checks() if a.status != Status.PASS]  # turns' included
         # A message the runner made from a check is said once, on the check's line below.
         said_below = any(restates(s, a) for a in checks)
         message = "" if said_below else inline(s.message, _MESSAGE_LIMIT)
@@ -223,22 +225,36 @@ def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
         )
         for a in checks:
             lines.append(
-                f"  - **{a.status.upper()}** {code_span(f'{a.phase}[{a.index}]')} "
+                f"  - **{a.status.upper()}** {code_span(check_label(a))} "
                 f"{inline(a.type, 100)}: "
                 f"{inline(a.message, _MESSAGE_LIMIT)} "
                 f"({_where(s.contract, a.line)})"
             )
+        lines += _turn_said(s)
     for reason in folded:
         said = inline(reason, _MESSAGE_LIMIT)
         lines.append(f"- {ICON[Status.SKIP]} **{reasons[reason]:,} scenarios**: {said}")
     return lines
 
 
+def _turn_said(s: ScenarioResult) -> list[str]:
+    """A failing conversation's failing turn: what the user said and what the agent replied,
+    short and shown as data (a reply's Markdown and HTML are text here)."""
+    turn = failing_turn(s)
+    if turn is None:
+        return []
+    said = inline(shown(turn.say), _SAID_LIMIT) or "*nothing*"
+    replied = "*no reply*" if turn.reply is None else inline(shown(turn.reply), _SAID_LIMIT)
+    where = _where(s.contract, turn.line)
+    label = turn_label(turn.index)
+    return [f"  - 💬 **{label}** ({where}): said {said} / replied {replied or '*nothing*'}"]
+
+
 def usage_totals(report: RunReport) -> dict[str, dict[str, float]]:
     """Sum the judge usage of every assertion that carries one, per model."""
     by_model: dict[str, dict[str, float]] = {}
     for s in report.scenarios:
-        for a in s.assertions:
+        for a in s.checks():
             if not a.usage:
                 continue
             row = by_model.setdefault(

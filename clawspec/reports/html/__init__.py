@@ -7,11 +7,13 @@ import hashlib
 import html
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from clawspec.reports.json_report import dumps_clean, write_atomic
 from clawspec.reports.model import RunReport
+from clawspec.reports.turns import REPLY_CHARS
 from clawspec.reports.variants import table_data, variant_table
-from clawspec.text import clean
+from clawspec.text import clean, cut
 
 _ASSETS = Path(__file__).resolve().parent
 # JSON inside <script type="application/json">: these would end the element, open a comment
@@ -49,19 +51,41 @@ def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def render_html(report: RunReport) -> str:
+def _cut_turns(data: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    """Cut every turn's `say` and `reply` in `data` (the page's copy of the report) to `limit`
+    characters, as every output but the JSON report shows them (it keeps them whole); return
+    each cut text's place and whole length, for the page to mark the cut."""
+    cuts: list[dict[str, Any]] = []
+    for position, scenario in enumerate(data["scenarios"]):
+        for turn in scenario.get("turns") or ():
+            for field in ("say", "reply"):
+                text = turn.get(field)
+                if isinstance(text, str) and len(text) > limit:
+                    turn[field] = cut(text, limit)
+                    place = {"scenario": position, "turn": turn["index"], "field": field}
+                    cuts.append({**place, "chars": len(text)})
+    return cuts
+
+
+def render_html(report: RunReport, reply_chars: int = REPLY_CHARS) -> str:
     """The report as one HTML page; every string passes through `clean` (controls, secrets).
+    A conversation's `say` and `reply` texts are cut to `reply_chars` characters on the page.
 
     The page's Content-Security-Policy allows only its own style and script (by hash) and no
     network at all, so even a rendering bug cannot run injected script or fetch anything.
     """
     css, js = _assets()
-    data = embed_json(report.model_dump(mode="json"))
+    dumped = report.model_dump(mode="json")
+    cuts = _cut_turns(dumped, reply_chars)
+    data = embed_json(dumped)
     # Beside the report: the judge's assertion types (from the registry) and the sentences the
     # other renderers build in Python, written once and shown as they are.
     said = report.selection.describe() if report.selection else None
     variants = table_data(variant_table(report))  # the variants side by side, if any
-    context = embed_json({"judge": _judge_types(), "selection": said, "variants": variants})
+    context = {"judge": _judge_types(), "selection": said, "variants": variants}
+    if cuts:  # only then: the pages of runs without conversations stay as they were
+        context["cut"] = {"limit": reply_chars, "texts": cuts}
+    embedded_context = embed_json(context)
     policy = (
         "default-src 'none'; "
         f"style-src 'sha256-{_sha256(css)}'; "
@@ -83,12 +107,12 @@ def render_html(report: RunReport) -> str:
         "<noscript>This report needs JavaScript; the same data is in the JSON report."
         "</noscript></main>\n"
         f'<script type="application/json" id="report-data">{data}</script>\n'
-        f'<script type="application/json" id="report-context">{context}</script>\n'
+        f'<script type="application/json" id="report-context">{embedded_context}</script>\n'
         f"<script>{js}</script>\n"
         "</body></html>\n"
     )
 
 
-def write_html(report: RunReport, path: Path) -> Path:
+def write_html(report: RunReport, path: Path, reply_chars: int = REPLY_CHARS) -> Path:
     """Write the HTML report atomically (a reader never sees half a file)."""
-    return write_atomic(path, [render_html(report)])
+    return write_atomic(path, [render_html(report, reply_chars)])

@@ -26,6 +26,15 @@
     JUDGE_TYPES[t] = true;
   });
 
+  // A conversation's turn texts that the page's copy of the report holds cut (Python cuts them
+  // to keep the page small; the JSON report keeps them whole): "<scenario>/<turn>/<field>" ->
+  // the whole text's length in characters.
+  var CUT = {};
+  var CUT_LIMIT = CONTEXT.cut ? CONTEXT.cut.limit : null;
+  ((CONTEXT.cut && CONTEXT.cut.texts) || []).forEach(function (c) {
+    CUT[c.scenario + "/" + c.turn + "/" + c.field] = c.chars;
+  });
+
   var report = JSON.parse(document.getElementById("report-data").textContent);
   var scenarios = report.scenarios || [];
   // A result is keyed by (scenario id, variant), as `ScenarioIdentity.key` keys it; results,
@@ -179,13 +188,13 @@
   function scenarioCost(s) {
     var cost = 0;
     var known = true;
-    var ev = s.evidence;
-    if (ev && ev.tokens && typeof ev.tokens.cost_usd === "number") {
-      cost += ev.tokens.cost_usd;
-    } else {
-      known = false;
-    }
-    (s.assertions || []).forEach(function (a) {
+    var runs = runEvidence(s);
+    if (!runs.length) known = false;
+    runs.forEach(function (ev) {
+      if (ev && ev.tokens && typeof ev.tokens.cost_usd === "number") cost += ev.tokens.cost_usd;
+      else known = false;
+    });
+    allChecks(s).forEach(function (a) {
       if (!a.usage) return;
       if (typeof a.usage.cost_usd === "number") cost += a.usage.cost_usd;
       else known = false;
@@ -200,9 +209,10 @@
     var b = { runs: 0, cost_usd: 0, unpriced_runs: 0, tokens: 0, unpriced_models: [] };
     scenarios.forEach(function (s) {
       var ev = s.evidence;
-      if (!ev && !s.gateway_run_id) return;
+      if (!ev && !s.gateway_run_id && !(s.turns && s.turns.length)) return;
       b.runs++;
-      if (ev && ev.tokens && typeof ev.tokens.total === "number") b.tokens += ev.tokens.total;
+      var n = scenarioTokens(s);
+      if (n !== null) b.tokens += n;
       var c = scenarioCost(s);
       if (c === null) b.unpriced_runs++;
       else b.cost_usd += c;
@@ -236,8 +246,25 @@
   }
 
   function scenarioTokens(s) {
-    var ev = s.evidence;
-    return ev && ev.tokens && typeof ev.tokens.total === "number" ? ev.tokens.total : null;
+    var total = null;
+    runEvidence(s).forEach(function (ev) {
+      if (ev && ev.tokens && typeof ev.tokens.total === "number") total = (total || 0) + ev.tokens.total;
+    });
+    return total;
+  }
+
+  // The evidence of a scenario's agent runs: its own, or a conversation's turns' when the
+  // scenario has none of its own (never both: that would count the turns twice).
+  function runEvidence(s) {
+    if (s.evidence || !s.turns) return s.evidence ? [s.evidence] : [];
+    return s.turns.map(function (t) { return t.evidence; }).filter(Boolean);
+  }
+
+  // Every verdict of a scenario: its own (`given`, scenario-level `then`) and its turns'.
+  function allChecks(s) {
+    var out = (s.assertions || []).slice();
+    (s.turns || []).forEach(function (t) { out = out.concat(t.assertions || []); });
+    return out;
   }
 
   function renderHeader() {
@@ -469,7 +496,8 @@
 
   function searchText(s) {
     var parts = [s.id, nameOf(s), s.contract, s.target, s.message, (s.tags || []).join(" ")];
-    (s.assertions || []).forEach(function (a) { parts.push(a.type, a.message); });
+    allChecks(s).forEach(function (a) { parts.push(a.type, a.message); });
+    (s.turns || []).forEach(function (t) { parts.push(t.message, t.say, t.reply || ""); });
     return parts.join("\n").toLowerCase();
   }
 
@@ -521,7 +549,7 @@
       var detail = el("div", { class: "detail", id: detailId, hidden: true });
       var item = el("li", { class: "scenario st-" + s.status, "data-status": s.status,
         "data-index": i }, el("div", { class: "row-line" }, toggle, permalink), detail);
-      var row = { scenario: s, node: item, toggle: toggle, detail: detail, rendered: false, text: searchText(s) };
+      var row = { scenario: s, index: i, node: item, toggle: toggle, detail: detail, rendered: false, text: searchText(s) };
       toggle.addEventListener("click", function () {
         var open = toggle.getAttribute("aria-expanded") !== "true";
         setOpen(row, open);
@@ -539,7 +567,7 @@
 
   function setOpen(row, open) {
     if (open && !row.rendered) {
-      row.detail.appendChild(renderDetail(row.scenario));
+      row.detail.appendChild(renderDetail(row.scenario, row.index));
       row.rendered = true;
     }
     row.detail.hidden = !open;
@@ -568,7 +596,7 @@
 
   // -- one scenario -----------------------------------------------------------------------
 
-  function renderDetail(s) {
+  function renderDetail(s, position) {
     var wrap = el("article", { class: "scenario-detail", "data-scenario-id": s.id });
     wrap.appendChild(el("h2", { tabindex: "-1" }, badge(s.status), " " + nameOf(s)));
     if (s.message) wrap.appendChild(el("p", { class: "message" }, s.message));
@@ -582,9 +610,20 @@
       ["Trace", trace ? (trace.url ? link(trace.url, trace.backend + " " + trace.id) : trace.backend + " " + trace.id) : null],
     ]));
     if (s.attempts) wrap.appendChild(renderAttempts(s));
-    wrap.appendChild(renderAssertions(s));
     var ev = s.evidence;
-    wrap.appendChild(renderTimeline(ev));
+    if (s.turns) {
+      // A conversation: its preconditions, the chat (each turn's work and verdicts between
+      // the bubbles), then the verdicts on the whole conversation.
+      var given = (s.assertions || []).filter(function (a) { return a.phase === "given"; });
+      var then = (s.assertions || []).filter(function (a) { return a.phase !== "given"; });
+      if (given.length) wrap.appendChild(renderAssertions(s, given, "Preconditions"));
+      wrap.appendChild(renderConversation(s, position));
+      wrap.appendChild(renderAssertions(s, then, "Checks on the whole conversation"));
+      if (ev) wrap.appendChild(renderTimeline(ev));
+    } else {
+      wrap.appendChild(renderAssertions(s, s.assertions || [], "Assertions"));
+      wrap.appendChild(renderTimeline(ev));
+    }
     if (ev && ev.spans && ev.spans.length) wrap.appendChild(renderWaterfall(ev));
     var tokens = renderTokens(s);
     if (tokens) wrap.appendChild(tokens);
@@ -617,13 +656,17 @@
     return block;
   }
 
-  function renderAssertions(s) {
-    var list = s.assertions || [];
-    var block = section("Assertions (" + list.length + ")");
+  function renderAssertions(s, list, title) {
+    var block = section(title + " (" + list.length + ")");
     if (!list.length) {
       block.appendChild(el("p", { class: "muted" }, "No assertion was evaluated."));
       return block;
     }
+    block.appendChild(assertionList(s, list));
+    return block;
+  }
+
+  function assertionList(s, list) {
     var ol = el("ol", { class: "assertions" });
     list.forEach(function (a) {
       var item = el("li", { class: "assertion st-" + a.status, "data-type": a.type },
@@ -648,8 +691,125 @@
       }
       ol.appendChild(item);
     });
-    block.appendChild(ol);
+    return ol;
+  }
+
+  // -- a conversation ---------------------------------------------------------------------
+
+  var BAD = { fail: true, error: true, warn: true };  // a turn shown open and marked
+
+  function plural(n, word) {
+    return num(n) + " " + word + (n === 1 ? "" : "s");
+  }
+
+  function renderConversation(s, position) {
+    var turns = s.turns;
+    var block = section("Conversation (" + plural(turns.length, "turn") + ")");
+    block.classList.add("conversation");
+    if (!turns.length) {
+      block.appendChild(el("p", { class: "muted" }, "No turn ran."));
+      return block;
+    }
+    var bad = turns.filter(function (t) { return BAD[t.status]; });
+    if (bad.length) {
+      block.appendChild(el("p", { class: "muted" }, bad.map(function (t) {
+        return "turn " + (t.index + 1) + " " + (STATUS[t.status] || ["", t.status])[1];
+      }).join(", ") + " (marked and open below)"));
+    }
+    var chat = el("ol", { class: "chat", "aria-label": "The conversation, turn by turn" });
+    turns.forEach(function (t) { chat.appendChild(renderTurn(s, position, t)); });
+    block.appendChild(chat);
     return block;
+  }
+
+  function renderTurn(s, position, t) {
+    var n = t.index + 1;
+    var open = !!BAD[t.status];
+    var facts = [ms(t.duration_ms)];
+    if (t.tokens !== null && t.tokens !== undefined) facts.push(num(t.tokens) + " tokens");
+    var item = el("li", { class: "turn st-" + t.status, "data-turn": n, "data-status": t.status },
+      el("div", { class: "turn-head" },
+        el("span", { class: "turn-no" }, "Turn " + n), " ", badge(t.status),
+        el("span", { class: "muted" }, " " + facts.join(" \u00B7 ")),
+        el("span", { class: "where" }, s.contract + ":" + t.line)));
+    if (t.message) item.appendChild(el("p", { class: "message turn-message" }, t.message));
+    item.appendChild(bubble("user", "User", t.say, CUT[position + "/" + t.index + "/say"]));
+    item.appendChild(turnWork(t, open));
+    item.appendChild(bubble("agent", "Agent", t.reply, CUT[position + "/" + t.index + "/reply"]));
+    item.appendChild(turnChecks(s, t, open));
+    return item;
+  }
+
+  // A message of the chat; its text is inserted as text (Markdown and HTML stay as written)
+  // with its line breaks kept.
+  function bubble(kind, who, text, whole) {
+    var box = el("div", { class: "bubble bubble-" + kind, "data-role": kind },
+      el("div", { class: "who" }, who));
+    if (text === null || text === undefined) {
+      box.classList.add("none");
+      box.appendChild(el("p", { class: "text" }, "no reply"));
+      return box;
+    }
+    // A long text scrolls inside its bubble (the keyboard can scroll it too), so the turns
+    // after it stay near.
+    var long = text.length > 1500 || text.split("\n").length > 30;
+    box.appendChild(el("div", { class: "text" + (long ? " long" : ""), tabindex: long ? "0" : null,
+      role: long ? "region" : null, "aria-label": long ? who + " (scrolls)" : null },
+      text === "" ? el("span", { class: "muted" }, "(empty)") : text));
+    if (whole) {
+      box.appendChild(el("p", { class: "cut" }, "\u2702 cut: the first " + num(CUT_LIMIT) + " of " +
+        num(whole) + " characters are shown; the JSON report has the whole text"));
+    }
+    return box;
+  }
+
+  // What the agent did for the turn: its tool calls, delegations and tokens, its run and trace.
+  function turnWork(t, open) {
+    var ev = t.evidence;
+    var trace = t.trace;
+    if (!ev && !t.gateway_run_id && !trace) {
+      return el("p", { class: "turn-work" }, "no log or trace evidence for this turn");
+    }
+    var tools = (ev && ev.tools) || [];
+    var delegations = (ev && ev.delegations) || [];
+    var said = [!ev ? "no log or trace evidence" : tools.length ? plural(tools.length, "tool call") : "no tool call"];
+    if (delegations.length) said.push("delegated to " + delegations.join(" \u2192 "));
+    if (ev && ev.tokens && typeof ev.tokens.total === "number") said.push(num(ev.tokens.total) + " tokens");
+    var box = el("details", { class: "turn-work", open: open },
+      el("summary", null, said.join(" \u00B7 ")));
+    if (tools.length) {
+      box.appendChild(el("ol", { class: "tool-list" }, tools.map(function (tool) {
+        return el("li", { class: "tool" + (tool.error ? " error" : ""), "data-tool": tool.name },
+          el("code", null, tool.name), " ", el("span", { class: "lane-tag" }, tool.agent || "unknown agent"),
+          tool.error ? el("span", { class: "err" }, " \u26A0 error") : null);
+      })));
+    }
+    if (delegations.length) box.appendChild(el("p", { class: "delegations" }, "Delegated to: ", delegations.join(" \u2192 ")));
+    var tok = ev && ev.tokens;
+    if (tok) {
+      box.appendChild(el("p", { class: "muted" }, "Tokens (" + tok.source + "): " + num(tok.input) + " in / " +
+        num(tok.output) + " out / " + num(tok.total) + " total, cost " +
+        (tok.cost_usd === null || tok.cost_usd === undefined ? unknownCost(tok) : usd(tok.cost_usd))));
+    }
+    if (t.gateway_run_id || trace) {
+      box.appendChild(el("p", { class: "muted" }, t.gateway_run_id ? "Gateway run id " + t.gateway_run_id : null,
+        t.gateway_run_id && trace ? " \u00B7 " : null,
+        trace ? ["Trace ", trace.url ? link(trace.url, trace.backend + " " + trace.id) : trace.backend + " " + trace.id] : null));
+    }
+    return box;
+  }
+
+  // The turn's verdicts, after the reply: open on a turn that did not pass.
+  function turnChecks(s, t, open) {
+    var list = t.assertions || [];
+    if (!list.length) return el("p", { class: "muted turn-checks" }, "no check on this turn");
+    var counts = {};
+    list.forEach(function (a) { counts[a.status] = (counts[a.status] || 0) + 1; });
+    var said = STATUS_ORDER.filter(function (st) { return counts[st]; }).map(function (st) {
+      return STATUS[st][0] + " " + counts[st] + " " + STATUS[st][1];
+    });
+    return el("details", { class: "turn-checks", open: open },
+      el("summary", null, plural(list.length, "check") + ": " + said.join(", ")), assertionList(s, list));
   }
 
   function show(v) {
@@ -827,6 +987,12 @@
       rowsOut.push(["Agent run (" + t.source + ")", num(t.input), num(t.output), num(t.total),
         t.cost_usd === null || t.cost_usd === undefined ? unknownCost(t) : usd(t.cost_usd)]);
     }
+    (s.turns || []).forEach(function (turn) {
+      var tt = turn.evidence && turn.evidence.tokens;
+      if (!tt) return;
+      rowsOut.push(["Turn " + (turn.index + 1) + " (" + tt.source + ")", num(tt.input), num(tt.output), num(tt.total),
+        tt.cost_usd === null || tt.cost_usd === undefined ? unknownCost(tt) : usd(tt.cost_usd)]);
+    });
     var models = {};
     ((ev && ev.spans) || []).forEach(function (sp) {
       if (sp.type !== "llm") return;
@@ -841,10 +1007,10 @@
       var m = models[key];
       rowsOut.push(["LLM spans: " + key + " (" + m.calls + ")", num(m.input), num(m.output), num(m.input + m.output), usd(m.cost)]);
     });
-    (s.assertions || []).forEach(function (a) {
+    allChecks(s).forEach(function (a) {
       if (!a.usage) return;
       var u = a.usage;
-      rowsOut.push(["Judge: " + a.phase + "[" + a.index + "] " + (u.model || ""), num(u.input_tokens), num(u.output_tokens),
+      rowsOut.push(["Judge: " + (a.turn === null || a.turn === undefined ? "" : "turn " + (a.turn + 1) + ", ") + a.phase + "[" + a.index + "] " + (u.model || ""), num(u.input_tokens), num(u.output_tokens),
         num((u.input_tokens || 0) + (u.output_tokens || 0)),
         typeof u.cost_usd === "number" ? usd(u.cost_usd) : unknownCost(null)]);
     });
