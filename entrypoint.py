@@ -3,11 +3,12 @@
 On GitHub (`GITHUB_ACTIONS=true`, `INPUT_*` variables present, no arguments) the action inputs
 are mapped to `clawspec run …` arguments (`clawspec merge …` with `command: merge`). An empty
 input counts as unset. Secret inputs travel in the environment (`CLAWSPEC_HOOKS_TOKEN`,
-`GITHUB_TOKEN`), never on the command line, and are masked with `::add-mask::` before anything
-else is printed. Relative paths resolve against `working_directory` inside `$GITHUB_WORKSPACE`
-(the image does not rely on WORKDIR). Inputs are named after the settings they set; the
-old names of renamed inputs (`gateway_url`, `junit_path`, `report_path`, `html_report`) still
-work, with a `::warning::` (see `input_values`). `INPUTS` is the one table of all of this.
+`CLAWSPEC_GATEWAY_AUTH_TOKEN`, `GITHUB_TOKEN`), never on the command line, and are masked with
+`::add-mask::` before anything else is printed. Relative paths resolve against
+`working_directory` inside `$GITHUB_WORKSPACE` (the image does not rely on WORKDIR). Inputs are
+named after the settings they set (`gateway_token` sets `gateway_auth_token`); the old names of
+renamed inputs (`gateway_url`, `junit_path`, `report_path`, `html_report`) still work, with a
+`::warning::` (see `input_values`). `INPUTS` is the one table of all of this.
 
 Anywhere else, or when arguments are given, they are passed straight to the CLI:
 `docker run IMAGE run examples --junit junit.xml` or `… clawspec run …`.
@@ -150,6 +151,7 @@ INPUTS: tuple[Input, ...] = (
     Input("working_directory", special=True, default=".", commands=BOTH),
     Input("gateway_base_url", _value, setting="gateway_base_url", aliases=("gateway_url",)),
     Input("hooks_token", setting="hooks_token", env="CLAWSPEC_HOOKS_TOKEN"),
+    Input("gateway_token", setting="gateway_auth_token", env="CLAWSPEC_GATEWAY_AUTH_TOKEN"),
     Input("bring_up", _switch, setting="gateway.mode", flag="--bring-up", default="false"),
     Input("gateway_command", _value, setting="gateway.command"),
     Input("openclaw_config", _value, setting="gateway.config", flag="--openclaw-config"),

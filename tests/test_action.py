@@ -303,10 +303,16 @@ def test_command_merge_maps_its_inputs_and_ignores_the_run_only_ones() -> None:
 def test_empty_inputs_are_unset_and_secrets_travel_in_the_environment() -> None:
     environ = {entrypoint.env_name(n): "" for n in ACTION["inputs"]}
     environ |= {"INPUT_HOOKS_TOKEN": "h-secret", "INPUT_GITHUB_TOKEN": "g-secret"}
+    environ |= {"INPUT_GATEWAY_TOKEN": "gw-secret"}
     environ |= {"INPUT_BRING_UP": "false", "INPUT_FAIL_ON": "fail"}
     invocation = entrypoint.from_inputs(environ, ROOT)
     assert invocation.argv == ["run", "--fail-on", "fail"]
-    assert invocation.env == {"CLAWSPEC_HOOKS_TOKEN": "h-secret", "GITHUB_TOKEN": "g-secret"}
+    assert invocation.env == {
+        "CLAWSPEC_HOOKS_TOKEN": "h-secret",
+        "CLAWSPEC_GATEWAY_AUTH_TOKEN": "gw-secret",
+        "GITHUB_TOKEN": "g-secret",
+    }
+    assert "gw-secret" not in " ".join(invocation.argv)
     assert invocation.cwd == ROOT
 
 

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clawspec.commands.options import add_config
 from clawspec.errors import ExitCode
+
+if TYPE_CHECKING:
+    from clawspec.config.settings import Settings
 
 NAME = "doctor"
 
@@ -13,7 +19,8 @@ NAME = "doctor"
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         NAME,
-        help="show the gateway a run would use (OpenClaw, Node, model keys) and what is missing",
+        help="show the gateway a run would use (OpenClaw, Node, model keys; for conversations "
+        "the gateway token and chat endpoint) and what is missing",
     )
     parser.add_argument(
         "path", nargs="?", default=".", metavar="PATH", help="where runs start (default: here)"
@@ -37,7 +44,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> ExitCode:
     import os
-    from pathlib import Path
 
     from clawspec.config.loading import resolve_settings
     from clawspec.gateway.doctor import diagnose
@@ -51,7 +57,8 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     # The selected variants' models need keys too (all variants unless --variant picks some).
     variants = [v for v in selected_variants(settings) if v is not None]
-    report = diagnose(settings, path, os.environ, variants)
+    talks = conversations(settings, Path(args.path), os.environ)
+    report = diagnose(settings, path, os.environ, variants, talks)
     from clawspec.authoring.workspace import discover_workspace, skills_missing_env
     from clawspec.lint.requires import unset_message
 
@@ -66,3 +73,28 @@ def run(args: argparse.Namespace) -> ExitCode:
     for line in [*report.lines[:-1], *warnings, *report.lines[-1:]]:
         print(line)
     return report.exit_code
+
+
+def conversations(settings: Settings, start: Path, environ: Mapping[str, str]) -> list[str]:
+    """The conversations (scenarios with `turns`) of the contracts under `start`, named
+    `'name' (file)`: they need the gateway's chat endpoint and token. A file that does not load
+    is left out (`clawspec validate` says why); no contracts at all is no conversations."""
+    from clawspec.contracts.discovery import discover
+    from clawspec.contracts.loader import LoadedContract, load_contract
+    from clawspec.errors import UsageError
+
+    workspace = Path(settings.workspace) if settings.workspace else Path.cwd()
+    try:
+        files = discover([start], settings.scenario_patterns, workspace=workspace)
+    except UsageError:
+        return []
+    found: list[str] = []
+    for file in files:
+        loaded = load_contract(file, workspace, environ)
+        if isinstance(loaded, LoadedContract):
+            found += [
+                f"'{s.name}' ({loaded.display})"
+                for s in loaded.contract.scenarios
+                if s.turns is not None
+            ]
+    return found

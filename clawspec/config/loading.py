@@ -140,6 +140,8 @@ def load_settings(
                 _store(merged, loc, _anchored(loc, value, Path.cwd()))
         elif _has(file_data, loc):
             _store(merged, loc, _anchored(loc, value, workspace or Path.cwd()))
+    if _has(file_data, ("variants",)):
+        merged["variants"] = _variant_paths(merged["variants"], workspace or Path.cwd())
     if workspace is not None and "report_dir" not in merged:  # the default is the workspace's
         merged["report_dir"] = _from_here(workspace / DEFAULT_REPORT_DIR, absolute=False)
     try:
@@ -152,6 +154,20 @@ def load_settings(
     # The one way secrets travel: from here on every output masks them (clawspec/secrets.py).
     register_settings(settings, environ)
     return settings
+
+
+def _variant_paths(variants: Any, base: Path) -> Any:
+    """The file's variants with their `openclaw_state_dir` anchored as the run's is (relative
+    to the workspace root, made absolute)."""
+    if not isinstance(variants, list):
+        return variants  # not a list: validation says so
+    loc = ("openclaw_state_dir",)
+    return [
+        {**v, "openclaw_state_dir": _anchored(loc, v["openclaw_state_dir"], base)}
+        if isinstance(v, dict) and v.get("openclaw_state_dir") is not None
+        else v
+        for v in variants
+    ]
 
 
 def _workspace_root(

@@ -288,6 +288,19 @@ class VariantSettings(_Section):
         description="Target mode with gateway_base_url: the environment variable holding that "
         "gateway's hooks token (default: the run's hooks token).",
     )
+    gateway_token_env: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Target mode with gateway_base_url: the environment variable holding that "
+        "gateway's token (its gateway.auth.token, for conversations; default: the run's gateway "
+        "token).",
+    )
+    openclaw_state_dir: str | None = Field(
+        None,
+        description="Target mode with gateway_base_url: that gateway's state folder (where "
+        "ClawSpec reads each run's record; relative to the workspace root). Unset: that "
+        "gateway's records are not read (the run's openclaw_state_dir is the default gateway's).",
+    )
     env: dict[str, str] = Field(
         default_factory=dict,
         description="Bring-up: environment of this variant's gateway process (it gets a gateway "

@@ -33,6 +33,10 @@ class Diagnosis:
     def ok(self, what: str, text: str) -> None:
         self.lines.append(f"  ok       {what}: {text}")
 
+    def note(self, what: str, text: str) -> None:
+        """Something a run may need, depending on its assertions: not missing."""
+        self.lines.append(f"  note     {what}: {text}")
+
     def missing(self, what: str, text: str, code: ExitCode) -> None:
         self.lines.append(f"  MISSING  {what}: {text}")
         if _RANK[code] > _RANK[self.exit_code]:
@@ -44,16 +48,28 @@ def diagnose(
     config_path: Path | None,
     environ: Mapping[str, str],
     variants: Sequence[VariantSettings] = (),
+    conversations: Sequence[str] = (),
 ) -> Diagnosis:
-    """What a run would use and lack; `variants`: the selected ones, whose models need keys."""
+    """What a run would use and lack; `variants`: the selected ones, whose models need keys;
+    `conversations`: the selected contracts' conversations (named), which need the chat
+    endpoint and the gateway token."""
     report = Diagnosis()
     where = f"config {config_path}" if config_path else "no clawspec.yaml (defaults)"
     mode = settings.gateway.mode
     report.lines.append(f"clawspec doctor: {where}; gateway mode {mode}")
     if mode == "bring_up":
         _bring_up(report, settings, environ, variants)
+        if conversations:
+            report.ok(
+                "conversations",
+                f"{_counted(conversations)}: bring-up makes the gateway token and turns the "
+                "chat endpoint on",
+            )
+        report.ok("state dir", "bring-up's own (each gateway's run records are read there)")
     else:
         _target(report, settings)
+        _target_chat(report, settings, environ, variants, conversations)
+        _state_dirs(report, settings, variants)
     report.lines.append(
         "nothing missing" if report.exit_code == ExitCode.OK else "something is missing (above)"
     )
@@ -211,6 +227,116 @@ def _target(report: Diagnosis, settings: Settings) -> None:
         )
     else:
         report.ok("hooks token", "set")
+
+
+def _counted(conversations: Sequence[str]) -> str:
+    first = conversations[0]
+    more = len(conversations) - 1
+    return f"{first}" + (f" and {more} more conversation{'s' if more > 1 else ''}" if more else "")
+
+
+def _target_chat(
+    report: Diagnosis,
+    settings: Settings,
+    environ: Mapping[str, str],
+    variants: Sequence[VariantSettings],
+    conversations: Sequence[str],
+) -> None:
+    """Conversations go through each gateway's chat endpoint with its gateway token: the token
+    must be set and the endpoint must take it (as `clawspec run` checks before any run); a
+    variant's `thinking` cannot reach them on a gateway ClawSpec did not start."""
+    if not conversations:
+        return
+    from clawspec.config.variants import thinking_for_conversation
+    from clawspec.gateway.chat import TOKEN_VARIABLES
+
+    held = _counted(conversations)
+    gateways: list[tuple[str, str, str | None, str]] = []  # (label, URL, token, its source)
+    if any(v.gateway_base_url is None for v in variants) or not variants:
+        token = settings.gateway_auth_token
+        gateways.append(
+            (
+                "gateway token",
+                settings.gateway_base_url,
+                token.get_secret_value() if token is not None else None,
+                TOKEN_VARIABLES,
+            )
+        )
+    for variant in variants:
+        if thinking_for_conversation(variant) == "gateway":
+            report.missing(
+                "thinking",
+                f"variant '{variant.name}' sets thinking '{variant.thinking}', which cannot "
+                f"apply to conversations ({held}) in target mode: OpenClaw's chat endpoint "
+                "cannot set a thinking level per request; `clawspec run` refuses it",
+                ExitCode.USAGE,
+            )
+        if variant.gateway_base_url is None:
+            continue
+        if variant.gateway_token_env:
+            token_value = environ.get(variant.gateway_token_env) or None
+            source = f"{variant.gateway_token_env} (variant '{variant.name}''s gateway_token_env)"
+        else:
+            token = settings.gateway_auth_token
+            token_value = token.get_secret_value() if token is not None else None
+            source = TOKEN_VARIABLES
+        gateways.append(
+            (f"variant '{variant.name}' token", variant.gateway_base_url, token_value, source)
+        )
+    for label, url, token_value, source in dict.fromkeys(gateways):
+        if token_value is None:
+            report.missing(
+                label,
+                f"conversations ({held}) go through the chat endpoint of {url} with the gateway "
+                f"token, and none is set: set {source} to its gateway.auth.token",
+                ExitCode.USAGE,
+            )
+            continue
+        _chat_endpoint(report, label, url, token_value, source)
+
+
+def _chat_endpoint(report: Diagnosis, label: str, url: str, token: str, source: str) -> None:
+    import requests
+
+    from clawspec.gateway.chat import TOKEN_VARIABLES, ChatError, preflight
+
+    try:
+        with requests.Session() as http:
+            preflight(http, url, token)
+    except ChatError as exc:
+        text = str(exc).replace(TOKEN_VARIABLES, source)
+        code = ExitCode.USAGE if exc.kind in ("auth", "endpoint") else ExitCode.GATEWAY
+        report.missing("chat endpoint", text, code)
+    else:
+        report.ok(label, "set")
+        report.ok("chat endpoint", f"{url}/v1/models answers with the token")
+
+
+def _state_dirs(report: Diagnosis, settings: Settings, variants: Sequence[VariantSettings]) -> None:
+    """Where each gateway's run records are read: needed by the reply and run-record
+    assertions of one-message scenarios (a conversation's reply comes with its answer)."""
+    run_setting = "openclaw_state_dir (CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR)"
+    places = [("state dir", settings.openclaw_state_dir, run_setting)]
+    places += [
+        (
+            f"variant '{v.name}' state dir",
+            v.openclaw_state_dir,
+            f"the variant's openclaw_state_dir (for {v.gateway_base_url})",
+        )
+        for v in variants
+        if v.gateway_base_url is not None
+    ]
+    for label, folder, setting in places:
+        if folder is None:
+            report.note(
+                label,
+                "not set: reply and run-record assertions of one-message scenarios are errors "
+                f"without it; set {setting} to the gateway's state folder",
+            )
+        elif not Path(folder).is_dir():
+            report.missing(label, f"{folder} is not a folder", ExitCode.USAGE)
+        else:
+            report.ok(label, folder)
 
 
 def _version(command: list[str]) -> str:

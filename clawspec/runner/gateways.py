@@ -6,6 +6,10 @@ on the default gateway. In bring-up mode a variant with `openclaw_config`, `open
 same generated config, its OpenClaw release installed on first use); in target mode a variant
 with `gateway_base_url` runs against that gateway. Every gateway started here is stopped when
 the run ends, however it ends (an interrupt included: the caller's `with` unwinds).
+
+Conversations go through the chat endpoint, which reads no thinking level: a variant with
+`thinking` whose conversations need the gateway's own default (`thinking_for_conversation`)
+gets a gateway of its own in bring-up mode, with that default in its config overlay.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from clawspec.config.variants import thinking_for_conversation
 from clawspec.errors import ConfigError
 from clawspec.gateway.managed import (
     GatewayVariant,
@@ -56,8 +61,8 @@ def gateways_for_run(
 
     A brought-up gateway's log is kept in a folder of this run's own under `report_dir` (the
     settings' report folder; `managed.run_log_dir`), removed again when it stays empty."""
-    own = {p.variant.name: p.variant for p in plans if p.variant and p.variant.own_gateway}
-    shared = [p for p in plans if p.variant is None or not p.variant.own_gateway]
+    own = own_gateways(plans, settings.gateway.mode == "bring_up")
+    shared = [p for p in plans if p.variant is None or p.variant.name not in own]
     with ExitStack() as stack:
         # The receiver is entered first and stops after every gateway: their last spans land.
         settings = stack.enter_context(run_receiver(settings))
@@ -94,7 +99,7 @@ def gateways_for_run(
                         model_proxy,
                         variant=GatewayVariant(
                             name,
-                            overlay=variant.openclaw_config,
+                            overlay=_overlay(variant, mine, settings),
                             version=variant.openclaw_version,
                             env=dict(variant.env) or None,
                         ),
@@ -102,6 +107,44 @@ def gateways_for_run(
                     )
                 )
         yield RunGateways(default or next(iter(by_variant.values())), by_variant)
+
+
+def own_gateways(plans: Sequence[ScenarioPlan], bring_up: bool) -> dict[str, VariantSettings]:
+    """The variants that run on a gateway of their own, by name, in plan order: those with
+    their own config, release, environment or URL, and (bring-up) those whose conversations
+    take their thinking level from the gateway's default."""
+    own: dict[str, VariantSettings] = {}
+    for p in plans:
+        variant = p.variant
+        if variant is None or variant.name in own:
+            continue
+        by_default = (
+            bring_up
+            and p.scenario.turns is not None
+            and thinking_for_conversation(variant) == "gateway"
+        )
+        if variant.own_gateway or by_default:
+            own[variant.name] = variant
+    return own
+
+
+def _overlay(
+    variant: VariantSettings, plans: Sequence[ScenarioPlan], settings: Settings
+) -> dict[str, Any] | None:
+    """The config overlay of a variant's own gateway: its `openclaw_config`, and when its
+    conversations take the thinking level from the gateway, that level as the default of every
+    agent and of each agent its plans run (an agent's own `thinkingDefault` in your
+    openclaw.json would otherwise win). Merged last: the variant's `thinking` is the more
+    specific of the two."""
+    conversing = any(p.scenario.turns is not None for p in plans)
+    if not conversing or thinking_for_conversation(variant) != "gateway":
+        return variant.openclaw_config
+    from clawspec.gateway.bringup import deep_merge
+
+    level = {"thinkingDefault": variant.thinking}
+    agents = {agent: dict(level) for agent in _agents(plans, settings)}
+    overlay = {"agents": {"defaults": dict(level), "entries": agents}}
+    return deep_merge(variant.openclaw_config or {}, overlay)
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -150,7 +193,7 @@ def _check_model_keys(
     for name, variant in own.items():
         mine = [p for p in plans if p.variant is not None and p.variant.name == name]
         gateway = GatewayVariant(
-            name, overlay=variant.openclaw_config, env=dict(variant.env) or None
+            name, overlay=_overlay(variant, mine, settings), env=dict(variant.env) or None
         )
         options.append(
             bring_up_options(
@@ -168,18 +211,27 @@ def _check_model_keys(
 
 
 def _target(settings: Settings, variant: VariantSettings, environ: Mapping[str, str]) -> RunGateway:
-    """A target-mode variant's gateway: its URL, and its own hooks token when it names one."""
-    update: dict[str, object] = {"gateway_base_url": variant.gateway_base_url}
-    if variant.hooks_token_env:
-        token = environ.get(variant.hooks_token_env)
+    """A target-mode variant's gateway: its URL, its own hooks and gateway tokens when it names
+    them, and its own state folder (never the default gateway's: its records are not there)."""
+    update: dict[str, object] = {
+        "gateway_base_url": variant.gateway_base_url,
+        "openclaw_state_dir": variant.openclaw_state_dir,
+    }
+    for field_name, setting, whose in (
+        ("hooks_token_env", "hooks_token", "hooks token"),
+        ("gateway_token_env", "gateway_auth_token", "gateway token (its gateway.auth.token)"),
+    ):
+        name = getattr(variant, field_name)
+        if not name:
+            continue
+        token = environ.get(name)
         if not token:
             raise ConfigError(
-                f"variant '{variant.name}': hooks_token_env names {variant.hooks_token_env}, "
-                "which is not set: set it to the hooks token of "
-                f"{variant.gateway_base_url}"
+                f"variant '{variant.name}': {field_name} names {name}, which is not set: set it "
+                f"to the {whose} of {variant.gateway_base_url}"
             )
         from clawspec.secrets import register
 
         register(token)  # masked in every output from now on
-        update["hooks_token"] = SecretStr(token)
+        update[setting] = SecretStr(token)
     return RunGateway(settings.model_copy(update=update))

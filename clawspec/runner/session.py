@@ -75,6 +75,7 @@ def run_loaded(
     if not plans:
         return finish(as_shard(unrun_report([], "")), settings, environ, context=context)
     report_dir = report_json_path(settings).parent
+    talking = _conversations(plans, settings)
     try:
         with (
             traffic_for_run(settings, loaded.workspace, listener.on_warning) as traffic,
@@ -88,8 +89,7 @@ def run_loaded(
             settings = gateway.settings
             http = _http_session(worker_count(settings.concurrency, len(plans)))
             if settings.gateway.mode != "bring_up":  # a brought-up gateway was waited for
-                for url in dict.fromkeys(g.settings.gateway_base_url for g in _all(gateways)):
-                    require_reachable(http, url)
+                _require_targets(http, gateways, talking)
             env = RunEnv(
                 settings,
                 loaded.workspace,
@@ -134,7 +134,7 @@ def run_loaded(
             for warning in traffic_warnings(traffic, invoked):
                 listener.on_warning(warning)
     # The contracts are done with: let them go before the results become models again.
-    del loaded, plans
+    del loaded, plans, talking
     built: RunReport | None = None
     with faults.guard("building the report"):
         built = as_shard(outcome.run.report())
@@ -160,6 +160,36 @@ def _publish_unreachable(unrun: RunReport, settings: Settings, context: CIContex
 
     verdict = decide(unrun, policy_for(settings, gateway_unreachable=True))
     publish(unrun, settings, context=context, outcome=verdict)
+
+
+def _conversations(plans: list[ScenarioPlan], settings: Settings) -> list[ScenarioPlan]:
+    """The plans that are conversations; in target mode, a variant whose thinking level cannot
+    reach them is refused here, before any gateway is contacted."""
+    talking = [p for p in plans if p.scenario.turns is not None]
+    if talking and settings.gateway.mode != "bring_up":
+        from clawspec.runner.chat_gateways import refuse_thinking
+
+        refuse_thinking(talking)
+    return talking
+
+
+def _require_targets(
+    http: requests.Session, gateways: RunGateways, talking: list[ScenarioPlan]
+) -> None:
+    """Target mode, before any run: every gateway answers, and those that hold conversations
+    have a gateway token (checked before any is contacted) and a chat endpoint that takes it."""
+    chat: list[Any] = []
+    if talking:
+        from clawspec.runner.chat_gateways import chat_gateways, require_tokens
+
+        chat = chat_gateways(gateways, talking)
+        require_tokens(chat)
+    for url in dict.fromkeys(g.settings.gateway_base_url for g in _all(gateways)):
+        require_reachable(http, url)
+    if chat:
+        from clawspec.runner.chat_gateways import require_chat
+
+        require_chat(http, chat)
 
 
 def _all(gateways: RunGateways) -> list[Any]:
@@ -232,7 +262,7 @@ def needs_trace(plans: Sequence[ScenarioPlan]) -> bool:
     return any(
         Need.TRACE in REGISTRY[assertion.type].needs
         for plan in plans
-        for assertion in (*plan.scenario.given, *plan.scenario.then)
+        for assertion in plan.scenario.assertions()
     )
 
 
