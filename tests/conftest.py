@@ -65,7 +65,7 @@ OWN_WORKER_TESTS = (
 # ... and the modules whose tests use the session-scoped `gateway` (tests/e2e/conftest.py) go to
 # one worker together, so they share one gateway. Collection fails when a module uses it and is
 # missing here.
-SHARED_GATEWAY_MODULES = ("tests/e2e/test_gateway_bringup.py",)
+SHARED_GATEWAY_MODULES = ("tests/e2e/test_gateway_bringup.py", "tests/e2e/test_chat_client_e2e.py")
 SHARED_GATEWAY_GROUP = "e2e-shared-gateway"
 E2E_DIR = Path(__file__).resolve().parent / "e2e"
 

@@ -156,7 +156,7 @@ def measure(
         row.contracts.append(loaded.display)
         for scenario in loaded.contract.scenarios:
             row.scenarios += 1
-            types = [a.type for a in (*scenario.given, *scenario.then)]
+            types = [a.type for a in scenario.assertions()]
             row.categories |= {REGISTRY[t].category for t in types}
             row.has_negative |= "negative" in scenario.tags or any(
                 REGISTRY[t].negative for t in types

@@ -121,9 +121,10 @@ class Scenario(_Strict):
             raise ValueError("'stop_on_failure' applies to conversations ('turns') only")
         return self
 
-    @property
-    def conversation(self) -> bool:
-        return self.turns is not None
+    def assertions(self) -> list[Any]:
+        """Every assertion written in it, in run order: `given`, each turn's, `then`."""
+        turns = [a for turn in self.turns or () for a in turn.then]
+        return [*self.given, *turns, *self.then]
 
 
 class Contract(_Strict):

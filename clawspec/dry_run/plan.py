@@ -65,11 +65,26 @@ def print_plan(loaded: Loaded, plans: list[ScenarioPlan]) -> None:
             f"agent '{agent}', timeout {timeout:g} s, run id {run_id}{repeat})"
         )
         for phase in ("given", "then"):
-            if phase == "then":
+            if phase == "then" and plan.scenario.turns is None:
                 request = invoke_request(plan, env, values, None)
                 print(f"  when  {request.trigger_mode}: {one_line(request.message, 200)}")
+            elif phase == "then":
+                _print_turns(plan, values, env)
             for index, assertion in enumerate(getattr(plan.scenario, phase)):
                 print(f"  {phase}[{index}] {assertion.type}: {_rendered(assertion, values, env)}")
+
+
+def _print_turns(plan: ScenarioPlan, values: dict[str, str], env: RunEnv) -> None:
+    """A conversation's turns as they would be sent (chat endpoint, one session)."""
+    for number, turn in enumerate(plan.scenario.turns or (), start=1):
+        try:
+            say = templates.render(turn.say, values, env.environ)
+        except templates.TemplateError as exc:
+            say = f"(cannot render: {exc})"
+        print(f"  turn {number}  chat: {one_line(say, 200)}")
+        for index, assertion in enumerate(turn.then):
+            shown = _rendered(assertion, values, env)
+            print(f"    then[{index}] {assertion.type}: {shown}")
 
 
 def _rendered(assertion: Assertion, values: dict[str, str], env: RunEnv) -> str:

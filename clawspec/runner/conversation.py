@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.contracts import templates
 from clawspec.contracts.models import Turn
 from clawspec.evidence.context import Exchange
+from clawspec.evidence.record import RunRecords
 from clawspec.evidence.store import Evidence
+from clawspec.runner.judging import evaluate_assertion, hook_message, log_stat, report_evidence
+from clawspec.runner.traffic import model_traffic
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
@@ -68,18 +73,27 @@ def run_turns(state: StartedScenario) -> None:
         else contract.defaults.stop_on_failure
     )
     state.invoked = True
-    for index, turn in enumerate(scenario.turns or ()):
-        if env.stop.is_set():  # after the first interrupt no new turn starts
-            talk.ended = f"stopped before turn {index + 1}: the run was interrupted"
-            break
-        result = _run_turn(state, talk, index, turn)
-        talk.turns.append(result)
-        if result.reply is None:
-            talk.ended = f"turn {index + 1}: {result.message}"
-            break
-        if result.status in (Status.FAIL, Status.ERROR) and stop_on_failure:
-            talk.ended = f"turn {index + 1} failed and stop_on_failure is set"
-            break
+    turns = scenario.turns or []
+    with ExitStack() as scope:
+        # Hermetic runs: every turn's model calls are this scenario's; each later turn's
+        # requests carry the first turn's message in their history.
+        first = _message(state, turns[0])
+        timeout_s = plan.scenario.timeout or contract.defaults.timeout
+        if first is not None:
+            state.traffic = scope.enter_context(model_traffic(plan, env, first, timeout_s))
+        for index, turn in enumerate(turns):
+            if env.stop.is_set():  # after the first interrupt no new turn starts
+                talk.ended = f"stopped before turn {index + 1}: the run was interrupted"
+                break
+            result = _run_turn(state, talk, index, turn)
+            talk.turns.append(result)
+            if result.reply is None:
+                talk.ended = f"turn {index + 1}: {result.message}"
+                break
+            if result.status in (Status.FAIL, Status.ERROR) and stop_on_failure:
+                talk.ended = f"turn {index + 1} failed and stop_on_failure is set"
+                break
+        state.scope = scope.pop_all()  # closed by check_scenario, once the checks ran
     # The scenario's `then` sees every turn's runs and what was said.
     ctx.run = replace(
         ctx.run,
@@ -90,10 +104,29 @@ def run_turns(state: StartedScenario) -> None:
     )
 
 
+def _render(state: StartedScenario, turn: Turn) -> tuple[str, str] | str:
+    """(the rendered `say`, the message the turn sends: `say` and its parameters), or why it
+    cannot be sent."""
+    try:
+        rendered = templates.render_model(turn, state.values, state.env.environ)
+    except templates.TemplateError as exc:
+        return f"cannot render the turn: {exc}"
+    if not rendered.say.strip():
+        return "'say' rendered blank"
+    params: dict[str, Any] = dict(rendered.params)
+    if state.plan.contract.contract.defaults.test_mode:
+        params.setdefault("test_mode", True)
+    return rendered.say, hook_message(rendered.say, params)
+
+
+def _message(state: StartedScenario, turn: Turn) -> str | None:
+    rendered = _render(state, turn)
+    return rendered[1] if isinstance(rendered, tuple) else None
+
+
 def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn) -> TurnResult:
     from clawspec.gateway.chat import ChatError, ChatRequest, send
     from clawspec.reports.model import TurnResult
-    from clawspec.runner.scenario import hook_message
 
     plan, env = state.plan, state.env
     contract = plan.contract.contract
@@ -101,16 +134,10 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
     started = datetime.now(env.tz)
     timeout_s = turn.timeout or plan.scenario.timeout or contract.defaults.timeout
     line = plan.contract.turn_line(plan.index, index)
-    try:
-        rendered = templates.render_model(turn, state.values, env.environ)
-    except templates.TemplateError as exc:
-        return _turn_error(index, line, turn.say, f"cannot render the turn: {exc}", started_clock)
-    params: dict[str, Any] = dict(rendered.params)
-    if contract.defaults.test_mode:
-        params.setdefault("test_mode", True)
-    message = hook_message(rendered.say, params)
-    if not rendered.say.strip():
-        return _turn_error(index, line, rendered.say, "'say' rendered blank", started_clock)
+    rendered = _render(state, turn)
+    if isinstance(rendered, str):
+        return _turn_error(index, line, turn.say, rendered, started_clock)
+    say, message = rendered
     ctx = _turn_context(state, talk, started, timeout_s)
     variant = plan.variant
     request = ChatRequest(
@@ -130,10 +157,10 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
     else:
         error = ""
     if reply is None:
-        talk.exchanges.append(Exchange(index, rendered.say, None))
-        return _turn_error(index, line, rendered.say, f"no reply: {error}", started_clock)
+        talk.exchanges.append(Exchange(index, say, None))
+        return _turn_error(index, line, say, f"no reply: {error}", started_clock)
     talk.chat_run_ids.append(reply.run_id)
-    exchange = Exchange(index, rendered.say, reply.content)
+    exchange = Exchange(index, say, reply.content)
     talk.exchanges.append(exchange)
     ctx.run = replace(
         ctx.run,
@@ -142,30 +169,29 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
         transcript=(exchange,),
         completed_at=datetime.now(env.tz),
     )
-    _wait_for_subagents(ctx)
+    _wait_for_subagents(ctx, talk)
     results = [_judge(state, ctx, index, a_index) for a_index in range(len(turn.then))]
     from clawspec.reports.model import scenario_status
 
-    status = scenario_status(r.status for r in results)
+    # A turn without checks of its own passed when it got its reply.
+    status = scenario_status(r.status for r in results) if results else Status.PASS
     failed = (
         next((r for r in results if r.status == status), None) if status != Status.PASS else None
     )
     message_text = (
         f"then[{failed.index}] ({failed.type}): {failed.message}" if failed is not None else ""
     )
-    from clawspec.runner.scenario import _report_evidence
-
     return TurnResult(
         index=index,
         line=line,
-        say=rendered.say,
+        say=say,
         reply=reply.content,
         status=status,
         message=one_line(message_text, 500),
         duration_ms=int((time.monotonic() - started_clock) * 1000),
         tokens=_total_tokens(reply.usage),
         gateway_run_id=reply.run_id,
-        evidence=_report_evidence(ctx.evidence, ctx.run, env, plan.id),
+        evidence=report_evidence(ctx.evidence, ctx.run, env, plan.id),
         assertions=results,
     )
 
@@ -173,29 +199,29 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
 def _turn_context(
     state: StartedScenario, talk: Conversation, started: datetime, timeout_s: float
 ) -> EvalContext:
-    """A turn's evidence: the log from the turn's start on (the turns before it have ended),
-    scoped to the conversation's session, and the plugin's records likewise."""
-    from clawspec.runner.scenario import _stat
-
+    """A turn's evidence: the log and the plugin's records from the turn's start on, scoped
+    to the run the turn's request started and its sub-agents."""
     env, scenario_ctx = state.env, state.ctx
     base = scenario_ctx.evidence
     log_path = base.gateway_log
-    log_size, log_inode = _stat(log_path)
+    log_size, log_inode = log_stat(log_path)
     plugin = base.plugin_output
     evidence = Evidence(
         env.http,
         log_path,
         log_size,
         plugin,
-        _stat(plugin)[0],
+        log_stat(plugin)[0],
         log_inode=log_inode,
         trace_backend=env.trace_backend,
     )
+    # Scoped by the chat run's id alone (set once it answers), not by the session: the log's
+    # lines of the session's other runs (the turn before, whose last lines may be written
+    # late; the run OpenClaw starts to announce a sub-agent's result) are not this turn's.
     run = RunInfo(
         scenario_ctx.run.scenario,
         state.run_id,
         started,
-        session_key=talk.session_key,
         agent_id=talk.agent_id,
         transcript=(),
     )
@@ -208,23 +234,49 @@ def _turn_context(
     )
 
 
-def _wait_for_subagents(ctx: EvalContext) -> None:
-    """The next turn starts only once the sub-agents this turn's run spawned have ended: read
-    the run's record (waiting for it to settle) when ClawSpec knows where it is. The record
-    stays in the turn's evidence for its assertions."""
+def _wait_for_subagents(ctx: EvalContext, talk: Conversation) -> None:
+    """The next turn starts only once the sub-agents this turn's run spawned have ended, and
+    the run OpenClaw then starts in the session to announce their result: read the run's
+    record (waiting for it to settle) when ClawSpec knows where it is. The record stays in
+    the turn's evidence for its assertions."""
     if not ctx.settings.openclaw_state_dir:
         return
     from clawspec.evidence.record import run_records
 
     try:
-        run_records(ctx)
+        records = run_records(ctx)
+        if isinstance(records, RunRecords) and any(run.children for run in records.runs):
+            _wait_for_announcement(ctx, talk, records)
     except Exception:
         log.debug("the record of %s was not read", ctx.run.gateway_run_id, exc_info=True)
 
 
-def _judge(state: StartedScenario, ctx: EvalContext, turn: int, index: int) -> AssertionResult:
-    from clawspec.runner.scenario import evaluate_assertion
+# How long a turn whose sub-agents ended waits for OpenClaw's run announcing their result.
+ANNOUNCE_WAIT_S = 10.0
 
+
+def _wait_for_announcement(ctx: EvalContext, talk: Conversation, records: RunRecords) -> None:
+    from clawspec.gateway.trajectory import TrajectoryReader
+
+    ours = {run.run_id for run in records.runs}
+    deadline = ctx.clock() + min(ANNOUNCE_WAIT_S, ctx.evidence_wait_s())
+    with TrajectoryReader(Path(str(ctx.settings.openclaw_state_dir))) as reader:
+        store = reader.store(talk.agent_id)
+        while ctx.clock() < deadline:
+            runs = store.session_runs(talk.session_key)
+            ids = [run.run_id for run in runs]
+            later = (
+                [run for run in runs[max(ids.index(i) for i in ours) + 1 :]]
+                if ours <= set(ids)
+                else []
+            )
+            if later and all(run.complete for run in later):
+                return
+            if ctx.stop.wait(ctx.poll_interval_s):
+                return
+
+
+def _judge(state: StartedScenario, ctx: EvalContext, turn: int, index: int) -> AssertionResult:
     return evaluate_assertion(state.plan, "then", index, ctx, state.values, state.env, turn=turn)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -14,9 +13,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
+from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.config.settings import Settings, VariantSettings
 from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
@@ -26,7 +23,7 @@ from clawspec.crash import Noted
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest, RefusalCheck
 from clawspec.identity import ScenarioIdentity
-from clawspec.inputs.paths import PathEscapeError
+from clawspec.runner.judging import evaluate_assertion, hook_message, log_stat, report_evidence
 from clawspec.runner.outages import Outages, keys_of
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
@@ -34,7 +31,7 @@ from clawspec.text import one_line
 if TYPE_CHECKING:
     import requests
 
-    from clawspec.reports.model import AssertionResult, ScenarioEvidence, ScenarioResult, TraceRef
+    from clawspec.reports.model import AssertionResult, ScenarioResult, TraceRef
     from clawspec.runner.conversation import Conversation
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
@@ -162,14 +159,6 @@ def template_values(plan: ScenarioPlan, env: RunEnv, run_id: str, started: datet
     }
 
 
-def hook_message(invoke: str, params: Mapping[str, Any]) -> str:
-    """The hook `message`: the rendered invoke, plus a `Parameters: {json}` line."""
-    if not params:
-        return invoke
-    compact = json.dumps(params, separators=(",", ":"), ensure_ascii=False, default=str)
-    return f"{invoke}\n\nParameters: {compact}"
-
-
 def invoke_request(
     plan: ScenarioPlan, env: RunEnv, values: Mapping[str, str], session_key: str | None
 ) -> InvokeRequest:
@@ -231,13 +220,13 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     values = template_values(plan, env, run_id, started)
     log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
-    log_size, log_inode = _stat(log_path)
+    log_size, log_inode = log_stat(log_path)
     evidence = Evidence(
         env.http,
         log_path,
         log_size,
         plugin,
-        _stat(plugin)[0],
+        log_stat(plugin)[0],
         log_inode=log_inode,  # tells whether the log was rotated during the run
         trace_backend=env.trace_backend,
     )
@@ -272,7 +261,9 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     state.invoked = True
     request = replace(request, refused_for_good=_refusal_watch(ctx))
     with ExitStack() as scope:
-        state.traffic = scope.enter_context(model_traffic(plan, env, request))
+        state.traffic = scope.enter_context(
+            model_traffic(plan, env, request.message, request.timeout_s)
+        )
         try:
             outcome = env.client.invoke(request)
         except InvocationError as exc:
@@ -456,81 +447,11 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         trace=trace_ref(ctx.evidence),
         assertions=results,
         tags=list(scenario.tags),
-        evidence=_report_evidence(ctx.evidence, run, env, plan.id) if state.invoked else None,
+        evidence=report_evidence(ctx.evidence, run, env, plan.id) if state.invoked else None,
         model_traffic=traffic_result(state.traffic, env),
         turns=list(talk.turns) if talk is not None else None,
     )
     return ScenarioOutcome(result, state.invoked, state.unreachable)
-
-
-def evaluate_assertion(
-    plan: ScenarioPlan,
-    phase: str,
-    index: int,
-    ctx: EvalContext,
-    values: Mapping[str, str],
-    env: RunEnv,
-    turn: int | None = None,
-) -> AssertionResult:
-    """Render and evaluate one assertion (`turn`: of that turn's `then`); any exception becomes
-    `error` for it alone (a bug: its traceback goes to the crash log, which the verdict
-    names)."""
-    from clawspec.reports.model import AssertionResult
-
-    holder = plan.scenario if turn is None else (plan.scenario.turns or [])[turn]
-    written = getattr(holder, phase)[index]
-    type_name = written.type
-    try:
-        verdict = templates.render_model(written, values, env.environ).evaluate(ctx)
-    except (PathEscapeError, templates.TemplateError) as exc:
-        verdict = Verdict.errored(str(exc))
-    except ValidationError as exc:
-        verdict = Verdict.errored(f"after rendering templates: {one_line(str(exc), 200)}")
-    except Exception as exc:  # an evaluator bug must not discard the other assertions
-        log.debug("assertion %s[%d] of %s raised", phase, index, plan.id, exc_info=True)
-        where = f"turn {turn + 1}, " if turn is not None else ""
-        verdict = Verdict.errored(
-            _bug_message(exc, f"{where}{phase}[{index}] ({type_name})", plan, env)
-        )
-    return AssertionResult(
-        phase=phase,  # type: ignore[arg-type]
-        index=index,
-        turn=turn,
-        type=type_name,
-        line=plan.contract.assertion_line(plan.index, phase, index, turn),
-        status=verdict.status,
-        message=one_line(verdict.message, 500),
-        value=_jsonable(verdict.value),
-        limit=_jsonable(verdict.limit),
-        details=[one_line(line, 300) for line in verdict.details[:50]],
-        usage=verdict.usage,
-    )
-
-
-def _bug_message(exc: Exception, where: str, plan: ScenarioPlan, env: RunEnv) -> str:
-    """The verdict of an assertion that raised: the error, and the crash log that holds its
-    traceback (the error is ClawSpec's, not the agent's: the user can report it)."""
-    text = f"{type(exc).__name__}: {one_line(str(exc), 200)}"
-    crash_log = env.bugs.add(f"{where} of {plan.identity.label}", exc) if env.bugs else None
-    if crash_log is None:
-        return text
-    return (
-        f"{text} (an internal error in ClawSpec; crash log: {crash_log}, please attach it to "
-        "a bug report)"
-    )
-
-
-def _report_evidence(
-    evidence: Evidence, run: RunInfo, env: RunEnv, scenario_id: str
-) -> ScenarioEvidence | None:
-    """What the run did, for the reports; a problem here must never cost the verdicts."""
-    from clawspec.reports.evidence import scenario_evidence
-
-    try:
-        return scenario_evidence(evidence, run, env.halt, env.settings.model_pricing)
-    except Exception:
-        log.debug("evidence of %s not collected", scenario_id, exc_info=True)
-        return None
 
 
 def _look_up_trace(ctx: EvalContext, scenario_id: str) -> None:
@@ -548,15 +469,6 @@ def _with(run: RunInfo, **changes: Any) -> RunInfo:
     return replace(run, **changes)
 
 
-def _stat(path: Path | None) -> tuple[int, int | None]:
-    """(size, inode) of a log at the run's start: where its lines begin, and its identity."""
-    try:
-        info = path.stat() if path else None
-    except OSError:
-        info = None
-    return (info.st_size, info.st_ino) if info else (0, None)
-
-
 def trace_ref(evidence: Evidence) -> TraceRef | None:
     """The trace fetched for this run (by an assertion, or for the report), if any."""
     trace = evidence.built_trace()
@@ -565,11 +477,3 @@ def trace_ref(evidence: Evidence) -> TraceRef | None:
     from clawspec.reports.model import TraceRef
 
     return TraceRef(backend=trace.backend, id=trace.id, url=trace.url)
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return str(value)

@@ -12,7 +12,6 @@ from clawspec.text import one_line
 
 if TYPE_CHECKING:
     from clawspec.config.settings import Settings
-    from clawspec.gateway.client import InvokeRequest
     from clawspec.reports.model import ModelTrafficResult
     from clawspec.runner.scenario import RunEnv, ScenarioPlan
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
@@ -87,16 +86,19 @@ def _holds_cassettes(folder: Path) -> bool:
 
 @contextmanager
 def model_traffic(
-    plan: ScenarioPlan, env: RunEnv, request: InvokeRequest
+    plan: ScenarioPlan, env: RunEnv, message: str, timeout_s: float
 ) -> Iterator[ScenarioTraffic | None]:
-    """While the block runs, the proxy attributes new model calls to this scenario."""
+    """While the block runs, the proxy attributes new model calls to this scenario: those
+    whose request carries `message` (a hook's message; a conversation's first turn, which
+    every later turn's request holds in its history)."""
     if env.traffic is None:
         yield None
         return
     choose = replay_folder if env.traffic.mode == "replay" else scenario_folder
     folder = choose(plan, env.settings, env.workspace)
-    wait_s = min(ATTRIBUTION_WAIT_S, request.timeout_s)
-    with env.traffic.scenario(plan.id, folder, request.message, wait_s) as traffic:
+    wait_s = min(ATTRIBUTION_WAIT_S, timeout_s)
+    conversation = plan.scenario.turns is not None
+    with env.traffic.scenario(plan.id, folder, message, wait_s, conversation) as traffic:
         yield traffic
 
 

@@ -94,7 +94,7 @@ def dependencies(
     data_file = _examples_file(plan, root)
     if data_file is not None:
         files.add(data_file)
-    for assertion in (*plan.scenario.given, *plan.scenario.then):
+    for assertion in plan.scenario.assertions():
         for name in REGISTRY[assertion.type].path_fields:
             value = getattr(assertion, name, None)
             if not isinstance(value, str) or not value:

@@ -16,6 +16,11 @@ string that held the hook message (it also holds the gateway's unique job id) id
 Two scenarios with the same hook message would be ambiguous, so the runner does not start the
 second until the first is bound (`register` waits).
 
+A conversation is registered with its first turn's message, which every later turn's request
+holds in its history. The chat endpoint adds no unique id beside it, so a second scenario with
+the same message would stay ambiguous for the whole conversation: it waits until the
+conversation ends (`whole`), within the same bound.
+
 A new trace without any scenario's message is the gateway's own run, not a scenario's: e.g. when
 one scenario's hook run fails, the gateway tells the main session ("Hook writes-note (error)")
 and that session calls the model. It belongs to nobody. Only a request without any trace (a
@@ -56,6 +61,8 @@ class Registration:
     traces: set[str] = field(default_factory=set)
     anchors: set[str] = field(default_factory=set)  # request strings holding the message
     active: bool = True
+    whole: bool = False  # a conversation: the message identifies it only while it runs alone
+    released: threading.Event = field(default_factory=threading.Event)
     bound: threading.Event = field(default_factory=threading.Event)
 
 
@@ -67,9 +74,12 @@ class Attributor:
         self._registrations: list[Registration] = []
         self._traces: dict[str, Registration] = {}
 
-    def register(self, scenario: str, message: str, wait_s: float = 60.0) -> Registration:
+    def register(
+        self, scenario: str, message: str, wait_s: float = 60.0, whole: bool = False
+    ) -> Registration:
         """Announce an invocation; first wait (up to `wait_s`) until no other running
-        invocation with the same message is still waiting for its first model request."""
+        invocation with the same message is still waiting for its first model request (or,
+        when either is a conversation, `whole`, until it has ended)."""
         message = message.strip()
         deadline = time.monotonic() + wait_s
         while True:
@@ -77,19 +87,24 @@ class Attributor:
                 blocking = [
                     r
                     for r in self._registrations
-                    if r.active and not r.bound.is_set() and r.message == message
+                    if r.active
+                    and r.message == message
+                    and (whole or r.whole or not r.bound.is_set())
                 ]
                 if not blocking or time.monotonic() >= deadline:
-                    registration = Registration(scenario, message)
+                    registration = Registration(scenario, message, whole=whole)
                     self._registrations.append(registration)
                     return registration
-            blocking[0].bound.wait(max(0.0, min(1.0, deadline - time.monotonic())))
+            first = blocking[0]
+            event = first.released if (whole or first.whole) else first.bound
+            event.wait(max(0.0, min(1.0, deadline - time.monotonic())))
 
     def release(self, registration: Registration) -> None:
         """The scenario is over: new traces no longer go to it (its known traces still do)."""
         with self._lock:
             registration.active = False
             registration.bound.set()
+            registration.released.set()
 
     def attribute(self, headers: Mapping[str, str], body: Any) -> Registration | None:
         """The invocation this request belongs to, binding a new trace on first sight."""
@@ -122,7 +137,13 @@ class Attributor:
             longest = max(len(r.message) for r in matching)
             matching = [r for r in matching if len(r.message) == longest]
             seen = [r for r in matching if r.anchors.intersection(texts)]
-            if seen:
+            live = [r for r in seen if r.active]
+            if live:
+                return live[0]
+            # An ended conversation's anchor is its plain first message, which a later
+            # conversation with that message sends too: a running one claims it.
+            replaced = all(r.whole for r in seen) and any(r.active for r in matching)
+            if seen and not replaced:
                 return seen[0]
             # else the first call of an invocation: a running one without calls yet, earliest
             return min(matching, key=lambda r: (not r.active, r.bound.is_set(), r.serial))

@@ -72,7 +72,8 @@ class TrafficSession:
         self._lock = threading.Lock()
         self._attributor = Attributor()
         self._invocations: dict[int, ScenarioTraffic] = {}  # by registration serial
-        self._libraries: dict[str, tuple[Library, list[str]]] = {}  # by scenario id
+        # By cassette folder: a scenario's variants share its id, each has a folder of its own.
+        self._libraries: dict[Path, tuple[Library, list[str]]] = {}
         self.seen = 0  # model calls that reached the proxy
         self.unattributed = 0
         self._proxy: ModelProxy | None = None
@@ -98,11 +99,12 @@ class TrafficSession:
             self._proxy = None
         if self.mode != "record":
             return []
-        first: dict[str, ScenarioTraffic] = {}
+        # By folder: a scenario's variants share its id and each has a folder of its own.
+        first: dict[Path, ScenarioTraffic] = {}
         for traffic in sorted(self._invocations.values(), key=lambda t: t.serial):
-            kept = first.get(traffic.scenario)
+            kept = first.get(traffic.folder)
             if kept is None or (not kept.recorded and traffic.recorded):
-                first[traffic.scenario] = traffic
+                first[traffic.folder] = traffic
         written: list[Path] = []
         for traffic in first.values():
             written += write_dir(traffic.folder, traffic.recorded)
@@ -121,10 +123,15 @@ class TrafficSession:
     # -- scenarios ---------------------------------------------------------------------------
     @contextmanager
     def scenario(
-        self, scenario_id: str, folder: Path, message: str, wait_s: float = 60.0
+        self,
+        scenario_id: str,
+        folder: Path,
+        message: str,
+        wait_s: float = 60.0,
+        conversation: bool = False,
     ) -> Iterator[ScenarioTraffic]:
         """Attribute the model calls made while the block runs (and by its traces) to it."""
-        registration = self._attributor.register(scenario_id, message, wait_s)
+        registration = self._attributor.register(scenario_id, message, wait_s, conversation)
         traffic = ScenarioTraffic(scenario_id, folder, registration.serial)
         with self._lock:
             self._invocations[registration.serial] = traffic
@@ -196,7 +203,7 @@ class TrafficSession:
 
     def _library(self, traffic: ScenarioTraffic) -> Library:
         """The scenario's recording, loaded once per run (attempts share it)."""
-        if traffic.scenario not in self._libraries:
+        if traffic.folder not in self._libraries:
             loaded = load_dir(traffic.folder)
             library: Library = []
             for item in loaded.files:
@@ -207,8 +214,8 @@ class TrafficSession:
                     (item, self.normalizer.key(request.endpoint, request.body), candidate)
                 )
             problems = [f"{p.path.name}: {p.message}" for p in loaded.problems]
-            self._libraries[traffic.scenario] = (library, problems)
-        library, traffic.problems = self._libraries[traffic.scenario]
+            self._libraries[traffic.folder] = (library, problems)
+        library, traffic.problems = self._libraries[traffic.folder]
         return library
 
     def _explain(

@@ -93,4 +93,7 @@ CLOCK_TEXT: tuple[str, ...] = (
     r"\bin (?:<1m|\d+[smhd])\b|\bjust now\b|(?<=\s)\+\d+[smhd]\b",
     # a weekday next to what the clock said: "Wednesday <volatile>" after the rest is replaced
     rf"\b{_WEEKDAY}\b(?=,? \d)",
+    # how long a sub-agent ran, in the result OpenClaw announces to the conversation's session:
+    # "Stats: runtime 3s • tokens 220"
+    r"(?<=Stats: runtime )\d+(?:\.\d+)?(?:ms|s|m|h)\b",
 )

@@ -295,6 +295,33 @@ def test_a_second_scenario_with_the_same_message_waits_until_the_first_is_bound(
     assert started and started[0] >= bound_at
 
 
+def test_a_conversation_holds_its_first_message_until_it_ends() -> None:
+    # Every turn's request carries the first turn's message in its history, with no unique id
+    # beside it: a second scenario with that message starts only once the conversation ended.
+    attributor = Attributor()
+    talk = attributor.register("c::talk", "My name is Zed.", whole=True)
+    started: list[float] = []
+
+    def second() -> None:
+        attributor.register("c::talk@b", "My name is Zed.", wait_s=10, whole=True)
+        started.append(time.monotonic())
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    tp = {"traceparent": "00-" + "c" * 32 + "-" + "b" * 16 + "-01"}
+    assert attributor.attribute(tp, {"messages": [{"content": "My name is Zed."}]}) is talk
+    time.sleep(0.3)
+    assert started == []  # bound, but the conversation's later turns would still be ambiguous
+    ended_at = time.monotonic()
+    attributor.release(talk)
+    thread.join(5)
+    assert started and started[0] >= ended_at
+    # The next conversation's requests are its own, although the ended one sent the same text.
+    (later,) = [r for r in attributor._registrations if r.scenario == "c::talk@b"]
+    tp2 = {"traceparent": "00-" + "d" * 32 + "-" + "b" * 16 + "-01"}
+    assert attributor.attribute(tp2, {"messages": [{"content": "My name is Zed."}]}) is later
+
+
 def test_a_new_trace_continuing_a_finished_scenario_stays_with_it() -> None:
     # the sub-agent's result announced back to the parent: a new trace, after the scenario ended
     attributor = Attributor()
@@ -327,3 +354,15 @@ def test_a_sub_agent_prompt_made_in_a_git_checkout_matches_one_made_outside(
     inside = outside.replace(".\n## Runtime", f".\n\n\n{instruction}\n## Runtime")
     assert inside != outside
     assert normalizer.text(inside) == normalizer.text(outside)
+
+
+def test_a_sub_agents_runtime_in_the_announced_result_is_volatile() -> None:
+    # OpenClaw announces a finished sub-agent to the conversation's session with its runtime,
+    # which differs between recording and replay.
+    normalizer = Normalizer.build()
+    text = "Filed.\n\nStats: runtime {} • tokens 220 (in 200 / out 20)"
+    body = {"messages": [{"role": "user", "content": text.format("3s")}]}
+    again = {"messages": [{"role": "user", "content": text.format("2s")}]}
+    other = {"messages": [{"role": "user", "content": text.format("2s").replace("220", "221")}]}
+    assert normalizer.key("/v1/chat", body) == normalizer.key("/v1/chat", again)
+    assert normalizer.key("/v1/chat", body) != normalizer.key("/v1/chat", other)
