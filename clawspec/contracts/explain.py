@@ -74,6 +74,8 @@ def explain(errors: list[Any], doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
             out.append((loc, err["msg"].removeprefix("Value error, "), False))
         elif kind == "too_short" and field in PHASES:
             out.append((loc, f"'{field}' needs at least one assertion", True))
+        elif kind == "too_short" and field == "turns":
+            out.append((loc, "'turns' needs at least one turn (a 'say')", True))
         elif kind == "too_short" and field == "scenarios":
             out.append((loc, "'scenarios' needs at least one scenario", True))
         elif kind == "literal_error" and field == "version":

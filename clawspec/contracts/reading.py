@@ -12,8 +12,9 @@ from clawspec.contracts.discovery import display_path
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits, too_large
 from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
 
-# scenarios[i].given|then[j]: the deepest list item whose start a valid contract keeps.
-ASSERTION_DEPTH = 4
+# scenarios[i].turns[t].then[j]: the deepest list item whose start a valid contract keeps (a
+# conversation's turn holds assertions two levels below a scenario's given|then[j]).
+ASSERTION_DEPTH = 6
 
 Parsed = tuple[str, SourceDoc] | list[str]  # (text, document), or the file's error messages
 

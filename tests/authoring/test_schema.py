@@ -31,6 +31,10 @@ CONFIGS = sorted(
 # Malformed contracts only the loader can reject: what a JSON Schema cannot express or never
 # sees (README "Editor set-up" lists the same).
 LOADER_ONLY = {
+    "conversation_bad_reply_pattern": "invalid regular expressions",
+    "conversation_blank_say": "a blank turn message",
+    "conversation_reply_assertion_in_given": "reply assertions in 'given'",
+    "conversation_without_assertions": "a conversation without any assertion",
     "duplicate_name_not_first_key": "duplicate scenario names",
     "duplicate_scenario_name": "duplicate scenario names",
     "escaped_template_variable": "template variables",

@@ -116,6 +116,15 @@ def test_validate_rejects_malformed_contract_with_exact_location(
         ("missing_assertion_type", "7:9", "then[0]: missing field 'type'"),
         ("assertion_not_mapping", "7:9", "found 'file_present'"),
         ("bad_target_type", "2:10", "target: field 'type': input should be 'skill' or 'agent'"),
+        ("conversation_turns_and_when", "4:5", "'when' and 'turns' exclude each other"),
+        ("conversation_empty_turns", "5:5", "'turns' needs at least one turn"),
+        ("conversation_turn_without_say", "7:9", "turn 2: missing field 'say'"),
+        ("conversation_blank_say", "6:14", "turn 1: 'say' is blank"),
+        ("conversation_unknown_turn_field", "7:9", "turn 1: unknown field 'expect'"),
+        ("conversation_reply_assertion_in_given", "6:16", "a reply assertion cannot be in"),
+        ("conversation_bad_reply_pattern", "8:44", "'pattern' is not a regular expression"),
+        ("conversation_without_assertions", "5:5", "a conversation needs at least one assertion"),
+        ("stop_on_failure_one_message", "4:5", "'stop_on_failure' applies to conversations"),
     ],
 )
 def test_error_points_at_spec_position(
