@@ -145,7 +145,8 @@ def describe(result: InitResult) -> str:
     lines += [f"note: {note}" for note in result.notes]
     if result.written and any(a.action in ("create", "replace") for a in result.actions):
         lines.append(
-            "next: clawspec validate && clawspec run --bring-up (then: clawspec docs "
-            "getting-started-in-an-existing-workspace)"
+            "next: clawspec validate && clawspec run --bring-up, then clawspec bless "
+            "CONTRACT --scenario NAME to propose what the agent does in every run (clawspec "
+            "docs getting-started-in-an-existing-workspace)"
         )
     return "\n".join(lines)

@@ -8,6 +8,7 @@ needs when it runs, so each command pays only for itself (tests/test_startup.py)
 from __future__ import annotations
 
 from clawspec.commands import (
+    bless,
     cassettes,
     coverage,
     docs,
@@ -32,6 +33,7 @@ ALL = (
     init,
     migrate,
     coverage,
+    bless,
     history,
     cassettes,
     doctor,

@@ -10,6 +10,7 @@ Stale, unused and invalid make the exit code 1; missing ones are listed.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,17 +62,23 @@ def check(
     result = CheckResult(root, scan(root))
     known = {folder.resolve() for folder in expected}
     for folder in result.folders:
-        if folder.path.resolve() not in known:
+        if _owner(folder.path).resolve() not in known:
             result.stale.append(folder)
         loaded = load_dir(folder.path)
         result.invalid += [f"{_rel(p.path, root)}: {p.message}" for p in loaded.problems]
-    present = {folder.path.resolve() for folder in result.folders}
+    present = {_owner(folder.path).resolve() for folder in result.folders}
     result.missing = sorted(
         scenario for folder, scenario in expected.items() if folder.resolve() not in present
     )
     if report is not None:
         result.unused = _unused(report, workspace or Path.cwd())
     return result
+
+
+def _owner(folder: Path) -> Path:
+    """The scenario folder a cassette folder records: a repeated scenario's attempts record
+    into `attempt-<n>/` under it."""
+    return folder.parent if re.fullmatch(r"attempt-\d+", folder.name) else folder
 
 
 def _unused(report: Path, workspace: Path) -> list[Path]:

@@ -47,6 +47,10 @@ def test_init_writes_every_file(root: Path, capsys: pytest.CaptureFixture[str]) 
         assert (root / relative).is_file()
         assert f"created  {relative}" in out
     assert "next: clawspec validate && clawspec run --bring-up" in out
+    # ... and bless, whose guide section the hint names.
+    assert "clawspec bless CONTRACT --scenario NAME" in out
+    assert main(["docs", "writing-contracts-from-good-runs"]) == 0
+    assert "proposes the `then` items that" in capsys.readouterr().out
 
 
 def test_every_yaml_file_starts_with_a_schema_modeline_that_resolves(root: Path) -> None:

@@ -115,6 +115,21 @@ def test_check_passes_when_every_scenario_has_its_recording(
     assert capsys.readouterr().out.splitlines()[-1] == "ok"
 
 
+def test_per_attempt_recordings_belong_to_their_scenario(
+    workspace: Path, write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repeated scenario records each attempt into `attempt-<n>/`: neither stale nor missing."""
+    write_contract(CONTRACT, "x.clawspec.yaml")
+    drafts = scenario_dir(workspace / "tapes", "x.clawspec.yaml", "drafts")
+    for n in (1, 2):
+        write_dir(drafts / f"attempt-{n}", [cassette("drafts", 1)])
+    write_dir(scenario_dir(workspace / "tapes", "x.clawspec.yaml", "sends"), [cassette("s", 1)])
+    assert main(["cassettes", "check", ".", "--cassette-dir", "tapes"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("cassettes in ") and "3 file(s) in 3 scenario folder(s)" in out[0]
+    assert out[-1] == "ok"
+
+
 def test_hermetic_options_have_one_name_everywhere(tmp_path: Path) -> None:
     args = build_parser().parse_args(
         ["run", "--model-traffic", "replay", "--cassette-dir", "tapes", "--today", "2026-01-31"]
