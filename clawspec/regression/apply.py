@@ -12,6 +12,7 @@ from clawspec.config.settings import RegressionSettings
 from clawspec.regression.compare import compare
 from clawspec.regression.trends import compute_trends
 from clawspec.reports.model import BaselineRef, Comparison, RunReport
+from clawspec.traffic.volatile import DEFAULT_VOLATILE_PATTERNS
 
 
 def with_regression(
@@ -22,6 +23,7 @@ def with_regression(
     ref: BaselineRef | None = None,
     missing: str | None = None,
     history: Sequence[RunReport] = (),
+    volatile_patterns: Sequence[str] = DEFAULT_VOLATILE_PATTERNS,
 ) -> RunReport:
     """Return `report` with `baseline`, `comparison` and `trends` filled in.
 
@@ -42,7 +44,7 @@ def with_regression(
         baseline = baseline.model_copy(update={"scenarios": kept})
     if baseline is not None:
         update["baseline"] = ref
-        update["comparison"] = compare(report, baseline, settings)
+        update["comparison"] = compare(report, baseline, settings, volatile_patterns)
     elif missing is not None:
         update["comparison"] = Comparison(baseline_missing=missing)
     if history:

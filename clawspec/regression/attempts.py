@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from clawspec.regression.stats import percentile, wilson_interval
 from clawspec.reports.model import (
     AssertionResult,
+    AttemptEvidence,
     AttemptRun,
     AttemptStats,
     PassRate,
@@ -47,8 +48,13 @@ def attempt_tokens(result: ScenarioResult) -> int | None:
     return tokens.total if tokens else None
 
 
-def combine_attempts(attempts: Sequence[ScenarioResult], min_pass_rate: float) -> ScenarioResult:
-    """Return one scenario result for all its attempts (in attempt order; at least one)."""
+def combine_attempts(
+    attempts: Sequence[ScenarioResult],
+    min_pass_rate: float,
+    observed: Sequence[AttemptEvidence | None] | None = None,
+) -> ScenarioResult:
+    """Return one scenario result for all its attempts (in attempt order; at least one).
+    `observed`: each attempt's own evidence (kept in `attempts.runs`, for `clawspec bless`)."""
     counted = [a for a in attempts if a.status != Status.SKIP]
     passes = sum(1 for a in counted if a.status in PASSING)
     failing = [a for a in counted if a.status not in PASSING]
@@ -56,7 +62,7 @@ def combine_attempts(attempts: Sequence[ScenarioResult], min_pass_rate: float) -
     rate = passes / len(counted) if counted else 0.0
     flaky = bool(passes and failing)
     status, message = _verdict(attempts, counted, passes, rate, min_pass_rate, shown)
-    stats = _stats(attempts, passes, len(counted))
+    stats = _stats(attempts, passes, len(counted), observed or [None] * len(attempts))
     return shown.model_copy(
         update={
             "status": status,
@@ -94,7 +100,12 @@ def _verdict(
     )
 
 
-def _stats(attempts: Sequence[ScenarioResult], passes: int, counted: int) -> AttemptStats:
+def _stats(
+    attempts: Sequence[ScenarioResult],
+    passes: int,
+    counted: int,
+    observed: Sequence[AttemptEvidence | None],
+) -> AttemptStats:
     durations = [float(a.duration_ms) for a in attempts]
     tokens = [float(t) for t in map(attempt_tokens, attempts) if t is not None]
     runs = [
@@ -105,8 +116,10 @@ def _stats(attempts: Sequence[ScenarioResult], passes: int, counted: int) -> Att
             duration_ms=a.duration_ms,
             tokens=attempt_tokens(a),
             message=a.message,
+            recording=a.model_traffic.cassette if a.model_traffic is not None else None,
+            evidence=seen,
         )
-        for a in attempts
+        for a, seen in zip(attempts, observed, strict=True)
     ]
     return AttemptStats(
         **pass_rate(passes, counted).model_dump(),

@@ -16,7 +16,7 @@ and in total over the scenarios both runs have; an increase over its tolerance i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -33,6 +33,7 @@ from clawspec.reports.model import (
     advisory_variants,
 )
 from clawspec.status import PASSING, Status
+from clawspec.traffic.volatile import DEFAULT_VOLATILE_PATTERNS
 
 CHANGES: tuple[str, ...] = get_args(ChangeKind)
 METRICS = ("tokens", "cost_usd", "duration_ms")
@@ -141,9 +142,14 @@ def classify(
 
 
 def compare(
-    current: RunReport, baseline: RunReport, settings: RegressionSettings | None = None
+    current: RunReport,
+    baseline: RunReport,
+    settings: RegressionSettings | None = None,
+    volatile_patterns: Sequence[str] = DEFAULT_VOLATILE_PATTERNS,
 ) -> Comparison:
-    """Compare `current` with `baseline`: one change per scenario, deltas, behaviour, reasons."""
+    """Compare `current` with `baseline`: one change per scenario, deltas, behaviour, reasons.
+
+    `volatile_patterns` (the config's) are left out of the tool arguments compared."""
     settings = settings or RegressionSettings()
     before = {s.identity.key: s for s in baseline.scenarios}
     advisory = advisory_variants(current)  # shown as changes, never a reason to fail
@@ -166,7 +172,7 @@ def compare(
         if "pass_rate" in details:
             over = _deltas(scenario, old, settings, details, totals)
             counted += [f"{label}: {line}" for line in over]
-        if behaviour := behaviour_diff(scenario.evidence, old.evidence):
+        if behaviour := behaviour_diff(scenario.evidence, old.evidence, volatile_patterns):
             details["behaviour"] = behaviour
         changes.append(
             ScenarioChange(

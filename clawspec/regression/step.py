@@ -50,7 +50,12 @@ def judge_against_history(
         # (`changes.change_headline`), and the terminal's would say it a second time.
         return with_regression(report, settings.regression, missing=found.reason, history=history)
     return with_regression(
-        report, settings.regression, baseline=found.report, ref=found.ref, history=history
+        report,
+        settings.regression,
+        baseline=found.report,
+        ref=found.ref,
+        history=history,
+        volatile_patterns=settings.volatile_patterns,
     )
 
 

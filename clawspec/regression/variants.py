@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from clawspec.config.settings import RegressionSettings, VariantSettings
 from clawspec.regression.compare import compare
 from clawspec.reports.model import RunReport, VariantComparison, VariantInfo
+from clawspec.traffic.volatile import DEFAULT_VOLATILE_PATTERNS
 
 
 def variant_infos(
@@ -37,7 +38,10 @@ def variant_infos(
 
 
 def compare_variants(
-    report: RunReport, infos: Sequence[VariantInfo], settings: RegressionSettings
+    report: RunReport,
+    infos: Sequence[VariantInfo],
+    settings: RegressionSettings,
+    volatile_patterns: Sequence[str] = DEFAULT_VOLATILE_PATTERNS,
 ) -> list[VariantComparison]:
     """Each non-reference variant against the reference; [] when the reference did not run.
 
@@ -68,7 +72,7 @@ def compare_variants(
         # `advisory` must not hide this variant's reasons inside compare(): it is decided here.
         current = report.model_copy(update={"scenarios": mine, "variants": []})
         before = report.model_copy(update={"scenarios": theirs, "variants": []})
-        found = compare(current, before, verdicts_only)
+        found = compare(current, before, verdicts_only, volatile_patterns)
         gates.append(
             VariantComparison(
                 variant=info.name,
@@ -88,11 +92,12 @@ def with_variants(
     variants: Sequence[VariantSettings],
     reference: str | None,
     settings: RegressionSettings,
+    volatile_patterns: Sequence[str] = DEFAULT_VOLATILE_PATTERNS,
 ) -> RunReport:
     """Return `report` with its `variants` and `variant_comparisons` filled in (unchanged
-    when no result ran on a variant)."""
+    when no result ran on a variant); `volatile_patterns` as for `compare`."""
     infos = variant_infos(report, variants, reference)
     if not infos:
         return report
-    gates = compare_variants(report, infos, settings)
+    gates = compare_variants(report, infos, settings, volatile_patterns)
     return report.model_copy(update={"variants": infos, "variant_comparisons": gates})

@@ -10,17 +10,20 @@ gateway does not know (refused: not a call); `loops` reads a missing file four t
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clawspec.gateway.plugin_records import read_plugin_records
 from tests.e2e.conftest import run_clawspec
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "run_record"
-PROVIDER_PORT = 18097  # the port contracts/run_record/openclaw.json names
+PROVIDER_PORT = 18099  # the port contracts/run_record/openclaw.json names
 
 pytestmark = pytest.mark.e2e
 
@@ -29,12 +32,35 @@ pytestmark = pytest.mark.e2e
 def record_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("run-record") / "suite"
     shutil.copytree(CONTRACTS, work)
-    with ScriptedProvider(load_scripts(work / "provider-scripts.json"), port=PROVIDER_PORT):
-        proc = run_clawspec(work, openclaw_launcher)
+    # Bring-up makes its state folder under the temporary folder and removes it at the end: a
+    # hard link to its plugin output, made as soon as the file appears, keeps what it wrote.
+    temp = work.parent / "tmp"
+    temp.mkdir()
+    kept = work.parent / "clawspec-plugin.jsonl"
+    done = threading.Event()
+    linker = threading.Thread(target=_keep_plugin_output, args=(temp, kept, done))
+    linker.start()
+    try:
+        with ScriptedProvider(load_scripts(work / "provider-scripts.json"), port=PROVIDER_PORT):
+            proc = run_clawspec(work, openclaw_launcher, extra_env={"TMPDIR": str(temp)})
+    finally:
+        done.set()
+        linker.join()
     report_path = work / "reports" / "clawspec-report.json"
     assert report_path.is_file(), proc.stdout + proc.stderr
     report = json.loads(report_path.read_text("utf-8"))
-    return {"proc": proc, "scenarios": {s["name"]: s for s in report["scenarios"]}}
+    return {
+        "proc": proc,
+        "scenarios": {s["name"]: s for s in report["scenarios"]},
+        "plugin": kept,
+    }
+
+
+def _keep_plugin_output(temp: Path, kept: Path, done: threading.Event) -> None:
+    while not done.wait(0.05):
+        for found in temp.glob("clawspec-gateway-*/logs/clawspec-plugin.jsonl"):
+            os.link(found, kept)
+            return
 
 
 def _verdicts(scenario: dict[str, Any]) -> list[tuple[str, str]]:
@@ -50,6 +76,7 @@ def test_what_the_agent_did_passes_as_written(record_run: dict[str, Any]) -> Non
         ("no_tool_loop", "pass"),
         ("message_not_sent", "pass"),
         ("run_completed", "pass"),
+        ("token_budget", "pass"),
     ], acts["assertions"]
     refused = acts["assertions"][2]["message"]
     assert "'no_such_tool' was attempted 1 time but refused" in refused, refused
@@ -58,11 +85,41 @@ def test_what_the_agent_did_passes_as_written(record_run: dict[str, Any]) -> Non
 def test_the_reports_tokens_come_from_the_record_and_the_plugin_agrees(
     record_run: dict[str, Any],
 ) -> None:
-    """`acts` makes three model calls of the scripted provider's default usage (100 input, 10
-    output tokens); the plugin's events count the same, so no disagreement is named."""
-    tokens = record_run["scenarios"]["acts"]["evidence"]["tokens"]
+    """`acts` makes three model calls with usage of their own (1,201/41, 1,302/52, 1,403/63
+    input/output tokens); the plugin's events count the same, so no disagreement is named, and
+    `token_budget` counts the record and says so."""
+    acts = record_run["scenarios"]["acts"]
+    tokens = acts["evidence"]["tokens"]
     assert tokens["source"] == "run record", tokens
-    assert (tokens["input"], tokens["output"], tokens["total"]) == (300, 30, 330), tokens
+    assert (tokens["input"], tokens["output"], tokens["total"]) == (3906, 156, 4062), tokens
+    assert tokens["disagreement"] is None, tokens
+    budget = acts["assertions"][-1]
+    assert budget["message"] == (
+        "total tokens 4,062 ≤ 5,000; output tokens 156 ≤ 156 (from the run record, 1 run)"
+    ), budget
+
+
+def test_the_records_tokens_equal_the_plugins_events(record_run: dict[str, Any]) -> None:
+    """Agreement on the real gateway: each scenario's tokens from OpenClaw's run record equal
+    what ClawSpec's plugin counted for its run, read straight from the plugin's output."""
+    path = record_run["plugin"]
+    assert path.is_file(), "the brought-up gateway's plugin output was not seen"
+    per_run: dict[str, list[int]] = {}
+    for rec in read_plugin_records(path, 0):
+        if rec.kind == "model_call" and rec.phase in ("completed", "error") and rec.run_id:
+            counted = per_run.setdefault(rec.run_id, [0, 0, 0])
+            counted[0] += rec.input_tokens or 0
+            counted[1] += rec.output_tokens or 0
+            counted[2] += rec.total_tokens or 0
+    recorded = sorted(
+        (t["input"], t["output"], t["total"])
+        for t in (s["evidence"]["tokens"] for s in record_run["scenarios"].values())
+    )
+    assert sorted(tuple(c) for c in per_run.values()) == recorded, (per_run, recorded)
+    # `loops`: five calls at the scripted provider's default usage (100 input, 10 output).
+    assert recorded == [(500, 50, 550), (3906, 156, 4062)], recorded
+    for scenario in record_run["scenarios"].values():
+        assert scenario["evidence"]["tokens"]["source"] == "run record", scenario["evidence"]
 
 
 def test_a_loop_fails_and_names_the_closest_call(record_run: dict[str, Any]) -> None:
@@ -78,3 +135,21 @@ def test_a_loop_fails_and_names_the_closest_call(record_run: dict[str, Any]) -> 
     assert "called 'read' with the same arguments 4 times in a row (calls 1 to 4)" in loop, loop
     assert "the closest, call 1 of run" in closest, closest
     assert 'path: expected "other.md", found "missing.md"' in closest, closest
+
+
+# --- each tool call with its arguments in the JSON report -------------------------------------
+
+
+def _tools(scenario: dict[str, Any]) -> list[tuple[str, Any, bool]]:
+    return [(t["name"], t["args"], t["args_cut"]) for t in scenario["evidence"]["tools"]]
+
+
+def test_the_report_lists_each_call_with_its_arguments(record_run: dict[str, Any]) -> None:
+    acts = record_run["scenarios"]["acts"]
+    assert _tools(acts) == [
+        ("write", {"path": "notes/order.md", "content": "order 4521\nconfirmed\n"}, False)
+    ], acts["evidence"]
+    loops = record_run["scenarios"]["loops"]
+    assert _tools(loops) == [("read", {"path": "missing.md"}, False)] * 4, loops["evidence"]
+    # Matched to the log's calls: the log's timing stays.
+    assert all(t["started_at"] for t in loops["evidence"]["tools"])

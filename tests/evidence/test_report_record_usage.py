@@ -1,23 +1,27 @@
-"""The report's tokens and cost from OpenClaw's run record (recorded on the real gateway), and
-what the report says when the plugin's events count otherwise."""
+"""The report's tokens and cost, and `token_budget`, from OpenClaw's run record (recorded on the
+real gateway), and what they say when the plugin's events count otherwise."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from clawspec.assertions.base import EvalContext, Status
 from clawspec.config.settings import ModelPrice
-from clawspec.reports.evidence import scenario_evidence
-from clawspec.reports.model import TokenTotals
+from clawspec.reports.evidence import LATE_LINES_S, scenario_evidence
+from clawspec.reports.model import ScenarioEvidence, TokenTotals
+from clawspec.reports.spend import RunSpend, token_disagreements
 from tests.assertions.test_trajectory_assertions import (
     context,
     edit_events,
     hook_line,
     recorded,
 )
+from tests.reports.factory import scenario
 from tests.support.harness import evaluate_one
 
 EMBEDDED = "e0000000-0000-4000-8000-000000000001"  # the run id of the context's log lines
@@ -86,8 +90,10 @@ def test_a_disagreement_with_the_plugin_is_reported_not_resolved(tmp_path: Path)
     tokens = _tokens(context(tmp_path, plugin=plugin))
     assert tokens is not None
     assert (tokens.input, tokens.cost_usd) == (2500, 0.0)  # the record's, with the plugin's named
-    assert tokens.source == (
-        "run record (disagrees with the plugin's events: input 2,400, total 2,446, cost $0.25)"
+    assert tokens.source == "run record"
+    assert tokens.disagreement == (
+        "the plugin's events count input 2,400, total 2,446, cost $0.25 "
+        "(the run record: input 2,500, total 2,546, cost $0)"
     )
 
 
@@ -110,10 +116,102 @@ def test_a_cost_not_recorded_is_priced_or_named_never_zero(tmp_path: Path) -> No
     assert priced.tokens.cost_usd == pytest.approx((2500 * 1.0 + 46 * 10.0) / 1_000_000)
 
 
-def test_without_the_record_the_plugin_counts_as_before(tmp_path: Path) -> None:
+def test_the_report_reads_the_record_when_no_assertion_did(tmp_path: Path) -> None:
     plugin = _plugin(tmp_path, 2400, 46, 0.25)
     ctx = context(tmp_path, plugin=plugin)
     assert evaluate_one({"type": "tool_not_called", "tool": "exec"}, ctx).status is Status.PASS
-    result = scenario_evidence(ctx.evidence, ctx.run)
+    assert ctx.evidence.built_records() is None  # only the log was read
+    result = scenario_evidence(ctx.evidence, ctx.run, settings=ctx.settings)
+    assert result is not None and result.tokens is not None
+    assert (result.tokens.source, result.tokens.input) == ("run record", 2500)
+    assert result.tokens.disagreement is not None
+    assert "input 2,400" in result.tokens.disagreement
+
+
+def test_without_the_record_the_plugin_counts_as_before(tmp_path: Path) -> None:
+    plugin = _plugin(tmp_path, 2400, 46, 0.25)
+    ctx = context(tmp_path, plugin=plugin, state=False)
+    assert evaluate_one({"type": "tool_not_called", "tool": "exec"}, ctx).status is Status.PASS
+    result = scenario_evidence(ctx.evidence, ctx.run, settings=ctx.settings)
     assert result is not None and result.tokens is not None
     assert (result.tokens.source, result.tokens.input) == ("plugin", 2400)
+    assert result.tokens.disagreement is None
+
+
+def test_a_record_that_cannot_be_read_leaves_the_plugins_count(tmp_path: Path) -> None:
+    """A state folder without the agent's store: the report counts the plugin's events, after a
+    bounded wait (never the scenario's whole timeout)."""
+    plugin = _plugin(tmp_path, 2400, 46, 0.25)
+    ctx = context(tmp_path, plugin=plugin)
+    shutil.rmtree(tmp_path / "state" / "agents")
+    started = time.monotonic()
+    result = scenario_evidence(ctx.evidence, ctx.run, settings=ctx.settings)
+    assert time.monotonic() - started < LATE_LINES_S + 2
+    assert result is not None and result.tokens is not None
+    assert (result.tokens.source, result.tokens.input) == ("plugin", 2400)
+
+
+# -- token_budget on the same evidence ---------------------------------------------------------
+
+
+def test_token_budget_counts_the_record_and_says_so(tmp_path: Path) -> None:
+    verdict = evaluate_one({"type": "token_budget", "max_total_tokens": 3000}, context(tmp_path))
+    assert (verdict.status, verdict.message) == (
+        Status.PASS,
+        "total tokens 2,546 ≤ 3,000 (from the run record, 1 run)",
+    )
+
+
+def test_token_budget_decides_on_the_record_and_names_the_disagreement(tmp_path: Path) -> None:
+    """The plugin's 2,400 input tokens would pass a limit of 2,450; the record's 2,500 do not."""
+    ctx = context(tmp_path, plugin=_plugin(tmp_path, 2400, 46, 0.25))
+    verdict = evaluate_one({"type": "token_budget", "max_input_tokens": 2450}, ctx)
+    assert verdict.status is Status.FAIL
+    assert verdict.message == (
+        "input tokens 2,500 > 2,450 (from the run record, 1 run); the plugin's events count "
+        "input 2,400, total 2,446, cost $0.25 (the run record: input 2,500, total 2,546, cost "
+        "$0): decided on the run record"
+    )
+    assert verdict.value == {"input": 2500, "output": 46, "total": 2546}
+
+
+def test_token_budget_agreeing_sources_name_no_disagreement(tmp_path: Path) -> None:
+    ctx = context(tmp_path, plugin=_plugin(tmp_path, 2500, 46, 0.0))
+    verdict = evaluate_one({"type": "token_budget", "max_cost_usd": 0.01}, ctx)
+    assert (verdict.status, verdict.message) == (
+        Status.PASS,
+        "cost $0 ≤ $0.01 (from the run record, 1 run)",
+    )
+
+
+def test_token_budget_without_a_state_folder_counts_the_plugins_events(tmp_path: Path) -> None:
+    ctx = context(tmp_path, plugin=_plugin(tmp_path, 2400, 46, 0.25), state=False)
+    verdict = evaluate_one({"type": "token_budget", "max_input_tokens": 2450}, ctx)
+    assert (verdict.status, verdict.message) == (
+        Status.PASS,
+        "input tokens 2,400 ≤ 2,450 (from 1 model call in the plugin's events)",
+    )
+
+
+def test_token_budget_says_why_the_record_was_not_used(tmp_path: Path) -> None:
+    ctx = context(tmp_path, plugin=_plugin(tmp_path, 2400, 46, 0.25))
+    shutil.rmtree(tmp_path / "state" / "agents")
+    verdict = evaluate_one({"type": "token_budget", "max_input_tokens": 2450}, ctx)
+    assert verdict.status is Status.PASS
+    assert verdict.message.startswith(
+        "input tokens 2,400 ≤ 2,450 (from 1 model call in the plugin's events; the run record "
+        "was not read: cannot read the run's record: "
+    ), verdict.message
+
+
+def test_the_spend_line_names_a_disagreement() -> None:
+    differ = "the plugin's events count input 2,400 (the run record: input 2,500)"
+    tokens = TokenTotals(input=2500, total=2546, source="run record", disagreement=differ)
+    runs = [
+        scenario("acts", "pass").model_copy(update={"evidence": ScenarioEvidence(tokens=tokens)}),
+        scenario("quiet", "pass"),
+    ]
+    label = runs[0].identity.label
+    assert token_disagreements(runs) == f"Tokens of '{label}' counted from the run record; {differ}"
+    assert RunSpend.of(runs[0]).tokens == 2546  # the spend limits count the report's tokens
+    assert token_disagreements(runs[1:]) is None
