@@ -1,4 +1,4 @@
-"""A local stand-in for the OpenClaw gateway, for benchmarks: hooks API + gateway log.
+"""A local stand-in for the OpenClaw gateway, for benchmarks: hooks API, chat endpoint, gateway log.
 
 `POST /hooks/agent` (waitForCompletion) answers after a fixed latency, like an agent run that
 takes that long, and appends the run's lines to the gateway log in the real gateway's shapes
@@ -7,6 +7,12 @@ takes that long, and appends the run's lines to the gateway log in the real gate
 `[write:<path>]` markers in the message write a Markdown artifact into the workspace, like the
 agent's `write` tool. Runs in its own process (`python benchmarks/gateway_fake.py ...` prints
 its URL), so its CPU does not share ClawSpec's interpreter lock.
+
+`POST /v1/chat/completions` (a conversation turn; Bearer = the gateway token, not the hooks
+token) answers after the same latency with an OpenAI chat completion (`id` `chatcmpl_<uuid>`,
+the reply `You said: <message>`, `usage`) and logs the run like OpenClaw 2026.9.6 logs a chat
+run (tests/gateway/data/chat/openclaw.log): run id = the completion's id, the session named by
+`x-openclaw-session-key`, the reply on an INFO line. `GET /v1/models` is ClawSpec's preflight.
 
     .venv/bin/python benchmarks/gateway_fake.py --workspace W --log W/logs/openclaw.log \
         --latency 0.2
@@ -27,9 +33,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+GATEWAY_TOKEN = "bench-gateway-token-0123456789"
 ARTIFACT = "---\ntitle: Sunday Service\nstatus: ready\n---\n# Hook\n\nBody\n\n## CTA\n\nReply.\n"
 META = {"runtime": "node", "runtimeVersion": "24.21.0", "hostname": "vm", "logLevelId": 2,
         "logLevelName": "DEBUG", "parentNames": ["openclaw"]}  # fmt: skip
+INFO = {**META, "logLevelId": 3, "logLevelName": "INFO"}
 
 
 def line(subsystem: str, message: str, trace: str | None, span: str, parent: str | None) -> str:
@@ -74,6 +82,50 @@ def run_lines(
     return out
 
 
+def chat_lines(run_id: str, session_key: str, reply: str, tools: list[str]) -> list[str]:
+    """The lines of one chat run (`/v1/chat/completions`), in the real gateway's shapes: the
+    embedded run's id is the completion's `chatcmpl_…` id, the session is the request's key."""
+    trace, req, span = uuid.uuid4().hex, uuid.uuid4().hex[:16], uuid.uuid4().hex[:16]
+    sid = str(uuid.uuid4())
+    out = [
+        line("diagnostic", f"lane enqueue: lane=session:{session_key} queueSize=1", trace, req,
+             None),
+        line("agent/embedded", f"embedded run start: runId={run_id} sessionId={sid} "
+             "provider=fake model=fake-model thinking=off messageChannel=webchat", trace, span,
+             req),
+        line("diagnostic", f"session state: sessionId={sid} sessionKey={session_key} prev=idle "
+             'new=processing reason="run_started" queueDepth=0', trace, span, req),
+    ]  # fmt: skip
+    for n, tool in enumerate(tools):
+        for phase in ("start", "end"):
+            out.append(line("agent/embedded", f"embedded run tool {phase}: runId={run_id} "
+                            f"tool={tool} toolCallId=call_{n}", trace, span, req))  # fmt: skip
+        fetch = "[model-fetch] response provider=fake api=openai-completions status=200"
+        out.append(line("provider-transport-fetch", fetch, trace, span, req))
+    said = json.loads(line("", reply, trace, req, None))  # the console line: the reply itself
+    del said["1"]
+    said["0"] = reply
+    said["_meta"] = {**INFO, "name": "openclaw"}
+    ended = json.loads(line("agents/agent-command", f"[agent] run {run_id} ended with "
+                            "stopReason=stop", trace, req, None))  # fmt: skip
+    ended["_meta"] = INFO
+    out += [
+        line("agent/embedded", f"embedded run done: runId={run_id} sessionId={sid} "
+             "durationMs=2059 aborted=false", trace, req, None),
+        json.dumps(said, separators=(",", ":")) + "\n",
+        json.dumps(ended, separators=(",", ":")) + "\n",
+        line("diagnostic", f"session state: sessionId={sid} sessionKey={session_key} "
+             'prev=processing new=idle reason="run_completed" queueDepth=0', trace, req, None),
+    ]  # fmt: skip
+    return out
+
+
+def chat_body(message: str, agent_id: str = "main") -> dict[str, Any]:
+    """The body ClawSpec's chat client sends for a turn (the bare loop sends the same)."""
+    return {"model": f"openclaw/{agent_id}", "messages": [{"role": "user", "content": message}],
+            "stream": False}  # fmt: skip
+
+
 def hook_body(message: str, name: str, session_key: str | None = None) -> dict[str, Any]:
     """The body ClawSpec's hooks client sends (the bare loop sends the same)."""
     body = {"message": message, "name": name, "agentId": "main", "deliver": False,
@@ -101,8 +153,10 @@ class FakeGateway:
         log_path: Path,
         latency_s: float,
         timeline: Path | None = None,
+        gateway_token: str = GATEWAY_TOKEN,
     ) -> None:
         self.token = token
+        self.gateway_token = gateway_token  # the chat endpoint's (OpenClaw's gateway token)
         # When each hook request arrived and was answered (wall clock, one line per run): where
         # the client left the gateway idle between runs.
         self.timeline = open(timeline, "a", buffering=1) if timeline else None  # noqa: SIM115
@@ -137,6 +191,32 @@ class FakeGateway:
                 self.timeline.write(f"{arrived:.6f} {time.time():.6f}\n")
         return {"ok": True, "runId": run_id, "completion": {"status": "ok"}}
 
+    def chat(self, body: dict[str, Any], session_key: str) -> dict[str, Any]:
+        """One chat run: sleep, log its lines, answer with a completion echoing the message."""
+        arrived = time.time()
+        messages = body.get("messages") or [{}]
+        message = str(messages[-1].get("content", ""))
+        time.sleep(self.latency_s)
+        run_id = f"chatcmpl_{uuid.uuid4()}"
+        reply = f"You said: {message}"
+        lines = chat_lines(run_id, session_key, reply, ["read"])
+        os.write(self._log, "".join(lines).encode())  # one append: lines of a run stay whole
+        with self._lock:
+            self.runs += 1
+            if self.timeline:
+                self.timeline.write(f"{arrived:.6f} {time.time():.6f}\n")
+        prompt, completion = 40 + len(message) // 4, 5 + len(reply) // 4
+        return {
+            "id": run_id,
+            "object": "chat.completion",
+            "created": int(arrived),
+            "model": str(body.get("model", "openclaw/main")),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion},
+        }  # fmt: skip
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         gateway = self
 
@@ -151,16 +231,34 @@ class FakeGateway:
                 pass
 
             def do_GET(self) -> None:
-                self._json(200, {"ok": True, "status": "live"})
+                if self.path != "/v1/models":
+                    self._json(200, {"ok": True, "status": "live"})
+                elif self._authorised(gateway.gateway_token):
+                    model = {"id": "openclaw/main", "object": "model", "owned_by": "openclaw"}
+                    self._json(200, {"object": "list", "data": [model]})
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                if self.headers.get("Authorization") != f"Bearer {gateway.token}":
+                if self.path == "/v1/chat/completions":
+                    if self._authorised(gateway.gateway_token):
+                        # As OpenClaw names the session: a key not in the agent's form is
+                        # the main agent's.
+                        key = self.headers.get("x-openclaw-session-key") or "main"
+                        key = key if key.startswith("agent:") else f"agent:main:{key}"
+                        self._json(200, gateway.chat(body, key))
+                elif self.headers.get("Authorization") != f"Bearer {gateway.token}":
                     self._json(401, {"ok": False, "error": "unauthorized"})
                 elif self.path != "/hooks/agent":
                     self._json(404, {"ok": False, "error": "not found"})
                 else:
                     self._json(200, gateway.run(body))
+
+            def _authorised(self, token: str) -> bool:
+                """The chat endpoint's check: 401 as OpenClaw words it for a wrong token."""
+                if self.headers.get("Authorization") == f"Bearer {token}":
+                    return True
+                self._json(401, {"error": {"message": "Unauthorized", "type": "unauthorized"}})
+                return False
 
             def _json(self, code: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
@@ -179,9 +277,11 @@ def main() -> None:
     parser.add_argument("--log", type=Path, required=True)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--token", default="bench-token-0123456789")
+    parser.add_argument("--gateway-token", default=GATEWAY_TOKEN, help="the chat endpoint's")
     parser.add_argument("--timeline", type=Path, help="append 'arrived answered' per run")
     args = parser.parse_args()
-    gateway = FakeGateway(args.token, args.workspace, args.log, args.latency, args.timeline)
+    gateway = FakeGateway(args.token, args.workspace, args.log, args.latency, args.timeline,
+                          args.gateway_token)  # fmt: skip
     print(gateway.base_url, flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         gateway.server.serve_forever()

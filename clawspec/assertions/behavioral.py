@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -17,6 +18,7 @@ from clawspec.text import fmt_number, fmt_usd, one_line, pluralize, quote_list
 # importing them (tests/test_startup.py); each evaluator imports what it reads.
 if TYPE_CHECKING:
     from clawspec.evidence.log import RunLog
+    from clawspec.evidence.usage import Counted
 
 LOG_PATH = Field(None, description="Gateway log file (default: the active gateway log).")
 RUN_ID = Field(None, description="Run to scope the search to (default: this scenario's run).")
@@ -339,14 +341,16 @@ class TokenBudget(Assertion):
 
     @_on_run_log
     def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
-        usage, source = scoped.token_usage(ctx)
-        if usage is None:
-            return Verdict.skipped(
-                f"no token usage records for run {scoped.label} ({source}; "
-                "the log has no token fields)"
-            )
-        measured = {"input": usage.input, "output": usage.output, "total": usage.total}
-        limits = {
+        measured_usage = _measured_usage(ctx, scoped, self.run_id)
+        if isinstance(measured_usage, Verdict):
+            return measured_usage
+        usage = measured_usage
+        measured: dict[str, float] = {
+            "input": usage.counted.input or 0,
+            "output": usage.counted.output or 0,
+            "total": usage.counted.total or 0,
+        }
+        limits: dict[str, float] = {
             name: limit
             for name, limit in (
                 ("total", self.max_total_tokens),
@@ -366,23 +370,103 @@ class TokenBudget(Assertion):
             if measured[name] <= limit
         ]
         if self.max_cost_usd is not None:
-            cost, unpriced = scoped.token_cost(ctx)
+            cost = usage.counted.cost_usd
             if cost is None:
                 # Unknown is never $0: the limit cannot be checked, and that is not a pass.
                 return Verdict.errored(
-                    f"cost of run {scoped.label} unknown: no native cost and no model_pricing "
-                    f"for {quote_list(unpriced)}; add it to model_pricing"
+                    f"cost of run {scoped.label} unknown ({usage.source}): no native cost and no "
+                    f"model_pricing for {quote_list(list(usage.unpriced))}; add it to "
+                    "model_pricing"
                 )
             measured["cost_usd"] = cost
             limits["cost_usd"] = self.max_cost_usd
             compared = f"cost {fmt_usd(cost)} {'>' if cost > self.max_cost_usd else '≤'} "
             compared += fmt_usd(self.max_cost_usd)
             (over if cost > self.max_cost_usd else within_parts).append(compared)
+        said = f" ({usage.source})"
+        if usage.disagreement:  # decided on the record; the other count is named, not dropped
+            said += f"; {usage.disagreement}: decided on the run record"
         if over:
-            return Verdict.failed("; ".join(over), measured, limits)
-        within = "; ".join(within_parts)
-        text = f"{within} ({pluralize(usage.calls, source)})"
+            return Verdict.failed("; ".join(over) + said, measured, limits)
+        text = "; ".join(within_parts) + said
+        if usage.from_record:  # the record is complete, sub-agents included: no lines to await
+            return Verdict.passed(text, measured, limits)
         return scoped.undecided(text) or Verdict.passed(text, measured, limits)
+
+
+@dataclass(frozen=True)
+class _Usage:
+    """The usage `token_budget` judges, where it was counted, and how the plugin's events
+    count otherwise when they do."""
+
+    counted: Counted
+    unpriced: tuple[str, ...]
+    source: str
+    from_record: bool = False
+    disagreement: str | None = None
+
+
+def _measured_usage(ctx: EvalContext, scoped: RunLog, run_id: str | None) -> _Usage | Verdict:
+    """The run's usage from OpenClaw's run record when it can be read (bring-up always; target
+    mode with `openclaw_state_dir`), compared with the plugin's events; else the plugin's
+    events, else the log's usage lines, saying why the record was not used. A run with no
+    usage at all is skipped (the log has no token fields)."""
+    from clawspec.evidence.record import RunRecords, run_records
+    from clawspec.evidence.usage import Counted, disagreement, record_usage
+
+    own = run_id is None or run_id in {ctx.run.run_id, ctx.run.gateway_run_id}
+    recorded, why_not = None, ""
+    if own and ctx.settings.openclaw_state_dir:
+        found = run_records(ctx)
+        if isinstance(found, RunRecords):
+            recorded = record_usage(found, ctx.settings.model_pricing)
+            why_not = "" if recorded else "the run record has no usage for every run"
+        else:
+            why_not = f"the run record was not read: {found.message}"
+    plugin_usage, source = scoped.token_usage(ctx)
+    plugin: Counted | None = None
+    unpriced: tuple[str, ...] = ()
+    if plugin_usage is not None:
+        cost, missing = scoped.token_cost(ctx)
+        plugin = Counted(plugin_usage.input, plugin_usage.output, plugin_usage.total, cost)
+        unpriced = tuple(missing)
+    if recorded is not None:
+        differ = disagreement(recorded.counted, plugin) if source == "model call" else None
+        return _Usage(
+            recorded.counted,
+            recorded.unpriced,
+            f"from the run record, {pluralize(recorded.runs, 'run')}",
+            from_record=True,
+            disagreement=differ,
+        )
+    if plugin is None or plugin_usage is None:
+        chat = _chat_usage(ctx)
+        if chat is not None:
+            return chat
+        because = f"; {why_not}" if why_not else ""
+        return Verdict.skipped(
+            f"no token usage records for run {scoped.label} ({source}; the log has no token "
+            f"fields{because})"
+        )
+    where = f"{pluralize(plugin_usage.calls, source)}"
+    where += " in the plugin's events" if source == "model call" else ""
+    where += f"; {why_not}" if why_not else ""
+    return _Usage(plugin, unpriced, f"from {where}")
+
+
+def _chat_usage(ctx: EvalContext) -> _Usage | None:
+    """A conversation's usage as its chat responses gave it, when every answered turn in scope
+    did: the last source, when neither the run record nor the plugin's events count it."""
+    from clawspec.evidence.usage import Counted
+
+    transcript = ctx.run.transcript
+    if not transcript or any(e.usage is None for e in transcript if e.reply is not None):
+        return None
+    given = [e.usage for e in transcript if e.usage is not None]
+    if not given:
+        return None
+    counted = Counted(sum(u[0] for u in given), sum(u[1] for u in given), sum(u[2] for u in given))
+    return _Usage(counted, (), f"from {pluralize(len(given), 'chat response')}")
 
 
 def _counted(counts: dict[str, int]) -> str:

@@ -8,16 +8,13 @@ skip. The reply exists only once the agent ran: in `given` these types are a loa
 
 from __future__ import annotations
 
-import json
-import re
-import subprocess
-import sys
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from clawspec.assertions.artifact import check_word_sources, check_words, word_hits, word_list
 from clawspec.assertions.base import Assertion, EvalContext, Verdict, WorkspacePath
+from clawspec.assertions.patterns import check_pattern, search_all
 from clawspec.assertions.registry import register
 from clawspec.text import clean, one_line, quote_list, valid_unicode
 
@@ -26,18 +23,6 @@ from clawspec.text import clean, one_line, quote_list, valid_unicode
 if TYPE_CHECKING:
     from clawspec.evidence.reply import Reply
 
-# The longest a `reply_matches` search may take. Python's `re` backtracks without limit and
-# cannot be interrupted from inside the process (a nested repeat such as `(a+)+$` takes
-# exponential time), so the search runs in a child interpreter stopped at this bound.
-PATTERN_SECONDS = 5.0
-# What the child runs: the pattern and the text arrive as ASCII JSON on stdin (a lone surrogate
-# in the reply survives the trip), the match's start and text leave the same way.
-_SEARCH = (
-    "import json,re,sys\n"
-    "p,t=json.load(sys.stdin)\n"
-    "m=re.search(p,t)\n"
-    "json.dump(None if m is None else [m.start(),m.group(0)],sys.stdout)\n"
-)
 SHOWN_CHARS = 200  # of the reply, in a verdict's message
 
 
@@ -320,11 +305,14 @@ class ReplyMatches(Assertion):
         texts = reply_texts(ctx)
         if isinstance(texts, Verdict):
             return texts
-        # In a conversation's `then` it holds when any reply matches.
-        for source, reply in texts:
-            found = bounded_search(self.pattern, reply, PATTERN_SECONDS)
-            if isinstance(found, str):
-                return Verdict.errored(found)
+        # In a conversation's `then` it holds when any reply matches: one bounded search of all.
+        subject = f"the reply ({sum(len(t) for _, t in texts):,} characters)"
+        if len(texts) > 1:
+            subject = f"the {len(texts)} replies ({sum(len(t) for _, t in texts):,} characters)"
+        results = search_all([(self.pattern, reply) for _, reply in texts], subject)
+        if isinstance(results, str):
+            return Verdict.errored(results)
+        for (source, _reply), found in zip(texts, results, strict=True):
             if found is not None:
                 start, text = found
                 where = f" ({source})" if len(texts) > 1 else ""
@@ -337,45 +325,6 @@ class ReplyMatches(Assertion):
         return Verdict.failed(
             f"none of the {len(texts)} replies matches '{self.pattern}': {_quoted(texts)}"
         )
-
-
-def check_pattern(pattern: str) -> None:
-    """Raise ValueError saying where `pattern` is not a regular expression."""
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        where = f" at position {exc.pos + 1}" if exc.pos is not None else ""
-        raise ValueError(
-            f"'pattern' is not a regular expression: {exc.msg}{where} (escape literal "
-            "characters such as ( [ . * + ? with a backslash)"
-        ) from None
-
-
-def bounded_search(pattern: str, text: str, seconds: float) -> tuple[int, str] | str | None:
-    """`re.search(pattern, text)` stopped after `seconds`: the match's start and text, None
-    without a match, or a message saying why it could not be decided."""
-    payload = json.dumps([pattern, text])  # ASCII: lone surrogates as \\ud8xx escapes
-    try:
-        done = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _SEARCH],
-            input=payload,
-            capture_output=True,
-            text=True,
-            encoding="ascii",
-            timeout=seconds,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return (
-            f"the pattern '{pattern}' did not finish on the reply ({len(text):,} characters) "
-            f"within {seconds:g} s: it backtracks too much (nested repeats such as (a+)+ or "
-            "(a|a)* take exponential time); make it more specific"
-        )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"the pattern '{pattern}' could not be searched for: {one_line(last, 300)}"
-    result = json.loads(done.stdout)
-    return None if result is None else (int(result[0]), str(result[1]))
 
 
 REPLY_TYPES = frozenset({"reply_contains", "reply_not_contains", "reply_matches"})

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,6 +27,7 @@ from pydantic import Field, field_validator, model_validator
 
 from clawspec.assertions.base import Assertion, EvalContext, Verdict
 from clawspec.assertions.documents import same_value
+from clawspec.assertions.patterns import search_all
 from clawspec.assertions.registry import register
 from clawspec.status import Status
 from clawspec.text import clean, one_line, pluralize, quote_list, valid_unicode
@@ -40,15 +39,6 @@ if TYPE_CHECKING:
 
 CODE_MODE = "tool_search_code"
 PATTERN_KEY = "matches"
-# The longest the `{matches: …}` searches of one assertion may take together: Python's `re`
-# backtracks without limit and cannot be interrupted, so they run in a child interpreter
-# stopped at this bound (as `reply_matches` does).
-PATTERN_SECONDS = 5.0
-_SEARCH_ALL = (
-    "import json,re,sys\n"
-    "pairs=json.load(sys.stdin)\n"
-    "json.dump([re.search(p,t) is not None for p,t in pairs],sys.stdout)\n"
-)
 SHOWN_CHARS = 160  # of a value, in a verdict's message
 MAX_DIFFS = 6  # differing keys named in one message
 
@@ -300,43 +290,23 @@ class _Matcher:
             return True
         return self.results[(pattern, text)]
 
-    def decide(self, seconds: float = PATTERN_SECONDS) -> str | None:
+    def decide(self) -> str | None:
         """Run the searches asked for; a message when they could not be decided."""
         pairs = list(dict.fromkeys(self.wanted or []))
         self.results = {}
         if not pairs:
             return None
-        found = _search_all(pairs, seconds)
+        found = _search_all(pairs, "the calls' arguments")
         if isinstance(found, str):
             return found
         self.results = dict(zip(pairs, found, strict=True))
         return None
 
 
-def _search_all(pairs: list[tuple[str, str]], seconds: float) -> list[bool] | str:
-    """`re.search` for each (pattern, text), together stopped after `seconds`."""
-    payload = json.dumps(pairs)  # ASCII: lone surrogates travel as \\ud8xx escapes
-    patterns = quote_list(list(dict.fromkeys(p for p, _ in pairs)))
-    try:
-        done = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _SEARCH_ALL],
-            input=payload,
-            capture_output=True,
-            text=True,
-            encoding="ascii",
-            timeout=seconds,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return (
-            f"the patterns {patterns} did not finish on the calls' arguments within "
-            f"{seconds:g} s: one backtracks too much (nested repeats such as (a+)+ or (a|a)* "
-            "take exponential time); make it more specific"
-        )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"the patterns {patterns} could not be searched for: {one_line(last, 300)}"
-    return [bool(found) for found in json.loads(done.stdout)]
+def _search_all(pairs: list[tuple[str, str]], subject: str) -> list[bool] | str:
+    """Whether `re.search` finds each (pattern, text), one bounded search of all."""
+    found = search_all(pairs, subject)
+    return found if isinstance(found, str) else [match is not None for match in found]
 
 
 # --- the types ----------------------------------------------------------------------------------
@@ -592,7 +562,7 @@ class _MessageFields(Assertion):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None and "{{" not in value:
-            from clawspec.assertions.reply import check_pattern
+            from clawspec.assertions.patterns import check_pattern
 
             check_pattern(value)
         return value
@@ -653,7 +623,7 @@ class _MessageFields(Assertion):
         if self.pattern is not None:
             texts = [(r, m) for r, m in found if m.text is not None]
             results = (
-                _search_all([(self.pattern, m.text or "") for _, m in texts], PATTERN_SECONDS)
+                _search_all([(self.pattern, m.text or "") for _, m in texts], "the messages sent")
                 if texts
                 else []
             )

@@ -144,6 +144,18 @@ class LimitsSettings(_Section):
         ge=MIB,
         description="An explicit log_path with no start offset: how much of its end is read.",
     )
+    tool_args_bytes: int = Field(
+        64 * 1024,
+        ge=64,
+        description="A tool call's arguments kept in the JSON report, bytes of their JSON text "
+        "(64 KiB); longer ones are cut, and the cut is marked (args_cut, args_bytes).",
+    )
+    reply_chars: int = Field(
+        4_000,
+        ge=100,
+        description="A conversation's messages and replies as JUnit and the HTML report show "
+        "them, characters; the JSON report keeps them whole.",
+    )
 
 
 # A ratio (0.15) or a percentage ("15%"); the JSON Schema for editors accepts both spellings.

@@ -80,6 +80,9 @@ class RunInfo:
     # A conversation's runs in this scope, by the chat responses' ids (a turn: its own; the
     # conversation's `then`: every turn's); empty for a hook run.
     chat_run_ids: tuple[str, ...] = ()
+    # The conversation's session: its record is looked up by it (an index of OpenClaw's covers
+    # it), while a turn's log lines are scoped by its run alone.
+    chat_session_key: str | None = None
     # A conversation: what was said in this scope, in order (a turn: its own exchange); None
     # for a plain scenario, whose reply is read from its run's record.
     transcript: tuple[Exchange, ...] | None = None
@@ -92,6 +95,8 @@ class Exchange:
     turn: int  # 0-based; text says "turn 1" for 0
     say: str
     reply: str | None
+    # The chat response's usage (input, output, total tokens); None: it gave none.
+    usage: tuple[int, int, int] | None = None
 
 
 @dataclass

@@ -13,12 +13,13 @@ the reason: an assertion on the record never passes, and is never skipped, witho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from clawspec.evidence.context import EvalContext, Verdict
+from clawspec.evidence.context import EvalContext, RunInfo, Verdict
 from clawspec.evidence.log import RunLog
 from clawspec.evidence.store import PluginKey
 from clawspec.gateway.logs.scope import hook_session_keys
@@ -33,6 +34,10 @@ from clawspec.gateway.trajectory import (
     wait_for,
 )
 
+if TYPE_CHECKING:
+    from clawspec.config.settings import Settings
+    from clawspec.evidence.store import Evidence
+
 # The record's types, for the assertions that judge it (they ask the evidence layer, never the
 # readers: tests/test_layers.py).
 __all__ = [
@@ -42,6 +47,7 @@ __all__ = [
     "SentMessage",
     "Trajectory",
     "executed",
+    "report_records",
     "run_records",
     "runs_of",
 ]
@@ -106,26 +112,78 @@ def _read(ctx: EvalContext, until: Literal["complete", "settled"]) -> RunRecords
             until=until,
         )
 
-    with TrajectoryReader(Path(state)) as reader:
+    return _lookup(
+        Path(state), run, ctx.settings.default_agent_id, lambda: _hook_session_key(ctx), waited
+    )
+
+
+def _lookup(
+    state: Path,
+    run: RunInfo,
+    default_agent: str,
+    hook_key: Callable[[], str | Verdict],
+    waited: Callable[[Callable[[], Trajectory]], Trajectory],
+) -> RunRecords | Verdict:
+    """The scope's runs from the stores under `state`: a conversation's by its chat runs' ids,
+    a hook run by the session `hook_key` gives."""
+    with TrajectoryReader(state) as reader:
         try:
             if run.chat_run_ids:
-                agent = (
-                    run.agent_id or agent_of(run.session_key or "") or ctx.settings.default_agent_id
-                )
+                session = run.chat_session_key or run.session_key
+                agent = run.agent_id or agent_of(session or "") or default_agent
                 runs = tuple(
-                    waited(lambda rid=rid: reader.chat_run(agent, rid, run.session_key))
+                    waited(lambda rid=rid: reader.chat_run(agent, rid, session))
                     for rid in run.chat_run_ids
                 )
                 return RunRecords(runs)
-            key = _hook_session_key(ctx)
+            key = hook_key()
             if isinstance(key, Verdict):
                 return key
-            agent = agent_of(key) or ctx.settings.default_agent_id
+            agent = agent_of(key) or default_agent
             return RunRecords((waited(lambda: reader.hook_run(agent, key)),))
         except TrajectoryError as exc:
             return Verdict.errored(f"cannot read the run's record: {exc}")
         except _Abandoned:
             return Verdict.errored("the scenario was stopped before the run's record was read")
+
+
+def report_records(
+    evidence: Evidence,
+    run: RunInfo,
+    settings: Settings | None,
+    hook_session_keys: Sequence[str],
+    wait_s: float,
+    stop: threading.Event | None = None,
+) -> RunRecords | None:
+    """The scope's runs for the report: as an assertion read them when they are complete, else
+    read now, waiting at most `wait_s` for sub-agents still running (the report must not slow
+    a scenario down). `hook_session_keys`: the sessions the report's log index names for the
+    hook run. None when they cannot be had (no state folder, not recorded in time, a record an
+    assertion already found unreadable): the report then counts from the other evidence."""
+    found = evidence.built_records()
+    if isinstance(found, Verdict):
+        return None  # already waited for within the scenario's timeout: not read again
+    if found is not None and all(r.settled for r in found.runs):
+        return found
+    if settings is None or not settings.openclaw_state_dir:
+        return None
+    halt = stop or threading.Event()
+
+    def pause(seconds: float) -> None:
+        if halt.wait(seconds):
+            raise _Abandoned
+
+    def waited(read: Callable[[], Trajectory]) -> Trajectory:
+        return wait_for(read, timeout_s=wait_s, poll_s=min(0.1, wait_s), sleep=pause)
+
+    def hook_key() -> str | Verdict:
+        keys = [key for key in hook_session_keys if agent_of(key)]
+        return keys[-1] if keys else Verdict.errored("no session named for the hook run")
+
+    read = _lookup(
+        Path(settings.openclaw_state_dir), run, settings.default_agent_id, hook_key, waited
+    )
+    return read if isinstance(read, RunRecords) else None
 
 
 def _hook_session_key(ctx: EvalContext) -> str | Verdict:

@@ -5,11 +5,16 @@ terminal) format these sections; none of them recomputes a change.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from clawspec.reports.model import RunReport, ScenarioChange, ScenarioResult
 from clawspec.status import Status
+from clawspec.text import one_line
+
+ARG_KEYS_SHOWN = 2  # arguments named per tool in a behaviour line; the rest are counted
+ARG_VALUE_CHARS = 60
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,38 @@ def describe_behaviour(diff: dict[str, Any]) -> list[str]:
             lines.append(f"{what} reordered: {now} (baseline {before})")
         for name, (before, now) in diff.get(f"{what}_calls", {}).items():
             lines.append(f"'{name}' called {now} times (baseline {before})")
+        if what == "tools":
+            lines += [
+                _args_line(name, calls)
+                for name, calls in diff.get("tools_args_changed", {}).items()
+            ]
     return lines
+
+
+def _args_line(tool: str, calls: list[dict[str, Any]]) -> str:
+    """e.g. "'write' arguments changed: path 'a.md' → 'b.md' (call 1; 2 more call(s))"."""
+    first = calls[0]
+    changed: dict[str, dict[str, Any]] = first.get("changed", {})
+    parts = [
+        f"{key} {_value(sides, 'baseline')} → {_value(sides, 'current')}"
+        for key, sides in list(changed.items())[:ARG_KEYS_SHOWN]
+    ]
+    where = [f"call {first.get('call')}"]
+    if len(changed) > ARG_KEYS_SHOWN:
+        where.append(f"{len(changed) - ARG_KEYS_SHOWN} more argument(s)")
+    if len(calls) > 1:
+        where.append(f"{len(calls) - 1} more call(s)")
+    return f"'{tool}' arguments changed: {', '.join(parts)} ({'; '.join(where)})"
+
+
+def _value(sides: dict[str, Any], side: str) -> str:
+    """One side's value in one line, cut short (the JSON report has it as compared)."""
+    if side not in sides:
+        return "(none)"
+    value = sides[side]
+    if isinstance(value, str):
+        return f"'{one_line(value, ARG_VALUE_CHARS)}'"
+    return one_line(json.dumps(value, ensure_ascii=False), ARG_VALUE_CHARS)
 
 
 def over_line(name: str, found: dict[str, Any]) -> str:

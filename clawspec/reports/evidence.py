@@ -5,8 +5,10 @@ the plugin records, the fetched trace and OpenClaw's run record. When no asserti
 the run's slice of the active gateway log is indexed once without waiting for late lines (a
 report must not slow every scenario down); when there is no log (target mode without log
 access) the tools come from the trace, if one was fetched, else stay empty. The tokens and cost
-come from the run record when an assertion read it (its `model.completed` usage); where the
-plugin's events count otherwise, the source says so rather than one being silently chosen.
+come from the run record wherever it can be read (its `model.completed` usage; read here, briefly,
+when no assertion did); where the plugin's events count otherwise, `disagreement` says so rather
+than one being silently chosen. Each tool call's arguments come from the run record
+(`clawspec.reports.tool_args`: matched, masked and cut there).
 """
 
 from __future__ import annotations
@@ -19,17 +21,21 @@ from typing import TYPE_CHECKING
 
 from clawspec.evidence.context import RunInfo
 from clawspec.evidence.cost import UNKNOWN_MODEL, plugin_cost, usage_cost
-from clawspec.evidence.spans import by_start, delegation_spans, tool_spans
+from clawspec.evidence.record import RunRecords, report_records
+from clawspec.evidence.spans import CALL_ID_ATTRIBUTES, by_start, delegation_spans, tool_spans
 from clawspec.evidence.store import Evidence
+from clawspec.evidence.usage import Counted, disagreement, record_usage
 from clawspec.gateway.logs.index import LogIndex
+from clawspec.gateway.logs.scope import hook_session_keys
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.gateway.refusals import AnswerReader
 from clawspec.reports.model import ScenarioEvidence, SpanRecord, TokenTotals, ToolCallRecord
-from clawspec.text import fmt_number, fmt_usd, one_line
+from clawspec.reports.tool_args import DEFAULT_ARGS_BYTES, with_args
+from clawspec.text import one_line
 from clawspec.traces.model import Span, SpanType, Trace
 
 if TYPE_CHECKING:
-    from clawspec.config.settings import ModelPrice
+    from clawspec.config.settings import ModelPrice, Settings
 
 MAX_SPANS = 200  # spans kept per scenario; the rest are counted in `spans_omitted`
 MAX_TOOLS = 500  # a runaway tool loop must not blow up the report
@@ -37,8 +43,6 @@ MAX_TOOLS = 500  # a runaway tool loop must not blow up the report
 # plugin records get as long to settle (their last usage line follows the run's end).
 LATE_LINES_S = 1.0
 _PLUGIN_POLL_S = 0.1
-# Costs closer than this are the same cost summed in another order.
-COST_TOLERANCE_USD = 1e-9
 
 
 def scenario_evidence(
@@ -46,27 +50,35 @@ def scenario_evidence(
     run: RunInfo,
     stop: threading.Event | None = None,
     pricing: Mapping[str, ModelPrice] | None = None,
+    settings: Settings | None = None,
 ) -> ScenarioEvidence | None:
     """Condense the run's evidence; None when there is none at all (no log, no trace).
 
-    `pricing` (the config's `model_pricing`) prices the usage that carries no native cost."""
+    `pricing` (the config's `model_pricing`) prices the usage that carries no native cost;
+    `settings` say where the gateway's run record is (`openclaw_state_dir`)."""
     index = _log_index(evidence, run, stop)
     trace = evidence.built_trace()
     trace = trace if isinstance(trace, Trace) else None
-    recorded = _record_tokens(evidence, pricing or {})
-    if index is None and trace is None and recorded is None:
+    keys = hook_session_keys(index) if index is not None else []
+    found = report_records(evidence, run, settings, keys, LATE_LINES_S, stop)
+    recorded = _record_tokens(found, pricing or {})
+    if index is None and trace is None and recorded is None and found is None:
         return None
     records = _plugin_records(evidence, index, stop) if index is not None else []
     tools = _log_tools(index, records) if index is not None else []
+    call_ids = [call.tool_call_id for call in index.tool_calls] if index is not None else []
     if not tools and trace is not None:
         tools = _trace_tools(trace)
+        call_ids = [_call_id(span) for span in tool_spans(trace)]
+    limit = settings.limits.tool_args_bytes if settings is not None else DEFAULT_ARGS_BYTES
+    tools = with_args(tools[:MAX_TOOLS], call_ids, found, limit, MAX_TOOLS)
     if index is not None:
         delegations = list(index.subagents)
     else:
         delegations = list(dict.fromkeys(delegation_spans(trace)[1])) if trace else []
     spans, omitted = _spans(trace) if trace is not None else ([], 0)
     return ScenarioEvidence(
-        tools=tools[:MAX_TOOLS],
+        tools=tools[:MAX_TOOLS],  # also the record's own calls, when there is no log
         delegations=delegations,
         tokens=_agreed(recorded, _tokens(index, records, trace, pricing or {})),
         models=_models(index, records, trace),
@@ -202,67 +214,39 @@ def _tokens(
     )
 
 
-def _record_tokens(evidence: Evidence, pricing: Mapping[str, ModelPrice]) -> TokenTotals | None:
+def _record_tokens(
+    found: RunRecords | None, pricing: Mapping[str, ModelPrice]
+) -> TokenTotals | None:
     """The usage OpenClaw's run record gives the scope's runs and their sub-agents (one
-    `model.completed` per run, summed over its model calls), when an assertion read the record
-    and every run in it ended with its usage recorded; else None (never a partial sum)."""
-    from clawspec.evidence.record import RunRecords, runs_of
-
-    found = evidence.built_records()
-    if not isinstance(found, RunRecords) or not all(run.settled for run in found.runs):
+    `model.completed` per run, summed over its model calls), when every run in it ended with
+    its usage recorded; else None (never a partial sum)."""
+    usage = record_usage(found, pricing) if found is not None else None
+    if usage is None:
         return None
-    runs = list(runs_of(found.runs))
-    usages = [run.usage for run in runs]
-    if not runs or any(usage is None for usage in usages):
-        return None
-    parts = [(run, usage) for run, usage in zip(runs, usages, strict=True) if usage is not None]
-    cost, unpriced = usage_cost(
-        (
-            (usage.cost, _model_of(run.provider, run.model), usage.input, usage.output)
-            for run, usage in parts
-        ),
-        pricing,
-    )
+    counted = usage.counted
     return TokenTotals(
-        input=sum(usage.input for _, usage in parts),
-        output=sum(usage.output for _, usage in parts),
-        total=sum(usage.total for _, usage in parts),
-        cost_usd=cost,
-        unpriced=unpriced,
+        input=counted.input,
+        output=counted.output,
+        total=counted.total,
+        cost_usd=counted.cost_usd,
+        unpriced=list(usage.unpriced),
         source="run record",
     )
 
 
-def _model_of(provider: str | None, model: str | None) -> str | None:
-    """`provider/model` as the plugin names it, for `model_pricing`."""
-    return "/".join(part for part in (provider, model) if part) or None
-
-
 def _agreed(recorded: TokenTotals | None, other: TokenTotals | None) -> TokenTotals | None:
     """The run record's figures when there are any, else `other`'s; where the plugin's events
-    give them too and they differ, the source says so and what the plugin counted."""
+    give them too and they differ, `disagreement` says what the plugin counted."""
     if recorded is None:
         return other
     if other is None or other.source != "plugin":
         return recorded
-    differ = [
-        f"{name} {fmt_number(theirs)}"
-        for name, ours, theirs in (
-            ("input", recorded.input, other.input),
-            ("output", recorded.output, other.output),
-            ("total", recorded.total, other.total),
-        )
-        if ours is not None and theirs is not None and ours != theirs
-    ]
-    mine, theirs = recorded.cost_usd, other.cost_usd
-    if mine is not None and theirs is not None and abs(mine - theirs) > COST_TOLERANCE_USD:
-        differ.append(f"cost {fmt_usd(theirs)}")
-    if not differ:
-        return recorded
-    said = ", ".join(differ)
-    return recorded.model_copy(
-        update={"source": f"run record (disagrees with the plugin's events: {said})"}
-    )
+    differ = disagreement(_counted(recorded), _counted(other))
+    return recorded if differ is None else recorded.model_copy(update={"disagreement": differ})
+
+
+def _counted(totals: TokenTotals) -> Counted:
+    return Counted(totals.input, totals.output, totals.total, totals.cost_usd)
 
 
 def _models(index: LogIndex | None, records: list[PluginRecord], trace: Trace | None) -> list[str]:
@@ -342,6 +326,11 @@ def _spans(trace: Trace) -> tuple[list[SpanRecord], int]:
         for span in ordered[:MAX_SPANS]
     ]
     return kept, max(0, len(ordered) - MAX_SPANS)
+
+
+def _call_id(span: Span) -> str | None:
+    """The tool call id a tool span carries, to match it with the run record's call."""
+    return next((found for key in CALL_ID_ATTRIBUTES if (found := _str_attribute(span, key))), None)
 
 
 def _str_attribute(span: Span, key: str) -> str | None:

@@ -72,26 +72,30 @@ def _reason(scenario: ScenarioResult) -> str:
     return scenario.status.upper()
 
 
-def _body(scenario: ScenarioResult, statuses: tuple[Status, ...]) -> str:
+def _body(scenario: ScenarioResult, statuses: tuple[Status, ...], reply_chars: int) -> str:
     lines = [_reason(scenario)]
     lines += [_assertion_line(scenario, a) for a in scenario.checks() if a.status in statuses]
-    lines += _turn_said(scenario)
+    lines += _turn_said(scenario, reply_chars)
     return "\n".join(dict.fromkeys(lines))  # drop a repeated first line, keep order
 
 
-def _turn_said(scenario: ScenarioResult) -> list[str]:
+def _turn_said(scenario: ScenarioResult, reply_chars: int) -> list[str]:
     """A failing conversation's failing turn: what was said and replied (GitLab shows the
     body), each on one line and cut."""
     turn = failing_turn(scenario)
     if turn is None:
         return []
     label = turn_label(turn.index)
-    said = one_line(shown(turn.say), REPLY_CHARS)
-    replied = "(no reply)" if turn.reply is None else one_line(shown(turn.reply), REPLY_CHARS)
+    said = one_line(shown(turn.say, reply_chars), reply_chars)
+    replied = (
+        "(no reply)"
+        if turn.reply is None
+        else one_line(shown(turn.reply, reply_chars), reply_chars)
+    )
     return [f"{label} said: {said}", f"{label} replied: {replied}"]
 
 
-def _stdout(scenario: ScenarioResult) -> str:
+def _stdout(scenario: ScenarioResult, reply_chars: int) -> str:
     lines = []
     checks = scenario.checks()  # a conversation's turns' checks too, in the order they ran
     warned = [a for a in checks if a.status == Status.WARN]
@@ -103,9 +107,11 @@ def _stdout(scenario: ScenarioResult) -> str:
         # A conversation that did not pass: what was said and replied, turn by turn.
         for turn in scenario.turns:
             label = turn_label(turn.index)
-            lines.append(f"{label} said: {one_line(shown(turn.say), REPLY_CHARS)}")
+            said = one_line(shown(turn.say, reply_chars), reply_chars)
+            lines.append(f"{label} said: {said}")
             if turn.reply is not None:
-                lines.append(f"{label} replied: {one_line(shown(turn.reply), REPLY_CHARS)}")
+                replied = one_line(shown(turn.reply, reply_chars), reply_chars)
+                lines.append(f"{label} replied: {replied}")
     return "\n".join(lines)
 
 
@@ -198,6 +204,7 @@ def _testcase(
     file: str,
     change: str | None,
     strict: bool = False,
+    reply_chars: int = REPLY_CHARS,
 ) -> tuple[str, str]:
     """The testcase element and the tag of its outcome ("" when it passed). `strict`: nothing
     the Jenkins xUnit plugin's schema lacks (file, line, properties)."""
@@ -231,10 +238,12 @@ def _testcase(
     outcome = ""
     if scenario.status in _OUTCOME:
         tag, kind, statuses = _OUTCOME[scenario.status]
-        element = _outcome(xml, tag, kind, _reason(scenario), _body(scenario, statuses))
+        element = _outcome(
+            xml, tag, kind, _reason(scenario), _body(scenario, statuses, reply_chars)
+        )
         outcome = tag if element else ""
         children[tag] = element
-    stdout = _stdout(scenario)
+    stdout = _stdout(scenario, reply_chars)
     if stdout:
         children["system-out"] = [xml.element("system-out", {}, _CASE + 1, text=stdout)]
     ordered = [element for tag in _CHILD_ORDER for element in children.get(tag, [])]
@@ -294,6 +303,7 @@ def render_junit(
     repo_root: str | Path | None = None,
     workspace: Path | None = None,
     strict: bool = False,
+    reply_chars: int = REPLY_CHARS,
 ) -> bytes:
     """Render the report as JUnit XML (UTF-8 bytes with an XML declaration).
 
@@ -301,6 +311,7 @@ def render_junit(
     relative to it, as annotations give them (None: as the report has them). `workspace`: the
     workspace root the report's contract paths are relative to (None: the current folder).
     `strict` (`junit_strict`): only what the Jenkins xUnit plugin's schema allows.
+    `reply_chars` (`limits.reply_chars`): a conversation's messages and replies are cut to it.
     """
     xml = XmlText(cleaner())
     comparison = report.comparison
@@ -322,7 +333,8 @@ def render_junit(
         path = repo_relative(contract, repo_root, workspace)
         name = names[contract]
         cases = [
-            _testcase(xml, s, name, path, changes.get(s.identity.key), strict) for s in scenarios
+            _testcase(xml, s, name, path, changes.get(s.identity.key), strict, reply_chars)
+            for s in scenarios
         ]
         ms = sum(s.duration_ms for s in scenarios)
         suites.append(_suite(xml, contract, cases, ms, {**extra, "file": path}, head))
@@ -376,10 +388,12 @@ def write_junit(
     repo_root: str | Path | None = None,
     strict: bool = False,
     workspace: Path | None = None,
+    reply_chars: int = REPLY_CHARS,
 ) -> Path:
     """Write the JUnit file atomically; return its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_junit(report, repo_root, workspace, strict=strict))
+    rendered = render_junit(report, repo_root, workspace, strict=strict, reply_chars=reply_chars)
+    partial.write_bytes(rendered)
     partial.replace(path)
     return path

@@ -158,8 +158,9 @@ def _encoded(result: ScenarioResult) -> bytes | None:
 
 
 def _exact(result: ScenarioResult) -> bool:
-    """Every value JSON could change is plain: the free-form assertion values and the floats
-    (the only fields of a result whose type JSON does not pin down)."""
+    """Every value JSON could change is plain: the free-form assertion values, the tool calls'
+    arguments and the floats (the only fields of a result whose type JSON does not pin
+    down)."""
     if not all(_exact_assertion(a) for a in result.checks()):  # a conversation's turns' too
         return False
     attempts = result.attempts
@@ -173,6 +174,8 @@ def _exact(result: ScenarioResult) -> bool:
         if evidence is None:
             continue
         if evidence.tokens is not None and not _finite(evidence.tokens.cost_usd):
+            return False
+        if not all(tool.args is None or _plain(tool.args) for tool in evidence.tools):
             return False
         for span in evidence.spans:
             if not (_finite(span.start_ms) and _finite(span.end_ms) and _finite(span.cost_usd)):

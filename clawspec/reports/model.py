@@ -106,6 +106,44 @@ class PassRate(_Frozen):
         )
 
 
+class FileSeen(_Frozen):
+    """A file an attempt's agent wrote, as it was after the attempt."""
+
+    path: str = Field(description="As the agent's write named it; relative to the workspace.")
+    sections: list[str] | None = Field(
+        None, description="Its Markdown headings (null: not read or not Markdown)."
+    )
+    fields: list[str] | None = Field(
+        None, description="Its top-level YAML/JSON keys or front matter keys (null: none)."
+    )
+
+
+class AttemptEvidence(_Frozen):
+    """What one attempt (or one turn of it) did: what `clawspec bless` computes invariants from."""
+
+    turn: int | None = Field(None, description="A conversation turn's evidence: its index.")
+    tools: list[ToolCallRecord] = Field(
+        default_factory=list, description="Tool calls in order, with arguments when known."
+    )
+    tools_known: bool = Field(
+        True, description="false: no source told the tool calls (no run record, log or trace)."
+    )
+    delegations: list[str] = Field(default_factory=list, description="Agent ids delegated to.")
+    files: list[FileSeen] = Field(default_factory=list, description="Files the agent wrote.")
+    reply: str | None = Field(None, description="The final reply (masked); null: none known.")
+    tokens: int | None = None
+    completed: bool | None = Field(
+        None, description="Every run ended with stop reason `stop` (null: not known)."
+    )
+    variables: dict[str, str] = Field(
+        default_factory=dict,
+        description="The template variables' values of this attempt (run_id, today, ...).",
+    )
+    turns: list[AttemptEvidence] | None = Field(
+        None, description="A conversation: each turn's own evidence, in order."
+    )
+
+
 class AttemptRun(_Frozen):
     """One attempt of a repeated scenario."""
 
@@ -115,6 +153,13 @@ class AttemptRun(_Frozen):
     duration_ms: int
     tokens: int | None = None
     message: str = ""
+    recording: str | None = Field(
+        None,
+        description="Hermetic runs: the cassette folder this attempt recorded into or replayed.",
+    )
+    evidence: AttemptEvidence | None = Field(
+        None, description="This attempt's own evidence (tools with arguments, files, reply)."
+    )
 
 
 class AttemptStats(PassRate):
@@ -136,6 +181,18 @@ class ToolCallRecord(_Frozen):
     started_at: str | None = Field(None, description="ISO-8601, when known.")
     ended_at: str | None = Field(None, description="ISO-8601, when known.")
     error: bool = False
+    args: Any = Field(
+        None,
+        description="The arguments as the model sent them (JSON, masked), from OpenClaw's run "
+        "record; null when the record was not read or does not tell them. When `args_cut` is "
+        "true, a string: the start of the arguments' JSON text, limits.tool_args_bytes long.",
+    )
+    args_cut: bool = Field(
+        False, description="The arguments were longer than the report keeps: `args` is cut."
+    )
+    args_bytes: int | None = Field(
+        None, description="When cut: the size of the arguments' whole JSON text, in bytes."
+    )
 
 
 class SpanRecord(_Frozen):
@@ -169,7 +226,14 @@ class TokenTotals(_Frozen):
         default_factory=list,
         description="Models whose usage has no native cost and no model_pricing entry.",
     )
-    source: str = Field(description="Where the figures come from: plugin, log or trace.")
+    source: str = Field(
+        description="Where the figures come from: run record, plugin, log or trace."
+    )
+    disagreement: str | None = Field(
+        None,
+        description="What the plugin's events count otherwise than the run record (the "
+        "figures above are the record's); null when they agree or only one source counts.",
+    )
 
 
 class ScenarioEvidence(_Frozen):
@@ -234,6 +298,12 @@ class TurnResult(_Frozen):
     evidence: ScenarioEvidence | None = None
     assertions: list[AssertionResult] = Field(default_factory=list)
 
+    @property
+    def answered(self) -> bool:
+        """The gateway answered the turn (a chat response, whose content may still be null: a
+        run that wrote no final text); False: no answer came (a timeout, a 5xx, a cut one)."""
+        return self.gateway_run_id is not None
+
 
 class ScenarioResult(_Frozen):
     """One scenario run."""
@@ -243,6 +313,12 @@ class ScenarioResult(_Frozen):
     line: int
     name: str = Field(
         description="The identity name: the scenario's name, `name[row id]` for a row."
+    )
+    contract_digest: str | None = Field(
+        None,
+        description="sha256 of the scenario's definition (target, defaults and the scenario "
+        "without its `then` items, as canonical JSON): what `clawspec bless --from-report` "
+        "checks a report against.",
     )
     scenario: str | None = Field(
         None,

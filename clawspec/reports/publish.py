@@ -114,14 +114,18 @@ def _publish(
         strict = settings.junit_strict
         if attempt(
             "JUnit XML",
-            lambda: write_junit(report, junit_path, root, strict, workspace),
+            lambda: write_junit(
+                report, junit_path, root, strict, workspace, settings.limits.reply_chars
+            ),
         ):
             written.append(junit_path)
     html_path = Path(settings.report_html) if settings.report_html else None
     if html_path is not None:
         from clawspec.reports.html import write_html
 
-        if attempt("HTML report", lambda: write_html(report, html_path)):
+        if attempt(
+            "HTML report", lambda: write_html(report, html_path, settings.limits.reply_chars)
+        ):
             written.append(html_path)
     quality_path = Path(settings.codequality) if settings.codequality else None
     if quality_path is not None:

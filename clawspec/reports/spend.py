@@ -159,6 +159,29 @@ def spend_line(spend: BudgetReport) -> str:
     return f"{line}; {hint}" if hint and not spend.stopped else line
 
 
+def token_disagreements(scenarios: Iterable[ScenarioResult]) -> str | None:
+    """One line when the plugin's events counted a run's tokens otherwise than OpenClaw's run
+    record (the record's figures are the ones counted): the scenario and, for one, what
+    differed. None when they agree everywhere."""
+    found = [
+        (s.identity.label, s.evidence.tokens.disagreement)
+        for s in scenarios
+        if s.evidence is not None
+        and s.evidence.tokens is not None
+        and s.evidence.tokens.disagreement
+    ]
+    if not found:
+        return None
+    if len(found) == 1:
+        label, differ = found[0]
+        return f"Tokens of '{label}' counted from the run record; {differ}"
+    names = quote_list([label for label, _ in found])
+    return (
+        f"Tokens counted from the run record; the plugin's events count otherwise for "
+        f"{pluralize(len(found), 'scenario')}: {names} (each scenario's tokens in the report)"
+    )
+
+
 def merged(shards: Sequence[tuple[str, RunReport]]) -> BudgetReport | None:
     """The spend of a run split in shards: what every shard spent, summed, against the whole
     budget (each shard kept its share of it); why each shard a limit stopped was stopped.

@@ -116,11 +116,13 @@ class TerminalReporter:
         )
         if report.selection is not None:  # --changed-since: how many ran, and since when
             self._print(report.selection.describe())
-        from clawspec.reports.spend import spend_line, spend_of, worth_saying
+        from clawspec.reports.spend import spend_line, spend_of, token_disagreements, worth_saying
 
         spend = spend_of(report)
         if worth_saying(spend):
             self._print(spend_line(spend))
+        if differ := token_disagreements(report.scenarios):
+            self._print(differ)
         if spend.stopped:
             self._print(f"stopped: {spend.stopped}")
         outcome = outcome or decide(report, Policy())

@@ -2,8 +2,9 @@
 
 The report counts turns from 0 (`TurnResult.index`, `AssertionResult.turn`); people count from
 1, so every text says "turn 2" for index 1. What a user says and what the agent replies are
-masked in the report already; every output but the JSON report cuts them to `REPLY_CHARS`
-(`cut`: masked first, and a secret's prefix left at the cut is masked too). Each renderer then
+masked in the report already; JUnit and the HTML report cut them to `limits.reply_chars`
+(default `REPLY_CHARS`), the terminal, summary and PR comment shorter (`cut`: masked first, and
+a secret's prefix left at the cut is masked too). Each renderer then
 escapes them for its format like any other text from outside.
 """
 
@@ -17,7 +18,7 @@ from clawspec.text import cut
 if TYPE_CHECKING:
     from clawspec.reports.model import AssertionResult, ScenarioResult, TurnResult
 
-# The most of a `say` or a reply any output but the JSON report shows (SPEC: limits.reply_chars).
+# The default of `limits.reply_chars`: the most of a `say` or a reply JUnit and the HTML show.
 REPLY_CHARS = 4_000
 _FAILING = (Status.FAIL, Status.ERROR)
 
@@ -45,5 +46,5 @@ def failing_turn(result: ScenarioResult) -> TurnResult | None:
 
 
 def shown(text: str | None, limit: int = REPLY_CHARS) -> str:
-    """A `say` or a reply as an output shows it: cut to `limit` (at most `REPLY_CHARS`)."""
-    return cut(text or "", min(limit, REPLY_CHARS))
+    """A `say` or a reply as an output shows it: cut to `limit` (`limits.reply_chars`)."""
+    return cut(text or "", limit)

@@ -1,10 +1,11 @@
 """Spend limits of a whole run: what its finished agent runs spent, and when to start no more.
 
-Every finished attempt is counted from the evidence its result already holds (token usage,
-native cost, else `model_pricing`; the judge's calls too). Once a limit is reached, or a run's
-cost cannot be known while a cost limit is set, `reason()` says why and the runner starts no
-further agent run; runs in flight finish and are counted. The deadline of `max_duration` is
-read from an injectable clock, so tests need no real waiting.
+Every finished attempt is counted from the evidence its result already holds: the report's
+tokens and cost (the run record's where it was read, else the plugin's or the trace's; native
+cost, else `model_pricing`; the judge's calls too), so the limits count what the report shows.
+Once a limit is reached, or a run's cost cannot be known while a cost limit is set, `reason()`
+says why and the runner starts no further agent run; runs in flight finish and are counted.
+The deadline of `max_duration` is read from an injectable clock, so tests need no real waiting.
 """
 
 from __future__ import annotations
@@ -132,8 +133,9 @@ class Budget:
             why = "its usage names no model; a cost budget needs native cost or a priced model"
         else:
             why = (
-                "no token usage was recorded for it; a cost budget needs ClawSpec's plugin "
-                "output (plugin_output, set by bring-up) or a trace backend"
+                "no token usage was recorded for it; a cost budget needs the gateway's run "
+                "record (openclaw_state_dir), ClawSpec's plugin output (plugin_output; bring-up "
+                "sets both) or a trace backend"
             )
         return (
             f"run budget cannot be kept: the cost of '{scenario_id}' is unknown ({why}); "

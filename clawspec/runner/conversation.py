@@ -18,20 +18,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.contracts import templates
 from clawspec.contracts.models import Turn
 from clawspec.evidence.context import Exchange
 from clawspec.evidence.record import RunRecords
-from clawspec.evidence.store import Evidence
-from clawspec.runner.judging import evaluate_assertion, hook_message, log_stat, report_evidence
+from clawspec.runner.judging import (
+    evaluate_assertion,
+    evidence_from_now,
+    hook_message,
+    report_evidence,
+)
 from clawspec.runner.traffic import model_traffic
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
     from clawspec.gateway.chat import ChatReply
-    from clawspec.reports.model import AssertionResult, TurnResult
-    from clawspec.runner.scenario import RunEnv, ScenarioPlan, StartedScenario
+    from clawspec.reports.model import AssertionResult, TokenTotals, TurnResult
+    from clawspec.runner.scenario import RunEnv, StartedScenario
 
 log = logging.getLogger("clawspec.runner")
 
@@ -54,8 +60,12 @@ class Conversation:
     turns: list[TurnResult] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     chat_run_ids: list[str] = field(default_factory=list)
+    # Each answered turn's evidence, by turn index: what the report shows of it is collected
+    # when the scenario is checked, off the lane that sends the next turn.
+    contexts: dict[int, EvalContext] = field(default_factory=dict)
     # Why the conversation ended before its last turn ("" when every turn ran).
     ended: str = ""
+    interrupted: bool = False  # an interrupt kept the later turns from starting
 
 
 def run_turns(state: StartedScenario) -> None:
@@ -83,11 +93,16 @@ def run_turns(state: StartedScenario) -> None:
             state.traffic = scope.enter_context(model_traffic(plan, env, first, timeout_s))
         for index, turn in enumerate(turns):
             if env.stop.is_set():  # after the first interrupt no new turn starts
-                talk.ended = f"stopped before turn {index + 1}: the run was interrupted"
+                talk.ended = (
+                    f"interrupted: turns {index + 1} to {len(turns)} of {len(turns)} were not sent"
+                    if index + 1 < len(turns)
+                    else f"interrupted: turn {index + 1} of {len(turns)} was not sent"
+                )
+                talk.interrupted = True
                 break
             result = _run_turn(state, talk, index, turn)
             talk.turns.append(result)
-            if result.reply is None:
+            if not result.answered:
                 talk.ended = f"turn {index + 1}: {result.message}"
                 break
             if result.status in (Status.FAIL, Status.ERROR) and stop_on_failure:
@@ -111,6 +126,10 @@ def _render(state: StartedScenario, turn: Turn) -> tuple[str, str] | str:
         rendered = templates.render_model(turn, state.values, state.env.environ)
     except templates.TemplateError as exc:
         return f"cannot render the turn: {exc}"
+    except ValidationError as exc:  # e.g. a `{{env.NAME}}` holding bytes that are not UTF-8
+        problem = exc.errors(include_url=False, include_input=False)[0]
+        field_name = ".".join(str(part) for part in problem["loc"]) or "the turn"
+        return f"cannot render the turn: '{field_name}' after rendering templates: {problem['msg']}"
     if not rendered.say.strip():
         return "'say' rendered blank"
     params: dict[str, Any] = dict(rendered.params)
@@ -160,7 +179,7 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
         talk.exchanges.append(Exchange(index, say, None))
         return _turn_error(index, line, say, f"no reply: {error}", started_clock)
     talk.chat_run_ids.append(reply.run_id)
-    exchange = Exchange(index, say, reply.content)
+    exchange = Exchange(index, say, reply.content, _usage(reply.usage))
     talk.exchanges.append(exchange)
     ctx.run = replace(
         ctx.run,
@@ -170,6 +189,7 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
         completed_at=datetime.now(env.tz),
     )
     _wait_for_subagents(ctx, talk)
+    talk.contexts[index] = ctx
     results = [_judge(state, ctx, index, a_index) for a_index in range(len(turn.then))]
     from clawspec.reports.model import scenario_status
 
@@ -191,7 +211,6 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
         duration_ms=int((time.monotonic() - started_clock) * 1000),
         tokens=_total_tokens(reply.usage),
         gateway_run_id=reply.run_id,
-        evidence=report_evidence(ctx.evidence, ctx.run, env, plan.id),
         assertions=results,
     )
 
@@ -203,18 +222,7 @@ def _turn_context(
     to the run the turn's request started and its sub-agents."""
     env, scenario_ctx = state.env, state.ctx
     base = scenario_ctx.evidence
-    log_path = base.gateway_log
-    log_size, log_inode = log_stat(log_path)
-    plugin = base.plugin_output
-    evidence = Evidence(
-        env.http,
-        log_path,
-        log_size,
-        plugin,
-        log_stat(plugin)[0],
-        log_inode=log_inode,
-        trace_backend=env.trace_backend,
-    )
+    evidence = evidence_from_now(env.http, base.gateway_log, base.plugin_output, env.trace_backend)
     # Scoped by the chat run's id alone (set once it answers), not by the session: the log's
     # lines of the session's other runs (the turn before, whose last lines may be written
     # late; the run OpenClaw starts to announce a sub-agent's result) are not this turn's.
@@ -223,6 +231,7 @@ def _turn_context(
         state.run_id,
         started,
         agent_id=talk.agent_id,
+        chat_session_key=talk.session_key,
         transcript=(),
     )
     return replace(
@@ -294,6 +303,36 @@ def _turn_error(index: int, line: int, say: str, message: str, started_clock: fl
     )
 
 
+def _usage(usage: dict[str, Any] | None) -> tuple[int, int, int] | None:
+    """(input, output, total) tokens of a chat response's OpenAI-style `usage`, when whole."""
+    if not usage:
+        return None
+    given = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in given):
+        return None
+    total = usage.get("total_tokens")
+    prompt, completion = int(given[0] or 0), int(given[1] or 0)
+    return prompt, completion, total if isinstance(total, int) else prompt + completion
+
+
+def chat_tokens(talk: Conversation) -> TokenTotals | None:
+    """The conversation's tokens as its chat responses counted them, when every answered turn
+    gave its usage: what the report shows when neither the run record nor the plugin's events
+    count them (your gateway without `openclaw_state_dir` or ClawSpec's plugin)."""
+    from clawspec.reports.model import TokenTotals
+
+    counted = [e.usage for e in talk.exchanges if e.reply is not None or e.usage is not None]
+    if not counted or any(u is None for u in counted):
+        return None
+    whole = [u for u in counted if u is not None]
+    return TokenTotals(
+        input=sum(u[0] for u in whole),
+        output=sum(u[1] for u in whole),
+        total=sum(u[2] for u in whole),
+        source="chat responses",
+    )
+
+
 def _total_tokens(usage: dict[str, Any] | None) -> int | None:
     if not usage:
         return None
@@ -309,16 +348,24 @@ def _gateway_token(env: RunEnv) -> str:
     return token.get_secret_value() if token is not None else ""
 
 
+def turns_with_evidence(talk: Conversation, env: RunEnv, scenario_id: str) -> list[TurnResult]:
+    """The conversation's turns for the report, each with what its run did (its tools, their
+    arguments, delegations, tokens)."""
+    return [
+        turn.model_copy(
+            update={"evidence": report_evidence(ctx.evidence, ctx.run, env, scenario_id)}
+        )
+        if (ctx := talk.contexts.get(turn.index)) is not None
+        else turn
+        for turn in talk.turns
+    ]
+
+
 def conversation_verdict(talk: Conversation) -> str:
     """The scenario's own error message from its conversation ("" when it has none): a turn
-    without a reply makes the scenario `error`; failed checks speak for themselves."""
+    without a reply, or an interrupt before the last turn, makes the scenario `error` (its
+    `then` is not judged on part of the conversation); failed checks speak for themselves."""
     for turn in talk.turns:
-        if turn.reply is None:
+        if not turn.answered:
             return f"turn {turn.index + 1}: {turn.message}"
-    if talk.ended and not talk.turns:
-        return talk.ended
-    return ""
-
-
-def plan_is_conversation(plan: ScenarioPlan) -> bool:
-    return plan.scenario.turns is not None
+    return talk.ended if talk.interrupted else ""

@@ -108,6 +108,7 @@ def _finish(
                 settings.variants,
                 reference.name if reference else None,
                 settings.regression,
+                volatile_patterns=settings.volatile_patterns,
             )
     if settings.baseline or settings.fail_on == "regression":
         from clawspec.regression.step import judge_against_history
@@ -130,6 +131,20 @@ def _finish(
     if settings.save_baseline and complete:
         save_baseline(report, settings, context)
     return RunResult(report, outcome, written)
+
+
+def prepare() -> None:
+    """Import and build what finishing a run needs (and the terminal's summary after it),
+    before its end: `clawspec run` calls this once the lanes wait for the gateway, so the
+    reports follow the last answer sooner. Nothing here depends on the run."""
+    import clawspec.history.source
+    import clawspec.reports.changes
+    import clawspec.reports.json_report
+    import clawspec.reports.outcome
+    import clawspec.reports.variants  # noqa: F401
+    from clawspec.reports.model import RunReport
+
+    RunReport.model_rebuild()  # its schema is deferred (reports/model.py): built here, not last
 
 
 def save_baseline(

@@ -19,6 +19,9 @@ from clawspec.inputs.paths import PathEscapeError
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
+    import requests
+
+    from clawspec.evidence.store import RunBackend
     from clawspec.reports.model import AssertionResult, ScenarioEvidence
     from clawspec.runner.scenario import RunEnv, ScenarioPlan
 
@@ -97,10 +100,32 @@ def report_evidence(
     from clawspec.reports.evidence import scenario_evidence
 
     try:
-        return scenario_evidence(evidence, run, env.halt, env.settings.model_pricing)
+        return scenario_evidence(
+            evidence, run, env.halt, env.settings.model_pricing, settings=env.settings
+        )
     except Exception:
         log.debug("evidence of %s not collected", scenario_id, exc_info=True)
         return None
+
+
+def evidence_from_now(
+    http: requests.Session,
+    log_path: Path | None,
+    plugin: Path | None,
+    trace_backend: RunBackend | None,
+) -> Evidence:
+    """The evidence of a run starting now: the gateway log and the plugin's output from where
+    they end at this moment (the inode tells whether the log was rotated during the run)."""
+    log_size, log_inode = log_stat(log_path)
+    return Evidence(
+        http,
+        log_path,
+        log_size,
+        plugin,
+        log_stat(plugin)[0],
+        log_inode=log_inode,
+        trace_backend=trace_backend,
+    )
 
 
 def log_stat(path: Path | None) -> tuple[int, int | None]:

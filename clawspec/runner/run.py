@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
@@ -167,7 +168,10 @@ def _execute(
             done.notify_all()  # the last one out wakes the reporting loop at once
 
     def start(item: tuple[int, int]) -> StartedScenario:
-        return start_scenario(plans[item[0]], env.for_plan(plans[item[0]]))  # its gateway
+        planned = env.for_plan(plans[item[0]])  # its gateway
+        return start_scenario(
+            plans[item[0]], replace(planned, attempt=item[1]) if item[1] else planned
+        )
 
     def failed(error: BaseException, item: tuple[int, int] | None) -> None:
         held = f", running {plans[item[0]].id}" if item is not None else ""
@@ -190,8 +194,16 @@ def _execute(
             kept.keep(index, result)
             outcomes[index] = [Ran(o.invoked, o.unreachable) for o in outcomes[index] if o]
 
-    stopping = _Either(env.stop, faults.stopped)  # a fault stops the run like an interrupt
-    _report_until_done(threads, done, finished, report, stopping, abandon, env.halt)
+    _report_until_done(
+        threads,
+        done,
+        finished,
+        report,
+        _Either(env.stop, faults.stopped),  # a fault stops the run like an interrupt
+        abandon,
+        env.halt,
+        partial(_prepare, faults),
+    )
     interrupted = env.stop.is_set()
     broken = bool(faults)  # a bug, not the user, stopped the run: say so, not "interrupted"
     with done:
@@ -253,19 +265,24 @@ def _report_until_done(
     stop: _Either,
     abandon: threading.Event,
     halt: threading.Event,
+    when_idle: Callable[[], None] | None = None,
 ) -> None:
     """Report scenarios as they finish until the workers end, or, after an interrupt, until
     the grace period ends or the user abandons them: then `halt` is set, so that what they
     still wait for or read stops.
 
     Progress is printed from this thread, so a worker goes straight from one scenario to the
-    next instead of queueing for the terminal.
+    next instead of queueing for the terminal. `when_idle` runs once, the first time nothing
+    finished for 0.1 s after a first scenario did: the agents are running and its work (getting
+    the reports ready) holds no lane up, neither before the first hook request nor between runs.
     """
     grace_deadline: float | None = None
+    reported = False
     while True:
+        idle = False
         with done:
             if not finished and any(t.is_alive() for t in threads):
-                done.wait(0.1)
+                idle = not done.wait(0.1)
             # Looked at before the batch is taken: a worker adds its scenario to `finished`
             # before it ends, so once every thread has ended, the batch holds all that is left.
             # (Looked at after, a scenario finished in between would never be reported.)
@@ -275,11 +292,22 @@ def _report_until_done(
             report(index)
         if ended:
             return
+        reported = reported or bool(batch)
+        if idle and reported and when_idle is not None:
+            when_idle()
+            when_idle = None
         if stop.is_set():
             grace_deadline = grace_deadline or time.monotonic() + INTERRUPT_GRACE_S
             if abandon.is_set() or time.monotonic() >= grace_deadline:
                 halt.set()
                 return
+
+
+def _prepare(faults: Faults) -> None:
+    from clawspec.runner.finish import prepare
+
+    with faults.guard("preparing the reports"):
+        prepare()
 
 
 class _Either:
@@ -320,7 +348,10 @@ def _result(
     from clawspec.regression.attempts import combine_attempts
 
     minimum = plan.scenario.min_pass_rate
-    return combine_attempts(results, env.settings.min_pass_rate if minimum is None else minimum)
+    observed = [o.observed if isinstance(o, ScenarioOutcome) else None for o in attempt_outcomes]
+    return combine_attempts(
+        results, env.settings.min_pass_rate if minimum is None else minimum, observed
+    )
 
 
 def unrun_report(

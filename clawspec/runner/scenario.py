@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status
+from clawspec.bless.digest import scenario_digest
 from clawspec.config.settings import Settings, VariantSettings
 from clawspec.contracts import templates
 from clawspec.contracts.loader import LoadedContract
@@ -23,7 +24,12 @@ from clawspec.crash import Noted
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest, RefusalCheck
 from clawspec.identity import ScenarioIdentity
-from clawspec.runner.judging import evaluate_assertion, hook_message, log_stat, report_evidence
+from clawspec.runner.judging import (
+    evaluate_assertion,
+    evidence_from_now,
+    hook_message,
+    report_evidence,
+)
 from clawspec.runner.outages import Outages, keys_of
 from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
 from clawspec.text import one_line
@@ -31,7 +37,14 @@ from clawspec.text import one_line
 if TYPE_CHECKING:
     import requests
 
-    from clawspec.reports.model import AssertionResult, ScenarioResult, TraceRef
+    from clawspec.reports.model import (
+        AssertionResult,
+        AttemptEvidence,
+        ScenarioEvidence,
+        ScenarioResult,
+        TraceRef,
+        TurnResult,
+    )
     from clawspec.runner.conversation import Conversation
     from clawspec.traffic.session import ScenarioTraffic, TrafficSession
 
@@ -103,6 +116,9 @@ class RunEnv:
     kept_log: Path | None = None
     # Providers found unreachable: one object for the whole run, the variants' envs included.
     outages: Outages = field(default_factory=Outages)
+    # Which attempt of a repeated scenario runs in this environment (0-based): in record mode
+    # each attempt keeps a recording of its own, replayed by the same attempt.
+    attempt: int = 0
 
     def for_plan(self, plan: ScenarioPlan) -> RunEnv:
         """The environment `plan` runs in: its variant's gateway, else this one."""
@@ -137,6 +153,8 @@ class ScenarioOutcome:
     result: ScenarioResult
     invoked: bool  # an invocation was attempted
     unreachable: bool  # ... and the gateway could not be reached at all
+    # A repeated scenario's attempt: its own evidence, kept per attempt in the report (bless).
+    observed: AttemptEvidence | None = None
 
 
 def new_run_id() -> str:
@@ -220,16 +238,7 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     values = template_values(plan, env, run_id, started)
     log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
-    log_size, log_inode = log_stat(log_path)
-    evidence = Evidence(
-        env.http,
-        log_path,
-        log_size,
-        plugin,
-        log_stat(plugin)[0],
-        log_inode=log_inode,  # tells whether the log was rotated during the run
-        trace_backend=env.trace_backend,
-    )
+    evidence = evidence_from_now(env.http, log_path, plugin, env.trace_backend)
     run = RunInfo(plan.scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
         env.workspace,
@@ -303,20 +312,24 @@ def _refusal_watch(ctx: EvalContext) -> RefusalCheck | None:
     """What the client asks before retrying a 502: whether this run's log lines show the
     refusal final (a local model provider that failed its preflight), so the scenario errors
     at the first answer instead of retrying until its timeout. None without a gateway log."""
-    from clawspec.gateway.run_failure import RefusalWatch
-
     evidence, run = ctx.evidence, ctx.run
-    if evidence.gateway_log is None:
+    log_path = evidence.gateway_log
+    if log_path is None:
         return None
-    return RefusalWatch(
-        evidence.gateway_log,
-        evidence.log_offset,
-        run.run_id,
-        run.session_key,
-        started_at=run.started_at.timestamp(),
-        inode=evidence.log_inode,
-        stop=ctx.stop,
-    )
+    offset, inode, stop = evidence.log_offset, evidence.log_inode, ctx.stop
+    run_id, session_key, started_at = run.run_id, run.session_key, run.started_at.timestamp()
+
+    def refused(gateway_run_ids: Sequence[str], wait_s: float) -> bool:
+        # The log readers are imported when a 502 is retried, not before the run's first hook
+        # request: a run that never sees one does not wait for them.
+        from clawspec.gateway.run_failure import RefusalWatch
+
+        watch = RefusalWatch(
+            log_path, offset, run_id, session_key, started_at=started_at, inode=inode, stop=stop
+        )
+        return watch(gateway_run_ids, wait_s)
+
+    return refused
 
 
 def _failure_cause(
@@ -393,9 +406,11 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     scenario, results, message = plan.scenario, state.results, state.message
     restates = state.restates
     talk = state.conversation
-    # A conversation whose turn got no reply ends there: its `then` is left out, as never-run
-    # items are.
-    cut_short = talk is not None and any(turn.reply is None for turn in talk.turns)
+    # A conversation whose turn got no reply, or that an interrupt stopped, ends there: its
+    # `then` is left out, as never-run items are.
+    cut_short = talk is not None and (
+        talk.interrupted or not all(turn.answered for turn in talk.turns)
+    )
     with state.scope:
         if state.invoked and not message and not cut_short:
             for index in range(len(scenario.then)):
@@ -432,6 +447,9 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     result = ScenarioResult(
         **plan.identity.report_fields(),
         line=plan.contract.scenario_line(plan.index),
+        contract_digest=scenario_digest(
+            plan.contract.doc.data, plan.contract.written_index(plan.index)
+        ),
         example_source=plan.example.source if plan.example else None,
         target=plan.contract.contract.target.path,
         status=status,
@@ -447,11 +465,48 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         trace=trace_ref(ctx.evidence),
         assertions=results,
         tags=list(scenario.tags),
-        evidence=report_evidence(ctx.evidence, run, env, plan.id) if state.invoked else None,
+        evidence=_evidence_for_report(state) if state.invoked else None,
         model_traffic=traffic_result(state.traffic, env),
-        turns=list(talk.turns) if talk is not None else None,
+        turns=_turns_for_report(talk, env, plan.id) if talk is not None else None,
     )
-    return ScenarioOutcome(result, state.invoked, state.unreachable)
+    observed = None
+    if state.invoked and (plan.scenario.repeat or env.settings.repeat) > 1:
+        observed = _observed(result, state)
+    return ScenarioOutcome(result, state.invoked, state.unreachable, observed)
+
+
+def _observed(result: ScenarioResult, state: StartedScenario) -> AttemptEvidence | None:
+    """A repeated attempt's own evidence; a problem here must never cost the verdicts."""
+    from clawspec.bless.observed import attempt_evidence
+
+    try:
+        return attempt_evidence(result, state.ctx, state.values)
+    except Exception:
+        log.debug("evidence of attempt %d not kept", state.env.attempt + 1, exc_info=True)
+        return None
+
+
+def _evidence_for_report(state: StartedScenario) -> ScenarioEvidence | None:
+    """What the run did, for the report; a conversation's tokens as its chat responses gave
+    them when nothing else counted them."""
+    ctx = state.ctx
+    evidence = report_evidence(ctx.evidence, ctx.run, state.env, state.plan.id)
+    talk = state.conversation
+    if talk is None or (evidence is not None and evidence.tokens is not None):
+        return evidence
+    from clawspec.reports.model import ScenarioEvidence
+    from clawspec.runner.conversation import chat_tokens
+
+    tokens = chat_tokens(talk)
+    if tokens is None:
+        return evidence
+    return (evidence or ScenarioEvidence()).model_copy(update={"tokens": tokens})
+
+
+def _turns_for_report(talk: Conversation, env: RunEnv, scenario_id: str) -> list[TurnResult]:
+    from clawspec.runner.conversation import turns_with_evidence
+
+    return turns_with_evidence(talk, env, scenario_id)
 
 
 def _look_up_trace(ctx: EvalContext, scenario_id: str) -> None:

@@ -80,6 +80,16 @@ def require_variant_cassettes(
         )
 
 
+def attempt_folder(folder: Path, attempt: int, mode: str) -> Path:
+    """A repeated scenario's attempt records into a sub-folder of its own (`attempt-<n>`, from
+    1), so that K replays are K different runs; a replay reads it when it exists, else the
+    scenario's one recording (made without repeats), which every attempt then replays."""
+    own = folder / f"attempt-{attempt + 1}"
+    if mode == "record" or _holds_cassettes(own):
+        return own
+    return folder
+
+
 def _holds_cassettes(folder: Path) -> bool:
     return folder.is_dir() and any(folder.glob("*.json"))
 
@@ -96,6 +106,8 @@ def model_traffic(
         return
     choose = replay_folder if env.traffic.mode == "replay" else scenario_folder
     folder = choose(plan, env.settings, env.workspace)
+    if (plan.scenario.repeat or env.settings.repeat) > 1:
+        folder = attempt_folder(folder, env.attempt, env.traffic.mode)
     wait_s = min(ATTRIBUTION_WAIT_S, timeout_s)
     conversation = plan.scenario.turns is not None
     with env.traffic.scenario(plan.id, folder, message, wait_s, conversation) as traffic:

@@ -79,11 +79,13 @@ def check(ctx, text: str) -> tuple[Status, str]:
         ("type: delegation_occurred\nto_agent: Main", Status.FAIL,
          f"no delegation to 'Main' in run {RUN_ID}; delegated to: 'main'"),
         ("type: token_budget\nmax_total_tokens: 1768\nmax_output_tokens: 58", Status.PASS,
-         "total tokens 1,768 ≤ 1,768; output tokens 58 ≤ 58 (4 model calls)"),
+         "total tokens 1,768 ≤ 1,768; output tokens 58 ≤ 58"
+         " (from 4 model calls in the plugin's events)"),
         ("type: token_budget\nmax_total_tokens: 1000\nmax_input_tokens: 1710", Status.FAIL,
-         "total tokens 1,768 > 1,000"),
+         "total tokens 1,768 > 1,000 (from 4 model calls in the plugin's events)"),
         ("type: token_budget\nmax_total_tokens: 1000\nmax_input_tokens: 1000", Status.FAIL,
-         "total tokens 1,768 > 1,000; input tokens 1,710 > 1,000"),
+         "total tokens 1,768 > 1,000; input tokens 1,710 > 1,000"
+         " (from 4 model calls in the plugin's events)"),
     ],
 )  # fmt: skip
 def test_delegating_run(workspace: Path, assertion: str, status: Status, message: str) -> None:
@@ -105,7 +107,7 @@ def test_no_delegation_and_no_tools(workspace: Path) -> None:
 def test_token_budget_measured_values_and_limits(workspace: Path) -> None:
     verdict = evaluate_one("type: token_budget\nmax_total_tokens: 2000", context(workspace, "w1"))
     assert verdict.status == Status.FAIL
-    assert verdict.message == "total tokens 2,157 > 2,000"
+    assert verdict.message.startswith("total tokens 2,157 > 2,000 (from ")
     assert verdict.value == {"input": 2100, "output": 57, "total": 2157}
     assert verdict.limit == {"total": 2000}
 
@@ -117,6 +119,26 @@ def test_token_budget_skips_without_usage_records(workspace: Path) -> None:
         f"no token usage records for run {RUN_ID} (no plugin output configured; "
         "the log has no token fields)",
     )
+
+
+def test_token_budget_of_a_conversation_counts_its_chat_responses_when_nothing_else_does(
+    workspace: Path,
+) -> None:
+    from dataclasses import replace
+
+    from clawspec.evidence.context import Exchange
+
+    ctx = context(workspace, "w1", plugin=False)
+    said = (Exchange(0, "hi", "hello", (100, 10, 110)), Exchange(1, "more", "sure", (120, 5, 125)))
+    ctx.run = replace(ctx.run, transcript=said)
+    assert check(ctx, "type: token_budget\nmax_total_tokens: 200") == (
+        Status.FAIL,
+        "total tokens 235 > 200 (from 2 chat responses)",
+    )
+    # A turn that answered without its usage: the responses cannot count the whole.
+    ctx = context(workspace, "w1", plugin=False)
+    ctx.run = replace(ctx.run, transcript=(said[0], Exchange(1, "more", "sure", None)))
+    assert check(ctx, "type: token_budget\nmax_total_tokens: 200")[0] == Status.SKIP
 
 
 def test_token_budget_skips_when_plugin_has_no_record_of_the_run(workspace: Path) -> None:
@@ -208,11 +230,11 @@ def test_legacy_log_through_log_path_and_explicit_run_id(workspace: Path) -> Non
     )
     assert check(ctx, base + "type: token_budget\nmax_total_tokens: 2450") == (
         Status.PASS,
-        "total tokens 2,450 ≤ 2,450 (2 log usage lines)",
+        "total tokens 2,450 ≤ 2,450 (from 2 log usage lines)",
     )
     assert check(ctx, base + "type: token_budget\nmax_output_tokens: 400") == (
         Status.FAIL,
-        "output tokens 450 > 400",
+        "output tokens 450 > 400 (from 2 log usage lines)",
     )
 
 

@@ -22,7 +22,7 @@ import pytest
 import requests
 from pydantic import ValidationError
 
-from clawspec.assertions import REGISTRY, reply
+from clawspec.assertions import REGISTRY, patterns, reply
 from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
 from clawspec.config.settings import Settings
 from clawspec.evidence.store import Evidence
@@ -243,7 +243,7 @@ def test_a_run_without_a_final_text_fails_every_reply_assertion(tmp_path: Path) 
 def test_a_catastrophic_pattern_is_stopped_and_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(reply, "PATTERN_SECONDS", 1.0)
+    monkeypatch.setattr(patterns, "PATTERN_SECONDS", 1.0)
     ctx = _with_reply(tmp_path, "a" * 64 + "!")
     status, message = check(ctx, {"type": "reply_matches", "pattern": "^(a+)+$"})
     assert status is Status.ERROR

@@ -25,7 +25,7 @@ import pytest
 import requests
 from pydantic import ValidationError
 
-from clawspec.assertions import REGISTRY
+from clawspec.assertions import REGISTRY, patterns
 from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.config.settings import Settings
 from clawspec.evidence.context import Exchange
@@ -892,9 +892,8 @@ def test_arguments_too_large_to_read_are_unknown_never_a_match(tmp_path: Path) -
 def test_a_pattern_that_backtracks_without_end_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from clawspec.assertions import trajectory
 
-    monkeypatch.setattr(trajectory, "PATTERN_SECONDS", 0.5)
+    monkeypatch.setattr(patterns, "PATTERN_SECONDS", 0.5)
     ctx = context(tmp_path)
     line = hook_line("2026.9.6", "tj-write")
     add_calls(

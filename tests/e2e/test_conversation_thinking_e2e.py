@@ -22,7 +22,9 @@ from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "conversations"
-PROVIDER_PORT = 18097  # the port contracts/conversations/openclaw.json names
+# Its own port (the conversations module may run at the same time on 18097): the copied
+# openclaw.json is pointed at it.
+PROVIDER_PORT = 18098
 CONFIG = """\
 report_dir: reports
 gateway:
@@ -50,7 +52,8 @@ def test_a_thinking_variant_holds_its_conversations_on_a_gateway_at_that_level(
     openclaw = work / "openclaw.json"
     text = openclaw.read_text("utf-8")
     assert text.count("reasoning: false") == 1
-    openclaw.write_text(text.replace("reasoning: false", "reasoning: true"), "utf-8")
+    text = text.replace("reasoning: false", "reasoning: true")
+    openclaw.write_text(text.replace("127.0.0.1:18097", f"127.0.0.1:{PROVIDER_PORT}"), "utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWSPEC_", "GITHUB_"))}
     env.update({"CLAWSPEC_OPENCLAW_BIN": openclaw_launcher, "PYTHONPATH": str(REPO)})
     argv = [sys.executable, "-m", "clawspec", "run", str(work), "--no-color"]

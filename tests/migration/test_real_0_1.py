@@ -450,7 +450,7 @@ def test_still_invalid_after_migration_is_reported_like_validate(
     located = [line for line in reported if line.startswith(f"error: {contract}:")]
     assert located == [
         f"error: {contract}:12:5: scenario 'posts-alert', then[0] (slack_message_sent): unknown "
-        "assertion type 'slack_message_sent'"
+        "assertion type 'slack_message_sent' (did you mean 'message_sent'?)"
     ]
     assert located[0] in err.splitlines()
     assert "pydantic" not in err and "validation error" not in err

@@ -46,9 +46,12 @@ def evidence(text: str = "") -> ScenarioEvidence:
         ToolCallRecord(name=f"sessions_spawn{text}", agent=f"main{text}", run_id=f"r1{text}",
                        started_at=_iso(100), ended_at=_iso(160)),
         ToolCallRecord(name=f"write{text}", agent=f"brand{text}", run_id="r2",
-                       started_at=_iso(400), ended_at=_iso(450)),
+                       started_at=_iso(400), ended_at=_iso(450),
+                       args={"path": f"drafts/brand{text}.md", "content": f"# Draft{text}\n"}),
         ToolCallRecord(name=f"exec{text}", agent=f"brand{text}", run_id="r2",
-                       started_at=_iso(500), ended_at=_iso(700), error=True),
+                       started_at=_iso(500), ended_at=_iso(700), error=True,
+                       args=f'{{"command":"npm run build{text} && cat ', args_cut=True,
+                       args_bytes=70_000),
     ]  # fmt: skip
     spans = [
         SpanRecord(id="s1", name=f"openclaw.message{text}", type="general", start_ms=T0,

@@ -247,6 +247,17 @@ def compared_report() -> RunReport:
                         "current": ["sessions_spawn", "memory_search"],
                     },
                     "tools_calls": {"memory_search": [2, 1]},
+                    "tools_args_changed": {
+                        "memory_search": [
+                            {
+                                "call": 1,
+                                "changed": {
+                                    "query": {"baseline": "refund <policy>", "current": "refunds"},
+                                    "limit": {"current": 5},
+                                },
+                            }
+                        ]
+                    },
                 }
             },
         ),

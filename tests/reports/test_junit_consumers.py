@@ -408,3 +408,22 @@ def test_a_conversation_names_the_turn_and_keeps_what_was_said_parseable(tmp_pat
     assert "turn 2 replied: (no reply)" in (error.text or "")
     parsed = {case.name: case for case in _cases(rendered)}
     assert parsed["remembers the name"].result[0].message == message
+
+
+def test_limits_reply_chars_sets_the_cut_of_what_was_said_and_replied(tmp_path: Path) -> None:
+    from tests.reports.conversation_report import conversation_report, secret_registered
+
+    settings = Settings.model_validate(
+        {
+            "report_dir": str(tmp_path),
+            "junit": str(tmp_path / "j.xml"),
+            "limits": {"reply_chars": 500},
+        }
+    )
+    with secret_registered():
+        publish(conversation_report(), settings, {})
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    case = next(c for c in root.iter("testcase") if c.get("name") == "remembers the name")
+    out = (case.findtext("system-out") or "").splitlines()
+    long = next(line for line in out if line.startswith("turn 3 replied: "))
+    assert len(long) == len("turn 3 replied: ") + 500 and long.endswith("…")

@@ -387,9 +387,12 @@ def test_a_contract_states_a_run_cost_limit_without_a_trace_backend(
     checks = {s["name"]: s["assertions"][0] for s in report_of(workspace)["scenarios"]}
     assert (checks["cheap"]["status"], checks["cheap"]["message"]) == (
         "pass",
-        "cost $0.01 ≤ $0.05 (1 model call)",
+        "cost $0.01 ≤ $0.05 (from 1 model call in the plugin's events)",
     )
-    assert (checks["dear"]["status"], checks["dear"]["message"]) == ("fail", "cost $0.1 > $0.05")
+    assert (checks["dear"]["status"], checks["dear"]["message"]) == (
+        "fail",
+        "cost $0.1 > $0.05 (from 1 model call in the plugin's events)",
+    )
     assert checks["dear"]["value"]["cost_usd"] == 0.1
     assert (
         checks["priced"]["status"] == "pass"

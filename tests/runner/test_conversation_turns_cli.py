@@ -573,3 +573,41 @@ def test_dry_run_lists_each_turn_and_its_assertions_without_contacting_the_serve
         "  then[0] reply_contains: text='echo: first'",
     ]
     assert not (workspace / "reports" / "clawspec-report.json").exists()
+
+
+# --- tokens from the chat responses, when nothing else counts them ------------------------------
+
+COUNTED = (
+    HEADER
+    + """defaults: {timeout: 5}
+scenarios:
+  - name: counted
+    turns:
+      - say: "first"
+        then:
+          - {type: reply_contains, text: "first"}
+      - say: "second"
+"""
+)
+
+
+def test_without_the_record_or_the_plugin_the_report_counts_the_chat_responses_usage(
+    workspace: Path,
+    write_contract: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Your own gateway, no openclaw_state_dir and no plugin output: each chat response's
+    # `usage` (110 tokens here) is what the report shows for the turns and the conversation.
+    write_contract(COUNTED)
+    code, out, _ = _run(workspace, monkeypatch, capsys)
+    result = _report(workspace)["scenarios"][0]
+    tokens = result["evidence"]["tokens"]
+    assert (tokens["input"], tokens["output"], tokens["total"], tokens["source"]) == (
+        200,
+        20,
+        220,
+        "chat responses",
+    )
+    assert [t["tokens"] for t in result["turns"]] == [110, 110]
+    assert code == 0, out

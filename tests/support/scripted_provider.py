@@ -8,7 +8,10 @@ follows its own script).
 Script format (JSON/dict): ``{NAME: [step, ...]}``, or ``{NAME: {MODEL_ID: [step, ...]}}`` for
 a script whose steps depend on the model the request names (its ``model`` field, e.g.
 ``fake-model-b`` for a per-request model override; a model id missing from the mapping falls back
-to its ``"*"`` entry, else to the fallback answer). A step is one of
+to its ``"*"`` entry, else to the fallback answer), or ``{NAME: {"runs": [script, script, ...]}}``
+for runs that differ: the n-th run of that script (told apart by its marker message, so the
+message must differ between runs, e.g. by ``{{run_id}}``) follows the n-th script (cycling).
+A step is one of
   {"tool_calls": [{"name": "write", "arguments": {"path": "a.md", "content": "x"}}, ...]}
   {"tool": "write", "args": {...}}                      (one tool call, shorthand)
   {"text": "final answer"}
@@ -83,7 +86,7 @@ class RecordedRequest:
 
 
 Steps = list[dict[str, Any]]
-Script = Steps | dict[str, Steps]
+Script = Steps | dict[str, Any]
 
 
 @dataclass
@@ -93,6 +96,7 @@ class _State:
     fault_counts: dict[tuple[str, int, str], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     released: threading.Event = field(default_factory=threading.Event)  # held steps answer
+    run_numbers: dict[str, dict[str, int]] = field(default_factory=dict)  # "runs" scripts
 
 
 def _text_of(content: Any) -> str:
@@ -346,7 +350,13 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         name, index, conv_key = choose_step(body.get("messages") or [])
         model = body.get("model") if isinstance(body.get("model"), str) else None
-        steps = steps_for(state.scripts.get(name or ""), model)
+        script = state.scripts.get(name or "")
+        if isinstance(script, dict) and isinstance(script.get("runs"), list):
+            with state.lock:  # the n-th marker message of this script: its n-th run
+                numbers = state.run_numbers.setdefault(name or "", {})
+                number = numbers.setdefault(conv_key, len(numbers))
+            script = script["runs"][number % len(script["runs"])]
+        steps = steps_for(script, model)
         step: dict[str, Any] = steps[index] if index < len(steps) else {"text": FALLBACK_TEXT}
         if "recall" in step:
             step = {**step, "text": recall(step, body.get("messages") or [])}

@@ -288,3 +288,17 @@ def test_a_marker_routed_in_from_a_sub_agent_does_not_switch_scripts(
     history = [_user("Hi [script:intro]"), _assistant("Nice to meet you."), _user(announce)]
     assert _text(conversation, history) == "Nice to meet you."
     assert conversation.chat_requests()[-1].script == "intro"
+
+
+def test_a_runs_script_gives_each_run_its_own_steps() -> None:
+    """`{"runs": [...]}`: the n-th run (its own marker message) follows the n-th script, cycling;
+    a run's later requests (same marker message) stay on its script."""
+    runs = {"runs": [[{"tool": "read", "args": {"path": "a"}}], [{"tool": "ls", "args": {}}]]}
+    with ScriptedProvider({"vary": runs}) as provider:
+
+        def first_call(run: str) -> str:
+            body = _body("vary", [*TOOL_SEARCH_OFF, "ls"])
+            body["messages"][-1]["content"] += f" ({run})"
+            return _calls(provider, body)[0]["name"]
+
+        assert [first_call(r) for r in ("r1", "r2", "r1", "r3")] == ["read", "ls", "read", "read"]

@@ -20,7 +20,7 @@ from clawspec.reports.github.markdown import code_span, inline, link, link_targe
 from clawspec.reports.github.trends import trend_table
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.reports.outcome import Policy, RunOutcome, decide
-from clawspec.reports.spend import spend_line, spend_of, worth_saying
+from clawspec.reports.spend import spend_line, spend_of, token_disagreements, worth_saying
 from clawspec.reports.terminal import restates
 from clawspec.reports.turns import check_label, failing_turn, shown, turn_label
 from clawspec.status import PASSING, Status
@@ -402,6 +402,8 @@ def _spend_block(report: RunReport) -> list[str]:
         ]
     if worth_saying(spend):
         lines += [inline(spend_line(spend), _MESSAGE_LIMIT), ""]
+    if differ := token_disagreements(report.scenarios):
+        lines += [inline(differ, _MESSAGE_LIMIT), ""]
     return lines
 
 

@@ -781,7 +781,8 @@
       box.appendChild(el("ol", { class: "tool-list" }, tools.map(function (tool) {
         return el("li", { class: "tool" + (tool.error ? " error" : ""), "data-tool": tool.name },
           el("code", null, tool.name), " ", el("span", { class: "lane-tag" }, tool.agent || "unknown agent"),
-          tool.error ? el("span", { class: "err" }, " \u26A0 error") : null);
+          tool.error ? el("span", { class: "err" }, " \u26A0 error") : null,
+          argsView(tool));
       })));
     }
     if (delegations.length) box.appendChild(el("p", { class: "delegations" }, "Delegated to: ", delegations.join(" \u2192 ")));
@@ -867,6 +868,27 @@
     return box;
   }
 
+  // A call's arguments (from the run record): pretty JSON as text in a closed <details>, cut
+  // for display; null when the report has none (no record read). A cut in the JSON report is
+  // said too: `args` is then the start of the arguments' JSON text, not the value.
+  var ARGS_CHARS = 2000;
+  function argsView(t) {
+    if (t.args === null || t.args === undefined) return null;
+    var text = t.args_cut ? String(t.args) : JSON.stringify(t.args, null, 2);
+    var notes = [];
+    if (t.args_cut) {
+      notes.push("cut in the report: " + (typeof t.args_bytes === "number" ? num(t.args_bytes) + " bytes in all" : "longer"));
+    }
+    if (text.length > ARGS_CHARS) {
+      notes.push("first " + num(ARGS_CHARS) + " of " + num(text.length) + " characters shown");
+      text = text.slice(0, ARGS_CHARS);
+    }
+    var box = el("details", { class: "tool-args" }, el("summary", null, "arguments",
+      notes.length ? el("span", { class: "args-cut" }, " (" + notes.join("; ") + ")") : null));
+    box.appendChild(el("pre", null, notes.length ? text + "\u2026" : text));
+    return box;
+  }
+
   function renderTimeline(ev) {
     var tools = (ev && ev.tools) || [];
     var block = section("Tool calls (" + tools.length + ")");
@@ -916,7 +938,8 @@
           el("span", { class: "lane-tag" }, t.agent || "unknown agent"),
           offset ? el("span", { class: "muted" }, " " + offset) : null,
           dur ? el("span", { class: "muted" }, " \u00B7 " + dur) : null,
-          t.error ? el("span", { class: "err" }, " \u26A0 error") : null));
+          t.error ? el("span", { class: "err" }, " \u26A0 error") : null,
+          argsView(t)));
       });
       block.appendChild(list);
     }
