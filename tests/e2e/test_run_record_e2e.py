@@ -130,7 +130,12 @@ def test_a_loop_fails_and_names_the_closest_call(record_run: dict[str, Any]) -> 
         ("no_tool_loop", "fail"),
         ("tool_called_with", "fail"),
         ("run_completed", "pass"),
+        ("tool_call_count", "fail"),
+        ("message_sent", "fail"),
     ], loops["assertions"]
+    too_many, silent = loops["assertions"][4]["message"], loops["assertions"][5]["message"]
+    assert "4" in too_many and "read" in too_many, too_many
+    assert "not sent" in silent, silent
     loop, closest = loops["assertions"][1]["message"], loops["assertions"][2]["message"]
     assert "called 'read' with the same arguments 4 times in a row (calls 1 to 4)" in loop, loop
     assert "the closest, call 1 of run" in closest, closest
