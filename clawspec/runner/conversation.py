@@ -2,10 +2,11 @@
 
 OpenClaw's hooks never continue a conversation (each hook request runs in a fresh isolated
 session), so each turn is a `POST /v1/chat/completions` with the session key of this scenario
-run. A turn's evidence is the run its request started: the log from the turn's start, scoped to
-the session, the chat response's id, and the reply the response carries; its `then` is judged
-on that alone, before the next turn starts (a turn that failed may stop the conversation). The
-scenario's `then` is judged later, on the whole conversation, by `check_scenario`.
+run. A turn's evidence is the run its request started (the chat response's id) and the
+sub-agents it spawned: the log and the plugin's records from the turn's start, scoped to that
+run, its record, and the reply the response carries. Its `then` is judged on that alone, before
+the next turn starts (a turn that failed may stop the conversation). The scenario's `then` is
+judged later, on the whole conversation, by `check_scenario`.
 """
 
 from __future__ import annotations
