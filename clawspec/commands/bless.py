@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from clawspec.bless.session import Target
     from clawspec.contracts.loader import LoadedContract
 
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     except OSError as exc:
         raise UsageError(f"{args.contract}: {exc.strerror or exc}") from None
     loaded = api.load([path], config=args.config, flags=given(args, ["workspace"]))
-    target = _target(path, original, loaded.contracts, args.scenario)
+    target = _target(path, original, loaded.contracts, args.scenario, loaded.workspace)
     settings = Settings(tolerance=args.tolerance, trace_backend=_trace_backend(loaded.settings))
     reports, sources = _attempts(args, loaded.contracts, runs)
     groups = session.collect(target, reports)
@@ -134,7 +136,6 @@ def _attempts(
 def _write(target: Target, inserts: list[Any], workspace: Any) -> None:
     """Insert the items and replace the contract, when the result loads."""
     import os
-    from pathlib import Path
 
     from clawspec.bless import write
     from clawspec.contracts.loader import load_contract
@@ -148,7 +149,9 @@ def _write(target: Target, inserts: list[Any], workspace: Any) -> None:
     write.write_contract(target.path, target.original, new_text, validate)
 
 
-def _target(path: Any, original: bytes, contracts: list[LoadedContract], name: str) -> Target:
+def _target(
+    path: Any, original: bytes, contracts: list[LoadedContract], name: str, workspace: Path
+) -> Target:
     from clawspec.bless.session import Target, digest_of
     from clawspec.errors import UsageError
 
@@ -179,7 +182,7 @@ def _target(path: Any, original: bytes, contracts: list[LoadedContract], name: s
         digest=digest_of(data, index),
         conversation=isinstance(turns, list),
         turns=len(turns) if isinstance(turns, list) else 0,
-        row_vars=_row_vars(raw.get("examples")),
+        row_vars=_row_vars(contract, index, workspace),
     )
 
 
@@ -196,22 +199,33 @@ def _own_repeat(data: Any, name: str) -> int | None:
     return repeat if isinstance(repeat, int) else None
 
 
-def _row_vars(examples: Any) -> dict[str, dict[str, str]]:
-    """An outline's inline rows: row id -> its values (`{{vars.X}}`); rows read from a file
-    are not looked at (their values stay literal)."""
-    if not isinstance(examples, list):
+def _row_vars(contract: LoadedContract, index: int, workspace: Path) -> dict[str, dict[str, str]]:
+    """An outline's rows, inline or read from its data file: row id -> its values (what
+    `{{vars.X}}` gives), read as the loader reads them."""
+    from clawspec.contracts.outlines import read_rows
+    from clawspec.inputs.limits import DEFAULT_LIMITS
+
+    written = contract.doc.data["scenarios"][index]
+    if not isinstance(written, dict) or "examples" not in written:
         return {}
-    rows: dict[str, dict[str, str]] = {}
-    for position, row in enumerate(examples, start=1):
-        if not isinstance(row, dict):
-            continue
-        row_id = str(row.get("id", position))
-        rows[row_id] = {
-            str(k): str(v)
-            for k, v in row.items()
-            if k not in ("id", "tags", "description") and isinstance(v, str | int | float)
+    loc = ("scenarios", index, "examples")
+    rows = read_rows(
+        written["examples"],
+        contract.doc,
+        loc,
+        contract.display,
+        contract.path,
+        workspace,
+        DEFAULT_LIMITS.max_bytes,
+    )
+    return {
+        row.id: {
+            str(key): str(value)
+            for key, value in row.values.items()
+            if isinstance(value, str | int | float) and not isinstance(value, bool)
         }
-    return rows
+        for row in rows.rows
+    }
 
 
 def _existing(contract: LoadedContract, name: str) -> Any:

@@ -74,3 +74,43 @@ def test_rows_are_printed_apart_and_written_together(
     berlin = next(s for s in loaded.contract.scenarios if "Berlin" in str(s.when))
     called_with = next(a for a in berlin.then if a.type == "tool_called_with")
     assert called_with.args == {"city": "Berlin", "units": "metric"}
+
+
+FILE_OUTLINE = """\
+version: "1.0"
+target: {type: skill, path: skills/news}
+scenarios:
+  - name: greets
+    examples: {file: cities.csv}
+    when: {invoke: "weather for {{vars.city}}"}
+    then:
+      - {type: file_absent, path: never.md}
+"""
+
+
+def test_rows_read_from_a_data_file_are_written_as_their_variables(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    contract = write_contract(FILE_OUTLINE)
+    (contract.parent / "cities.csv").write_text("id,city\nen,Berlin\nfr,Lyon\n", "utf-8")
+    digest = scenario_digest(yaml.safe_load(FILE_OUTLINE), 0)
+    results = [
+        result(
+            contract.name,
+            "greets",
+            digest,
+            [(Status.PASS, _row(c, t)) for t in (100, 120)],
+            example=row,
+        )
+        for row, c in (("en", "Berlin"), ("fr", "Lyon"))
+    ]
+    path = workspace / "r.json"
+    path.write_text(render_json(report(*results)), encoding="utf-8")
+    args = ["bless", str(contract), "--scenario", "greets", "--from-report", str(path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    across = out[out.index("# across every row and variant above") :]
+    assert (
+        "{type: tool_called_with, tool: weather, args: {city: '{{vars.city}}', units: metric}}"
+        in across
+    )
