@@ -1,9 +1,9 @@
 """The gram index `LogLines` hands a file to once many patterns have searched it: the same
-answers as reading the file line by line, each byte read and each JSON line parsed once."""
+answers as reading the file line by line, each byte read and each JSON line parsed once (what
+it shares with `LogLines` is tested on both in tests/gateway/test_log_lines.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import threading
@@ -14,29 +14,7 @@ import pytest
 from clawspec.gateway.logs import gram_index as log_lines
 from clawspec.gateway.logs.gram_index import GramIndex as LogLines
 from clawspec.gateway.logs.lines import Match, Pattern
-from tests.gateway.test_log_lines import reference
-
-
-def _same(index: LogLines, path: Path, pattern: str) -> None:
-    got, want = index.first_match(Pattern(pattern)), reference(path, pattern)
-    assert got.line == want.line, (pattern, path.read_bytes()[-300:])
-    if want.line is None:
-        assert got.lines == want.lines
-
-
-def _json(message: str, **extra: object) -> str:
-    return json.dumps({"time": "t", "message": message, **extra}) + "\n"
-
-
-def test_finds_raw_text_json_message_and_regex(tmp_path: Path) -> None:
-    path = tmp_path / "gw.log"
-    path.write_text("plain start\n" + _json("sent") + _json('quote " and \\ slash'))
-    index = LogLines(path)
-    assert index.first_match(Pattern("plain")) == Match(1, 3)
-    assert index.first_match(Pattern("^sent$")) == Match(2, 3)  # only the message matches
-    assert index.first_match(Pattern('quote " and \\ slash')) == Match(3, 3)  # escaped in raw
-    assert index.first_match(Pattern("absent")) == Match(None, 3)
-    assert index.first_match(Pattern("(unclosed")) == Match(None, 3)  # invalid regex = text
+from tests.gateway.test_log_lines import _json, _same
 
 
 def test_reads_each_byte_once_as_the_file_grows(
@@ -55,57 +33,6 @@ def test_reads_each_byte_once_as_the_file_grows(
     # Only what was appended, plus the 2 x 64 bytes that re-identify the file on each call.
     assert index.bytes_read <= size + 50 * 128
     assert index.first_match(Pattern("run 7 done")).line == 22  # remembered, nothing re-read
-
-
-def test_a_pattern_asked_again_looks_only_at_new_lines_and_keeps_its_first_match(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "gw.log"
-    path.write_text("a\nb\n")
-    index = LogLines(path)
-    assert index.first_match(Pattern("late")).line is None
-    with path.open("a") as handle:
-        handle.write("late one\nlate two\n")
-    assert index.first_match(Pattern("late")) == Match(3, 4)
-    with path.open("a") as handle:
-        handle.write("late three\n")
-    assert index.first_match(Pattern("late")) == Match(3, 5)
-
-
-@pytest.mark.parametrize("change", ["rotate", "truncate", "rewrite_same_size", "rewrite_longer"])
-def test_a_replaced_or_rewritten_file_is_read_again(tmp_path: Path, change: str) -> None:
-    path = tmp_path / "gw.log"
-    path.write_text("alpha one\nalpha two\n")
-    index = LogLines(path)
-    assert index.first_match(Pattern("alpha")).line == 1
-    if change == "rotate":
-        path.rename(tmp_path / "gw.1.log")
-        path.write_text("beta\nalpha three\n")
-    elif change == "truncate":
-        path.write_text("beta\n")
-    elif change == "rewrite_same_size":
-        path.write_text("gamma one\nalpha two\n")  # same inode, same length
-    else:
-        path.write_text("gamma one\nalpha two\nmore lines here\n")
-    _same(index, path, "alpha")
-    _same(index, path, "beta")
-    _same(index, path, "gamma")
-
-
-def test_a_line_still_being_written_counts_but_is_not_kept(tmp_path: Path) -> None:
-    path = tmp_path / "gw.log"
-    path.write_bytes(b"one\ntwo part")
-    index = LogLines(path)
-    assert index.first_match(Pattern("two part")) == Match(2, 2)
-    with path.open("ab") as handle:
-        handle.write(b"ial\nthree\n")
-    assert index.first_match(Pattern("two partial")) == Match(2, 3)
-    assert index.first_match(Pattern("^two partial$")) == Match(2, 3)
-
-
-def test_missing_file_raises_like_open(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
-        LogLines(tmp_path / "nope.log").first_match(Pattern("x"))
 
 
 def test_segments_evicted_from_memory_are_read_back_from_the_file(
@@ -241,22 +168,3 @@ def test_a_literal_at_any_alignment_is_found_in_sealed_segments(
         _same(index, path, pattern)
     for absent in ("alpha1000", "zzzzzzz", "hook:clawspec:9999"):
         _same(index, path, absent)
-
-
-@pytest.mark.parametrize("message_first", [True, False])
-def test_a_literal_found_after_earlier_calls_is_the_first_line_raw_or_message(
-    tmp_path: Path, message_first: bool
-) -> None:
-    """A literal is looked up in the joined text and the joined messages at C speed, from the
-    line where the last call stopped: the earlier of the two hits is the answer."""
-    path = tmp_path / "gw.log"
-    path.write_text("one\n" + _json("two"))
-    index = LogLines(path)
-    pattern = Pattern('needle "q"')  # escaped in a JSON line's raw text: matches its message
-    assert index.first_match(pattern) == Match(None, 2)
-    later = [_json('a needle "q" here'), 'raw needle "q"\n']
-    with path.open("a") as handle:
-        handle.write("filler\n" + "".join(later if message_first else later[::-1]))
-    assert index.first_match(pattern) == Match(4, 5)
-    _same(index, path, 'needle "q"')
-    assert index.first_match(Pattern("filler")) == Match(3, 5)

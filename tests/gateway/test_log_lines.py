@@ -1,5 +1,7 @@
 """The shared whole-file search behind un-scoped `log_entry`: the same answers as reading
-the file line by line, a pattern asked again reading only what was appended."""
+the file line by line, a pattern asked again reading only what was appended. The behaviour both
+searches share (`LogLines`, and the gram index it hands a file to once many patterns have
+searched it) is tested on both through `searcher`."""
 
 from __future__ import annotations
 
@@ -7,12 +9,22 @@ import json
 import os
 import random
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from clawspec.gateway.logs import lines as log_lines
+from clawspec.gateway.logs.gram_index import GramIndex
 from clawspec.gateway.logs.lines import LogLines, Match, Pattern, lines_of
+
+Searcher = Callable[[Path], LogLines | GramIndex]
+
+
+@pytest.fixture(params=[LogLines, GramIndex], ids=["lines", "gram_index"])
+def searcher(request: pytest.FixtureRequest) -> Searcher:
+    """Each whole-file search, as `first_match` callers see it."""
+    return request.param
 
 
 def reference(path: Path, pattern: str) -> Match:
@@ -43,7 +55,7 @@ def reference(path: Path, pattern: str) -> Match:
     return Match(None, count)
 
 
-def _same(index: LogLines, path: Path, pattern: str) -> None:
+def _same(index: LogLines | GramIndex, path: Path, pattern: str) -> None:
     got, want = index.first_match(Pattern(pattern)), reference(path, pattern)
     assert got.line == want.line, (pattern, path.read_bytes()[-300:])
     if want.line is None:
@@ -54,10 +66,10 @@ def _json(message: str, **extra: object) -> str:
     return json.dumps({"time": "t", "message": message, **extra}) + "\n"
 
 
-def test_finds_raw_text_json_message_and_regex(tmp_path: Path) -> None:
+def test_finds_raw_text_json_message_and_regex(searcher: Searcher, tmp_path: Path) -> None:
     path = tmp_path / "gw.log"
     path.write_text("plain start\n" + _json("sent") + _json('quote " and \\ slash'))
-    index = LogLines(path)
+    index = searcher(path)
     assert index.first_match(Pattern("plain")) == Match(1, 3)
     assert index.first_match(Pattern("^sent$")) == Match(2, 3)  # only the message matches
     assert index.first_match(Pattern('quote " and \\ slash')) == Match(3, 3)  # escaped in raw
@@ -88,11 +100,12 @@ def test_a_pattern_asked_again_reads_only_what_was_appended(
 
 
 def test_a_pattern_asked_again_looks_only_at_new_lines_and_keeps_its_first_match(
+    searcher: Searcher,
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "gw.log"
     path.write_text("a\nb\n")
-    index = LogLines(path)
+    index = searcher(path)
     assert index.first_match(Pattern("late")).line is None
     with path.open("a") as handle:
         handle.write("late one\nlate two\n")
@@ -103,10 +116,12 @@ def test_a_pattern_asked_again_looks_only_at_new_lines_and_keeps_its_first_match
 
 
 @pytest.mark.parametrize("change", ["rotate", "truncate", "rewrite_same_size", "rewrite_longer"])
-def test_a_replaced_or_rewritten_file_is_read_again(tmp_path: Path, change: str) -> None:
+def test_a_replaced_or_rewritten_file_is_read_again(
+    searcher: Searcher, tmp_path: Path, change: str
+) -> None:
     path = tmp_path / "gw.log"
     path.write_text("alpha one\nalpha two\n")
-    index = LogLines(path)
+    index = searcher(path)
     assert index.first_match(Pattern("alpha")).line == 1
     if change == "rotate":
         path.rename(tmp_path / "gw.1.log")
@@ -122,10 +137,12 @@ def test_a_replaced_or_rewritten_file_is_read_again(tmp_path: Path, change: str)
     _same(index, path, "gamma")
 
 
-def test_a_line_still_being_written_counts_but_is_not_kept(tmp_path: Path) -> None:
+def test_a_line_still_being_written_counts_but_is_not_kept(
+    searcher: Searcher, tmp_path: Path
+) -> None:
     path = tmp_path / "gw.log"
     path.write_bytes(b"one\ntwo part")
-    index = LogLines(path)
+    index = searcher(path)
     assert index.first_match(Pattern("two part")) == Match(2, 2)
     with path.open("ab") as handle:
         handle.write(b"ial\nthree\n")
@@ -133,9 +150,9 @@ def test_a_line_still_being_written_counts_but_is_not_kept(tmp_path: Path) -> No
     assert index.first_match(Pattern("^two partial$")) == Match(2, 3)
 
 
-def test_missing_file_raises_like_open(tmp_path: Path) -> None:
+def test_missing_file_raises_like_open(searcher: Searcher, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        LogLines(tmp_path / "nope.log").first_match(Pattern("x"))
+        searcher(tmp_path / "nope.log").first_match(Pattern("x"))
 
 
 def test_one_index_per_path_for_the_whole_process(tmp_path: Path) -> None:
@@ -293,13 +310,13 @@ def test_a_literal_is_found_wherever_it_starts_in_raw_text_and_json_messages(
 
 @pytest.mark.parametrize("message_first", [True, False])
 def test_a_literal_found_after_earlier_calls_is_the_first_line_raw_or_message(
-    tmp_path: Path, message_first: bool
+    searcher: Searcher, tmp_path: Path, message_first: bool
 ) -> None:
     """Asked again, a literal is looked up from the line where the last call stopped: the
     first line holding it, raw or in its message, is the answer."""
     path = tmp_path / "gw.log"
     path.write_text("one\n" + _json("two"))
-    index = LogLines(path)
+    index = searcher(path)
     pattern = Pattern('needle "q"')  # escaped in a JSON line's raw text: matches its message
     assert index.first_match(pattern) == Match(None, 2)
     later = [_json('a needle "q" here'), 'raw needle "q"\n']
