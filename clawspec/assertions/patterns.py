@@ -31,14 +31,15 @@ _SEARCH = (
 Match = tuple[int, str]  # where the match starts, and what it matched
 
 
-def check_pattern(pattern: str) -> None:
-    """Raise ValueError saying where `pattern` is not a regular expression."""
+def check_pattern(pattern: str, field: str = "pattern") -> None:
+    """Raise ValueError saying where `pattern` (the value of `field`) is not a regular
+    expression."""
     try:
         re.compile(pattern)
     except re.error as exc:
         where = f" at position {exc.pos + 1}" if exc.pos is not None else ""
         raise ValueError(
-            f"'pattern' is not a regular expression: {exc.msg}{where} (escape literal "
+            f"'{field}' is not a regular expression: {exc.msg}{where} (escape literal "
             "characters such as ( [ . * + ? with a backslash)"
         ) from None
 

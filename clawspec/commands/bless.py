@@ -257,7 +257,7 @@ def _run(args: argparse.Namespace, runs: int) -> Any:
     """Run the scenario `runs` times with the run's configuration and these flags."""
     from clawspec import api
     from clawspec.bless.session import say
-    from clawspec.commands.options import given
+    from clawspec.commands.options import gateway_and_budget, given
     from clawspec.errors import GatewayError
 
     flags = given(
@@ -273,22 +273,7 @@ def _run(args: argparse.Namespace, runs: int) -> Any:
         ],
     )
     flags["repeat"] = runs
-    gateway = {
-        "mode": "bring_up" if args.bring_up else None,
-        "command": args.gateway_command,
-        "config": args.openclaw_config,
-    }
-    gateway = {key: value for key, value in gateway.items() if value is not None}
-    if gateway:
-        flags["gateway"] = gateway
-    budget = {
-        "max_cost_usd": args.max_cost_usd,
-        "max_tokens": args.max_tokens,
-        "max_duration": args.max_duration,
-    }
-    budget = {key: value for key, value in budget.items() if value is not None}
-    if budget:
-        flags["budget"] = budget
+    flags.update(gateway_and_budget(args))
     say(f"bless: running '{args.scenario}' {runs} times")
     import sys
 

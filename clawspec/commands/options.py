@@ -131,6 +131,29 @@ def given(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
+def gateway_and_budget(args: argparse.Namespace) -> dict[str, Any]:
+    """The `gateway` and `budget` settings the run flags give (`--bring-up`, `--max-tokens`…),
+    each only when one of its flags was given."""
+    flags: dict[str, Any] = {}
+    gateway = {
+        "mode": "bring_up" if args.bring_up else None,
+        "command": args.gateway_command,
+        "config": args.openclaw_config,
+    }
+    gateway = {key: value for key, value in gateway.items() if value is not None}
+    if gateway:
+        flags["gateway"] = gateway
+    budget = {
+        "max_cost_usd": getattr(args, "max_cost_usd", None),
+        "max_tokens": getattr(args, "max_tokens", None),
+        "max_duration": getattr(args, "max_duration", None),
+    }
+    budget = {key: value for key, value in budget.items() if value is not None}
+    if budget:
+        flags["budget"] = budget
+    return flags
+
+
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """Map `run` flags onto settings."""
     names = [
@@ -151,22 +174,7 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
         "selected_variants",
     ]
     flags = given(args, names)
-    gateway = {
-        "mode": "bring_up" if args.bring_up else None,
-        "command": args.gateway_command,
-        "config": args.openclaw_config,
-    }
-    gateway = {key: value for key, value in gateway.items() if value is not None}
-    if gateway:
-        flags["gateway"] = gateway
-    budget = {
-        "max_cost_usd": getattr(args, "max_cost_usd", None),
-        "max_tokens": getattr(args, "max_tokens", None),
-        "max_duration": getattr(args, "max_duration", None),
-    }
-    budget = {key: value for key, value in budget.items() if value is not None}
-    if budget:
-        flags["budget"] = budget
+    flags.update(gateway_and_budget(args))
     if args.observability_backend:
         flags["observability"] = {"backend": args.observability_backend}
     return flags
