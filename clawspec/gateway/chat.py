@@ -267,7 +267,9 @@ def _refusal(
                 f"conversations need it: set {ENDPOINT_SETTING} to true in its openclaw.json"
             ),
         )
-    if status == 400 and session_key and "session" in said.lower():
+    # The gateway names its header when it refuses a key; any other 400 may quote a session
+    # (a model call the provider refused, with the prompt's `session=agent:…`) and is its own.
+    if status == 400 and session_key and "x-openclaw-session-key" in said:
         return ChatError(
             "invalid",
             said,

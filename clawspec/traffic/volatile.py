@@ -43,8 +43,9 @@ _PROJECT_MEMORY = (
 ENVIRONMENT_TEXT: tuple[str, ...] = (
     # the `Runtime:` line's git root: `host=vm | repo=/github/workspace | os=…`
     r"\brepo=[^|\n]*\| ",
-    # … and its shell, absent where SHELL is unset (a container): `… | shell=bash`
-    r" \| shell=[^|\n]*",
+    # … and its shell, absent where SHELL is unset (a container): `… | shell=bash | channel=…`
+    # (the space before the next field stays: the line reads the same as one without a shell)
+    r" \| shell=[^|\n]*?(?= \||\n|$)",
     # OpenClaw's own bundled skills, listed only where the binaries they need are installed
     # (curl, tmux, …): the user's skills (in the workspace) stay and still have to match
     r"[ \t]*<skill>(?:(?!</skill>)[\s\S])*?<location>[^<]*/node_modules/openclaw/[^<]*"

@@ -96,10 +96,15 @@ def run_clawspec(
     *args: str,
     timeout_s: float = 600,
     extra_env: dict[str, str] | None = None,
+    unset: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """`clawspec run WORK ARGS…` as a user runs it, in its own process, against `launcher`
-    (no CLAWSPEC_/GITHUB_ variables of the test environment leak in)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAWSPEC_", "GITHUB_"))}
+    (no CLAWSPEC_/GITHUB_ variables of the test environment leak in, nor those in `unset`)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAWSPEC_", "GITHUB_")) and k not in unset
+    }
     env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO), **(extra_env or {})})
     argv = [sys.executable, "-m", "clawspec", "run", str(work), "--no-color", *args]
     return subprocess.run(

@@ -67,12 +67,14 @@ def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactor
 @pytest.fixture(scope="module")
 def examples_replay(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The examples again, replaying their committed cassettes with no model provider at all,
-    from a git checkout (as the example workflow runs them on pull requests): the cassettes were
-    recorded outside one, and OpenClaw's prompts differ inside one."""
+    from a git checkout and with SHELL unset (as the example workflow runs them on pull
+    requests, in a container): the cassettes were recorded outside a checkout, where SHELL was
+    set, and OpenClaw's prompts differ in both."""
     work = _checkout(tmp_path_factory, "examples-replay")
     proc = run_clawspec(
         work, openclaw_launcher, "--model-traffic", "replay", *ONE_AT_A_TIME, "--report-dir",
         str(work / "reports"), "--codequality", str(work / "reports/gl-code-quality.json"),
+        unset=("SHELL",),
     )  # fmt: skip
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {"proc": proc, "report": report, "work": work}

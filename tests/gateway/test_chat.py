@@ -121,6 +121,15 @@ def test_another_400_quotes_the_gateway(server, http) -> None:
     assert "Unknown agent 'x'." in str(error) and "reserved" not in str(error)
 
 
+def test_a_400_that_only_mentions_a_session_is_not_called_a_reserved_key(server, http) -> None:
+    """A 400 whose text quotes a session (a model call the replay refused, naming
+    `session=agent:…`) is the gateway's own words, not a refused session key."""
+    said = "400 clawspec replay: no recorded model call matches: session=agent:main:clawspec:x"
+    error = _error(http, _request(server.base_url, f"[status:400][said:{said}]"))
+    assert (error.kind, error.http_status) == ("invalid", 400)
+    assert said in str(error) and "reserved" not in str(error)
+
+
 def test_a_5xx_quotes_the_gateway_once_and_is_not_retried(server, http) -> None:
     error = _error(http, _request(server.base_url, "[status:500]"))
     assert (error.kind, error.http_status, error.detail) == ("server", 500, "internal error")

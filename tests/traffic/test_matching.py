@@ -139,6 +139,28 @@ def test_a_recording_replays_on_a_machine_with_other_binaries_and_no_shell(
     assert normalizer.key(CHAT, changed) != recorded
 
 
+def test_a_conversation_runtime_line_without_a_shell_matches_one_with_it(
+    normalizer: Normalizer,
+) -> None:
+    """In a conversation's first message the shell is not the line's last field: the line
+    recorded where SHELL was set reads, normalised, exactly as the same line from a container
+    (no SHELL); another channel is still a change."""
+    line = (
+        "Runtime: agent=concierge | session=agent:concierge:clawspec:6591e93a334845a0 | "
+        "host=vm | os=Linux 6.18 (x64) | node=v24.22.3 | model=fake/fake-model | "
+        "default_model=fake/fake-model{shell} | channel={channel} | capabilities=markdowndetails"
+    )
+
+    def key(shell: str, channel: str = "webchat") -> str:
+        text = line.format(shell=shell, channel=channel)
+        return normalizer.key(CHAT, {"messages": [{"role": "user", "content": text}]})
+
+    assert key(" | shell=bash") == key("") == key(" | shell=/usr/bin/zsh")
+    assert key("", channel="telegram") != key("")
+    normalised = normalizer.body({"content": line.format(shell=" | shell=bash", channel="x")})
+    assert "default_model=fake/fake-model | channel=x" in normalised["content"]
+
+
 def test_tool_call_ids_and_spawned_session_ids_do_not_count(
     captured: dict, normalizer: Normalizer
 ) -> None:
