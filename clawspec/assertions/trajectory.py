@@ -740,6 +740,18 @@ class RunCompleted(Assertion):
         )
 
 
+# What OpenClaw's stop reasons other than `stop` mean (its model layer's values): said beside
+# the reason, since a cut answer is recorded with a final status of success.
+_STOP_REASONS = {
+    "length": "the model's answer was cut at its output limit",
+    "error": "the model call failed",
+    "aborted": "the run was stopped before the model answered",
+    "timeout": "the run timed out",
+    "cancelled": "the run was cancelled",
+    "toolUse": "the model's last answer asked for a tool and the run ended there",
+}
+
+
 def _not_completed(run: Trajectory) -> str:
     """How the run did not end normally, else ""."""
     problems = []
@@ -749,7 +761,10 @@ def _not_completed(run: Trajectory) -> str:
         problems.append("aborted")
     if run.stop_reason != "stop":
         reason = "none recorded" if run.stop_reason is None else f"'{_plain(run.stop_reason)}'"
-        problems.append(f"stop reason {reason}, expected 'stop'")
+        meaning = _STOP_REASONS.get(run.stop_reason or "")
+        problems.append(
+            f"stop reason {reason}{f' ({meaning})' if meaning else ''}, expected 'stop'"
+        )
     if not run.complete:
         problems.append("its record has no session.ended (the run did not end)")
     if run.pending_children:

@@ -760,7 +760,8 @@ def test_a_sub_agent_that_timed_out_fails_its_parents_scope(tmp_path: Path) -> N
     assert verdict.status is Status.FAIL
     assert verdict.message == (
         f"1 run of 2 did not complete: sub-agent 'reviewer' run {child.run_id}: timed out, "
-        "stop reason 'aborted', expected 'stop', final status 'success'"
+        "stop reason 'aborted' (the run was stopped before the model answered), expected "
+        "'stop', final status 'success'"
     )
 
 
@@ -775,7 +776,8 @@ def test_a_run_cut_by_its_length_did_not_complete(tmp_path: Path) -> None:
     status, message = check(ctx, {"type": "run_completed"})
     assert status is Status.FAIL
     assert message.endswith(
-        "aborted, stop reason 'length', expected 'stop', final status 'success'"
+        "aborted, stop reason 'length' (the model's answer was cut at its output limit), "
+        "expected 'stop', final status 'success'"
     )
 
 

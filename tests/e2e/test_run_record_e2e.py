@@ -1,10 +1,11 @@
 """Run record assertions on the real OpenClaw gateway, through the real `clawspec run` CLI.
 
-tests/e2e/contracts/run_record: two hook scenarios driven by the scripted provider, judged on
+tests/e2e/contracts/run_record: three hook scenarios driven by the scripted provider, judged on
 OpenClaw's run record in the brought-up gateway's state folder (the gateway's default Tool
 Search, ClawSpec's plugin installed by bring-up). `acts` writes a file and calls a tool the
 gateway does not know (refused: not a call); `loops` reads a missing file four times in a row
-(failed calls that ran: calls). Runs inside the loopback-only namespace.
+(failed calls that ran: calls); `cut` ends on an answer cut at the model's output limit.
+Runs inside the loopback-only namespace.
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ def test_the_records_tokens_equal_the_plugins_events(record_run: dict[str, Any])
         for t in (s["evidence"]["tokens"] for s in record_run["scenarios"].values())
     )
     assert sorted(tuple(c) for c in per_run.values()) == recorded, (per_run, recorded)
-    # `loops`: five calls at the scripted provider's default usage (100 input, 10 output).
-    assert recorded == [(500, 50, 550), (3906, 156, 4062)], recorded
+    # `cut`: one call and `loops` five, at the scripted provider's default usage (100 input,
+    # 10 output).
+    assert recorded == [(100, 10, 110), (500, 50, 550), (3906, 156, 4062)], recorded
     for scenario in record_run["scenarios"].values():
         assert scenario["evidence"]["tokens"]["source"] == "run record", scenario["evidence"]
 
@@ -140,6 +142,18 @@ def test_a_loop_fails_and_names_the_closest_call(record_run: dict[str, Any]) -> 
     assert "called 'read' with the same arguments 4 times in a row (calls 1 to 4)" in loop, loop
     assert "the closest, call 1 of run" in closest, closest
     assert 'path: expected "other.md", found "missing.md"' in closest, closest
+
+
+def test_a_reply_cut_at_the_output_limit_is_not_a_completed_run(record_run: dict[str, Any]) -> None:
+    """The model stopped at its output limit (finish_reason "length"): OpenClaw records the
+    run's stop reason 'length' and its status as a success; `run_completed` fails and says
+    what happened, and the cut reply is still what the agent said."""
+    cut = record_run["scenarios"]["cut"]
+    assert _verdicts(cut) == [("run_completed", "fail"), ("reply_contains", "pass")], cut
+    said = cut["assertions"][0]["message"]
+    assert "1 run of 1 did not complete" in said, said
+    assert "stop reason 'length' (the model's answer was cut at its output limit)" in said, said
+    assert "final status 'success'" in said, said
 
 
 # --- each tool call with its arguments in the JSON report -------------------------------------

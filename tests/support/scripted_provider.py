@@ -19,7 +19,8 @@ A step is one of
 (a tool step may add ``"say": "text"``: assistant text streamed before its tool calls)
 and may also carry ``"usage": {"prompt_tokens": N, "completion_tokens": M}`` and faults:
 ``"slow": seconds`` (delay before answering), ``"status": 500`` (HTTP error instead of a stream),
-``"no_finish": true`` (stream without finish_reason), with ``"times": K`` limiting a fault to
+``"no_finish": true`` (stream without finish_reason), ``"finish": "length"`` (another
+finish_reason: an answer cut at the model's output limit), with ``"times": K`` limiting a fault to
 the first K requests for that step (default: every time). ``"hold": true`` answers only once the
 test calls ``release()`` (or the provider stops): a run held exactly as long as a test needs.
 
@@ -281,7 +282,7 @@ def render_stream(
             if piece:
                 out.append(_chunk({"content": piece}, None))
     if not step.get("no_finish"):
-        out.append(_chunk({}, "tool_calls" if calls else "stop"))
+        out.append(_chunk({}, step.get("finish") or ("tool_calls" if calls else "stop")))
     usage = {**DEFAULT_USAGE, **step.get("usage", {})}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     out.append(_chunk(None, None, usage))
