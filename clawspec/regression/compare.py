@@ -8,7 +8,8 @@ Each scenario gets one change, decided in this order:
   baseline and now fails with no passing attempt (a single run that went pass → fail);
 - `fixed`: failed in the baseline, passes now;
 - `flaky`: some attempts passed and some failed now, and no significant drop (10/10 → 9/10);
-- `still_failing`: failed then and now; `unchanged`: passed then and now (or skipped on a side).
+- `still_failing`: failed then and now; `unchanged`: passed then and now;
+- `not_compared`: skipped on a side (a spend limit, a precondition): nothing was compared.
 
 Token, cost and duration deltas are computed per scenario (median over attempts where repeated)
 and in total over the scenarios both runs have; an increase over its tolerance is flagged.
@@ -119,7 +120,7 @@ def classify(
     now, before = _counts(current), _counts(baseline)
     if now is None or before is None:
         side = "now" if now is None else "in the baseline"
-        return "unchanged", {"note": f"skipped {side}: nothing to compare"}
+        return "not_compared", {"note": f"skipped {side}: nothing to compare"}
     details: dict[str, Any] = {
         "pass_rate": {"baseline": round(before.rate, 4), "current": round(now.rate, 4)},
         "attempts": {"baseline": before.attempts, "current": now.attempts},

@@ -494,7 +494,9 @@ class BaselineRef(_Frozen):
         return " ".join(parts)
 
 
-ChangeKind = Literal["regressed", "fixed", "still_failing", "new", "removed", "flaky", "unchanged"]
+ChangeKind = Literal[
+    "regressed", "fixed", "still_failing", "new", "removed", "flaky", "unchanged", "not_compared"
+]
 
 
 class ScenarioChange(_Frozen):

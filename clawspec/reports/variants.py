@@ -248,23 +248,20 @@ def column_title(column: Column) -> str:
     return column.name if column.role == "required" else f"{column.name} ({column.role})"
 
 
+_GATE_WORDS = {"not_compared": "not compared (skipped on a side)"}
+
+
 def gate_text(column: Column) -> str:
     """One line on a variant against the reference, e.g. 'haiku against sonnet: 1 regressed,
     2 unchanged; fails the job under fail_on: regression'."""
     gate = column.gate
     assert gate is not None
-    # A scenario skipped on either side (a spend limit, a precondition) was not compared:
-    # counting it as unchanged would claim a check that never happened.
-    skipped = sum(
-        1
-        for c in gate.scenarios
-        if c.change == "unchanged" and Status.SKIP in (c.status, c.baseline_status)
+    # A scenario skipped on either side (a spend limit, a precondition) was not compared
+    # (`not_compared`): never counted as unchanged, which would claim a check that never happened.
+    skipped = gate.counts.get("not_compared", 0)
+    counts = ", ".join(
+        f"{n:,} {_GATE_WORDS.get(k, k.replace('_', ' '))}" for k, n in gate.counts.items() if n > 0
     )
-    tally = dict(gate.counts)
-    if skipped:
-        tally["unchanged"] = tally.get("unchanged", 0) - skipped
-        tally["not compared (skipped on a side)"] = skipped
-    counts = ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in tally.items() if n > 0)
     if skipped and skipped == sum(gate.counts.values()):
         here = all(c.status == Status.SKIP for c in gate.scenarios)
         where = column.name if here else f"{column.name} or {gate.reference}"

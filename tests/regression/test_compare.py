@@ -44,6 +44,7 @@ def test_each_kind_of_change_is_named() -> None:
         scenario("known-bad", "fail"),
         scenario("steady", "pass"),
         scenario("dropped", "pass"),
+        scenario("paused", "pass"),
     )
     current = report(
         scenario("breaks", "fail"),
@@ -51,6 +52,7 @@ def test_each_kind_of_change_is_named() -> None:
         scenario("known-bad", "error"),
         scenario("steady", "pass"),
         scenario("added", "pass"),
+        scenario("paused", "skip"),
     )
     comparison = compare(current, baseline)
     assert _changes(comparison) == {
@@ -59,6 +61,7 @@ def test_each_kind_of_change_is_named() -> None:
         "known-bad": "still_failing",
         "steady": "unchanged",
         "added": "new",
+        "paused": "not_compared",
         "dropped": "removed",
     }
     assert comparison.counts == {
@@ -69,6 +72,7 @@ def test_each_kind_of_change_is_named() -> None:
         "removed": 1,
         "flaky": 0,
         "unchanged": 1,
+        "not_compared": 1,
     }
     assert comparison.regressions == ["skills/newsletter/tests/scenarios.yaml::breaks: pass → fail"]
     removed = comparison.scenarios[-1]
@@ -191,7 +195,7 @@ def test_skipped_scenarios_and_new_failures() -> None:
         report(scenario("quiet", "skip"), scenario("fresh", "fail"), scenario("fresh-ok", "pass")),
         report(scenario("quiet", "pass")),
     )
-    assert _changes(comparison) == {"quiet": "unchanged", "fresh": "new", "fresh-ok": "new"}
+    assert _changes(comparison) == {"quiet": "not_compared", "fresh": "new", "fresh-ok": "new"}
     assert comparison.scenarios[0].details == {"note": "skipped now: nothing to compare"}
     assert comparison.regressions == [
         "skills/newsletter/tests/scenarios.yaml::fresh: new scenario fails"

@@ -19,6 +19,7 @@
     new: ["+", "new"],
     removed: ["\u2212", "removed"],
     unchanged: ["=", "unchanged"],
+    not_compared: ["\u2205", "not compared"],
   };
   var JUDGE_TYPES = {};  // from the assertion registry, written beside the report data
   var CONTEXT = JSON.parse(document.getElementById("report-context").textContent);
