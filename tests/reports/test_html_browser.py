@@ -184,6 +184,32 @@ def test_golden_diff_judge_tokens_attempts_and_trend(page: Any) -> None:
     assert "100 %, 100 %, 66.7 %" in detail.text
 
 
+def test_a_token_count_the_plugin_disagrees_with_is_said_under_the_table(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Tokens counted from OpenClaw's run record where ClawSpec's plugin counted otherwise: the
+    page says what the plugin counted, as the terminal and the job summary do."""
+    rich = rich_report()
+    differ = "the plugin's events count input 2,000, total 2,116 (the run record: input 2,100)"
+    scenarios = []
+    for s in rich.scenarios:
+        ev = s.evidence
+        if ev is None or ev.tokens is None:
+            scenarios.append(s)
+            continue
+        tokens = ev.tokens.model_copy(update={"source": "run record", "disagreement": differ})
+        evidence = ev.model_copy(update={"tokens": tokens})
+        scenarios.append(s.model_copy(update={"evidence": evidence}))
+    path = write_html(rich.model_copy(update={"scenarios": scenarios}), tmp_path / "report.html")
+    open_report(browser, path)
+    browser.execute_script(f"location.hash = '{DELEGATES}'")
+    detail = browser.find_element("css selector", "#scenario-list > li .detail")
+    tokens = detail.find_element("css selector", "table.tokens").text
+    assert "Agent run (run record) 2,100 116 2,216 $0.0051" in tokens
+    said = [p.text for p in detail.find_elements("css selector", ".token-disagreement")]
+    assert said == [f"Counted from the run record; {differ}"]
+
+
 def test_keyboard_alone_filters_and_opens_a_scenario(page: Any) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys

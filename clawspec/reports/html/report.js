@@ -1046,6 +1046,17 @@
         return el("tr", null, el("th", { scope: "row" }, r[0]), r.slice(1).map(function (c) { return el("td", null, c); }));
       })));
     block.appendChild(el("div", { class: "scroll" }, table));
+    // The plugin's events counted otherwise than OpenClaw's run record: said, never resolved.
+    var differ = [];
+    if (ev && ev.tokens && ev.tokens.disagreement) differ.push(ev.tokens.disagreement);
+    (s.turns || []).forEach(function (turn) {
+      var tt = turn.evidence && turn.evidence.tokens;
+      if (tt && tt.disagreement) differ.push("turn " + (turn.index + 1) + ": " + tt.disagreement);
+    });
+    differ.forEach(function (d) {
+      block.appendChild(el("p", { class: "muted token-disagreement" },
+        "Counted from the run record; " + d));
+    });
     return block;
   }
 
