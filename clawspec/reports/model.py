@@ -237,7 +237,7 @@ class TokenTotals(_Frozen):
 
 
 class ScenarioEvidence(_Frozen):
-    """What the agent did in this run, kept for reports and comparisons (issues 11, 12)."""
+    """What the agent did in this run, kept for reports and comparisons."""
 
     tools: list[ToolCallRecord] = Field(default_factory=list)
     delegations: list[str] = Field(
