@@ -167,6 +167,10 @@ def report_records(
         return found
     if settings is None or not settings.openclaw_state_dir:
         return None
+    if not (Path(settings.openclaw_state_dir) / "agents").is_dir():
+        # No agent of any gateway ever ran with this folder, while the scope's run has ended:
+        # a wrong `openclaw_state_dir`. Waiting a second per scenario would find nothing.
+        return None
     halt = stop or threading.Event()
 
     def pause(seconds: float) -> None:

@@ -335,6 +335,13 @@ def _state_dirs(report: Diagnosis, settings: Settings, variants: Sequence[Varian
             )
         elif not Path(folder).is_dir():
             report.missing(label, f"{folder} is not a folder", ExitCode.USAGE)
+        elif not (Path(folder) / "agents").is_dir():
+            report.note(
+                label,
+                f"{folder} has no agents/ folder: no agent has run with it yet, or it is not "
+                "the gateway's state folder (the gateway's OPENCLAW_STATE_DIR, ~/.openclaw by "
+                "default)",
+            )
         else:
             report.ok(label, folder)
 

@@ -143,10 +143,29 @@ def test_a_record_that_cannot_be_read_leaves_the_plugins_count(tmp_path: Path) -
     bounded wait (never the scenario's whole timeout)."""
     plugin = _plugin(tmp_path, 2400, 46, 0.25)
     ctx = context(tmp_path, plugin=plugin)
-    shutil.rmtree(tmp_path / "state" / "agents")
+    shutil.rmtree(tmp_path / "state" / "agents" / "main")
     started = time.monotonic()
     result = scenario_evidence(ctx.evidence, ctx.run, settings=ctx.settings)
     assert time.monotonic() - started < LATE_LINES_S + 2
+    assert result is not None and result.tokens is not None
+    assert (result.tokens.source, result.tokens.input) == ("plugin", 2400)
+
+
+def test_a_state_folder_no_agent_ran_with_is_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrong `openclaw_state_dir` (no agents/ folder, while the run has ended): the report
+    counts the plugin's events at once, without a wait per scenario for a record that cannot
+    come."""
+    from clawspec.evidence import record
+
+    def no_wait(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the record was waited for")
+
+    monkeypatch.setattr(record, "wait_for", no_wait)
+    ctx = context(tmp_path, plugin=_plugin(tmp_path, 2400, 46, 0.25))
+    shutil.rmtree(tmp_path / "state" / "agents")
+    result = scenario_evidence(ctx.evidence, ctx.run, settings=ctx.settings)
     assert result is not None and result.tokens is not None
     assert (result.tokens.source, result.tokens.input) == ("plugin", 2400)
 

@@ -162,6 +162,8 @@ def test_the_state_folder_is_reported_set_or_not(
     assert "note     state dir: not set: reply and run-record assertions" in out
     (workspace / "state").mkdir()
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(workspace / "state"))
+    assert f"note     state dir: {workspace / 'state'} has no agents/ folder" in _doctor(capsys, 0)
+    (workspace / "state" / "agents").mkdir()
     assert f"ok       state dir: {workspace / 'state'}" in _doctor(capsys, 0)
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(workspace / "no-such-folder"))
     assert "MISSING  state dir:" in _doctor(capsys, 2)
