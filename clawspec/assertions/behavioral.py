@@ -339,8 +339,12 @@ class TokenBudget(Assertion):
         "backend needed); a cost that cannot be known is an error naming the model to price.",
     )
 
-    @_on_run_log
-    def evaluate(self, ctx: EvalContext, scoped: RunLog) -> Verdict:
+    def evaluate(self, ctx: EvalContext) -> Verdict:
+        from clawspec.evidence.log import RunLog
+
+        # The log is one source among others: a run record or a conversation's chat responses
+        # count the usage without it, so only when neither does is an unreadable log the verdict.
+        scoped = RunLog.load(ctx, self.log_path, self.run_id)
         measured_usage = _measured_usage(ctx, scoped, self.run_id)
         if isinstance(measured_usage, Verdict):
             return measured_usage
@@ -389,8 +393,8 @@ class TokenBudget(Assertion):
         if over:
             return Verdict.failed("; ".join(over) + said, measured, limits)
         text = "; ".join(within_parts) + said
-        if usage.from_record:  # the record is complete, sub-agents included: no lines to await
-            return Verdict.passed(text, measured, limits)
+        if usage.from_record or scoped.problem:  # complete, sub-agents included (no log lines
+            return Verdict.passed(text, measured, limits)  # to await), or counted without them
         return scoped.undecided(text) or Verdict.passed(text, measured, limits)
 
 
@@ -409,8 +413,9 @@ class _Usage:
 def _measured_usage(ctx: EvalContext, scoped: RunLog, run_id: str | None) -> _Usage | Verdict:
     """The run's usage from OpenClaw's run record when it can be read (bring-up always; target
     mode with `openclaw_state_dir`), compared with the plugin's events; else the plugin's
-    events, else the log's usage lines, saying why the record was not used. A run with no
-    usage at all is skipped (the log has no token fields)."""
+    events, else the log's usage lines, saying why the record was not used; else a
+    conversation's chat responses. A run with no usage at all is skipped (the log has no token
+    fields); with an unreadable log and no other count, the log's problem is the verdict."""
     from clawspec.evidence.record import RunRecords, run_records
     from clawspec.evidence.usage import Counted, disagreement, record_usage
 
@@ -423,7 +428,9 @@ def _measured_usage(ctx: EvalContext, scoped: RunLog, run_id: str | None) -> _Us
             why_not = "" if recorded else "the run record has no usage for every run"
         else:
             why_not = f"the run record was not read: {found.message}"
-    plugin_usage, source = scoped.token_usage(ctx)
+    if scoped.problem is not None and recorded is None:
+        return _chat_usage(ctx) or scoped.problem
+    plugin_usage, source = (None, "") if scoped.problem else scoped.token_usage(ctx)
     plugin: Counted | None = None
     unpriced: tuple[str, ...] = ()
     if plugin_usage is not None:

@@ -141,6 +141,26 @@ def test_token_budget_of_a_conversation_counts_its_chat_responses_when_nothing_e
     assert check(ctx, "type: token_budget\nmax_total_tokens: 200")[0] == Status.SKIP
 
 
+def test_token_budget_of_a_conversation_needs_no_readable_log(workspace: Path) -> None:
+    """The chat responses count a conversation's usage without the gateway log: a log that is
+    not there is no error then; with neither, the log's problem is the verdict."""
+    from dataclasses import replace
+
+    from clawspec.evidence.context import Exchange
+
+    ctx = context(workspace, "w1", log="no-such.log", plugin=False)
+    said = (Exchange(0, "hi", "hello", (100, 10, 110)), Exchange(1, "more", "sure", (120, 5, 125)))
+    ctx.run = replace(ctx.run, transcript=said)
+    assert check(ctx, "type: token_budget\nmax_total_tokens: 300") == (
+        Status.PASS,
+        "total tokens 235 ≤ 300 (from 2 chat responses)",
+    )
+    ctx = context(workspace, "w1", log="no-such.log", plugin=False)
+    status, message = check(ctx, "type: token_budget\nmax_total_tokens: 300")
+    assert status == Status.ERROR
+    assert message == f"gateway log '{workspace / 'openclaw.log'}' not found"
+
+
 def test_token_budget_skips_when_plugin_has_no_record_of_the_run(workspace: Path) -> None:
     ctx = context(workspace, "w1")
     (workspace / "plugin.jsonl").write_text('{"v":1,"kind":"plugin"}\n', encoding="utf-8")
