@@ -103,5 +103,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 f"{module} uses the shared `gateway` fixture: add it to SHARED_GATEWAY_MODULES "
                 "in tests/conftest.py, so that pytest-xdist runs it on the worker that has it"
             )
-    # A stable sort: the order inside each part stays as collected.
-    items.sort(key=lambda item: E2E_DIR not in item.path.parents)
+    # A stable sort: the order inside each part stays as collected, but for the longest e2e
+    # modules, which go first (with a few workers, the one that starts last ends the suite).
+    items.sort(key=lambda item: (E2E_DIR not in item.path.parents, _length_rank(item.path.name)))
+
+
+# The e2e modules that take longest on a worker (each brings up one gateway or more and runs
+# many scenarios), longest first: the JUnit times of a full run, quiet machine, 3 workers.
+LONGEST_E2E = (
+    "test_examples_cli.py",  # the examples live, replayed, and replayed on another day
+    "test_demo_fresh_clone_e2e.py",  # a clone, an offline install and the whole demo
+    "test_variants_e2e.py",
+    "test_hermetic_e2e.py",
+    "test_tool_search_e2e.py",
+    "test_first_run_e2e.py",
+    "test_conversation_thinking_e2e.py",
+    "test_conversations_e2e.py",
+)
+
+
+def _length_rank(name: str) -> int:
+    return LONGEST_E2E.index(name) if name in LONGEST_E2E else len(LONGEST_E2E)
