@@ -332,7 +332,7 @@ def _hint(
             "the gateway was too busy to start the run within its 15 s admission timeout, "
             "retried while `timeout` allowed: lower `concurrency`, or raise `timeout`"
         )
-    if "modelPolicy.allow" in text and "override" in text:
+    if _policy_refused(text):
         return (
             "add the variant's model to the gateway's agents.defaults.modelPolicy.allow (or the "
             "agent's own), or remove or empty that list to allow any model"
@@ -554,11 +554,21 @@ def unreachable_provider(
 
 def refused_for_good(failure: RunFailure | None) -> bool:
     """The gateway skipped the run for a reason a retry meets again: a local model provider
-    failed OpenClaw's preflight. OpenClaw answers that run with the same 502 as a run it could
-    not start because it was not ready yet, which is worth retrying."""
+    failed OpenClaw's preflight, or the model policy refused the run's model override. OpenClaw
+    answers those runs with the same 502 as a run it could not start because it was not ready
+    yet, which is worth retrying."""
     if failure is None:
         return False
-    return any(_PREFLIGHT.search(text) for text in (failure.cause or "", *failure.errors))
+    return any(
+        _PREFLIGHT.search(text) or _policy_refused(text)
+        for text in (failure.cause or "", *failure.errors)
+    )
+
+
+def _policy_refused(text: str) -> bool:
+    """OpenClaw's reason for refusing a model override (checked on 2026.9.6): "automation model
+    override 'fake/fake-model-b' rejected by agents.defaults.modelPolicy.allow: …"."""
+    return "modelPolicy.allow" in text and "override" in text
 
 
 @dataclass(frozen=True)

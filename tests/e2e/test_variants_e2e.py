@@ -312,6 +312,11 @@ def test_target_mode_a_model_the_policy_refuses_is_an_error_naming_it(
     assert "fake/fake-model-b" in result["message"]
     assert "modelPolicy.allow" in result["message"], result["message"]
     assert gateway.hooks_token not in proc.stdout + proc.stderr
+    # Refused for good: the request was not sent again until the scenario's timeout (the gateway
+    # answers it with the 502 of a gateway not ready yet, which is retried).
+    lines = gateway.log_path.read_text("utf-8").splitlines()
+    refusals = [line for line in lines if "rejected by agents.defaults.modelPolicy" in line]
+    assert len(refusals) == 1, [line[:300] for line in refusals]
 
 
 def test_runs_from_a_sub_folder_keep_each_gateway_log_under_the_report_folder(

@@ -148,3 +148,9 @@ def test_only_a_preflight_failure_is_final() -> None:
     assert refused_for_good(RunFailure(errors=["x", PREFLIGHT]))
     assert not refused_for_good(RunFailure(cause="Error: gateway still starting"))
     assert not refused_for_good(None)
+    # the model policy refusing a variant's model: every retry is refused the same way
+    policy = (
+        "automation model override 'fake/fake-model-b' rejected by "
+        "agents.defaults.modelPolicy.allow: fake/fake-model-b is not in [fake/fake-model]"
+    )
+    assert refused_for_good(RunFailure(cause=policy, status="error"))
