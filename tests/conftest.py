@@ -109,7 +109,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # The e2e modules that take longest on a worker (each brings up one gateway or more and runs
-# many scenarios), longest first: the JUnit times of a full run, quiet machine, 3 workers.
+# many scenarios), longest first, as a full run's JUnit times (3 workers) ordered them.
 LONGEST_E2E = (
     "test_examples_cli.py",  # the examples live, replayed, and replayed on another day
     "test_demo_fresh_clone_e2e.py",  # a clone, an offline install and the whole demo
