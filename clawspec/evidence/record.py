@@ -31,6 +31,7 @@ from clawspec.gateway.trajectory import (
     TrajectoryError,
     TrajectoryReader,
     agent_of,
+    holds_agent_stores,
     wait_for,
 )
 
@@ -167,7 +168,7 @@ def report_records(
         return found
     if settings is None or not settings.openclaw_state_dir:
         return None
-    if not (Path(settings.openclaw_state_dir) / "agents").is_dir():
+    if not holds_agent_stores(Path(settings.openclaw_state_dir)):
         # No agent of any gateway ever ran with this folder, while the scope's run has ended:
         # a wrong `openclaw_state_dir`. Waiting a second per scenario would find nothing.
         return None

@@ -350,6 +350,12 @@ def store_path(state_dir: Path, agent: str) -> Path:
     return Path(state_dir) / "agents" / agent / "agent" / STORE_FILE
 
 
+def holds_agent_stores(state_dir: Path) -> bool:
+    """Whether any agent ever ran with `state_dir` as its gateway's state folder (the folder
+    `store_path` puts every agent's store in exists)."""
+    return (Path(state_dir) / "agents").is_dir()
+
+
 def agent_of(session_key: str) -> str | None:
     """The agent an agent-scoped session key names (`agent:<id>:…`), else None."""
     parts = session_key.split(":", 2)
