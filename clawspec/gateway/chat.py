@@ -22,7 +22,6 @@ nothing ran (a gateway restarting between turns).
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 import unicodedata
@@ -34,6 +33,7 @@ import requests
 from clawspec import secrets
 from clawspec.net.deadline import GRACE_S, Deadline, safe_url
 from clawspec.net.deadline import request as request_within
+from clawspec.net.failures import transport_reason
 from clawspec.text import one_line
 
 ChatErrorKind = Literal["auth", "endpoint", "server", "cut", "timeout", "connection", "invalid"]
@@ -206,7 +206,7 @@ def _exchange(
                 waited_s=waited,
             ) from None
         except requests.exceptions.ChunkedEncodingError as exc:
-            detail = _clean(_reason(exc), token)
+            detail = _clean(transport_reason(exc), token)
             raise ChatError(
                 "cut",
                 detail,
@@ -219,7 +219,7 @@ def _exchange(
                 interrupted = stop.wait(pause) if stop is not None else _sleep(pause)
                 if not interrupted:
                     continue
-            detail = _clean(_reason(exc), token)
+            detail = _clean(transport_reason(exc), token)
             if not refused:  # connected and sent, then the connection dropped: no full answer
                 raise ChatError(
                     "cut",
@@ -235,7 +235,7 @@ def _exchange(
                 ),
             ) from None
         except requests.RequestException as exc:
-            detail = _clean(_reason(exc), token)
+            detail = _clean(transport_reason(exc), token)
             raise ChatError("connection", detail, message=f"{shown} failed: {detail}") from None
 
 
@@ -387,32 +387,6 @@ def _visible(ch: str) -> str:
     if category in ("Cc", "Cs") or ch in "\u2028\u2029":
         return f"\\u{ord(ch):04x}"
     return ch
-
-
-# The operating system's words in urllib3's text: "... [Errno 111] Connection refused'))".
-_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\]\[]+)")
-# urllib3's words for a body shorter than its Content-Length.
-_INCOMPLETE = re.compile(r"IncompleteRead\((\d+) bytes read, (\d+) more expected\)")
-
-
-def _reason(exc: Exception) -> str:
-    """A transport failure in a few words, not urllib3's nested wrapper text."""
-    text = str(exc)
-    short = _INCOMPLETE.search(text)
-    if short:
-        return f"{short.group(1)} bytes came, {short.group(2)} more were announced"
-    errno = _ERRNO.search(text)
-    if errno:
-        return errno.group(1).strip().lower()
-    for marker in (
-        "Connection refused",
-        "Connection reset",
-        "RemoteDisconnected",
-        "IncompleteRead",
-    ):
-        if marker in text:
-            return marker.lower()
-    return text
 
 
 def _refused(exc: requests.ConnectionError) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -15,6 +14,7 @@ import requests
 from clawspec.errors import GatewayError
 from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, call_within
 from clawspec.net.deadline import request as request_within
+from clawspec.net.failures import transport_reason
 from clawspec.text import fmt_number, one_line
 
 CONNECT_TIMEOUT_S = 10
@@ -461,23 +461,6 @@ def _mentions_session_key(response: requests.Response) -> bool:
     return "sessionkey" in response.text.lower().replace("_", "").replace(" ", "")
 
 
-# The operating system's words in urllib3's text: "... [Errno 111] Connection refused'))".
-_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\]\[]+)")
-
-
 def _reason(exc: Exception) -> str:
-    """The cause of a transport failure in a few words, not urllib3's nested wrapper text."""
-    text = str(exc)
-    errno = _ERRNO.search(text)
-    if errno:
-        return errno.group(1).strip().lower()
-    for marker in (
-        "Connection refused",
-        "timed out",
-        "Name or service not known",
-        "Connection reset",
-        "RemoteDisconnected",
-    ):
-        if marker in text:
-            return marker.lower()
-    return one_line(text, 160)
+    """The cause of a transport failure in a few words, cut to one short line."""
+    return one_line(transport_reason(exc), 160)

@@ -1,0 +1,35 @@
+"""A transport failure (refused, reset, cut short, timed out) in a few words, not urllib3's
+nested wrapper text: what the hooks client and the chat client both say about a failed call."""
+
+from __future__ import annotations
+
+import re
+
+# The operating system's words in urllib3's text: "... [Errno 111] Connection refused'))".
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"()\]\[]+)")
+# urllib3's words for a body shorter than its Content-Length.
+_INCOMPLETE = re.compile(r"IncompleteRead\((\d+) bytes read, (\d+) more expected\)")
+_MARKERS = (
+    "Connection refused",
+    "timed out",
+    "Name or service not known",
+    "Connection reset",
+    "RemoteDisconnected",
+    "IncompleteRead",
+)
+
+
+def transport_reason(exc: Exception) -> str:
+    """The cause of `exc` in a few words, else its whole text (not cut: a caller that masks a
+    secret in it cuts after masking, so that no part of the secret is left)."""
+    text = str(exc)
+    short = _INCOMPLETE.search(text)
+    if short:
+        return f"{short.group(1)} bytes came, {short.group(2)} more were announced"
+    errno = _ERRNO.search(text)
+    if errno:
+        return errno.group(1).strip().lower()
+    for marker in _MARKERS:
+        if marker in text:
+            return marker.lower()
+    return text
