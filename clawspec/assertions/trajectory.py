@@ -535,6 +535,16 @@ def _same_call(a: ToolCall, b: ToolCall) -> bool:
 # --- messages sent ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """The messages a scope's runs sent, the runs whose record does not tell, and the matches."""
+
+    scope: _Scope
+    sent: list[tuple[_Run, SentMessage]]
+    unknown: list[str]
+    found: list[tuple[_Run, SentMessage]]
+
+
 class _MessageFields(Assertion):
     """The fields `message_sent` and `message_not_sent` share."""
 
@@ -579,6 +589,17 @@ class _MessageFields(Assertion):
         if self.pattern is not None:
             parts.append(f"matching '{self.pattern}'")
         return " ".join(parts)
+
+    def _look(self, ctx: EvalContext) -> _Seen | Verdict:
+        """What the scope's runs sent and which of it matches, or why it cannot be told."""
+        scope = _scope(ctx)
+        if isinstance(scope, Verdict):
+            return scope
+        sent, unknown = self._messages(scope)
+        found = self._matching(sent)
+        if isinstance(found, str):
+            return Verdict.errored(found)
+        return _Seen(scope, sent, unknown, found)
 
     def _messages(self, scope: _Scope) -> tuple[list[tuple[_Run, SentMessage]], list[str]]:
         """The messages the scope's runs sent, and the runs whose record does not tell."""
@@ -648,18 +669,14 @@ class MessageSent(_MessageFields):
     type: Literal["message_sent"]
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        scope = _scope(ctx)
-        if isinstance(scope, Verdict):
-            return scope
-        sent, unknown = self._messages(scope)
-        found = self._matching(sent)
-        if isinstance(found, str):
-            return Verdict.errored(found)
-        if found:
-            return Verdict.passed(f"{self._wanted()} was sent: {_message(*found[0])}")
-        text = f"{self._wanted()} was not sent in {scope.subject} ({_sent_list(sent)})"
-        if unknown:
-            return Verdict.errored(f"{text}, but {_no_artifacts(unknown)}")
+        seen = self._look(ctx)
+        if isinstance(seen, Verdict):
+            return seen
+        if seen.found:
+            return Verdict.passed(f"{self._wanted()} was sent: {_message(*seen.found[0])}")
+        text = f"{self._wanted()} was not sent in {seen.scope.subject} ({_sent_list(seen.sent)})"
+        if seen.unknown:
+            return Verdict.errored(f"{text}, but {_no_artifacts(seen.unknown)}")
         return Verdict.failed(text)
 
 
@@ -674,24 +691,21 @@ class MessageNotSent(_MessageFields):
     type: Literal["message_not_sent"]
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        scope = _scope(ctx)
-        if isinstance(scope, Verdict):
-            return scope
-        sent, unknown = self._messages(scope)
-        found = self._matching(sent)
-        if isinstance(found, str):
-            return Verdict.errored(found)
-        if found:
+        seen = self._look(ctx)
+        if isinstance(seen, Verdict):
+            return seen
+        if seen.found:
+            found = seen.found
             more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
             return Verdict.failed(f"{self._wanted()} was sent: {_message(*found[0])}{more}")
-        if unknown:
+        if seen.unknown:
             return Verdict.errored(
-                f"cannot tell that {self._wanted()} was not sent: {_no_artifacts(unknown)}"
+                f"cannot tell that {self._wanted()} was not sent: {_no_artifacts(seen.unknown)}"
             )
-        runs = sum(1 for _ in scope.each())
+        runs = sum(1 for _ in seen.scope.each())
         return Verdict.passed(
-            f"{self._wanted()} was not sent in {scope.subject} ({pluralize(runs, 'run')}; "
-            f"{_sent_list(sent)})"
+            f"{self._wanted()} was not sent in {seen.scope.subject} ({pluralize(runs, 'run')}; "
+            f"{_sent_list(seen.sent)})"
         )
 
 
