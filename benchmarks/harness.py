@@ -152,12 +152,15 @@ def clawspec_env(url: str) -> dict[str, str]:
     return env
 
 
+# `root` is appended to the path, not put first: with CLAWSPEC_BENCH_SOURCE the loading loop
+# imports that checkout's `clawspec` (first on PYTHONPATH), never this one's.
 BARE_LOOP = """
 import sys, requests
 from concurrent.futures import ThreadPoolExecutor
-sys.path.insert(0, {root!r})
+sys.path.append({root!r})
 from benchmarks.gateway_fake import hook_body
 url, n, c, token = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+{load}
 http = requests.Session()
 http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=c))
 def one(i):
@@ -169,14 +172,30 @@ with ThreadPoolExecutor(c) as pool:
     list(pool.map(one, range(n)))
 """
 
+# Read and validate every contract of the workspace as `clawspec run` does before its first hook
+# request (the CLI's pydantic setting included), and check that all scenarios loaded.
+LOAD_FIRST = """
+import os
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+from clawspec import api
+loaded = api.load(["."])
+assert sum(len(c.contract.scenarios) for c in loaded.contracts) == n, "suite not loaded whole"
+"""
 
-def bare_loop(workspace: Path, scenarios: int, concurrency: int, latency_s: float) -> ChildRun:
+
+def bare_loop(
+    workspace: Path, scenarios: int, concurrency: int, latency_s: float, load: bool = False
+) -> ChildRun:
     """The limit: the same hook requests at the same concurrency, nothing else (its own
-    process, interpreter start and `import requests` included, like `clawspec run`)."""
+    process, interpreter start and `import requests` included, like `clawspec run`).
+
+    `load`: first read and validate the suite in `workspace` as every run must before its
+    first hook request (`clawspec.api.load`), then the same loop: the least a run that checks
+    every contract before it starts can cost (the suite's scenario count is asserted)."""
     with fake_gateway(workspace, latency_s) as url:
-        code = BARE_LOOP.format(root=str(ROOT))
+        code = BARE_LOOP.format(root=str(ROOT), load=LOAD_FIRST if load else "")
         argv = [PYTHON, "-c", code, url, str(scenarios), str(concurrency), TOKEN]
-        return run_child(argv, workspace)
+        return run_child(argv, workspace, child_env() if load else None)
 
 
 def clawspec_run(workspace: Path, concurrency: int, latency_s: float) -> ChildRun:
