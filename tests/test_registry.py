@@ -132,3 +132,105 @@ def test_a_type_without_an_evaluator_is_refused_when_registered() -> None:
     with pytest.raises(TypeError, match="'unfinished_check' has no evaluate"):
         register(category="artifact", example="{}")(Unfinished)
     assert "unfinished_check" not in REGISTRY
+
+
+def test_a_type_the_table_does_not_place_in_its_module_is_refused_when_registered() -> None:
+    from typing import Literal
+
+    from clawspec.assertions.base import Assertion, Verdict
+    from clawspec.assertions.registry import register
+
+    class Stray(Assertion):
+        type: Literal["stray_check"]
+
+        def evaluate(self, ctx: object) -> Verdict:  # type: ignore[override]
+            raise AssertionError("never evaluated")
+
+    with pytest.raises(ValueError, match=r"'stray_check' .* is not in DEFINED_IN"):
+        register(category="artifact", example="{}")(Stray)
+    assert "stray_check" not in REGISTRY
+
+
+def test_the_table_of_modules_is_what_the_modules_register() -> None:
+    import importlib
+
+    from clawspec.assertions.registry import DEFINED_IN
+
+    for module in set(DEFINED_IN.values()):
+        importlib.import_module(f"clawspec.assertions.{module}")
+    registered = {
+        name: spec.model.__module__.rpartition(".")[2]
+        for name, spec in REGISTRY._specs.items()  # what the imports registered, nothing more
+    }
+    assert registered == DEFINED_IN
+    assert list(REGISTRY) == list(DEFINED_IN)  # the reference's and the schema's order
+
+
+def test_loading_a_contract_imports_only_the_modules_of_the_types_it_uses(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "c.yaml").write_text(
+        'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n'
+        "  - name: a\n    when: {invoke: go}\n"
+        "    then: [{type: artifact_exists, path: out.md}, {type: reply_contains, text: hi}]\n"
+    )
+    code = (
+        "import sys; from clawspec import api; api.load([sys.argv[1]]); "
+        "print(sorted(m.rpartition('.')[2] for m in sys.modules "
+        "if m.startswith('clawspec.assertions.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "c.yaml")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    imported = set(eval(done.stdout))  # a printed list of names
+    assert {"artifact", "reply"} <= imported
+    assert not imported & {"behavioral", "precondition", "semantic", "trace", "trajectory"}
+
+
+HOSTILE_ITEMS: list[object] = [
+    "x",
+    5,
+    None,
+    [1],
+    {},
+    {"type": 5},
+    {"type": ["a"]},
+    {"type": True},
+    {"type": "nope"},
+    {"type": "artifact_exists"},
+    {"type": "artifact_exists", "path": 3, "bogus": 1},
+    {"type": "tool_call_count", "tool": "write", "min": "x"},
+    {"type": "reply_contains"},
+    {"type": "llm_judge", "rubric": None},
+]
+
+
+@pytest.mark.parametrize("item", HOSTILE_ITEMS, ids=repr)
+def test_an_item_gets_the_errors_the_union_of_every_type_would_give(item: object) -> None:
+    """Each item is validated by its own type's model; what a user is told (error types,
+    messages, context, locations) is what the discriminated union of all of them said, but
+    for the tag the union put after the item's index."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from clawspec.assertions.registry import assertion_union
+    from clawspec.contracts.models import AnyAssertion
+
+    def errors(adapter: TypeAdapter[object]) -> list[tuple[object, ...]]:
+        try:
+            adapter.validate_python([item])
+        except ValidationError as exc:
+            return [(e["type"], e["loc"], e["msg"], str(e.get("ctx"))) for e in exc.errors()]
+        return []
+
+    union = errors(TypeAdapter(list[assertion_union()]))  # type: ignore[misc]
+    untagged = [
+        (kind, loc[:1] + loc[2:] if len(loc) > 1 and loc[1] in REGISTRY else loc, msg, ctx)
+        for kind, loc, msg, ctx in union
+    ]
+    assert errors(TypeAdapter(list[AnyAssertion])) == untagged
+    assert union  # every item here is invalid

@@ -1,14 +1,26 @@
-"""The one registry of assertion types: the source of the type list, the models and the docs."""
+"""The one registry of assertion types: the source of the type list, the models and the docs.
+
+A type's module is imported the first time the type is asked for (`REGISTRY[name]`), not
+before: a suite uses a few of the types, and every command that loads contracts would
+otherwise pay for building all of their models (tens of milliseconds of each start-up).
+`DEFINED_IN` says where each type lives; the modules register themselves when imported, and
+registering a type the table does not name in that module is an error (so is a table entry no
+module registers: tests/assertions check both).
+"""
 
 from __future__ import annotations
 
+import importlib
 import inspect
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import Field
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticKnownError, core_schema
 
 from clawspec.assertions.base import Assertion, Need, PathField
 
@@ -52,7 +64,87 @@ class AssertionSpec:
         return _path_fields(self.model)
 
 
-REGISTRY: dict[str, AssertionSpec] = {}
+# Every type, in the order the reference and the editor schema list them, and the module of
+# clawspec.assertions that defines it.
+DEFINED_IN: dict[str, str] = {
+    "artifact_exists": "artifact",
+    "artifact_contains": "artifact",
+    "artifact_absent_words": "artifact",
+    "artifact_matches_golden": "artifact",
+    "state_file": "artifact",
+    "gateway_response": "behavioral",
+    "log_entry": "behavioral",
+    "decision_routed_to": "behavioral",
+    "tool_was_called": "behavioral",
+    "tool_not_called": "behavioral",
+    "delegation_occurred": "behavioral",
+    "tool_not_permitted": "behavioral",
+    "token_budget": "behavioral",
+    "file_present": "precondition",
+    "file_absent": "precondition",
+    "gateway_healthy": "precondition",
+    "env_present": "precondition",
+    "reply_contains": "reply",
+    "reply_not_contains": "reply",
+    "reply_matches": "reply",
+    "llm_judge": "semantic",
+    "agent_identity_consistent": "semantic",
+    "llm_call_count": "trace",
+    "tool_sequence": "trace",
+    "model_used": "trace",
+    "delegation_path": "trace",
+    "per_span_budget": "trace",
+    "trace_token_budget": "trace",
+    "trace_duration": "trace",
+    "trace_cost": "trace",
+    "no_span_errors": "trace",
+    "tool_not_invoked": "trace",
+    "tool_called_with": "trajectory",
+    "tool_call_count": "trajectory",
+    "no_tool_loop": "trajectory",
+    "message_sent": "trajectory",
+    "message_not_sent": "trajectory",
+    "run_completed": "trajectory",
+}
+
+
+class _Registry(Mapping[str, AssertionSpec]):
+    """The types by name, in `DEFINED_IN`'s order; a type's module is imported on first use.
+    Names and membership (`in`, iteration, `len`) import nothing."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, AssertionSpec] = {}
+        self._lock = threading.Lock()  # registering, from whichever thread imports a module
+
+    def __getitem__(self, name: str) -> AssertionSpec:
+        spec = self._specs.get(name)
+        if spec is None:
+            importlib.import_module(f"clawspec.assertions.{DEFINED_IN[name]}")
+            spec = self._specs[name]
+        return spec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(DEFINED_IN)
+
+    def __len__(self) -> int:
+        return len(DEFINED_IN)
+
+    def __contains__(self, name: object) -> bool:
+        return name in DEFINED_IN
+
+    def add(self, spec: AssertionSpec) -> None:
+        module = spec.model.__module__.rpartition(".")[2]
+        if DEFINED_IN.get(spec.type) != module:
+            raise ValueError(
+                f"assertion type {spec.type!r} (module {module}) is not in DEFINED_IN as such"
+            )
+        with self._lock:
+            if spec.type in self._specs:
+                raise ValueError(f"assertion type {spec.type!r} registered twice")
+            self._specs[spec.type] = spec
+
+
+REGISTRY = _Registry()
 
 
 def register(
@@ -68,12 +160,10 @@ def register(
 
     def decorate(cls: type[Assertion]) -> type[Assertion]:
         (type_name,) = get_args(cls.model_fields["type"].annotation)
-        if type_name in REGISTRY:
-            raise ValueError(f"assertion type {type_name!r} registered twice")
         if cls.evaluate is Assertion.evaluate:
             raise TypeError(f"assertion type {type_name!r} has no evaluate()")
-        REGISTRY[type_name] = AssertionSpec(
-            type_name, cls, category, frozenset(needs), example.strip(), negative
+        REGISTRY.add(
+            AssertionSpec(type_name, cls, category, frozenset(needs), example.strip(), negative)
         )
         return cls
 
@@ -90,6 +180,46 @@ def assertion_union() -> Any:
     """Return the discriminated union of every registered assertion model."""
     models = tuple(spec.model for spec in REGISTRY.values())
     return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
+
+
+class ByType:
+    """Marks a contract's assertion field: each item is validated by the model of its `type`
+    (`Annotated[Assertion, ByType()]`), imported and built when a contract first uses it.
+
+    Its errors are those of the discriminated union of every model (their types, messages and
+    context; a field's location just lacks the tag the union puts after the index), so the
+    loader's messages and their positions are the same; its JSON Schema is that union's."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(_by_type)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        from pydantic import TypeAdapter
+
+        return handler(TypeAdapter(assertion_union()).core_schema)
+
+
+_TAG = {"discriminator": "'type'"}
+
+
+def _by_type(value: Any) -> Assertion:
+    if isinstance(value, Assertion):
+        return value
+    if not isinstance(value, dict):
+        raise PydanticKnownError("model_attributes_type")
+    if "type" not in value:
+        raise PydanticKnownError("union_tag_not_found", _TAG)
+    tag = value["type"]
+    if not isinstance(tag, str) or tag not in DEFINED_IN:
+        expected = ", ".join(repr(name) for name in DEFINED_IN)
+        raise PydanticKnownError(
+            "union_tag_invalid", {**_TAG, "tag": str(tag), "expected_tags": expected}
+        )
+    return REGISTRY[tag].model.model_validate(value)
 
 
 def _path_fields(model: type[Assertion]) -> tuple[str, ...]:

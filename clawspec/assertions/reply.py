@@ -3,12 +3,12 @@
 The reply comes from the evidence layer (`clawspec.evidence.reply`: OpenClaw's run record);
 when it cannot be read, every reply assertion is `error` with the reason, never a pass or a
 skip. The reply exists only once the agent ran: in `given` these types are a load error
-(`contracts.checks`, through `reads_reply`).
+(`contracts.checks`, by their category).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -24,12 +24,6 @@ if TYPE_CHECKING:
     from clawspec.evidence.reply import Reply
 
 SHOWN_CHARS = 200  # of the reply, in a verdict's message
-
-
-def reads_reply(raw: dict[str, Any]) -> bool:
-    """True for an assertion (raw contract data) that judges the run's reply."""
-    kind = raw.get("type")
-    return kind in REPLY_TYPES or (kind == "llm_judge" and raw.get("source") == "reply")
 
 
 def normalized(text: str, case_sensitive: bool) -> str:
@@ -325,6 +319,3 @@ class ReplyMatches(Assertion):
         return Verdict.failed(
             f"none of the {len(texts)} replies matches '{self.pattern}': {_quoted(texts)}"
         )
-
-
-REPLY_TYPES = frozenset({"reply_contains", "reply_not_contains", "reply_matches"})

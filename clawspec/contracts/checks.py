@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.assertions import REGISTRY
-from clawspec.assertions.reply import reads_reply
-from clawspec.assertions.trajectory import reads_run_record
 from clawspec.contracts import templates
 from clawspec.contracts.explain import PHASES, format_at
 from clawspec.contracts.outlines import placeholders
@@ -115,10 +113,8 @@ def _check_assertions(
         if not isinstance(raw, dict):
             continue
         where = (*loc, a_index)
-        if loc[-1] == "given" and reads_reply(raw):
-            errors.append(format_at(shown, doc, (*where, "type"), _REPLY_IN_GIVEN))
-        if loc[-1] == "given" and reads_run_record(raw):
-            errors.append(format_at(shown, doc, (*where, "type"), _RECORD_IN_GIVEN))
+        if loc[-1] == "given" and (after := _AFTER_THE_RUN.get(_evidence_of(raw) or "")):
+            errors.append(format_at(shown, doc, (*where, "type"), after))
         if templated:
             errors.extend(_check_strings(shown, doc, where, raw, environ, outline))
         errors.extend(_check_paths(shown, doc, where, raw))
@@ -145,6 +141,16 @@ def _check_say(
     return []
 
 
+def _evidence_of(raw: dict[str, Any]) -> str | None:
+    """The category of what an assertion (raw data) judges: a judge that reads the reply
+    judges the reply. Only the type's own module is imported to tell (assertions/registry.py)."""
+    kind = raw.get("type")
+    if kind == "llm_judge" and raw.get("source") == "reply":
+        return "reply"
+    spec = REGISTRY.get(kind) if isinstance(kind, str) else None  # e.g. `type: [x]`
+    return spec.category if spec is not None else None
+
+
 _REPLY_IN_GIVEN = (
     "a reply assertion cannot be in 'given': the reply exists only once the agent has run "
     "(move it to 'then')"
@@ -153,6 +159,8 @@ _RECORD_IN_GIVEN = (
     "a run record assertion cannot be in 'given': the run's record exists only once the agent "
     "has run (move it to 'then')"
 )
+# What exists only once the agent has run, by assertion category: never in `given`.
+_AFTER_THE_RUN = {"reply": _REPLY_IN_GIVEN, "run record": _RECORD_IN_GIVEN}
 
 
 def _check_outline_strings(

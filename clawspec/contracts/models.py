@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from clawspec.assertions import assertion_union
+from clawspec.assertions import ByType
+from clawspec.assertions.base import Assertion
 
-AnyAssertion = assertion_union()
+# Each item validated by its type's model, built when first used (assertions/registry.py).
+AnyAssertion = Annotated[Assertion, ByType()]
 
 
 class _Strict(BaseModel):
@@ -55,7 +57,7 @@ class Turn(_Strict):
     params: dict[str, Any] = Field(
         default_factory=dict, description="Parameters sent with the message, as in `when`."
     )
-    then: list[AnyAssertion] = Field(  # type: ignore[valid-type]
+    then: list[AnyAssertion] = Field(
         default_factory=list, description="Judged on this turn's evidence only."
     )
     timeout: float | None = Field(
@@ -79,14 +81,14 @@ class Scenario(_Strict):
     name: str = Field(min_length=1)
     description: str | None = None
     tags: list[str] = Field(default_factory=list)
-    given: list[AnyAssertion] = Field(default_factory=list)  # type: ignore[valid-type]
+    given: list[AnyAssertion] = Field(default_factory=list)
     when: When | None = None
     turns: list[Turn] | None = Field(
         None,
         min_length=1,
         description="A conversation instead of `when`: messages sent in turn in one session.",
     )
-    then: list[AnyAssertion] = Field(default_factory=list)  # type: ignore[valid-type]
+    then: list[AnyAssertion] = Field(default_factory=list)
     stop_on_failure: bool | None = Field(
         None,
         description="Conversations: leave out the turns after one that replied and failed "
