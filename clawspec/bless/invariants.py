@@ -30,13 +30,42 @@ GOOD = (Status.PASS, Status.WARN)
 MAX_REPLY_SENTENCES = 5
 MAX_VALUE_CHARS = 200  # an argument value longer than this is not proposed (a file's content)
 MIN_SENTENCE_CHARS = 8
-# What counts as volatile in a value: the clock's formats and the default id patterns (not the
-# machine-specific ones, which never reach an argument).
-_VOLATILE = re.compile("|".join(f"(?:{p})" for p in (*CLOCK_TEXT, *DEFAULT_VOLATILE_PATTERNS[:2])))
+# Dates and stamps in the other formats an agent writes (the clock's own formats above them
+# win where both match: a full ISO date is never cut to its year-month).
+_YEAR = r"(?:19|20)\d{2}"
+_MM = r"(?:0[1-9]|1[0-2])"
+_DD = r"(?:0[1-9]|[12]\d|3[01])"
+_DATES: tuple[str, ...] = (
+    # compact: 20261126, 20261126T101500Z, report-20261126.md
+    rf"(?<!\d){_YEAR}{_MM}{_DD}(?:T\d{{4,6}}Z?)?(?!\d)",
+    # with slashes or dots: 26/11/2026, 11/26/2026, 2026/11/26, 26.11.2026
+    r"(?<![\d/.])\d{1,2}[/.]\d{1,2}[/.]\d{4}(?![\d/])",
+    rf"(?<![\d/]){_YEAR}/\d{{1,2}}/\d{{1,2}}(?![\d/])",
+    # an ISO week: 2026-W48, 2026W48, 2026-W48-4
+    rf"(?<!\d){_YEAR}-?W\d{{2}}(?:-?[1-7])?(?![\d])",
+    # a year-month: 2026-11, archive/2026-11/
+    rf"(?<!\d){_YEAR}-{_MM}(?![\d])",
+    # a week number: "Week 48"
+    r"\b[Ww]eek \d{1,2}\b",
+    # a weekday on its own: "Saved on Thursday."
+    r"\b(?i:mon|tues|wednes|thurs|fri|satur|sun)day\b",
+    # Unix time in seconds or milliseconds (2017-09 .. 2033-05)
+    r"(?<![\d.])1[5-9]\d{8}(?:\d{3})?(?![\d.])",
+    # a short hex id (a git commit, a content hash): 7+ hex digits with a digit and a letter
+    r"(?<![0-9A-Za-z])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}(?![0-9A-Za-z])",
+)
+# What counts as volatile in a value: the clock's formats, the default id patterns (not the
+# machine-specific ones, which never reach an argument) and the dates above.
+_VOLATILE = re.compile(
+    "|".join(f"(?:{p})" for p in (*CLOCK_TEXT, *DEFAULT_VOLATILE_PATTERNS[:2], *_DATES))
+)
 _GENERIC = {  # what a volatile part is replaced by in a `matches` pattern
     "date": r"\d{4}-\d{2}-\d{2}",
 }
 _VARIABLE = re.compile(r"\{\{[^{}]+\}\}")
+# Why a value is not proposed (the candidate is listed as left out with it).
+MASKED = f"holds the mask {MASK} (a secret the report hid): not proposed"
+TEMPLATED = "holds template syntax ({{...}}) the agent wrote: not proposed"
 
 
 @dataclass(frozen=True)
@@ -65,18 +94,23 @@ class Item:
 
 @dataclass
 class Proposal:
-    """What held in every good run of one scope, and what held in only some."""
+    """What held in every good run of one scope, what held in only some, and what held but
+    cannot be stated (a secret's mask, a date no variable gives, template syntax)."""
 
     scope: str  # "then", or "turn 2"
     turn: int | None
     items: list[Item] = field(default_factory=list)
     unstable: list[Item] = field(default_factory=list)
+    left_out: list[Item] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Settings:
     tolerance: float = 0.5
     trace_backend: bool = False
+    # The workspace root bless runs in: `{{workspace}}`'s value for attempts whose report did
+    # not keep it (reports written before it was kept).
+    workspace: str | None = None
 
 
 def propose(runs: Sequence[Observed], settings: Settings) -> list[Proposal]:
@@ -84,7 +118,7 @@ def propose(runs: Sequence[Observed], settings: Settings) -> list[Proposal]:
     only; the caller makes sure there are at least two)."""
     good = [r for r in runs if r.good]
     evidence = [r.evidence for r in good if r.evidence is not None]
-    variables = [_variables(r) for r in good]
+    variables = [_variables(r, settings) for r in good]
     turned = [e.turns for e in evidence]
     if all(t is not None for t in turned) and turned:
         count = min(len(t or []) for t in turned)
@@ -116,6 +150,8 @@ def _behaviour(
     for name in _ordered(tools):
         held = sum(1 for names in tools if name in names)
         item = Item(f"tool_was_called:{name}", {"type": "tool_was_called", "tool": name}, "")
+        if _unstatable(proposal, item, name, f"the tool's name {MASKED}"):
+            continue
         _sort(proposal, item, held, k, _calls_comment(name, tools) if held == k else "")
         if held == k:
             _arguments(proposal, name, evidence, variables)
@@ -125,9 +161,23 @@ def _behaviour(
         item = Item(
             f"delegation_occurred:{agent}", {"type": "delegation_occurred", "to_agent": agent}, ""
         )
+        if _unstatable(proposal, item, agent, f"the agent's id {MASKED}"):
+            continue
         _sort(proposal, item, held, k, "")
     _files(proposal, evidence, variables)
     _replies(proposal, evidence, variables)
+
+
+def _unstatable(proposal: Proposal, item: Item, value: str, masked: str) -> bool:
+    """True (and the item listed as left out) when `value` cannot be written as a literal: it
+    holds the mask of a secret, or template syntax the contract would read as a variable."""
+    if MASK in value:
+        proposal.left_out.append(Item(item.key, item.mapping, masked))
+        return True
+    if "{{" in value:
+        proposal.left_out.append(Item(item.key, item.mapping, f"it {TEMPLATED}"))
+        return True
+    return False
 
 
 def _whole(
@@ -145,13 +195,14 @@ def _whole(
     tools = sorted({t.name for e in evidence for t in _all_tools(e)})
     # Only when every run told its tool calls: an unknown list is not an empty one.
     if all(e.tools_known for e in evidence):
-        proposal.items.append(
-            Item(
-                "tool_not_permitted",
-                {"type": "tool_not_permitted", "allowed_tools": tools},
-                f"allowed_tools is the union of the tools seen in {k} runs: any other fails",
-            )
+        allowed = Item(
+            "tool_not_permitted",
+            {"type": "tool_not_permitted", "allowed_tools": tools},
+            f"allowed_tools is the union of the tools seen in {k} runs: any other fails",
         )
+        # Without the masked name the list would forbid a tool the agent calls.
+        if not _unstatable(proposal, allowed, " ".join(tools), f"a tool's name {MASKED}"):
+            proposal.items.append(allowed)
     tokens = [e.tokens for e in evidence]
     if tokens and all(t is not None for t in tokens):
         counts = [t for t in tokens if t is not None]
@@ -202,6 +253,13 @@ def _calls_comment(name: str, tools: Sequence[Sequence[str]]) -> str:
 # -- arguments ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Left:
+    """A value that cannot be stated, and why (empty: not worth naming, e.g. too long)."""
+
+    reason: str = ""
+
+
 def _arguments(
     proposal: Proposal,
     name: str,
@@ -211,25 +269,41 @@ def _arguments(
     """`tool_called_with` for the argument keys whose (generalised) values never varied: in
     every run, some call of the tool had that key with that value."""
     per_run: list[dict[str, set[str]]] = []
+    left: dict[str, str] = {}  # key -> why its value was not stated
     for e, names in zip(evidence, variables, strict=True):
         seen: dict[str, set[str]] = {}
         for tool in e.tools:
             if tool.name != name or not isinstance(tool.args, dict) or tool.args_cut:
                 continue
             for key, value in tool.args.items():
-                general = _general_value(value, names)
-                if general is not None:
-                    seen.setdefault(key, set()).add(json.dumps(general, sort_keys=True))
+                general = (
+                    _Left(f"its name {MASKED}")
+                    if MASK in key or "{{" in key
+                    else _general_value(value, names)
+                )
+                if isinstance(general, _Left):
+                    if general.reason:
+                        left.setdefault(key, general.reason)
+                    continue
+                seen.setdefault(key, set()).add(json.dumps(general, sort_keys=True))
         per_run.append(seen)
+    k = len(per_run)
+    for key, reason in left.items():
+        proposal.left_out.append(
+            Item(
+                f"tool_called_with:{name}:{key}",
+                {"type": "tool_called_with", "tool": name, "args": {key: "…"}},
+                f"argument '{key}' {reason}",
+            )
+        )
     if not per_run or any(not seen for seen in per_run):
         return  # the arguments are not known in every run
-    k = len(per_run)
     args: dict[str, Any] = {}
     for key in dict.fromkeys(key for seen in per_run for key in seen):
         common = set.intersection(*(seen.get(key, set()) for seen in per_run))
         if common:
             args[key] = json.loads(sorted(common)[0])
-        else:
+        elif key not in left:
             held = sum(1 for seen in per_run if key in seen)
             proposal.unstable.append(
                 Item(
@@ -249,24 +323,42 @@ def _arguments(
 
 
 def _general_value(value: Any, variables: Mapping[str, str]) -> Any:
-    """A value as a contract should state it; None when it cannot be stated (too long)."""
+    """A value as a contract should state it; `_Left` when it cannot be stated (too long, a
+    secret's mask, a number that is a date or a timestamp)."""
     if isinstance(value, str):
-        if len(value) > MAX_VALUE_CHARS or MASK in value:
-            return None  # too long to state, or a secret the report masked
+        if len(value) > MAX_VALUE_CHARS:
+            return _Left()  # too long to state: a file's content
+        if MASK in value:
+            return _Left(MASKED)  # a secret the report masked
+        if "{{" in value:
+            # The agent's own `{{…}}`: the contract would read it as a template variable.
+            # A pattern states it with its braces escaped (no `{{` left for the template).
+            return {"matches": _raw_pattern(value, variables)}
         text = _with_variables(value, variables)
         if not _VOLATILE.search(_VARIABLE.sub("", text)):
             return text
         return {"matches": _pattern(text)}
     if isinstance(value, dict):
         parts = {k: _general_value(v, variables) for k, v in value.items()}
-        return None if any(v is None for v in parts.values()) else parts
+        for part in parts.values():
+            if isinstance(part, _Left):
+                return part
+        if any(MASK in str(k) or "{{" in str(k) for k in parts):
+            return _Left(MASKED if any(MASK in str(k) for k in parts) else TEMPLATED)
+        return parts
     if isinstance(value, list):
         items = [_general_value(v, variables) for v in value]
-        if any(v is None or (isinstance(v, dict) and "matches" in v) for v in items):
-            return None  # a list is compared as a whole: no patterns inside it
+        for item in items:
+            if isinstance(item, _Left):
+                return item
+        if any(isinstance(v, dict) and "matches" in v for v in items):
+            return _Left()  # a list is compared as a whole: no patterns inside it
         return items
     if len(json.dumps(value, default=str)) > MAX_VALUE_CHARS:
-        return None
+        return _Left()
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and _VOLATILE.fullmatch(str(value)):
+        return _Left("is a number that looks like a date or a timestamp: not proposed")
     return value
 
 
@@ -277,7 +369,28 @@ def _pattern(text: str) -> str:
     position = 0
     for found in re.finditer(f"{_VARIABLE.pattern}|{_VOLATILE.pattern}", text):
         parts.append(_escape(text[position : found.start()]))
-        parts.append(_generic(found.group(0)))
+        parts.append(".+?" if _VARIABLE.fullmatch(found.group(0)) else _generic(found.group(0)))
+        position = found.end()
+    parts.append(_escape(text[position:]))
+    return "^" + "".join(parts) + "$"
+
+
+def _raw_pattern(text: str, variables: Mapping[str, str]) -> str:
+    """`_pattern` of a value as the agent wrote it (its own `{{…}}` literal, braces escaped):
+    the run's variables' values and volatile parts matched by their kind."""
+    values = sorted(
+        (v for n, v in variables.items() if not n.startswith("vars.") and len(v) >= 4),
+        key=len,
+        reverse=True,
+    )
+    finder = re.compile("|".join([*(re.escape(v) for v in values), _VOLATILE.pattern]))
+    parts: list[str] = []
+    position = 0
+    for found in finder.finditer(text):
+        if found.end() == found.start():
+            continue
+        parts.append(_escape(text[position : found.start()]))
+        parts.append(".+?" if found.group(0) in values else _generic(found.group(0)))
         position = found.end()
     parts.append(_escape(text[position:]))
     return "^" + "".join(parts) + "$"
@@ -292,12 +405,29 @@ def _escape(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text).replace("\n", "\\n").replace("\t", "\\t")
 
 
+_RUN = re.compile(r"\d+|[A-Za-z]+|.", re.DOTALL)
+
+
 def _generic(volatile: str) -> str:
+    """The pattern that replaces one volatile part: its digits matched as digits and its
+    words (weekdays, months, zones) as words, its separators literal."""
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", volatile):
         return _GENERIC["date"]
-    if re.fullmatch(r"[0-9a-fA-F-]+", volatile):
-        return f"[0-9a-fA-F-]{{{len(volatile)}}}"
-    return ".+?"
+    if re.fullmatch(r"[0-9a-fA-F-]+", volatile) and re.search(r"[a-fA-F]", volatile):
+        return f"[0-9a-fA-F-]{{{len(volatile)}}}"  # a hex id, a UUID
+    # ISO stamps are zero-padded: their widths are exact; elsewhere a day or an hour may
+    # have one digit or two ("9:05", "1/5/2026").
+    padded = re.match(r"\d{4}-?[\dW]", volatile) is not None
+    parts: list[str] = []
+    for run in _RUN.findall(volatile):
+        if run.isdigit():
+            width = len(run)
+            parts.append(r"\d{1,2}" if width <= 2 and not padded else rf"\d{{{width}}}")
+        elif run.isalpha() and len(run) > 1:
+            parts.append("[A-Za-z]+")
+        else:
+            parts.append(_escape(run))
+    return "".join(parts)
 
 
 def _with_variables(text: str, variables: Mapping[str, str]) -> str:
@@ -314,8 +444,10 @@ def _with_variables(text: str, variables: Mapping[str, str]) -> str:
     return text
 
 
-def _variables(run: Observed) -> dict[str, str]:
+def _variables(run: Observed, settings: Settings | None = None) -> dict[str, str]:
     found = dict(run.evidence.variables) if run.evidence is not None else {}
+    if settings is not None and settings.workspace and "workspace" not in found:
+        found["workspace"] = settings.workspace
     found.update({f"vars.{k}": v for k, v in run.row_vars.items() if isinstance(v, str)})
     return found
 
@@ -330,25 +462,27 @@ def _files(
     per_run: list[dict[str, FileSeen]] = []
     for e, names in zip(evidence, variables, strict=True):
         per_run.append({_with_variables(f.path, names): f for f in e.files})
+    raw: dict[str, str] = {}  # a path as written -> as the agent named it (a problem kept)
+    for e, names in zip(evidence, variables, strict=True):
+        for f in e.files:
+            general = _with_variables(f.path, names)
+            if general not in raw or MASK in f.path or "{{" in f.path:
+                raw[general] = f.path
     for path in _ordered([list(files) for files in per_run]):
         held = sum(1 for files in per_run if path in files)
-        literal = not _VOLATILE.search(_VARIABLE.sub("", path))
-        if not literal:
-            proposal.unstable.append(
+        exists = Item(f"artifact_exists:{path}", {"type": "artifact_exists", "path": path}, "")
+        if _unstatable(proposal, exists, raw[path], f"the path {MASKED}"):
+            continue
+        if _VOLATILE.search(_VARIABLE.sub("", path)):
+            proposal.left_out.append(
                 Item(
-                    f"artifact_exists:{path}",
-                    {"type": "artifact_exists", "path": path},
+                    exists.key,
+                    exists.mapping,
                     "the path holds a date or id no template variable gives: not proposed",
                 )
             )
             continue
-        _sort(
-            proposal,
-            Item(f"artifact_exists:{path}", {"type": "artifact_exists", "path": path}, ""),
-            held,
-            k,
-            "",
-        )
+        _sort(proposal, exists, held, k, "")
         if held != k:
             continue
         versions = [files[path] for files in per_run]
@@ -357,9 +491,23 @@ def _files(
             lists = [getattr(v, kind) for v in versions]
             if any(found is None for found in lists):
                 continue
-            names = [variables[i] for i in range(k)]
+            masked = sorted({s for found in lists for s in found or [] if MASK in s})
+            templated = sorted({s for found in lists for s in found or [] if "{{" in s})
+            for names_left, why in ((masked, MASKED), (templated, TEMPLATED)):
+                if names_left:
+                    proposal.left_out.append(
+                        Item(
+                            f"artifact_contains:{path}:{kind}",
+                            {"type": "artifact_contains", "path": path, kind: names_left},
+                            f"{'a heading' if kind == 'sections' else 'a field'} {why}",
+                        )
+                    )
             general = [
-                [_with_variables(s, names[i]) for s in (found or [])]
+                [
+                    _with_variables(s, variables[i])
+                    for s in (found or [])
+                    if MASK not in s and "{{" not in s
+                ]
                 for i, found in enumerate(lists)
             ]
             common = [
@@ -390,8 +538,10 @@ def _sentences(reply: str, variables: Mapping[str, str]) -> list[str]:
     found = []
     for part in _SENTENCE_END.split(reply):
         text = " ".join(part.split())
+        if MASK in text or "{{" in text:
+            continue  # a secret's mask, or the agent's own template syntax
         text = _with_variables(text, variables)
-        stated = not _VOLATILE.search(_VARIABLE.sub("", text)) and MASK not in text
+        stated = not _VOLATILE.search(_VARIABLE.sub("", text))
         if len(text) >= MIN_SENTENCE_CHARS and stated:
             found.append(text)
     return found

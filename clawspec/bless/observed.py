@@ -36,10 +36,11 @@ MAX_VARIABLE_CHARS = 300
 # The tools that write a file, and the argument keys that name it (OpenClaw's coding tools).
 WRITING_TOOLS = ("write", "edit")
 PATH_KEYS = ("path", "file_path", "filePath")
-# The template variables whose values change from run to run (or day to day): a value holding
-# one is written as the variable. The others (scenario, target, paths of this machine) are
-# constants a contract states as they are.
-VARIABLES = ("today", "run_id", "run_started_at")
+# The template variables whose values change from run to run (or day to day), or from machine
+# to machine (the workspace's absolute path): a value holding one is written as the variable.
+# The others (scenario, target, the gateway log's path) are left as they are: a short
+# scenario name inside a path is more likely a coincidence than the variable.
+VARIABLES = ("today", "run_id", "run_started_at", "workspace")
 
 
 def attempt_evidence(
@@ -156,7 +157,9 @@ def _every_run(runs: tuple[Trajectory, ...]) -> Iterator[Trajectory]:
 
 
 def _call(agent: str, run_id: str, call: Any) -> ToolCallRecord:
-    args = call.args if call.args_known else None
+    # Arguments OpenClaw cut or redacted before recording them are not what the agent sent:
+    # nothing may be proposed from them.
+    args = call.args if call.args_known and not call.cuts else None
     cut = False
     if args is not None:
         text = json.dumps(args, ensure_ascii=False, default=str)

@@ -55,12 +55,20 @@ class Group:
     left_out: list[str] = field(default_factory=list)
     recordings: set[str | None] = field(default_factory=set)
     replayed: bool = False
+    repeated: int = 0  # attempts given more than once (the same report twice): counted once
+
+    @property
+    def good(self) -> int:
+        return sum(1 for r in self.runs if r.good)
 
 
 def collect(target: Target, reports: Sequence[tuple[str, RunReport]]) -> list[Group]:
-    """Every attempt of the scenario in the reports, by row and variant; a report without
-    per-attempt evidence or of another version of the scenario is refused."""
+    """Every attempt of the scenario in the reports, by row and variant, each once (a report
+    given twice, or two copies of it, do not make more runs); a report without per-attempt
+    evidence or of another version of the scenario is refused. An outline's row no report has
+    an attempt of is a group without runs: what holds across the rows cannot be known."""
     groups: dict[tuple[str | None, str | None], Group] = {}
+    seen: set[tuple[Any, ...]] = set()
     for name, report in reports:
         results = [
             r
@@ -89,12 +97,28 @@ def collect(target: Target, reports: Sequence[tuple[str, RunReport]]) -> list[Gr
                 group.replayed = True
             for number, run in enumerate(result.attempts.runs, start=1):
                 where = f"attempt {number} of {name}"
+                # An attempt's identity: its own run id (unique per attempt), else its place
+                # in its run (a report without attempt ids).
+                identity = (
+                    (result.id, result.variant, run.run_id, run.gateway_run_id)
+                    if run.run_id is not None
+                    else (report.run_id, report.started_at, result.id, result.variant, number)
+                )
+                if identity in seen:
+                    group.repeated += 1
+                    continue
+                seen.add(identity)
                 group.recordings.add(run.recording)
                 observed = Observed(where, run.status, run.duration_ms, run.evidence, vars_)
                 group.runs.append(observed)
                 if run.status not in (Status.PASS, Status.WARN):
                     why = f": {run.message}" if run.message else ""
                     group.left_out.append(f"{where} ({run.status.value}{why})")
+    rows_seen = {example for example, _ in groups}
+    if rows_seen != {None}:
+        for row in target.row_vars:
+            if row not in rows_seen:
+                groups[(row, None)] = Group(f"row {row}")
     return list(groups.values())
 
 
@@ -121,9 +145,13 @@ def _check(name: str, result: ScenarioResult, target: Target) -> None:
         )
 
 
-def proposals_of(groups: Sequence[Group], settings: Settings) -> list[tuple[Group, list[Proposal]]]:
-    """Each group with enough good runs and its proposals; NotEnoughGoodRuns when none has."""
-    done: list[tuple[Group, list[Proposal]]] = []
+Done = list[tuple[Group, list[Proposal] | None]]
+
+
+def proposals_of(groups: Sequence[Group], settings: Settings) -> Done:
+    """Each group with its proposals (None: fewer than 2 good runs); NotEnoughGoodRuns when
+    no group has 2."""
+    done: Done = []
     for group in groups:
         if group.replayed and len(group.recordings) < 2:
             raise UsageError(
@@ -131,23 +159,66 @@ def proposals_of(groups: Sequence[Group], settings: Settings) -> list[tuple[Grou
                 f"{len(group.runs)}; record one per attempt first (clawspec run --model-traffic "
                 "record --repeat K keeps one recording per attempt). " + TOO_FEW
             )
-        good = [r for r in group.runs if r.good]
-        if len(good) >= MIN_RUNS:
-            done.append((group, propose(group.runs, settings)))
-    if not done:
-        shown = "; ".join(
-            f"{_named(g)}{sum(1 for r in g.runs if r.good)} good of {len(g.runs)}" for g in groups
-        )
-        left = [line for g in groups for line in g.left_out]
-        more = f"; left out: {'; '.join(left[:5])}" if left else ""
+        enough = group.good >= MIN_RUNS
+        done.append((group, propose(group.runs, settings) if enough else None))
+    if all(proposals is None for _, proposals in done):
         raise NotEnoughGoodRuns(
-            f"fewer than 2 good runs (pass or warn) to propose from ({shown}){more}"
+            "fewer than 2 good runs (pass or warn) to propose from (" + _counts(groups)
         )
     return done
 
 
+def too_few(done: Done, write: bool) -> NotEnoughGoodRuns | None:
+    """The error to end with when some row or variant has fewer than 2 good runs (its
+    proposal, and so what holds across all of them, cannot be known): nothing is written."""
+    short = [group for group, proposals in done if proposals is None]
+    if not short:
+        return None
+    written = "nothing was written; " if write else ""
+    return NotEnoughGoodRuns(
+        "fewer than 2 good runs (pass or warn) of every row and variant ("
+        + _counts(short)
+        + f"; what holds across all of them cannot be known: {written}give each row and "
+        "variant 2 good runs or more"
+    )
+
+
+def _counts(groups: Sequence[Group]) -> str:
+    """`N good of M` per group, and then the first attempts left out (after the parenthesis
+    the caller closes)."""
+    shown = "; ".join(
+        f"{_named(g)}{g.good} good of {len(g.runs)}"
+        if g.runs
+        else f"{_named(g)}no attempt in the reports"
+        for g in groups
+    )
+    left = [line for g in groups for line in g.left_out]
+    more = f"); left out: {'; '.join(left[:5])}" if left else ")"
+    return one_line(shown + more)
+
+
 def _named(group: Group) -> str:
     return f"{group.label}: " if group.label else ""
+
+
+_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\x85", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def one_line(text: str) -> str:
+    """`text` on one line of a YAML comment: its line breaks, and the characters YAML does not
+    allow in a file, written as escapes."""
+    return "".join(_one_char(char) for char in text)
+
+
+def _one_char(char: str) -> str:
+    if char in _BREAKS:
+        return _BREAKS[char]
+    code = ord(char)
+    if (code < 0x20 and char != "\t") or 0x7F <= code <= 0x9F:
+        return f"\\x{code:02x}"
+    if 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+        return f"\\u{code:04x}"
+    return char
 
 
 def pooled(groups: Sequence[Group], settings: Settings) -> list[Proposal]:
@@ -161,28 +232,44 @@ def pooled(groups: Sequence[Group], settings: Settings) -> list[Proposal]:
 
 def render(
     target: Target,
-    done: Sequence[tuple[Group, list[Proposal]]],
+    done: Done,
     write_set: Sequence[Proposal] | None,
     sources: str,
     existing: Callable[[int | None], list[dict[str, Any]]],
 ) -> list[str]:
-    """The proposal as YAML blocks with a comment per item."""
+    """The proposal as YAML blocks with a comment per item (every comment on one line)."""
     out = [f"# clawspec bless: {target.display}, scenario '{target.scenario}'"]
     out.append(f"# attempts from {sources}")
     for group, proposals in done:
-        good = sum(1 for r in group.runs if r.good)
         header = f"{group.label}: " if group.label else ""
-        out.append(f"# {header}{good} good runs of {len(group.runs)} (pass or warn)")
+        if not group.runs:
+            out.append(f"# {header}no attempt in the reports: nothing proposed")
+            continue
+        short = "" if proposals is not None else ": fewer than 2, nothing proposed"
+        out.append(f"# {header}{group.good} good runs of {len(group.runs)} (pass or warn){short}")
+        if group.repeated:
+            out.append(
+                f"#   {group.repeated} attempt(s) given more than once (the same report twice) "
+                "counted once"
+            )
         for line in group.left_out:
             out.append(f"#   left out: {line}")
-        for proposal in proposals:
+        for proposal in proposals or ():
             out += _block(proposal, existing)
-    if write_set is not None:
+    short = [group for group, proposals in done if proposals is None]
+    if short:
+        out.append("")
+        out.append(
+            "# nothing across every row and variant (nothing is written): "
+            + "; ".join(g.label for g in short)
+            + " without 2 good runs"
+        )
+    elif write_set is not None:
         out.append("")
         out.append("# across every row and variant above (what --write writes):")
         for proposal in write_set:
             out += _block(proposal, existing)
-    return out
+    return [line if not line.startswith("#") else "#" + one_line(line[1:]) for line in out]
 
 
 def _block(proposal: Proposal, existing: Callable[[int | None], list[dict[str, Any]]]) -> list[str]:
@@ -191,12 +278,16 @@ def _block(proposal: Proposal, existing: Callable[[int | None], list[dict[str, A
     present = existing(proposal.turn)
     for item in proposal.items:
         note = "  (already in the contract)" if _present(item, present) else ""
-        lines.append(f"  - {flow(item.mapping)}  # {item.comment}{note}")
+        lines.append(f"  - {flow(item.mapping)}  # {one_line(item.comment)}{note}")
     if not proposal.items:
         lines.append("  []  # nothing held in every run")
     if proposal.unstable:
         lines.append("# held in only some runs (not proposed):")
         for item in proposal.unstable:
+            lines.append(f"#   - {flow(item.mapping)}  # {item.comment}")
+    if proposal.left_out:
+        lines.append("# held, but cannot be written as it was seen (not proposed):")
+        for item in proposal.left_out:
             lines.append(f"#   - {flow(item.mapping)}  # {item.comment}")
     return lines
 
@@ -247,10 +338,20 @@ def inserts(
 
 
 def read_reports(files: Sequence[str]) -> list[tuple[str, RunReport]]:
-    """The JSON reports, each validated against the report model."""
+    """The JSON reports, each validated against the report model; a file named twice (as
+    the same path or another path to it) is read once."""
     read: list[tuple[str, RunReport]] = []
+    paths: dict[Path, str] = {}
     for name in files:
         path = Path(name)
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):
+            resolved = path.absolute()
+        if resolved in paths:
+            say(f"note: --from-report {name} is {paths[resolved]} again: read once")
+            continue
+        paths[resolved] = name
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -260,9 +361,9 @@ def read_reports(files: Sequence[str]) -> list[tuple[str, RunReport]]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
+            said = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
             raise UsageError(
-                f"--from-report {name} is not a JSON report of this ClawSpec version "
-                f"({where}: {first.get('msg')})"
+                f"--from-report {name} is not a JSON report of this ClawSpec version ({said})"
             ) from None
     return read
 
@@ -271,5 +372,5 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def digest_of(data: Any, written_index: int) -> str | None:
-    return scenario_digest(data, written_index)
+def digest_of(data: Any, written_index: int, folder: Path | None = None) -> str | None:
+    return scenario_digest(data, written_index, folder)

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 NAME = "bless"
 DEFAULT_RUNS = 5
+# The largest --tolerance: a limit 100 times the highest seen already checks nothing.
+MAX_TOLERANCE = 99.0
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -80,8 +82,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     runs = DEFAULT_RUNS if args.runs is None else args.runs
     if not args.from_report and runs < session.MIN_RUNS:
         raise UsageError(f"--runs {runs}: " + session.TOO_FEW)
-    if args.tolerance < 0:
-        raise UsageError(f"--tolerance {args.tolerance:g}: must be 0 or more")
+    if not 0 <= args.tolerance <= MAX_TOLERANCE:  # NaN compares false too
+        raise UsageError(
+            f"--tolerance {args.tolerance:g}: must be a number from 0 to {MAX_TOLERANCE:g} "
+            "(0.5: limits 50% over the highest seen)"
+        )
     path = Path(args.contract)
     try:
         original = path.read_bytes()  # --write refuses when the file no longer holds these
@@ -89,24 +94,39 @@ def run(args: argparse.Namespace) -> ExitCode:
         raise UsageError(f"{args.contract}: {exc.strerror or exc}") from None
     loaded = api.load([path], config=args.config, flags=given(args, ["workspace"]))
     target = _target(path, original, loaded.contracts, args.scenario, loaded.workspace)
-    settings = Settings(tolerance=args.tolerance, trace_backend=_trace_backend(loaded.settings))
+    settings = Settings(
+        tolerance=args.tolerance,
+        trace_backend=_trace_backend(loaded.settings),
+        workspace=str(loaded.workspace),
+    )
     reports, sources = _attempts(args, loaded.contracts, runs)
     groups = session.collect(target, reports)
     attempts = sum(len(g.runs) for g in groups)
     if attempts < session.MIN_RUNS:
         raise UsageError(f"{sources}: {attempts} attempt(s); " + session.TOO_FEW)
     done = session.proposals_of(groups, settings)
-    write_set = session.pooled([g for g, _ in done], settings) if len(done) > 1 else None
+    # A row or variant without 2 good runs: the others' proposals are printed, nothing holds
+    # across all of them, nothing is written.
+    short = session.too_few(done, args.write)
+    ready = [(g, p) for g, p in done if p is not None]
+    pool = len(done) > 1 and short is None
+    write_set = session.pooled([g for g, _ in ready], settings) if pool else None
     contract = next(c for c in loaded.contracts if c.path.resolve() == path.resolve())
     existing = _existing(contract, target.scenario)
     for line in session.render(target, done, write_set, sources, existing):
         print(line)
+    if short is not None:
+        raise short
     if not args.write:
         return ExitCode.OK
-    inserts = session.inserts(write_set if write_set is not None else done[0][1], existing)
+    proposals = write_set if write_set is not None else ready[0][1]
+    inserts = session.inserts(proposals, existing)
     count = sum(len(i.lines) for i in inserts)
     if not count:
-        print(f"nothing to write: every proposed item is already in {target.display}")
+        if not any(p.items for p in proposals):
+            print(f"nothing to write: nothing was proposed for {target.display}")
+        else:
+            print(f"nothing to write: every proposed item is already in {target.display}")
         return ExitCode.OK
     _write(target, inserts, loaded.workspace)
     print(f"wrote {count} item(s) to {target.display}")
@@ -179,7 +199,7 @@ def _target(
         identity_path=contract.identity_path,
         original=original,
         scenario=name,
-        digest=digest_of(data, index),
+        digest=digest_of(data, index, contract.path.parent),
         conversation=isinstance(turns, list),
         turns=len(turns) if isinstance(turns, list) else 0,
         row_vars=_row_vars(contract, index, workspace),

@@ -93,7 +93,7 @@ def test_rows_read_from_a_data_file_are_written_as_their_variables(
 ) -> None:
     contract = write_contract(FILE_OUTLINE)
     (contract.parent / "cities.csv").write_text("id,city\nen,Berlin\nfr,Lyon\n", "utf-8")
-    digest = scenario_digest(yaml.safe_load(FILE_OUTLINE), 0)
+    digest = scenario_digest(yaml.safe_load(FILE_OUTLINE), 0, contract.parent)
     results = [
         result(
             contract.name,
