@@ -21,9 +21,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         args.paths, config=args.config, flags=given(args, ["workspace"]), on_warning=_warn
     )
     scenarios = sum(len(c.contract.scenarios) for c in loaded.contracts)
-    assertions = sum(
-        len(s.given) + len(s.then) for c in loaded.contracts for s in c.contract.scenarios
-    )
+    # Every assertion written: `given`, each turn's `then`, the scenario's `then`.
+    assertions = sum(len(s.assertions()) for c in loaded.contracts for s in c.contract.scenarios)
     print(
         f"{len(loaded.contracts)} contract(s), {scenarios} scenario(s), "
         f"{assertions} assertion(s): valid"

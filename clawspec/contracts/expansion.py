@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from clawspec.contracts import templates
 from clawspec.contracts.checks import path_problems, template_strings
-from clawspec.contracts.explain import PHASES, describe, explain, format_at, strip_union_tag
+from clawspec.contracts.explain import PHASES, describe, explain, format_at
 from clawspec.contracts.outlines import (
     Problem,
     RawRow,
@@ -198,7 +198,7 @@ def explain_entries(
     caused: list[tuple[Any, RawRow, str | None]] = []
     entries = expansion.entries
     for err in exc.errors(include_url=False):
-        loc = strip_union_tag(tuple(err["loc"]))
+        loc = tuple(err["loc"])
         if (
             entries is not None
             and len(loc) >= 2

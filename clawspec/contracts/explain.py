@@ -57,7 +57,7 @@ def explain(errors: list[Any], doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
     wrongly typed fields point at the key; missing fields and rules at the item's start)."""
     out: list[tuple[Loc, str, bool]] = []
     for err in errors:
-        loc = strip_union_tag(tuple(err["loc"]))
+        loc = tuple(err["loc"])
         kind, field = err["type"], loc[-1] if loc else None
         if kind == "missing":
             out.append((loc[:-1], f"missing field '{field}'", False))
@@ -78,6 +78,13 @@ def explain(errors: list[Any], doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
             out.append((loc, "'turns' needs at least one turn (a 'say')", True))
         elif kind == "too_short" and field == "scenarios":
             out.append((loc, "'scenarios' needs at least one scenario", True))
+        elif kind == "model_type" and _is_turn(loc):
+            out.append((loc, _turn_shape(err.get("input")), False))
+        elif kind == "model_type" and isinstance(field, str):
+            shape = f"{_mapping_expected(loc)}, found {_found(err)}"
+            out.append((loc, f"field '{field}': {shape}", True))
+        elif kind == "model_type":
+            out.append((loc, f"{_mapping_expected(loc)}, found {_found(err)}", False))
         elif kind == "literal_error" and field == "version":
             out.append((loc, f'unsupported version {err["input"]!r}: expected "1.0"', True))
         elif isinstance(field, str):
@@ -85,14 +92,6 @@ def explain(errors: list[Any], doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
         else:
             out.append((loc, _expected(err), False))
     return out
-
-
-def strip_union_tag(loc: Loc) -> Loc:
-    """Drop the discriminator tag pydantic inserts after an assertion's list index."""
-    for i in range(3, len(loc) - 1):
-        if loc[i - 1] in PHASES and isinstance(loc[i], int) and loc[i + 1] in REGISTRY:
-            return loc[: i + 1] + loc[i + 2 :]
-    return loc
 
 
 def _allowed(doc: SourceDoc, loc: Loc) -> str:
@@ -106,10 +105,71 @@ def _allowed(doc: SourceDoc, loc: Loc) -> str:
         spec = REGISTRY.get(raw.get("type")) if isinstance(raw, dict) else None
         if spec:
             return f" (allowed: {', '.join(spec.fields) or 'none'})"
-    return ""
+        return ""
+    fields = _fields_at(parent)
+    return f" (allowed: {', '.join(fields)})" if fields else ""
+
+
+def _fields_at(loc: Loc) -> list[str]:
+    """The fields of the contract's mapping at `loc` (the file, its target, defaults, a
+    scenario, its `when`, a turn); [] for any other place."""
+    from clawspec.contracts import models
+
+    shape: dict[Loc, type[models.BaseModel]] = {
+        (): models.Contract,
+        ("target",): models.Target,
+        ("defaults",): models.Defaults,
+    }
+    model = shape.get(loc)
+    if len(loc) >= 2 and loc[0] == "scenarios" and isinstance(loc[1], int):
+        rest = loc[2:]
+        if rest == ():
+            model = models.Scenario
+        elif rest == ("when",):
+            model = models.When
+        elif _is_turn(loc):
+            model = models.Turn
+    return list(model.model_fields) if model is not None else []
+
+
+def _is_turn(loc: Loc) -> bool:
+    """Whether `loc` is a turn of a conversation (scenarios[i].turns[j])."""
+    return len(loc) == 4 and loc[0] == "scenarios" and loc[2] == "turns" and isinstance(loc[3], int)
+
+
+def _turn_shape(found: Any) -> str:
+    """A turn that is not a mapping: what a turn is, and the item rewritten as one."""
+    say = found if isinstance(found, str) and found.strip() else "<what the user says>"
+    return (
+        f"a turn is a mapping with 'say' (and optionally {', '.join(_optional_turn_fields())}), "
+        f"found {_found({'input': found})}: write - say: {_yaml_string(say)}"
+    )
+
+
+def _optional_turn_fields() -> list[str]:
+    from clawspec.contracts.models import Turn
+
+    return [name for name in Turn.model_fields if name != "say"]
+
+
+def _yaml_string(text: str) -> str:
+    """`text` as a double-quoted YAML string (JSON's quoting is YAML's)."""
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _mapping_expected(loc: Loc) -> str:
+    fields = _fields_at(loc)
+    if fields:
+        return f"expected a mapping (fields: {', '.join(fields)})"
+    return "expected a mapping"
+
+
+def _found(err: Any) -> str:
+    found = err.get("input")
+    return repr(found) if not isinstance(found, dict | list) else type(found).__name__
 
 
 def _expected(err: Any) -> str:
-    found = err.get("input")
-    shown = repr(found) if not isinstance(found, dict | list) else type(found).__name__
-    return f"{err['msg'][0].lower()}{err['msg'][1:]}, found {shown}"
+    return f"{err['msg'][0].lower()}{err['msg'][1:]}, found {_found(err)}"

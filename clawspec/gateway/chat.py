@@ -21,10 +21,12 @@ nothing ran (a gateway restarting between turns).
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,7 +38,9 @@ from clawspec.net.deadline import request as request_within
 from clawspec.net.failures import transport_reason
 from clawspec.text import one_line
 
-ChatErrorKind = Literal["auth", "endpoint", "server", "cut", "timeout", "connection", "invalid"]
+ChatErrorKind = Literal[
+    "auth", "endpoint", "server", "cut", "timeout", "connection", "invalid", "interrupted"
+]
 
 CONNECT_TIMEOUT_S = 10.0
 # The gateway answers when the turn's run has ended; the run itself is bounded by the turn's
@@ -53,6 +57,8 @@ TOKEN_VARIABLES = (
 )
 ENDPOINT_SETTING = "gateway.http.endpoints.chatCompletions.enabled"
 RESERVED_NAMESPACES = ("subagent:", "cron:", "acp:")
+# How often the wait for a request in flight looks whether the turn was abandoned (`stop`).
+STOP_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -112,9 +118,10 @@ def send(
     """Send one turn and return its reply, or raise ChatError.
 
     The whole exchange ends by `timeout_s` + HTTP_GRACE_S (a deadline, not a read timeout: a
-    gateway that trickles its answer cannot hold the turn longer). `stop` (an interrupt) ends
-    the pauses between attempts at a refused connection; a request already sent is waited for,
-    as the gateway runs the turn to its end anyway.
+    gateway that trickles its answer cannot hold the turn longer). `stop` (the scenario
+    abandoned: a second interrupt, the grace period's end) ends the pauses between attempts at
+    a refused connection and the wait for a request in flight (ChatError `interrupted`): the
+    gateway may still run the turn to its end, but nothing waits for it any more.
     """
     url = chat_url(request.base_url)
     headers = {
@@ -144,7 +151,7 @@ def send(
     )
     waited_s = time.monotonic() - started
     if not 200 <= response.status_code < 300:
-        raise _refusal(response, "POST", url, request.token, request.session_key)
+        raise _refusal(response, "POST", url, request.token, request.session_key, request.agent_id)
     answer = _json_of(response, "POST", url, request.token)
     return _reply(answer, response, url, request.token, waited_s)
 
@@ -189,13 +196,17 @@ def _exchange(
     pauses = list(REFUSED_RETRY_PAUSES_S)
     while True:
         try:
-            return request_within(
-                http,
-                method,
-                url,
-                deadline=deadline,
-                connect_timeout_s=CONNECT_TIMEOUT_S,
-                **kwargs,
+            return _unless_stopped(
+                lambda: request_within(
+                    http,
+                    method,
+                    url,
+                    deadline=deadline,
+                    connect_timeout_s=CONNECT_TIMEOUT_S,
+                    **kwargs,
+                ),
+                stop,
+                shown,
             )
         except requests.Timeout:
             waited = time.monotonic() - started
@@ -239,8 +250,51 @@ def _exchange(
             raise ChatError("connection", detail, message=f"{shown} failed: {detail}") from None
 
 
+def _unless_stopped(
+    call: Callable[[], requests.Response], stop: threading.Event | None, shown: str
+) -> requests.Response:
+    """`call()`, or a ChatError `interrupted` as soon as `stop` is set while it runs.
+
+    The request runs in a daemon thread the caller stops waiting for: an abandoned turn keeps
+    neither its lane nor the process (the reports are written without it), and the thread
+    ends by the request's own deadline. A request begun once `stop` was already set is simply
+    made (no turn starts after an interrupt: only an attempt at a refused connection gets
+    here, and ends at once).
+    """
+    if stop is None or stop.is_set():
+        return call()
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()  # an enclosing deadline scope() applies inside
+
+    def run() -> None:
+        try:
+            outcome["value"] = context.run(call)
+        except BaseException as exc:  # handed to the caller
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="clawspec-chat-turn", daemon=True).start()
+    while not done.wait(STOP_POLL_S):
+        if stop.is_set():
+            raise ChatError(
+                "interrupted",
+                "abandoned",
+                message=f"{shown}: abandoned while waiting for the reply (interrupted)",
+            )
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def _refusal(
-    response: requests.Response, method: str, url: str, token: str, session_key: str | None
+    response: requests.Response,
+    method: str,
+    url: str,
+    token: str,
+    session_key: str | None,
+    agent_id: str | None = None,
 ) -> ChatError:
     """The ChatError of a non-2xx answer, saying what to change."""
     status = response.status_code
@@ -269,15 +323,20 @@ def _refusal(
         )
     # The gateway names its header when it refuses a key; any other 400 may quote a session
     # (a model call the provider refused, with the prompt's `session=agent:…`) and is its own.
+    # The key is ClawSpec's own (`agent:<agent id>:clawspec:<run id>`, outside the reserved
+    # namespaces): the user cannot change it, only what it is built from and where it goes.
     if status == 400 and session_key and "x-openclaw-session-key" in said:
+        agent = f"agent '{one_line(agent_id, 80)}'" if agent_id else "the agent"
         return ChatError(
             "invalid",
             said,
             http_status=status,
             message=(
                 f"{shown}: the gateway refused the session key '{one_line(session_key, 120)}' "
-                f'("{said}"): its namespace is reserved ({", ".join(RESERVED_NAMESPACES)}); '
-                "use a key of the form agent:<agent id>:clawspec:<name>"
+                f'that ClawSpec made for this conversation ("{said}"). ClawSpec keeps its '
+                f"sessions out of OpenClaw's reserved namespaces ({', '.join(RESERVED_NAMESPACES)})"
+                f"; check that {agent} is configured on this gateway and which OpenClaw version "
+                "it runs (conversations were checked on 2026.9.5 and 2026.9.6)"
             ),
         )
     if 500 <= status < 600:

@@ -67,6 +67,8 @@ class Conversation:
     # Why the conversation ended before its last turn ("" when every turn ran).
     ended: str = ""
     interrupted: bool = False  # an interrupt kept the later turns from starting
+    # A turn that replied and failed, with stop_on_failure, left the later turns out.
+    stopped: bool = False
 
 
 def run_turns(state: StartedScenario) -> None:
@@ -92,22 +94,28 @@ def run_turns(state: StartedScenario) -> None:
         timeout_s = plan.scenario.timeout or contract.defaults.timeout
         if first is not None:
             state.traffic = scope.enter_context(model_traffic(plan, env, first, timeout_s))
+        total = len(turns)
         for index, turn in enumerate(turns):
             if env.stop.is_set():  # after the first interrupt no new turn starts
-                talk.ended = (
-                    f"interrupted: turns {index + 1} to {len(turns)} of {len(turns)} were not sent"
-                    if index + 1 < len(turns)
-                    else f"interrupted: turn {index + 1} of {len(turns)} was not sent"
-                )
-                talk.interrupted = True
+                talk.interrupted = True  # first: `so_far` may read it from another thread
+                talk.ended = f"interrupted: {_later_turns(index, total, 'not sent')}"
                 break
             result = _run_turn(state, talk, index, turn)
+            if result is None:  # abandoned while it ran: it has no verdict
+                talk.interrupted = True
+                talk.ended = abandoned_message(index, total)
+                break
             talk.turns.append(result)
             if not result.answered:
                 talk.ended = f"turn {index + 1}: {result.message}"
                 break
-            if result.status in (Status.FAIL, Status.ERROR) and stop_on_failure:
-                talk.ended = f"turn {index + 1} failed and stop_on_failure is set"
+            failed = result.status in (Status.FAIL, Status.ERROR)
+            if failed and stop_on_failure and index + 1 < total:
+                talk.ended = (
+                    f"{_later_turns(index + 1, total, 'left out')}: turn {index + 1} failed "
+                    "and stop_on_failure is set"
+                )
+                talk.stopped = True
                 break
         state.scope = scope.pop_all()  # closed by check_scenario, once the checks ran
     # The scenario's `then` sees every turn's runs and what was said.
@@ -118,6 +126,23 @@ def run_turns(state: StartedScenario) -> None:
         gateway_run_id=talk.chat_run_ids[-1] if talk.chat_run_ids else None,
         completed_at=datetime.now(env.tz),
     )
+
+
+def _later_turns(first: int, total: int, what: str) -> str:
+    """The turns from index `first` on, counted from 1: "turns 2 to 3 of 3 were <what>"."""
+    if first + 1 < total:
+        return f"turns {first + 1} to {total} of {total} were {what}"
+    return f"turn {first + 1} of {total} was {what}"
+
+
+def abandoned_message(running: int, total: int) -> str:
+    """The message of a conversation abandoned while its turn of index `running` ran."""
+    message = f"interrupted: turn {running + 1} of {total} abandoned while running"
+    if running + 2 < total:
+        return f"{message}, turns {running + 2} to {total} not sent"
+    if running + 2 == total:
+        return f"{message}, turn {total} not sent"
+    return message
 
 
 def _render(state: StartedScenario, turn: Turn) -> tuple[str, str] | str:
@@ -144,7 +169,10 @@ def _message(state: StartedScenario, turn: Turn) -> str | None:
     return rendered[1] if isinstance(rendered, tuple) else None
 
 
-def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn) -> TurnResult:
+def _run_turn(
+    state: StartedScenario, talk: Conversation, index: int, turn: Turn
+) -> TurnResult | None:
+    """The turn sent and judged; None when it was abandoned (an interrupt) before its reply."""
     from clawspec.gateway.chat import ChatError, ChatRequest, send
     from clawspec.reports.model import TurnResult
 
@@ -173,6 +201,8 @@ def _run_turn(state: StartedScenario, talk: Conversation, index: int, turn: Turn
     try:
         reply = send(env.http, request, stop=env.halt)
     except ChatError as exc:
+        if exc.kind == "interrupted":
+            return None
         error = str(exc)
     else:
         error = ""
@@ -370,3 +400,33 @@ def conversation_verdict(talk: Conversation) -> str:
         if not turn.answered:
             return f"turn {turn.index + 1}: {turn.message}"
     return talk.ended if talk.interrupted else ""
+
+
+def cut_short(talk: Conversation) -> bool:
+    """Whether turns were left out (no reply, an interrupt, stop_on_failure): the scenario's
+    `then` is then not judged on part of the conversation."""
+    return talk.interrupted or talk.stopped or not all(turn.answered for turn in talk.turns)
+
+
+def so_far(talk: Conversation, total: int) -> tuple[Conversation, str]:
+    """What a conversation abandoned while it ran (an interrupt past the grace period) leaves
+    for its report, read from another thread while its lane may still be in it: its finished
+    turns, their exchanges and evidence, and the scenario's message saying which turn was
+    abandoned and which were not sent."""
+    turns = list(talk.turns)  # a turn is appended once it is judged: these are finished
+    done = {turn.index for turn in turns}
+    finished = Conversation(
+        talk.agent_id,
+        talk.session_key,
+        turns=turns,
+        exchanges=[e for e in list(talk.exchanges) if e.turn in done],
+        chat_run_ids=[t.gateway_run_id for t in turns if t.gateway_run_id],
+        contexts={i: c for i, c in list(talk.contexts.items()) if i in done},
+    )
+    if talk.ended:  # every turn that was to run has run: abandoned in its checks
+        message = talk.ended if talk.interrupted else ""
+    elif len(turns) < total:
+        message = abandoned_message(len(turns), total)
+    else:
+        message = ""
+    return finished, message or "interrupted: abandoned while running"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,8 +21,10 @@ from clawspec.runner.scenario import (
     ScenarioOutcome,
     ScenarioPlan,
     StartedScenario,
+    abandoned_conversation,
     check_scenario,
     new_run_id,
+    no_turns,
     start_scenario,
 )
 from clawspec.runner.work import ScenarioWork
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 
 # The report models are imported where results are built, not with this module: `clawspec run`
 # sends its first hook requests first, and the import happens while the agents run.
+
+log = logging.getLogger("clawspec.runner")
 
 # After an interrupt, running scenarios get this long to finish before they are abandoned.
 INTERRUPT_GRACE_S = 10.0
@@ -138,7 +143,9 @@ def _execute(
         key=lambda item: plans[item[0]].id,  # a scenario's attempts and variants never overlap
     )
     done = threading.Condition()
-    running: set[tuple[int, int]] = set()
+    # The attempts running, and each conversation's state as it stands (None for the others,
+    # and before it starts): an abandoned conversation reports its finished turns.
+    running: dict[tuple[int, int], StartedScenario | None] = {}
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
 
     def next_item() -> tuple[int, int] | None:
@@ -150,28 +157,27 @@ def _execute(
         if item is None:
             return None
         with done:
-            running.add(item)
+            running[item] = None
         return item
 
     def check(item: tuple[int, int], started: StartedScenario) -> None:
-        outcome = _counted(check_scenario(started), budget, plans[item[0]])  # before the next
-        work.done(item)
+        outcome = check_scenario(started)
         with done:
+            if item in running:  # not when reported abandoned meanwhile: counted then
+                _counted(outcome, budget, plans[item[0]])
             outcomes[item[0]][item[1]] = outcome
-            running.discard(item)
+            running.pop(item, None)
             if all(outcomes[item[0]]):
                 finished.append(item[0])
             done.notify_all()
+        work.done(item)  # once counted: the next attempt sees the spend
 
     def thread_ended() -> None:
         with done:
             done.notify_all()  # the last one out wakes the reporting loop at once
 
     def start(item: tuple[int, int]) -> StartedScenario:
-        planned = env.for_plan(plans[item[0]])  # its gateway
-        return start_scenario(
-            plans[item[0]], replace(planned, attempt=item[1]) if item[1] else planned
-        )
+        return start_scenario(plans[item[0]], _attempt_env(plans[item[0]], env, item, running))
 
     def failed(error: BaseException, item: tuple[int, int] | None) -> None:
         held = f", running {plans[item[0]].id}" if item is not None else ""
@@ -204,6 +210,23 @@ def _execute(
         env.halt,
         partial(_prepare, faults),
     )
+    return _finish(plans, env, outcomes, running, kept, done, faults, budget, started_at, clock)
+
+
+def _finish(
+    plans: Sequence[ScenarioPlan],
+    env: RunEnv,
+    outcomes: list[list[ScenarioOutcome | Ran | None]],
+    running: dict[tuple[int, int], StartedScenario | None],
+    kept: KeptResults,
+    done: threading.Condition,
+    faults: Faults,
+    budget: Budget,
+    started_at: datetime,
+    clock: float,
+) -> RunOutcome:
+    """The run once its reporting loop ended: the results of what did not finish (abandoned,
+    never started) and the run's record."""
     interrupted = env.stop.is_set()
     broken = bool(faults)  # a bug, not the user, stopped the run: say so, not "interrupted"
     with done:
@@ -227,6 +250,7 @@ def _execute(
                     index,
                     broken,
                     None if interrupted else budget,
+                    budget,
                 ),
             )
     invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
@@ -241,6 +265,20 @@ def _execute(
         budget=budget.report(held_back=held_back),
     )
     return RunOutcome(run, unreachable)
+
+
+def _attempt_env(
+    plan: ScenarioPlan,
+    env: RunEnv,
+    item: tuple[int, int],
+    running: dict[tuple[int, int], StartedScenario | None],
+) -> RunEnv:
+    """Where an attempt runs: its plan's gateway, its attempt number; a conversation's state
+    is kept in `running` as it starts."""
+    planned = env.for_plan(plan)
+    if plan.scenario.turns is not None:
+        planned = replace(planned, on_started=partial(running.__setitem__, item))
+    return replace(planned, attempt=item[1]) if item[1] else planned
 
 
 def _started_budget(budget: Budget | None, planned: int) -> Budget:
@@ -324,25 +362,35 @@ def _result(
     plan: ScenarioPlan,
     attempt_outcomes: Sequence[ScenarioOutcome | Ran | None],
     env: RunEnv,
-    running: set[tuple[int, int]],
+    running: dict[tuple[int, int], StartedScenario | None],
     index: int | None = None,
     broken: bool = False,
     budget: Budget | None = None,
+    counted: Budget | None = None,
 ) -> ScenarioResult:
     """One scenario's result: its only attempt, or all its attempts folded together (those
-    never started: skipped for the `budget`'s reason when a spend limit stopped the run)."""
+    never started: skipped for the `budget`'s reason when a spend limit stopped the run).
+
+    A conversation abandoned while it ran (its state in `running`) keeps what it finished;
+    what its finished turns spent is added to `counted`."""
     spent = budget.reason() if budget is not None and not broken else None
-    results = [
-        outcome.result
-        if isinstance(outcome, ScenarioOutcome)
-        else _not_completed(
-            plan,
-            started=index is not None and (index, attempt) in running,
-            broken=broken,
-            spent=spent,
-        )
-        for attempt, outcome in enumerate(attempt_outcomes)
-    ]
+    results = []
+    for attempt, outcome in enumerate(attempt_outcomes):
+        if isinstance(outcome, ScenarioOutcome):
+            results.append(outcome.result)
+            continue
+        started = index is not None and (index, attempt) in running
+        state = running.get((index, attempt)) if started and index is not None else None
+        if state is not None and state.conversation is not None:
+            result = _abandoned(plan, state, broken)
+            if counted is not None:
+                # Counted here, not by its lane should it still finish (its check asks).
+                running.pop((index, attempt), None)
+                if spends(result, state.invoked, state.unreachable):
+                    counted.add(plan.id, result)
+        else:
+            result = _not_completed(plan, started=started, broken=broken, spent=spent)
+        results.append(result)
     if len(results) == 1:
         return results[0]
     from clawspec.regression.attempts import combine_attempts
@@ -369,6 +417,20 @@ def unrun_report(
         totals=Totals.of(results),
         scenarios=results,
     )
+
+
+def _abandoned(plan: ScenarioPlan, state: StartedScenario, broken: bool) -> ScenarioResult:
+    """A conversation that never finished: its turns so far, for an interrupt or (`broken`)
+    an internal error. A problem in reading them must not cost the reports: then it is
+    reported as any abandoned scenario is."""
+    why = None
+    if broken:
+        why = f"not finished: an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
+    try:
+        return abandoned_conversation(state, why)
+    except Exception:
+        log.debug("the turns of the abandoned %s were not kept", plan.id, exc_info=True)
+        return _not_completed(plan, started=True, broken=broken)
 
 
 def _not_completed(
@@ -402,4 +464,5 @@ def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
         run_id=None,
         duration_ms=0,
         tags=list(plan.scenario.tags),
+        turns=no_turns(plan.scenario),
     )

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
@@ -119,6 +119,9 @@ class RunEnv:
     # Which attempt of a repeated scenario runs in this environment (0-based): in record mode
     # each attempt keeps a recording of its own, replayed by the same attempt.
     attempt: int = 0
+    # Told of a conversation's state as it starts (the runner's, per conversation): what an
+    # interrupt that abandons it reports of the turns that finished.
+    on_started: Callable[[StartedScenario], None] | None = None
 
     def for_plan(self, plan: ScenarioPlan) -> RunEnv:
         """The environment `plan` runs in: its variant's gateway, else this one."""
@@ -251,6 +254,8 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
         started_clock=started_clock,
     )
     state = StartedScenario(plan, env, ctx, values, run_id, started_clock, [])
+    if env.on_started is not None:
+        env.on_started(state)
     for index in range(len(plan.scenario.given)):
         result = evaluate_assertion(plan, "given", index, ctx, values, env)
         state.results.append(result)
@@ -400,19 +405,30 @@ def _failure_cause(
         return ""
 
 
+def _digest(plan: ScenarioPlan) -> str | None:
+    """The digest of the scenario as written (bless refuses a report of another version); an
+    outline's data file, beside the contract, counts."""
+    contract = plan.contract
+    return scenario_digest(
+        contract.doc.data, contract.written_index(plan.index), contract.path.parent
+    )
+
+
 def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     """Check the `then` assertions of a started scenario and build its result."""
     plan, env, ctx = state.plan, state.env, state.ctx
     scenario, results, message = plan.scenario, state.results, state.message
     restates = state.restates
     talk = state.conversation
-    # A conversation whose turn got no reply, or that an interrupt stopped, ends there: its
-    # `then` is left out, as never-run items are.
-    cut_short = talk is not None and (
-        talk.interrupted or not all(turn.answered for turn in talk.turns)
-    )
+    # A conversation whose turn got no reply, that an interrupt stopped or stop_on_failure
+    # ended, ends there: its `then` is left out, as never-run items are.
+    partial = False
+    if talk is not None:
+        from clawspec.runner.conversation import cut_short
+
+        partial = cut_short(talk)
     with state.scope:
-        if state.invoked and not message and not cut_short:
+        if state.invoked and not message and not partial:
             for index in range(len(scenario.then)):
                 results.append(evaluate_assertion(plan, "then", index, ctx, state.values, env))
 
@@ -420,15 +436,18 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     from clawspec.reports.model import CheckRef, ScenarioResult, scenario_status
 
     turn_statuses = [turn.status for turn in talk.turns] if talk is not None else []
+    left_out = ""  # the turns stop_on_failure left out: said, the status stays the verdicts'
     if talk is not None and not message:
         from clawspec.runner.conversation import conversation_verdict
 
         message = conversation_verdict(talk)
+        left_out = "" if message or not talk.stopped else talk.ended
     if state.skipped:
         status = Status.SKIP
     else:
         statuses = [r.status for r in results] + turn_statuses
         status = Status.ERROR if message else scenario_status(statuses)
+    message = message or left_out
     replay_miss = traffic_problem(state.traffic)
     if replay_miss:
         # The recording no longer fits the scenario: its verdicts say nothing.
@@ -447,9 +466,7 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     result = ScenarioResult(
         **plan.identity.report_fields(),
         line=plan.contract.scenario_line(plan.index),
-        contract_digest=scenario_digest(
-            plan.contract.doc.data, plan.contract.written_index(plan.index)
-        ),
+        contract_digest=_digest(plan),
         example_source=plan.example.source if plan.example else None,
         target=plan.contract.contract.target.path,
         status=status,
@@ -467,12 +484,73 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
         tags=list(scenario.tags),
         evidence=_evidence_for_report(state) if state.invoked else None,
         model_traffic=traffic_result(state.traffic, env),
-        turns=_turns_for_report(talk, env, plan.id) if talk is not None else None,
+        turns=_turns_for_report(talk, env, plan.id) if talk is not None else no_turns(scenario),
     )
     observed = None
     if state.invoked and (plan.scenario.repeat or env.settings.repeat) > 1:
         observed = _observed(result, state)
     return ScenarioOutcome(result, state.invoked, state.unreachable, observed)
+
+
+def no_turns(scenario: Scenario) -> list[TurnResult] | None:
+    """The report's `turns` of a scenario that sent none: [] for a conversation (its `given`
+    failed, it was skipped or never ran), None for a one-message scenario."""
+    return [] if scenario.turns is not None else None
+
+
+def abandoned_conversation(state: StartedScenario, why: str | None = None) -> ScenarioResult:
+    """The result of a conversation abandoned while it ran (an interrupt past the grace
+    period; `why`: another cause, e.g. an internal error), built from another thread while its
+    lane may still be in it: the turns that finished with their verdicts, replies and tokens,
+    its run id and duration, its `given` verdicts, and a message naming the turn abandoned and
+    the turns not sent. Its `then` is not judged; its status is `error`."""
+    from clawspec.reports.model import ScenarioResult
+    from clawspec.runner.conversation import so_far
+
+    plan, env, ctx = state.plan, state.env, state.ctx
+    scenario = plan.scenario
+    talk = state.conversation
+    assert talk is not None
+    finished, message = so_far(talk, len(scenario.turns or ()))
+    run = replace(
+        ctx.run,
+        chat_run_ids=tuple(finished.chat_run_ids),
+        transcript=tuple(finished.exchanges),
+        gateway_run_id=finished.chat_run_ids[-1] if finished.chat_run_ids else None,
+    )
+    return ScenarioResult(
+        **plan.identity.report_fields(),
+        line=plan.contract.scenario_line(plan.index),
+        contract_digest=_digest(plan),
+        example_source=plan.example.source if plan.example else None,
+        target=plan.contract.contract.target.path,
+        status=Status.ERROR,
+        message=one_line(why or message, 500),
+        run_id=state.run_id,
+        gateway_run_id=run.gateway_run_id,
+        duration_ms=int((time.monotonic() - state.started_clock) * 1000),
+        assertions=[r for r in list(state.results) if r.phase == "given"],
+        tags=list(scenario.tags),
+        evidence=_conversation_evidence(ctx.evidence, run, env, plan.id, finished),
+        turns=_turns_for_report(finished, env, plan.id),
+    )
+
+
+def _conversation_evidence(
+    evidence: Evidence, run: RunInfo, env: RunEnv, scenario_id: str, talk: Conversation
+) -> ScenarioEvidence | None:
+    """What a conversation's runs did, for the report; its tokens as its chat responses gave
+    them when nothing else counted them."""
+    found = report_evidence(evidence, run, env, scenario_id)
+    if found is not None and found.tokens is not None:
+        return found
+    from clawspec.reports.model import ScenarioEvidence
+    from clawspec.runner.conversation import chat_tokens
+
+    tokens = chat_tokens(talk)
+    if tokens is None:
+        return found
+    return (found or ScenarioEvidence()).model_copy(update={"tokens": tokens})
 
 
 def _observed(result: ScenarioResult, state: StartedScenario) -> AttemptEvidence | None:
@@ -490,17 +568,10 @@ def _evidence_for_report(state: StartedScenario) -> ScenarioEvidence | None:
     """What the run did, for the report; a conversation's tokens as its chat responses gave
     them when nothing else counted them."""
     ctx = state.ctx
-    evidence = report_evidence(ctx.evidence, ctx.run, state.env, state.plan.id)
     talk = state.conversation
-    if talk is None or (evidence is not None and evidence.tokens is not None):
-        return evidence
-    from clawspec.reports.model import ScenarioEvidence
-    from clawspec.runner.conversation import chat_tokens
-
-    tokens = chat_tokens(talk)
-    if tokens is None:
-        return evidence
-    return (evidence or ScenarioEvidence()).model_copy(update={"tokens": tokens})
+    if talk is None:
+        return report_evidence(ctx.evidence, ctx.run, state.env, state.plan.id)
+    return _conversation_evidence(ctx.evidence, ctx.run, state.env, state.plan.id, talk)
 
 
 def _turns_for_report(talk: Conversation, env: RunEnv, scenario_id: str) -> list[TurnResult]:
