@@ -75,7 +75,7 @@ def reply_text(ctx: EvalContext) -> str | Verdict:
 
 def _no_text(found: tuple[Reply, ...]) -> str:
     if len(found) == 1:
-        return f"the {found[0].source} ended without a final text: there is no reply to judge"
+        return f"{found[0].source} ended without a final text: there is no reply to judge"
     return f"none of the {len(found)} turns ended with a final text: there is no reply to judge"
 
 

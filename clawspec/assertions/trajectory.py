@@ -12,14 +12,24 @@ plugin's records of its run were late) makes a verdict it could change `error`.
 
 Tool Search's wrappers are already unwrapped by the reader; a code-mode call whose inner calls
 are not recorded (`args_known` False) leaves its tool calls unknown: a verdict they could change
-is `error` saying so, never a pass.
+is `error` saying so, never a pass. So do a call OpenClaw recorded without its tool's name (an
+event over its size limit) and a run with more events than ClawSpec reads (its later calls).
+
+OpenClaw cuts and redacts what it records of a call's arguments (`ToolCall.cuts`: a string over
+32,768 characters, a value 6 levels deep, the 65th key or item, secrets): the rest is compared
+as sent, and a comparison that touches a cut part is not decided — `tool_called_with` is then
+`error` naming the part, unless another call matches whole. `no_tool_loop` never counts calls
+as the same through a cut part (a marker is not the value); when calls that could be the same
+would make a loop longer than `max_repeats`, it is `error` saying so. `tool_call_count` counts
+calls, whatever their arguments.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -164,6 +174,38 @@ def _code_mode(call: ToolCall) -> bool:
     return call.name == CODE_MODE and not call.args_known
 
 
+def _hidden(scope: _Scope, tool: str, *, code_mode: bool = True) -> list[str]:
+    """Why calls of `tool` could be missing from the scope's calls (each reason a clause):
+    code-mode calls (unless `code_mode` is False), calls recorded without their tool's name,
+    runs read only in part."""
+    reasons = []
+    code = sum(1 for _, call in scope.calls() if _code_mode(call))
+    if code and code_mode and tool != CODE_MODE:
+        reasons.append(
+            f"{pluralize(code, 'Tool Search code-mode call')} ({CODE_MODE}) made calls the "
+            f"record does not hold one by one: they could be calls of '{tool}'"
+        )
+    nameless = sum(1 for _, call in scope.calls() if not call.name_known)
+    if nameless:
+        reasons.append(
+            f"OpenClaw recorded {pluralize(nameless, 'call')} without the tool's name (the "
+            f"event was over its size limit): {'it' if nameless == 1 else 'they'} could be "
+            f"'{tool}'"
+        )
+    capped = [run for run in scope.each() if run.run.capped]
+    if capped:
+        reasons.append(_capped(capped))
+    return reasons
+
+
+def _capped(runs: list[_Run]) -> str:
+    notes = "; ".join(dict.fromkeys(n for r in runs for n in r.run.cut if n.startswith("more")))
+    return (
+        f"the record of {quote_list([r.label for r in runs])} has more events than ClawSpec "
+        f"reads ({notes}): the calls after those were not read"
+    )
+
+
 def _where(run: _Run, call: ToolCall) -> str:
     index = next(i for i, c in enumerate(run.run.calls, 1) if c is call)
     return f"call {index} of {run.label}"
@@ -231,25 +273,82 @@ class _Matcher:
     results: dict[tuple[str, str], bool] | None = None
     wanted: list[tuple[str, str]] | None = None
 
+    open_parts: list[str] = field(default_factory=list)
+
+    def compare(self, actual: Any, expected: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """(each way `actual` does not match `expected`, each part of `actual` that OpenClaw
+        cut or redacted where the comparison needed it: not decided either way)."""
+        self.open_parts = []
+        if _cut(actual) is not None:
+            self._open("", actual)
+            return [], self.open_parts
+        problems = self.differences(actual, expected)
+        return problems, self.open_parts
+
+    def _open(self, name: str, value: Any, detail: str | None = None) -> None:
+        from clawspec.evidence.record import cut_detail
+
+        said = detail or cut_detail(value) or "cut"
+        what = f"the argument '{_plain(name)}'" if name else "the arguments"
+        self.open_parts.append(f"{what} {said}")
+
     def differences(self, actual: Any, expected: dict[str, Any], prefix: str = "") -> list[str]:
-        """Each way `actual` does not match `expected`: "key: expected X, found Y"."""
+        """Each way `actual` does not match `expected`: "key: expected X, found Y" (a part
+        OpenClaw cut is added to `open_parts` instead)."""
+        from clawspec.evidence.record import TRUNCATED_KEY, container_cut, credential_key
+
         if not isinstance(actual, dict):
             return [f"{_plain(prefix[:-1]) or 'args'}: expected a mapping, found {shown(actual)}"]
+        keys_cut = container_cut(actual)
         problems: list[str] = []
         for key, want in expected.items():
             name = f"{prefix}{key}"
             if key not in actual:
-                problems.append(f"{_plain(name)}: missing (expected {self._wanted(want)})")
+                if keys_cut:
+                    self._open(prefix[:-1], None, keys_cut)
+                elif credential_key(key):
+                    self._open(name, None, "left out (it leaves credential-like keys out)")
+                else:
+                    problems.append(f"{_plain(name)}: missing (expected {self._wanted(want)})")
                 continue
             problems.extend(self._value(actual[key], want, name))
         if self.exact:
+            if keys_cut:
+                self._open(prefix[:-1], None, keys_cut)  # keys past those could be unexpected
             for key in actual:
                 name = f"{prefix}{key}"
+                if keys_cut and key == TRUNCATED_KEY:
+                    continue
                 if key not in expected and name not in self.ignore:
                     problems.append(f"{_plain(name)}: not expected (found {shown(actual[key])})")
         return problems
 
     def _value(self, got: Any, want: Any, name: str) -> list[str]:
+        from clawspec.evidence.record import ARRAY_SIZE_LIMIT, container_cut
+
+        if _cut(got) is not None:
+            self._open(name, got)
+            return []
+        items_cut = container_cut(got) if isinstance(got, list) else None
+        if isinstance(want, list) and items_cut is not None:
+            marked = _cut(got[-1]) == ARRAY_SIZE_LIMIT
+            known = got[:-1] if marked else got
+            sent = got[-1].get("originalLength") if marked else None
+            if type(sent) is int and sent != len(want):
+                return [f"{_plain(name)}: expected {len(want)} items, found {sent}"]
+            if len(want) < len(known):
+                return [f"{_plain(name)}: expected {len(want)} items, found {len(known)} or more"]
+            inner = [
+                p
+                for i, (g, w) in enumerate(zip(known, want, strict=False))
+                for p in self._value(g, w, f"{name}[{i}]")
+            ]
+            if not inner:
+                self._open(name, None, items_cut)
+            return inner
+        if is_pattern(want) and not isinstance(got, str) and _holds_cut(got):
+            self._open(name, got, "with parts OpenClaw cut or redacted")
+            return []
         if is_pattern(want):
             pattern = want[PATTERN_KEY]
             text = got if isinstance(got, str) else json.dumps(got, ensure_ascii=False)
@@ -293,6 +392,23 @@ class _Matcher:
             return found
         self.results = dict(zip(pairs, found, strict=True))
         return None
+
+
+def _cut(value: Any) -> str | None:
+    """OpenClaw's reason when `value` is a marker of its own or text it redacted, else None."""
+    from clawspec.evidence.record import REDACTED, bound_marker, cut_detail
+
+    reason = bound_marker(value)
+    if reason is not None:
+        return reason
+    return REDACTED if isinstance(value, str) and cut_detail(value) is not None else None
+
+
+def _holds_cut(value: Any) -> bool:
+    """Whether a cut part is anywhere in `value`."""
+    from clawspec.evidence.record import args_cuts
+
+    return bool(args_cuts(value))
 
 
 def _search_all(pairs: list[tuple[str, str]], subject: str) -> list[bool] | str:
@@ -352,20 +468,34 @@ class ToolCalledWith(Assertion):
         known = [(run, call) for run, call in calls if call.args_known]
         matcher = _Matcher(self.match == "exact", frozenset(self.ignore or ()))
         for _, call in known:  # the first pass asks for the pattern searches
-            matcher.differences(call.args, self.args)
+            matcher.compare(call.args, self.args)
         problem = matcher.decide()
         if problem is not None:
             return Verdict.errored(problem)
-        diffs = [(run, call, matcher.differences(call.args, self.args)) for run, call in known]
-        for run, call, problems in diffs:
-            if not problems:
+        compared = [(run, call, *matcher.compare(call.args, self.args)) for run, call in known]
+        for run, call, problems, open_parts in compared:
+            if not problems and not open_parts:
                 return Verdict.passed(
                     f"'{self.tool}' called with the expected arguments ({_where(run, call)}): "
                     f"{shown(call.args)}"
                 )
+        diffs = [(run, call, problems) for run, call, problems, _ in compared]
+        undecided = [(run, call, parts) for run, call, problems, parts in compared if not problems]
         unknown = [call for _, call in calls if not call.args_known]
         code = [call for _, call in scope.calls() if _code_mode(call)]
-        why = self._unknown(unknown, code)
+        why = self._unknown(unknown, code, scope)
+        if undecided:
+            run, call, parts = undecided[0]
+            others = (
+                f" (and {pluralize(len(undecided) - 1, 'other call')} alike)"
+                if len(undecided) > 1
+                else ""
+            )
+            return Verdict.errored(
+                f"'{self.tool}' may have been called with the expected arguments, but in "
+                f"{_where(run, call)}{others} OpenClaw recorded {_diffs(parts)}: "
+                f"{'it' if len(parts) == 1 else 'they'} cannot be compared"
+            )
         if not calls:
             text = (
                 f"'{self.tool}' not called in {scope.subject}{_refused_clause(scope, self.tool)}; "
@@ -383,8 +513,9 @@ class ToolCalledWith(Assertion):
             return Verdict.errored(f"{text}, {why}")
         return Verdict.failed(text)
 
-    def _unknown(self, unknown: list[ToolCall], code: list[ToolCall]) -> str:
-        """Why calls whose arguments are not recorded leave the verdict open, else ""."""
+    def _unknown(self, unknown: list[ToolCall], code: list[ToolCall], scope: _Scope) -> str:
+        """Why calls whose arguments (or tool) are not recorded leave the verdict open, else
+        ""."""
         parts = []
         if unknown:
             notes = quote_list(list(dict.fromkeys(c.note or "not recorded" for c in unknown)))
@@ -397,6 +528,7 @@ class ToolCalledWith(Assertion):
                 f"{pluralize(len(code), 'Tool Search code-mode call')} ({CODE_MODE}) made calls "
                 "the record does not hold one by one: they could include it"
             )
+        parts.extend(_hidden(scope, self.tool, code_mode=False))
         return "but " + " and ".join(parts) if parts else ""
 
 
@@ -435,7 +567,7 @@ class ToolCallCount(Assertion):
 
     def _judge(self, scope: _Scope) -> Verdict:
         count = sum(1 for _, call in scope.calls() if call.name == self.tool)
-        code = sum(1 for _, call in scope.calls() if _code_mode(call) and self.tool != CODE_MODE)
+        hidden = _hidden(scope, self.tool)
         limit = {"min": self.min, "max": self.max}
         text = (
             f"'{self.tool}' called {pluralize(count, 'time')} in {scope.subject}, expected "
@@ -444,12 +576,8 @@ class ToolCallCount(Assertion):
         if self.max is not None and count > self.max:
             return Verdict.failed(text, count, limit)  # unknown calls only add to it
         low = self.min is not None and count < self.min
-        if code and (low or self.max is not None):
-            return Verdict.errored(
-                f"{text}, but {pluralize(code, 'Tool Search code-mode call')} ({CODE_MODE}) "
-                "made calls the record does not hold one by one: they could be calls of "
-                f"'{self.tool}'"
-            )
+        if hidden and (low or self.max is not None):
+            return Verdict.errored(f"{text}, but " + " and ".join(hidden))
         if low:
             return Verdict.failed(f"{text}; {_called(scope)}", count, limit)
         return Verdict.passed(text, count, limit)
@@ -472,7 +600,7 @@ class NoToolLoop(Assertion):
 
     def _judge(self, scope: _Scope) -> Verdict:
         longest: tuple[int, _Run | None, ToolCall | None, int] = (0, None, None, 0)
-        open_runs: list[str] = []
+        doubts: list[str] = []
         for run in scope.each():
             calls = run.run.calls
             streak = 0
@@ -481,8 +609,7 @@ class NoToolLoop(Assertion):
                 streak = streak + 1 if same else 1
                 if streak > longest[0]:
                     longest = (streak, run, call, index + 1 - streak + 1)
-            if self._undecided(calls):
-                open_runs.append(run.label)
+            doubts.extend(self._doubts(run))
         streak, where, call, first = longest
         if where is not None and call is not None and streak > self.max_repeats:
             return Verdict.failed(
@@ -502,34 +629,116 @@ class NoToolLoop(Assertion):
             f"no run repeated a call more than {self.max_repeats} times in a row "
             f"({pluralize(runs, 'run')}; {seen})"
         )
-        if open_runs:
-            return Verdict.errored(
-                f"{text}, but in {quote_list(open_runs)} calls whose arguments the record does "
-                "not hold (a Tool Search code-mode call, or arguments too large to read) could "
-                "repeat"
-            )
+        if doubts:
+            more = f"; and {len(doubts) - 3} more" if len(doubts) > 3 else ""
+            return Verdict.errored(f"{text}, but {'; '.join(doubts[:3])}{more}")
         return Verdict.passed(text, streak, self.max_repeats)
 
-    def _undecided(self, calls: tuple[ToolCall, ...]) -> bool:
-        """A call with unknown arguments could extend a streak past max_repeats: a code-mode
-        call hides any calls; one cut for size only a streak of its own tool."""
+    def _doubts(self, run: _Run) -> list[str]:
+        """Why calls of `run` the record does not hold whole could make a loop longer than
+        max_repeats: a code-mode call hides any calls; calls that could be one call repeated
+        (arguments not read, or cut by OpenClaw, or a call without its tool's name) in a row
+        longer than max_repeats; calls past the bound on the events read."""
+        calls = run.run.calls
+        doubts = []
         if any(_code_mode(call) for call in calls):
-            return True
-        for index, call in enumerate(calls):
-            if call.args_known:
+            doubts.append(
+                f"in {run.label} a Tool Search code-mode call's calls, which the record does "
+                "not hold one by one, could repeat"
+            )
+        start, last = 0, None  # the window of calls that could be one call repeated
+        for index, call in enumerate((*calls, None)):
+            if call is not None and (last is None or _maybe_same(last, call)):
+                last = call if call.name_known or last is None else last
                 continue
-            start = end = index
-            while start > 0 and calls[start - 1].name == call.name:
-                start -= 1
-            while end + 1 < len(calls) and calls[end + 1].name == call.name:
-                end += 1
-            if end - start + 1 > self.max_repeats:
-                return True
-        return False
+            window = calls[start:index]
+            if len(window) > self.max_repeats and not all(
+                _same_call(a, b) for a, b in itertools.pairwise(window)
+            ):
+                doubts.append(
+                    f"in {run.label} calls {start + 1} to {index} could be one call repeated "
+                    f"{len(window)} times: {_why_unsure(window)}"
+                )
+            start, last = index, call
+        if run.run.capped:
+            doubts.append(_capped([run]) + ": they could repeat")
+        return doubts
 
 
 def _same_call(a: ToolCall, b: ToolCall) -> bool:
-    return a.name == b.name and a.args_known and b.args_known and same_value(a.args, b.args)
+    return (
+        a.name == b.name
+        and a.name_known
+        and a.args_known
+        and b.args_known
+        and not a.cuts
+        and not b.cuts
+        and same_value(a.args, b.args)
+    )
+
+
+def _maybe_same(a: ToolCall, b: ToolCall) -> bool:
+    """Whether `a` and `b` could be the same call, as far as the record tells."""
+    if not a.name_known or not b.name_known:
+        return True
+    if a.name != b.name:
+        return False
+    if not a.args_known or not b.args_known:
+        return True
+    return _maybe_equal(a.args, b.args)
+
+
+def _maybe_equal(x: Any, y: Any) -> bool:
+    """Whether values OpenClaw recorded could have been equal when sent: its markers stand for
+    any value but one whose size they name otherwise."""
+    from clawspec.evidence.record import ARRAY_SIZE_LIMIT, TRUNCATED_KEY
+
+    cx, cy = _cut(x), _cut(y)
+    if cx is not None or cy is not None:
+        if cx == cy and isinstance(x, dict) and isinstance(y, dict):
+            sizes = [
+                (x.get(k), y.get(k))
+                for k in ("originalChars", "originalLength", "originalKeys", "bytes")
+            ]
+            if any(type(a) is int and type(b) is int and a != b for a, b in sizes):
+                return False  # OpenClaw says they were of different sizes
+        return True
+    if isinstance(x, dict) and isinstance(y, dict):
+        cut_x, cut_y = TRUNCATED_KEY in x, TRUNCATED_KEY in y
+        if cut_x and cut_y and not _maybe_equal(x[TRUNCATED_KEY], y[TRUNCATED_KEY]):
+            return False
+        keys_x, keys_y = set(x) - {TRUNCATED_KEY}, set(y) - {TRUNCATED_KEY}
+        if not cut_x and not cut_y and keys_x != keys_y:
+            return False
+        return all(_maybe_equal(x[k], y[k]) for k in keys_x & keys_y)
+    if isinstance(x, list) and isinstance(y, list):
+        cut_x = bool(x) and _cut(x[-1]) == ARRAY_SIZE_LIMIT
+        cut_y = bool(y) and _cut(y[-1]) == ARRAY_SIZE_LIMIT
+        if cut_x or cut_y:
+            if cut_x and cut_y and not _maybe_equal(x[-1], y[-1]):
+                return False
+            known_x, known_y = x[:-1] if cut_x else x, y[:-1] if cut_y else y
+            return all(_maybe_equal(a, b) for a, b in zip(known_x, known_y, strict=False))
+        return len(x) == len(y) and all(_maybe_equal(a, b) for a, b in zip(x, y, strict=True))
+    return bool(same_value(x, y))
+
+
+def _why_unsure(window: tuple[ToolCall, ...]) -> str:
+    """What keeps calls that could be one call repeated from being told apart."""
+    for call in window:
+        if not call.name_known:
+            return f"OpenClaw recorded one without the tool's name ({call.note})"
+    for call in window:
+        if not call.args_known:
+            return (
+                "the record does not hold the arguments of some (arguments too large to read: "
+                f"{call.note or 'not recorded'})"
+            )
+    cut = next(cut for call in window for cut in call.cuts)
+    return (
+        f"OpenClaw recorded their '{window[0].name}' argument '{cut.where}' {cut.detail}: "
+        "whether they were the same cannot be told"
+    )
 
 
 # --- messages sent ------------------------------------------------------------------------------
@@ -779,28 +988,10 @@ def _not_completed(run: Trajectory) -> str:
         problems.append(
             f"stop reason {reason}{f' ({meaning})' if meaning else ''}, expected 'stop'"
         )
-    if not run.complete:
+    if not run.has_ended:
         problems.append("its record has no session.ended (the run did not end)")
     if run.pending_children:
         problems.append(f"{pluralize(len(run.pending_children), 'sub-agent run')} did not end")
     if problems and run.final_status is not None:
         problems.append(f"final status '{_plain(run.final_status)}'")
     return ", ".join(problems)
-
-
-TRAJECTORY_TYPES = frozenset(
-    {
-        "tool_called_with",
-        "tool_call_count",
-        "no_tool_loop",
-        "message_sent",
-        "message_not_sent",
-        "run_completed",
-    }
-)
-
-
-def reads_run_record(raw: dict[str, Any]) -> bool:
-    """True for an assertion (raw contract data) judged on the run's record: it exists only
-    once the agent ran, so not in `given`."""
-    return raw.get("type") in TRAJECTORY_TYPES

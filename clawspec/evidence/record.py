@@ -26,11 +26,21 @@ from clawspec.gateway.logs.scope import hook_session_keys
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.gateway.refusals import CallKey, ToolAnswers
 from clawspec.gateway.trajectory import (
+    ARRAY_SIZE_LIMIT,
+    OBJECT_SIZE_LIMIT,
+    REDACTED,
+    SETTING_HINT,
+    TRUNCATED_KEY,
     SentMessage,
     Trajectory,
     TrajectoryError,
     TrajectoryReader,
     agent_of,
+    args_cuts,
+    bound_marker,
+    container_cut,
+    credential_key,
+    cut_detail,
     holds_agent_stores,
     wait_for,
 )
@@ -42,22 +52,27 @@ if TYPE_CHECKING:
 # The record's types, for the assertions that judge it (they ask the evidence layer, never the
 # readers: tests/test_layers.py).
 __all__ = [
+    "ARRAY_SIZE_LIMIT",
+    "OBJECT_SIZE_LIMIT",
+    "REDACTED",
     "STATE_DIR_HINT",
+    "TRUNCATED_KEY",
     "Executed",
     "RunRecords",
     "SentMessage",
     "Trajectory",
+    "args_cuts",
+    "bound_marker",
+    "container_cut",
+    "credential_key",
+    "cut_detail",
     "executed",
     "report_records",
     "run_records",
     "runs_of",
 ]
 
-STATE_DIR_HINT = (
-    "set openclaw_state_dir (environment CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR, "
-    "action input openclaw_state_dir) to the state folder of the gateway (its "
-    "OPENCLAW_STATE_DIR); bring-up sets it itself"
-)
+STATE_DIR_HINT = SETTING_HINT + "; bring-up sets it itself"
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,9 @@ def _read(ctx: EvalContext, until: Literal["complete", "settled"]) -> RunRecords
             f"is: {STATE_DIR_HINT}"
         )
     run = ctx.run
+    wrong = _no_agent_stores(Path(state))
+    if wrong is not None:
+        return Verdict.errored(f"cannot read the run's record: {wrong}")
 
     def pause(seconds: float) -> None:
         if ctx.stop.wait(seconds):
@@ -116,6 +134,19 @@ def _read(ctx: EvalContext, until: Literal["complete", "settled"]) -> RunRecords
     return _lookup(
         Path(state), run, ctx.settings.default_agent_id, lambda: _hook_session_key(ctx), waited
     )
+
+
+def _no_agent_stores(state: Path) -> str | None:
+    """Why `state` cannot be the state folder of the gateway that ran the scope's runs, else
+    None. The runs have ended when their record is read, and OpenClaw makes an agent's store
+    (under agents/) before its first run ends: waiting would find nothing, so this is said at
+    once, not after the scenario's timeout."""
+    if holds_agent_stores(state):
+        return None
+    what = "is not a folder" if state.exists() else "does not exist"
+    if state.is_dir():
+        what = "holds no agents/ folder: no OpenClaw agent ever ran with it as its state folder"
+    return f"{state} {what}; {STATE_DIR_HINT}"
 
 
 def _lookup(

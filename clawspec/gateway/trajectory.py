@@ -32,14 +32,17 @@ the log's `gateway/hooks` line's (`agent:<id>:cron:<job id>:run:<session id>`); 
 The store is the gateway's, written while we read: it is opened read-only (`mode=ro`, never
 `immutable=1`, which would skip the locks and could read a page mid-write), one short read
 transaction per lookup (a consistent snapshot across its queries, never held across a gateway
-run), a short busy timeout retried briefly, and bounded reads (a cap on the events of a run and
-on the bytes of one event). Every event's `traceSchema`/`schemaVersion` is checked: an unknown
-one is an error naming both, never a guess.
+run), a short busy timeout retried briefly, and bounded reads (a cap on the events of a run, past
+which only its final events are read, and on the bytes of one event). What OpenClaw itself cut or
+redacted in a call's arguments is found by its markers (`args_cuts`), never taken as the value.
+Every event's `traceSchema`/`schemaVersion` is checked: an unknown one is an error naming both,
+never a guess.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -58,8 +61,9 @@ SCHEMA_VERSIONS = frozenset({1})
 STORE_FILE = "openclaw-agent.sqlite"
 TABLE = "trajectory_runtime_events"
 SETTING_HINT = (
-    "set openclaw_state_dir (environment: CLAWSPEC_OPENCLAW_STATE_DIR) to the gateway's state "
-    "folder (its OPENCLAW_STATE_DIR)"
+    "set openclaw_state_dir (environment CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR, "
+    "action input openclaw_state_dir) to the state folder of the gateway (its "
+    "OPENCLAW_STATE_DIR)"
 )
 # Bounds of one read. An event over MAX_EVENT_BYTES is read without its bulk (the model
 # snapshot, the prompts); if still over, only its envelope is kept and the run says so.
@@ -78,6 +82,11 @@ _BULK = (
 )
 # The answer OpenClaw gives a call to a tool it does not offer; no tool ran.
 _NOT_FOUND = "Tool {name} not found"
+# The events a run ends with: read past the bound on a run's events (a run with more events
+# still has its reply, usage, stop reason, messages sent and end).
+_FINAL_KINDS = ("model.completed", "trace.artifacts", "session.ended")
+# What a tool call is named when OpenClaw recorded it without its name (an event it cut whole).
+UNKNOWN_TOOL = "(name not recorded)"
 
 
 # --- errors -----------------------------------------------------------------------------------
@@ -147,13 +156,37 @@ class SubagentRef:
 
 
 @dataclass(frozen=True)
+class ArgsCut:
+    """A part of a call's arguments OpenClaw did not record as the model sent it: it bounds and
+    redacts what it writes (see `args_cuts`). `path` is where in the arguments (keys and list
+    indexes; () the arguments as a whole), `reason` OpenClaw's own word for it
+    (`trajectory-field-size-limit`, …, or `redacted`), `detail` what that means, in words."""
+
+    path: tuple[str | int, ...]
+    reason: str
+    detail: str
+
+    @property
+    def where(self) -> str:
+        """The path as a message names it: `content`, `options.tags[64]`, `arguments`."""
+        text = ""
+        for part in self.path:
+            text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+        return text or "arguments"
+
+
+@dataclass(frozen=True)
 class ToolCall:
     """One tool call of a run, Tool Search's wrappers taken out.
 
     `args` is what the model sent; `args_known` is False when it cannot be told: a
     `tool_search_code` call with no inner call recorded (its code made the calls), or an event cut
-    for its size (`note` says which). `refused`: the gateway answered without running the tool
-    (not a call, for counting). `through`: the wrapper the call was made through, if any.
+    for its size (`note` says which). `cuts`: the parts of `args` OpenClaw itself cut or redacted
+    before writing them (its markers stay in `args` at those places; the rest is as sent): an
+    argument comparison that touches one cannot be decided. `name_known` is False for a call
+    OpenClaw recorded without even its name (an event over its size limit, cut whole): its tool
+    could be any. `refused`: the gateway answered without running the tool (not a call, for
+    counting). `through`: the wrapper the call was made through, if any.
     """
 
     tool_call_id: str
@@ -166,6 +199,8 @@ class ToolCall:
     through: str | None = None
     spawned: SubagentRef | None = None
     note: str | None = None
+    cuts: tuple[ArgsCut, ...] = ()
+    name_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -200,10 +235,21 @@ class Trajectory:
     tool_calls: tuple[ToolCall, ...]
     sent_texts: tuple[str, ...]
     sent: tuple[SentMessage, ...]
-    complete: bool  # session.ended recorded: nothing more will be written for this run
+    complete: bool  # session.ended recorded and every event read: nothing more to read
     children: tuple[Trajectory, ...] = ()  # sub-agent runs, followed into their own stores
     pending_children: tuple[SubagentRef, ...] = ()  # spawned, not (completely) recorded yet
     cut: tuple[str, ...] = ()  # notes on what the read bounds left out
+    # More events than the read's bound (MAX_RUN_EVENTS): the calls are those of the first
+    # events only; the run's final events (reply, usage, stop reason, messages, end) are read
+    # past the bound all the same.
+    capped: bool = False
+    ended: bool | None = None  # session.ended recorded (None: as `complete`)
+
+    @property
+    def has_ended(self) -> bool:
+        """session.ended is recorded: OpenClaw writes nothing more for this run (its record may
+        still be `capped`)."""
+        return self.complete if self.ended is None else self.ended
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:
@@ -223,9 +269,10 @@ class Trajectory:
 
     @property
     def settled(self) -> bool:
-        """This run and every sub-agent it spawned are completely recorded."""
+        """This run and every sub-agent it spawned have ended: nothing more will be recorded
+        (a `capped` record is read as far as its bound, and no wait makes it longer)."""
         return (
-            self.complete
+            self.has_ended
             and not self.pending_children
             and all(child.settled for child in self.children)
         )
@@ -424,7 +471,8 @@ class TrajectoryStore:
             if session_key is not None:
                 sid = self._session_id(db, session_key)
                 where = "session_id = :sid AND run_id = :run"
-                events, more = self._events(db, where, {"sid": sid, "run": run_id})
+                params = {"sid": sid, "run": run_id}
+                events, more = self._events(db, where, params)
             else:
                 # No index starts with the run id: find its session by scanning the index of
                 # (session, run, seq) alone (it holds no event text), then read through it.
@@ -441,6 +489,8 @@ class TrajectoryStore:
                     + " (yet): is this the state folder of the gateway that ran it? "
                     + SETTING_HINT
                 )
+            if more:
+                events += self._final_events(db, str(params["sid"]), run_id, events[-1][0])
             return self._build(events, more)
 
         return self._read(read)
@@ -457,7 +507,12 @@ class TrajectoryStore:
                     runs.setdefault(row[1], []).append(row)
             last = len(runs) - 1
             # The bound cut the session's last run read (the earlier ones are whole).
-            return [self._build(rows, more and i == last) for i, rows in enumerate(runs.values())]
+            built = []
+            for i, (run_id, rows) in enumerate(runs.items()):
+                capped = more and i == last
+                tail = self._final_events(db, sid, run_id, events[-1][0]) if capped else []
+                built.append(self._build(rows + tail, capped))
+            return built
 
         return self._read(read)
 
@@ -511,6 +566,14 @@ class TrajectoryStore:
                 self.sleep(self.retry_s)
             except sqlite3.DatabaseError as exc:
                 raise self._unreadable(exc) from None
+            except UnicodeDecodeError:
+                # SQLite's own error message was not text (Python could not decode it): a
+                # damaged file, whose damage reached the message.
+                raise StoreCorrupt(
+                    f"{self.path}: the store cannot be read (SQLite answered with an error "
+                    "message that is not text); the file is damaged: run the scenario again on "
+                    "a fresh gateway state folder"
+                ) from None
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def _once(self, body: Callable[[sqlite3.Connection], T]) -> T:
@@ -579,16 +642,38 @@ class TrajectoryStore:
 
         An event over the byte cap is read without its bulk (json_remove, in SQLite); one still
         over it is replaced by its envelope alone (cut = True)."""
+        rows = self._select(db, where, {"limit": self.max_run_events + 1, **params})
+        return self._bounded(db, rows[: self.max_run_events]), len(rows) > self.max_run_events
+
+    def _final_events(
+        self, db: sqlite3.Connection, session_id: str, run_id: str | None, after: int
+    ) -> list[_Row]:
+        """The run's final events (_FINAL_KINDS) after `after`: a run with more events than
+        the bound still has its reply, usage, stop reason, messages sent and end read (each
+        written once per run: a few rows; found through OpenClaw's (session, run, seq) index)."""
+        kinds = ", ".join(f"'{kind}'" for kind in _FINAL_KINDS)
+        where = (
+            "session_id = :sid AND run_id IS :run AND seq > :after AND CASE WHEN"
+            f" json_valid(event_json) THEN json_extract(event_json, '$.type') END IN ({kinds})"
+        )
+        params = {"sid": session_id, "run": run_id, "after": after, "limit": 4 * len(_FINAL_KINDS)}
+        return self._bounded(db, self._select(db, where, params))
+
+    def _select(
+        self, db: sqlite3.Connection, where: str, params: Mapping[str, object]
+    ) -> list[tuple[Any, ...]]:
         bulk = ", ".join(f"'{p}'" for p in _BULK)
-        rows = db.execute(
+        return db.execute(
             f"SELECT session_id, seq, run_id, length(CAST(event_json AS BLOB)) AS n,"
             f" CASE WHEN length(CAST(event_json AS BLOB)) <= :cap THEN event_json"
             f" WHEN json_valid(event_json) THEN json_remove(event_json, {bulk}) END"
             f" FROM {TABLE} WHERE {where} ORDER BY session_id, seq LIMIT :limit",
-            {"cap": self.max_event_bytes, "limit": self.max_run_events + 1, **params},
+            {"cap": self.max_event_bytes, **params},
         ).fetchall()
+
+    def _bounded(self, db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[_Row]:
         out: list[_Row] = []
-        for session_id, seq, run_id, size, text in rows[: self.max_run_events]:
+        for session_id, seq, run_id, size, text in rows:
             if text is not None and len(text) <= self.max_event_bytes:
                 out.append((int(seq), run_id, str(text), False))
                 continue
@@ -612,7 +697,7 @@ class TrajectoryStore:
                     "damaged JSON; run the scenario again on a fresh gateway state folder"
                 )
             out.append((int(seq), run_id, str(envelope[0]), True))
-        return out, len(rows) > self.max_run_events
+        return out
 
     # building a Trajectory
 
@@ -657,6 +742,14 @@ class TrajectoryStore:
         notes = [f"more than {self.max_run_events} events: read the first ones"] if more else []
         for event in events:
             kind = event.envelope.type
+            whole = _whole_cut(event)
+            if whole is not None and kind != "tool.call":
+                # Cut whole by OpenClaw (over its event size limit): what it held is not known;
+                # a tool.result so cut no longer says which call it answers.
+                notes.append(f"{kind} (event {event.seq}) {whole}")
+                if kind == "session.ended":
+                    ended = True
+                continue
             if event.cut and kind not in ("tool.call", "tool.result"):
                 notes.append(f"{kind} (event {event.seq}) over {self.max_event_bytes} bytes")
                 if kind == "session.ended":
@@ -699,6 +792,8 @@ class TrajectoryStore:
             sent=tuple(_sent(t) for t in artifacts.messagingToolSentTargets) if artifacts else (),
             complete=ended and not more,
             cut=tuple(notes),
+            capped=more,
+            ended=ended,
         )
 
 
@@ -773,6 +868,212 @@ def _spawned(name: str, result: _ToolResultData | None) -> SubagentRef | None:
     return SubagentRef(agent, key, run if isinstance(run, str) else None)
 
 
+# --- what OpenClaw cut or redacted in what it recorded -----------------------------------------
+#
+# OpenClaw (2026.9.x, dist/runtime-*.mjs `sanitizeTrajectoryPayload`) bounds an event's data
+# before writing it (`limitTrajectoryPayloadValue`): a string over 32,768 characters, a value 6
+# levels deep, the 65th key of an object (`_truncated`) and the 65th item of a list become a
+# marker `{"truncated": true, "reason": "trajectory-…-limit", …}`; an event still over 256 KiB
+# keeps only such a marker as its data. It then redacts (`sanitizeDiagnosticPayload`,
+# `redactSecrets`): credential-like keys are left out, secrets in text become `<redacted>` (or
+# `abcdef…wxyz`, `***`), binary data `{"redacted": "<redacted>", …}`, text it takes for broken
+# JSON "[Malformed diagnostic JSON redacted]". The rest is as the model sent it.
+
+EVENT_SIZE_LIMIT = "trajectory-event-size-limit"
+OBJECT_SIZE_LIMIT = "trajectory-object-size-limit"
+ARRAY_SIZE_LIMIT = "trajectory-array-size-limit"
+TRUNCATED_KEY = "_truncated"  # where an object cut at its key limit says so
+# Keys of an object, items of a list OpenClaw records. Its redaction, run after the bound, keeps
+# only the first 64 keys of anything: the `_truncated` key and a list's 65th item (the marker)
+# are dropped again, so a recorded object of 64 keys or list of 64 items may have been longer
+# (checked on a real gateway: 66 keys sent, the first 64 recorded, no marker).
+OPENCLAW_MAX_ITEMS = 64
+REDACTED = "redacted"  # an ArgsCut's reason for a value OpenClaw redacted
+# Whole values OpenClaw writes in place of one it would not record.
+_PLACEHOLDERS = frozenset(
+    {
+        "[Malformed diagnostic JSON redacted]",
+        "[Oversized diagnostic JSON redacted]",
+        "[Truncated]",
+        "[Circular]",
+        "[Unserializable]",
+        "***",
+    }
+)
+_REDACTED_PARTS = ("<redacted>", "<redacted-jwt>", "\u2026redacted\u2026")
+# A token masked as its first 6 and last 4 characters (redactSecrets' maskToken).
+_MASKED_TOKEN = re.compile(
+    r"(?:^|(?<=[\s\"'=:(\[{,]))[^\s\u2026]{6}\u2026[^\s\u2026]{4}(?=$|[\s\"';,&)\]}])"
+)
+# Keys OpenClaw leaves out of what it records (credential-like names, as it normalises them).
+_CREDENTIAL_KEY = re.compile(
+    r"(?:apikey|cookie|credential|passphrase|passwd|password|privatekey|secret|"
+    r"secret(?:access)?key|signingkey|token)$"
+)
+_NOT_CREDENTIAL = frozenset(
+    {"passwordfile", "tokenbudget", "tokencount", "tokenfield", "tokenlimit", "tokens"}
+)
+_MAX_WALK = 100_000  # values looked at in one call's arguments
+
+
+def _count(value: Any, unit: str) -> str:
+    return f"{value:,} {unit}" if type(value) is int else f"? {unit}"
+
+
+def bound_marker(value: Any) -> str | None:
+    """OpenClaw's reason, when `value` is one of its markers for a value it did not record
+    (`{"truncated": true, "reason": "trajectory-…"}`, redacted binary data), else None."""
+    if not isinstance(value, dict):
+        return None
+    reason = value.get("reason")
+    if (
+        value.get("truncated") is True
+        and isinstance(reason, str)
+        and reason.startswith("trajectory-")
+    ):
+        return reason
+    if value.get("redacted") == "<redacted>" and set(value) <= {"redacted", "bytes", "sha256"}:
+        return REDACTED
+    return None
+
+
+def _bound_detail(reason: str, marker: dict[str, Any]) -> str:
+    """What a marker of OpenClaw's says, in words."""
+    get = marker.get
+    if reason == "trajectory-field-size-limit":
+        return (
+            f"cut at its {_count(get('limitChars'), 'character')} limit "
+            f"({_count(get('originalChars'), 'characters')} sent)"
+        ).replace(" character limit", "-character limit")
+    if reason == "trajectory-depth-limit":
+        return f"cut at its nesting limit of {_count(get('limitDepth'), 'levels')}"
+    if reason == ARRAY_SIZE_LIMIT:
+        return (
+            f"cut at its limit of {_count(get('limitItems'), 'items')} "
+            f"({_count(get('originalLength'), 'items')} sent)"
+        )
+    if reason == OBJECT_SIZE_LIMIT:
+        return (
+            f"cut at its limit of {_count(get('limitKeys'), 'keys')} "
+            f"({_count(get('originalKeys'), 'keys')} sent)"
+        )
+    if reason == "trajectory-circular-reference":
+        return "replaced by its marker for a circular reference"
+    if reason == EVENT_SIZE_LIMIT:
+        return (
+            f"over its {_count(get('limitBytes'), 'byte')} limit "
+            f"({_count(get('originalBytes'), 'bytes')}), kept without its data"
+        ).replace(" byte limit", "-byte limit")
+    if reason == REDACTED:
+        return "replaced by its redaction of binary or media data"
+    return f"cut ({_plain_reason(reason)})"
+
+
+def _plain_reason(reason: str) -> str:
+    return "".join(c for c in reason[:80] if c.isprintable())
+
+
+def redacted_text(text: str) -> bool:
+    """Whether OpenClaw replaced `text` or part of it (a secret, broken JSON) before recording."""
+    return (
+        text in _PLACEHOLDERS
+        or any(part in text for part in _REDACTED_PARTS)
+        or ("\u2026" in text and _MASKED_TOKEN.search(text) is not None)
+    )
+
+
+def container_cut(value: Any) -> str | None:
+    """What OpenClaw may have cut of an object or a list (keys or items past its limit of 64),
+    in words, else None."""
+    if isinstance(value, dict):
+        marker = value.get(TRUNCATED_KEY)
+        if bound_marker(marker) == OBJECT_SIZE_LIMIT:
+            return _bound_detail(OBJECT_SIZE_LIMIT, marker)
+        if len(value) >= OPENCLAW_MAX_ITEMS:
+            return (
+                f"with {len(value)} keys, its limit: any keys past them were left out of its record"
+            )
+    if isinstance(value, list) and value:
+        if bound_marker(value[-1]) == ARRAY_SIZE_LIMIT:
+            return _bound_detail(ARRAY_SIZE_LIMIT, value[-1])
+        if len(value) >= OPENCLAW_MAX_ITEMS:
+            return (
+                f"with {len(value)} items, its limit: any items past them were left "
+                "out of its record"
+            )
+    return None
+
+
+def cut_detail(value: Any) -> str | None:
+    """What OpenClaw did to `value`, in words, when it is one of its markers or text it
+    redacted (the value sent is then not known), else None."""
+    reason = bound_marker(value)
+    if reason is not None:
+        return _bound_detail(reason, value)
+    if isinstance(value, str) and redacted_text(value):
+        if value in _PLACEHOLDERS:
+            return f"replaced by its placeholder {json.dumps(value)}"
+        return "with a part it redacted (a secret)"
+    return None
+
+
+def credential_key(key: str) -> bool:
+    """Whether OpenClaw leaves a key of this name out of what it records."""
+    name = re.sub(r"[^a-z0-9]", "", key.lower())
+    if not name or name in _NOT_CREDENTIAL:
+        return False
+    return name in ("authorization", "proxyauthorization") or bool(_CREDENTIAL_KEY.search(name))
+
+
+def args_cuts(args: Any) -> tuple[ArgsCut, ...]:
+    """The parts of recorded arguments that OpenClaw cut or redacted (see above), in order.
+    An object cut at its key limit, and a list at its item limit, are named by their own path;
+    a walk of a hostile value stops after _MAX_WALK values (the rest taken as cut)."""
+    cuts: list[ArgsCut] = []
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), args)]
+    seen = 0
+    while stack:
+        path, value = stack.pop()
+        seen += 1
+        if seen > _MAX_WALK:
+            cuts.append(ArgsCut(path, "too-large", "too large to look through"))
+            break
+        reason = bound_marker(value)
+        if reason is not None:
+            cuts.append(ArgsCut(path, reason, _bound_detail(reason, value)))
+            continue
+        if isinstance(value, str):
+            detail = cut_detail(value)
+            if detail is not None:
+                cuts.append(ArgsCut(path, REDACTED, detail))
+            continue
+        children: list[tuple[tuple[str | int, ...], Any]] = []
+        bulk = container_cut(value)
+        if bulk is not None:
+            kind = OBJECT_SIZE_LIMIT if isinstance(value, dict) else ARRAY_SIZE_LIMIT
+            cuts.append(ArgsCut(path, kind, bulk))
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == TRUNCATED_KEY and bound_marker(item) == OBJECT_SIZE_LIMIT:
+                    continue
+                children.append(((*path, str(key)), item))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if index == len(value) - 1 and bound_marker(item) == ARRAY_SIZE_LIMIT:
+                    continue
+                children.append(((*path, index), item))
+        stack.extend(reversed(children))
+    return tuple(cuts)
+
+
+def _whole_cut(event: _Event) -> str | None:
+    """How OpenClaw cut the event, when it kept only its marker as the data, else None."""
+    data = event.envelope.data
+    if data is None or bound_marker(data) != EVENT_SIZE_LIMIT:
+        return None
+    return "cut by OpenClaw " + _bound_detail(EVENT_SIZE_LIMIT, data)
+
+
 def _tool_calls(
     events: Iterable[_Event],
     results: Mapping[str, _ToolResultData],
@@ -784,17 +1085,34 @@ def _tool_calls(
     target, refused (nothing ran); a `tool_search_code` without one is kept, its arguments
     unknown, unless its answer says its code called nothing; `tool_search`/`tool_describe`
     only look tools up."""
-    records: list[tuple[_Event, _ToolCallData]] = [
-        (e, _data(e, _ToolCallData, where)) for e in events
+    records: list[tuple[_Event, _ToolCallData | None]] = [
+        (e, None if _whole_cut(e) is not None else _data(e, _ToolCallData, where)) for e in events
     ]
     wrapped = {
         outer
         for _, call in records
-        if call.name not in CONTROLS and (outer := wrapper_call_id(call.toolCallId, call.name))
+        if call is not None
+        and call.name not in CONTROLS
+        and (outer := wrapper_call_id(call.toolCallId, call.name))
     }
-    names = {call.toolCallId: call.name for _, call in records}
+    names = {call.toolCallId: call.name for _, call in records if call is not None}
     out: list[ToolCall] = []
     for event, call in records:
+        if call is None:  # OpenClaw cut the event whole: a call, of a tool not known
+            out.append(
+                ToolCall(
+                    tool_call_id=f"(event {event.seq})",
+                    name=UNKNOWN_TOOL,
+                    args=None,
+                    args_known=False,
+                    success=None,
+                    refused=False,
+                    result_text=None,
+                    note=f"recorded without its name and arguments, its event {_whole_cut(event)}",
+                    name_known=False,
+                )
+            )
+            continue
         result = results.get(call.toolCallId)
         text = _result_text(result.result) if result else None
         success = result.success if result else None
@@ -808,17 +1126,19 @@ def _tool_calls(
         if call.name == "tool_call":
             args = call.args if isinstance(call.args, dict) else {}
             target = args.get("id")
+            inner = None if event.cut else args.get("args", {})
             out.append(
                 ToolCall(
                     tool_call_id=call.toolCallId,
                     name=target if isinstance(target, str) else "tool_call",
-                    args=None if event.cut else args.get("args", {}),
+                    args=inner,
                     args_known=not event.cut,
                     success=success,
                     refused=result is not None,  # ended without an inner call: nothing ran
                     result_text=text,
                     through="tool_call",
                     note=cut_note,
+                    cuts=args_cuts(inner),
                 )
             )
             continue
@@ -851,6 +1171,7 @@ def _tool_calls(
                 through=through,
                 spawned=_spawned(call.name, result),
                 note=cut_note,
+                cuts=() if event.cut else args_cuts(call.args),
             )
         )
     return out
@@ -914,7 +1235,7 @@ class TrajectoryReader:
             except (RunNotFound, StoreMissing):
                 pending.append(ref)
                 continue
-            if child.complete:
+            if child.has_ended:
                 children.append(self.follow(child, depth + 1))
             else:
                 pending.append(ref)
@@ -941,12 +1262,12 @@ def wait_for(
     while True:
         try:
             last = read()
-            done = last.settled if until == "settled" else last.complete
+            done = last.settled if until == "settled" else last.has_ended
             if done:
                 return last
             missing = (
                 "the run has not ended"
-                if not last.complete
+                if not last.has_ended
                 else f"{len(last.pending_children)} sub-agent run(s) have not ended"
             )
         except (

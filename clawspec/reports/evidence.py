@@ -8,11 +8,13 @@ access) the tools come from the trace, if one was fetched, else stay empty. The 
 come from the run record wherever it can be read (its `model.completed` usage; read here, briefly,
 when no assertion did); where the plugin's events count otherwise, `disagreement` says so rather
 than one being silently chosen. Each tool call's arguments come from the run record
-(`clawspec.reports.tool_args`: matched, masked and cut there).
+(`clawspec.reports.tool_args`: matched, masked and cut there); arguments OpenClaw itself cut
+before recording them are marked cut too (`args_cut`, their recorded JSON text as `args`).
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Mapping
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from clawspec.evidence.context import RunInfo
 from clawspec.evidence.cost import UNKNOWN_MODEL, plugin_cost, usage_cost
-from clawspec.evidence.record import RunRecords, report_records
+from clawspec.evidence.record import RunRecords, args_cuts, report_records
 from clawspec.evidence.spans import CALL_ID_ATTRIBUTES, by_start, delegation_spans, tool_spans
 from clawspec.evidence.store import Evidence
 from clawspec.evidence.usage import Counted, disagreement, record_usage
@@ -71,7 +73,9 @@ def scenario_evidence(
         tools = _trace_tools(trace)
         call_ids = [_call_id(span) for span in tool_spans(trace)]
     limit = settings.limits.tool_args_bytes if settings is not None else DEFAULT_ARGS_BYTES
-    tools = with_args(tools[:MAX_TOOLS], call_ids, found, limit, MAX_TOOLS)
+    tools = [
+        _cut_by_openclaw(t) for t in with_args(tools[:MAX_TOOLS], call_ids, found, limit, MAX_TOOLS)
+    ]
     if index is not None:
         delegations = list(index.subagents)
     else:
@@ -85,6 +89,18 @@ def scenario_evidence(
         spans=spans,
         spans_omitted=omitted,
     )
+
+
+def _cut_by_openclaw(tool: ToolCallRecord) -> ToolCallRecord:
+    """`tool` with `args_cut` set when OpenClaw itself cut its arguments before recording them
+    (its `{"truncated": true, "reason": "trajectory-…-limit"}` markers stand in the cut parts):
+    `args` is then their JSON text as recorded, markers included, `args_bytes` unknown."""
+    if tool.args_cut or tool.args is None:
+        return tool
+    if not any(cut.reason.startswith("trajectory-") for cut in args_cuts(tool.args)):
+        return tool
+    text = json.dumps(tool.args, ensure_ascii=False, separators=(",", ":"), default=str)
+    return tool.model_copy(update={"args": text, "args_cut": True, "args_bytes": None})
 
 
 # -- the log -----------------------------------------------------------------------------
