@@ -23,20 +23,8 @@ from clawspec.reports.model import AttemptEvidence, FileSeen
 from clawspec.secrets import MASK
 from clawspec.status import Status
 from tests.bless.factory import call, evidence, report, result
+from tests.bless.test_outline_cli import OUTLINE
 from tests.support.hooks_api import HooksServer
-
-OUTLINE = """\
-version: "1.0"
-target: {type: skill, path: skills/news}
-scenarios:
-  - name: greets
-    examples:
-      - {id: en, city: Berlin}
-      - {id: fr, city: Lyon}
-    when: {invoke: "weather for {{vars.city}}"}
-    then:
-      - {type: file_absent, path: never.md}
-"""
 
 PLAIN = """\
 version: "1.0"

@@ -28,17 +28,9 @@ from clawspec.gateway.trajectory import (
     wait_for,
 )
 from tests.assertions.test_trajectory_assertions import add_calls, edit_events, hook_line
+from tests.assertions.test_trajectory_hostile import field_cut
 
 DATA = Path(__file__).parent / "data" / "trajectory"
-
-
-def field_cut(chars: int) -> dict[str, object]:
-    return {
-        "truncated": True,
-        "reason": "trajectory-field-size-limit",
-        "originalChars": chars,
-        "limitChars": 32768,
-    }
 
 
 DEPTH = {"truncated": True, "reason": "trajectory-depth-limit", "limitDepth": 6}

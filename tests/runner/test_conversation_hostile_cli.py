@@ -13,7 +13,6 @@ local server speaking OpenClaw's chat wire format (127.0.0.1):
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -31,6 +30,7 @@ import requests
 from clawspec import api
 from clawspec.cli import main
 from clawspec.gateway.chat import ChatError, ChatRequest, send
+from tests.runner.test_conversation_turns_cli import _chats, _checks, _report
 from tests.support import chat_api
 from tests.support.chat_api import ChatServer
 
@@ -92,18 +92,6 @@ def _env(server: ChatServer) -> dict[str, str]:
     }
 
 
-def _report(workspace: Path) -> dict[str, Any]:
-    return json.loads((workspace / "reports" / "clawspec-report.json").read_text("utf-8"))
-
-
-def _chats(server: ChatServer) -> list[str]:
-    return [
-        str(r.body["messages"][-1]["content"])
-        for r in server.requests
-        if r.method == "POST" and isinstance(r.body, dict)
-    ]
-
-
 def _wait_for_chats(server: ChatServer, count: int, alive: Callable[[], bool]) -> None:
     deadline = time.monotonic() + 20
     while len(_chats(server)) < count and alive() and time.monotonic() < deadline:
@@ -124,10 +112,6 @@ def _run(
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
     return code, captured.out + captured.err, server
-
-
-def _checks(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    return [(a["turn"], a["phase"], a["index"], a["type"], a["status"]) for a in records]
 
 
 # --- a conversation abandoned while a turn is in flight -------------------------------------
