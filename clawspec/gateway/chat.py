@@ -35,7 +35,7 @@ import requests
 from clawspec import secrets
 from clawspec.net.deadline import GRACE_S, Deadline, safe_url
 from clawspec.net.deadline import request as request_within
-from clawspec.net.failures import transport_reason
+from clawspec.net.failures import closed_before_answer, transport_reason
 from clawspec.text import one_line
 
 ChatErrorKind = Literal[
@@ -194,6 +194,7 @@ def _exchange(
     shown = f"{method} {safe_url(url)}"
     started = time.monotonic()
     pauses = list(REFUSED_RETRY_PAUSES_S)
+    stale = 1  # sends again after a keep-alive connection the gateway had just closed
     while True:
         try:
             return _unless_stopped(
@@ -224,6 +225,9 @@ def _exchange(
                 message=f"{shown}: the gateway's answer was cut off ({detail})",
             ) from None
         except requests.ConnectionError as exc:
+            if stale and closed_before_answer(exc) and not deadline.passed():
+                stale -= 1  # the request never reached the gateway: once more, a new connection
+                continue
             refused = _refused(exc)
             if refused and pauses and deadline.remaining() > pauses[0] + 1.0:
                 pause = pauses.pop(0)

@@ -14,7 +14,7 @@ import requests
 from clawspec.errors import GatewayError
 from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, call_within
 from clawspec.net.deadline import request as request_within
-from clawspec.net.failures import transport_reason
+from clawspec.net.failures import closed_before_answer, transport_reason
 from clawspec.text import fmt_number, one_line
 
 CONNECT_TIMEOUT_S = 10
@@ -350,7 +350,8 @@ def post_json(
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     started = time.monotonic()
     deadline = Deadline.after(limit_s, f"{fmt_number(limit_s)} s")
-    try:
+
+    def post() -> requests.Response:
         return request_within(
             http,
             "POST",
@@ -360,6 +361,16 @@ def post_json(
             deadline=deadline,
             connect_timeout_s=CONNECT_TIMEOUT_S,
         )
+
+    try:
+        try:
+            return post()
+        except requests.ConnectionError as exc:
+            if not closed_before_answer(exc) or deadline.passed():
+                raise
+            # A keep-alive connection the gateway had just closed (idle): the request never
+            # reached it. Once more, on a new connection.
+            return post()
     except requests.ConnectionError as exc:
         raise InvocationError(
             f"gateway unreachable: POST {url}: {_reason(exc)}", unreachable=True

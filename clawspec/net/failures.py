@@ -33,3 +33,16 @@ def transport_reason(exc: Exception) -> str:
         if marker in text:
             return marker.lower()
     return text
+
+
+def closed_before_answer(exc: Exception) -> bool:
+    """True when a request failed because the server closed or reset the connection before
+    any of its answer came (not a refused connection, not a timeout, not a cut answer).
+
+    It is what a keep-alive connection gives that the server closed for idleness just as the
+    request went out on it (Node's HTTP server, OpenClaw's, closes them after 5 s idle; so do
+    proxies): the request never reached a handler, and may be sent once more."""
+    text = str(exc)
+    return "Connection aborted" in text and any(
+        cause in text for cause in ("RemoteDisconnected", "ConnectionResetError", "BrokenPipe")
+    )
