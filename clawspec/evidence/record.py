@@ -143,8 +143,11 @@ def _no_agent_stores(state: Path) -> str | None:
     once, not after the scenario's timeout."""
     if holds_agent_stores(state):
         return None
-    what = "is not a folder" if state.exists() else "does not exist"
-    if state.is_dir():
+    if not state.exists():
+        what = "does not exist"
+    elif not state.is_dir():
+        what = "is not a folder"
+    else:
         what = "holds no agents/ folder: no OpenClaw agent ever ran with it as its state folder"
     return f"{state} {what}; {STATE_DIR_HINT}"
 

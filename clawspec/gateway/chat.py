@@ -21,19 +21,17 @@ nothing ran (a gateway restarting between turns).
 
 from __future__ import annotations
 
-import contextvars
 import json
 import threading
 import time
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import requests
 
 from clawspec import secrets
-from clawspec.net.deadline import GRACE_S, Deadline, safe_url
+from clawspec.net.deadline import GRACE_S, Deadline, Stopped, safe_url
 from clawspec.net.deadline import request as request_within
 from clawspec.net.failures import closed_before_answer, transport_reason
 from clawspec.text import one_line
@@ -57,8 +55,6 @@ TOKEN_VARIABLES = (
 )
 ENDPOINT_SETTING = "gateway.http.endpoints.chatCompletions.enabled"
 RESERVED_NAMESPACES = ("subagent:", "cron:", "acp:")
-# How often the wait for a request in flight looks whether the turn was abandoned (`stop`).
-STOP_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -197,18 +193,23 @@ def _exchange(
     stale = 1  # sends again after a keep-alive connection the gateway had just closed
     while True:
         try:
-            return _unless_stopped(
-                lambda: request_within(
-                    http,
-                    method,
-                    url,
-                    deadline=deadline,
-                    connect_timeout_s=CONNECT_TIMEOUT_S,
-                    **kwargs,
-                ),
-                stop,
-                shown,
+            # A request begun once `stop` was set is simply made: no turn starts after an
+            # interrupt, only an attempt at a refused connection gets here, and ends at once.
+            return request_within(
+                http,
+                method,
+                url,
+                deadline=deadline,
+                connect_timeout_s=CONNECT_TIMEOUT_S,
+                stop=stop if stop is not None and not stop.is_set() else None,
+                **kwargs,
             )
+        except Stopped:
+            raise ChatError(
+                "interrupted",
+                "abandoned",
+                message=f"{shown}: abandoned while waiting for the reply (interrupted)",
+            ) from None
         except requests.Timeout:
             waited = time.monotonic() - started
             raise ChatError(
@@ -252,44 +253,6 @@ def _exchange(
         except requests.RequestException as exc:
             detail = _clean(transport_reason(exc), token)
             raise ChatError("connection", detail, message=f"{shown} failed: {detail}") from None
-
-
-def _unless_stopped(
-    call: Callable[[], requests.Response], stop: threading.Event | None, shown: str
-) -> requests.Response:
-    """`call()`, or a ChatError `interrupted` as soon as `stop` is set while it runs.
-
-    The request runs in a daemon thread the caller stops waiting for: an abandoned turn keeps
-    neither its lane nor the process (the reports are written without it), and the thread
-    ends by the request's own deadline. A request begun once `stop` was already set is simply
-    made (no turn starts after an interrupt: only an attempt at a refused connection gets
-    here, and ends at once).
-    """
-    if stop is None or stop.is_set():
-        return call()
-    outcome: dict[str, Any] = {}
-    done = threading.Event()
-    context = contextvars.copy_context()  # an enclosing deadline scope() applies inside
-
-    def run() -> None:
-        try:
-            outcome["value"] = context.run(call)
-        except BaseException as exc:  # handed to the caller
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name="clawspec-chat-turn", daemon=True).start()
-    while not done.wait(STOP_POLL_S):
-        if stop.is_set():
-            raise ChatError(
-                "interrupted",
-                "abandoned",
-                message=f"{shown}: abandoned while waiting for the reply (interrupted)",
-            )
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def _refusal(

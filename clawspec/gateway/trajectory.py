@@ -470,18 +470,15 @@ class TrajectoryStore:
         def read(db: sqlite3.Connection) -> Trajectory:
             if session_key is not None:
                 sid = self._session_id(db, session_key)
-                where = "session_id = :sid AND run_id = :run"
-                params = {"sid": sid, "run": run_id}
-                events, more = self._events(db, where, params)
             else:
                 # No index starts with the run id: find its session by scanning the index of
                 # (session, run, seq) alone (it holds no event text), then read through it.
                 row = db.execute(
                     f"SELECT session_id FROM {TABLE} WHERE run_id = ? LIMIT 1", (run_id,)
                 ).fetchone()
-                where = "session_id = :sid AND run_id = :run"
-                params = {"sid": row[0] if row else "", "run": run_id}
-                events, more = self._events(db, where, params)
+                sid = row[0] if row else ""
+            where = "session_id = :sid AND run_id = :run"
+            events, more = self._events(db, where, {"sid": sid, "run": run_id})
             if not events:
                 raise RunNotFound(
                     f"{self.path}: no run {run_id!r} recorded"
@@ -490,7 +487,7 @@ class TrajectoryStore:
                     + SETTING_HINT
                 )
             if more:
-                events += self._final_events(db, str(params["sid"]), run_id, events[-1][0])
+                events += self._final_events(db, str(sid), run_id, events[-1][0])
             return self._build(events, more)
 
         return self._read(read)
@@ -916,8 +913,12 @@ _NOT_CREDENTIAL = frozenset(
 _MAX_WALK = 100_000  # values looked at in one call's arguments
 
 
+def _number(value: Any) -> str:
+    return f"{value:,}" if type(value) is int else "?"
+
+
 def _count(value: Any, unit: str) -> str:
-    return f"{value:,} {unit}" if type(value) is int else f"? {unit}"
+    return f"{_number(value)} {unit}"
 
 
 def bound_marker(value: Any) -> str | None:
@@ -942,9 +943,9 @@ def _bound_detail(reason: str, marker: dict[str, Any]) -> str:
     get = marker.get
     if reason == "trajectory-field-size-limit":
         return (
-            f"cut at its {_count(get('limitChars'), 'character')} limit "
+            f"cut at its {_number(get('limitChars'))}-character limit "
             f"({_count(get('originalChars'), 'characters')} sent)"
-        ).replace(" character limit", "-character limit")
+        )
     if reason == "trajectory-depth-limit":
         return f"cut at its nesting limit of {_count(get('limitDepth'), 'levels')}"
     if reason == ARRAY_SIZE_LIMIT:
@@ -961,9 +962,9 @@ def _bound_detail(reason: str, marker: dict[str, Any]) -> str:
         return "replaced by its marker for a circular reference"
     if reason == EVENT_SIZE_LIMIT:
         return (
-            f"over its {_count(get('limitBytes'), 'byte')} limit "
+            f"over its {_number(get('limitBytes'))}-byte limit "
             f"({_count(get('originalBytes'), 'bytes')}), kept without its data"
-        ).replace(" byte limit", "-byte limit")
+        )
     if reason == REDACTED:
         return "replaced by its redaction of binary or media data"
     return f"cut ({_plain_reason(reason)})"

@@ -13,7 +13,9 @@ long as it likes. `request()` enforces a total deadline on the monotonic clock i
 `scope()` shares one deadline among all the calls made inside it, whatever their own limits: the
 trace lookup's whole poll loop runs in one, so a request started at 3.9 s of a 4 s trace timeout
 gets 0.1 s. `call_within()` bounds a call that cannot be bounded from outside (an SDK's request):
-it runs in a worker thread and the caller stops waiting at the deadline.
+it runs in a worker thread and the caller stops waiting at the deadline. `request()` and
+`call_within()` also take a `stop` event: once it is set the caller stops waiting at once
+(`Stopped`), as for an abandoned scenario.
 
 GRACE_S is the documented grace: the hook request may take the scenario's `timeout` plus this,
 because the gateway ends the run at `timeoutSeconds` and then still has to send its answer. So a
@@ -122,13 +124,14 @@ def request(
     *,
     deadline: Deadline | None,
     connect_timeout_s: float = CONNECT_TIMEOUT_S,
+    stop: threading.Event | None = None,
     **kwargs: Any,
 ) -> requests.Response:
     """Send a request that ends by `deadline` (and the enclosing `scope()`), body included.
 
     Returns the response with its body read (`.content`, `.text`, `.json()` work, the connection
-    is back in the pool). Raises DeadlineExceeded when the deadline passes first; other
-    failures raise what `requests` raises.
+    is back in the pool). Raises DeadlineExceeded when the deadline passes first, Stopped when
+    `stop` is set while it waits for the answer; other failures raise what `requests` raises.
     """
     effective = tightest(deadline)
     if effective is None:
@@ -146,6 +149,7 @@ def request(
             lambda: session.request(method, url, stream=True, timeout=timeout, **kwargs),
             effective,
             what,
+            stop,
         )
     except DeadlineExceeded:
         raise
@@ -203,8 +207,24 @@ def _set_socket_timeout(raw: Any, seconds: float) -> None:
         sock.settimeout(max(seconds, 0.001))
 
 
-def call_within(fn: Callable[[], T], deadline: Deadline, what: str) -> T:
-    """Return `fn()`, or raise DeadlineExceeded when it has not returned by `deadline`.
+class Stopped(Exception):
+    """The caller's `stop` event was set while it waited for a call (`call_within`, `request`):
+    nothing waits for the call any more."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what}: no longer waited for (stopped)")
+        self.what = what
+
+
+# How often a wait that can be stopped looks at its `stop` event.
+STOP_POLL_S = 0.05
+
+
+def call_within(
+    fn: Callable[[], T], deadline: Deadline, what: str, stop: threading.Event | None = None
+) -> T:
+    """Return `fn()`, or raise DeadlineExceeded when it has not returned by `deadline` (Stopped
+    as soon as `stop` is set, when given).
 
     `fn` runs in a daemon worker thread (with this context, so `scope()` applies inside); at the
     deadline the caller stops waiting and the worker is abandoned: `fn` should bound itself as
@@ -221,7 +241,13 @@ def call_within(fn: Callable[[], T], deadline: Deadline, what: str) -> T:
 
     worker = threading.Thread(target=run, name="clawspec-deadline-call", daemon=True)
     worker.start()
-    worker.join(max(deadline.remaining(), 0.0))
+    if stop is None:
+        worker.join(max(deadline.remaining(), 0.0))
+    else:
+        while worker.is_alive() and deadline.remaining() > 0:
+            worker.join(min(STOP_POLL_S, max(deadline.remaining(), 0.0)))
+            if stop.is_set() and worker.is_alive():
+                raise Stopped(what)
     if worker.is_alive():
         raise deadline.exceeded(what)
     if "error" in outcome:

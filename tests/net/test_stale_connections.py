@@ -100,34 +100,32 @@ def test_a_hook_request_is_sent_at_most_twice() -> None:
     assert caught.value.unreachable and "gateway unreachable" in str(caught.value)
 
 
+def _turn(url: str) -> ChatRequest:
+    return ChatRequest(
+        base_url=url,
+        token=TOKEN,
+        agent_id="main",
+        session_key="agent:main:clawspec:run-1",
+        message="hi",
+        timeout_s=10.0,
+    )
+
+
 @pytest.mark.parametrize("reset", [False, True], ids=["closed", "reset"])
 def test_a_turn_on_a_dropped_connection_is_sent_once_more(reset: bool) -> None:
     with dropping(1, reset) as (url, seen), requests.Session() as http:
-        request = ChatRequest(
-            base_url=url,
-            token=TOKEN,
-            agent_id="main",
-            session_key="agent:main:clawspec:run-1",
-            message="hi",
-            timeout_s=10.0,
-        )
-        reply = send(http, request)
+        reply = send(http, _turn(url))
     assert (reply.content, reply.run_id) == ("hello", "chatcmpl_stale")
     assert len(seen) == 2
 
 
 def test_a_turn_is_sent_at_most_twice() -> None:
-    with dropping(5, False) as (url, seen), requests.Session() as http:
-        request = ChatRequest(
-            base_url=url,
-            token=TOKEN,
-            agent_id="main",
-            session_key="agent:main:clawspec:run-1",
-            message="hi",
-            timeout_s=10.0,
-        )
-        with pytest.raises(ChatError) as caught:
-            send(http, request)
+    with (
+        dropping(5, False) as (url, seen),
+        requests.Session() as http,
+        pytest.raises(ChatError) as caught,
+    ):
+        send(http, _turn(url))
     assert len(seen) == 2
     assert caught.value.kind == "cut"
 

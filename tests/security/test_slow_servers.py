@@ -15,6 +15,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,15 @@ from clawspec.evidence.trace_poll import poll_trace
 from clawspec.gateway.client import HTTP_GRACE_S, HooksClient, InvocationError, InvokeRequest
 from clawspec.judge.client import JudgeCallError, JudgeClient, RetryPolicy
 from clawspec.judge.prompt import SYSTEM_PROMPT
-from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, request, safe_url, scope
+from clawspec.net.deadline import (
+    GRACE_S,
+    Deadline,
+    DeadlineExceeded,
+    Stopped,
+    request,
+    safe_url,
+    scope,
+)
 from clawspec.traces.model import TraceUnavailable
 from tests.support.anthropic_api import API_KEY
 from tests.support.bedrock_api import MODEL_ID, REGION, isolate_aws
@@ -105,6 +114,27 @@ def test_trickled_headers_are_cut_at_the_deadline_too() -> None:
     assert str(outcome) == f"GET {server.url}/h did not finish within 2 s"
     assert took >= 1.9
     assert completed == 0  # cut while the status line and headers trickled (over a minute)
+
+
+def test_a_stop_ends_the_wait_for_an_answer_long_before_the_deadline() -> None:
+    """A caller that gives up (a scenario abandoned) stops waiting at once, deadline or not."""
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    with SlowServer(Answer(delay_s=30)) as server:
+        outcome, _ = timed(
+            lambda: request(
+                requests.Session(),
+                "GET",
+                server.url + "/h",
+                deadline=Deadline.after(60, "60 s"),
+                stop=stop,
+            )
+        )
+        completed = server.completed
+    # Stopped, not DeadlineExceeded: the stop ended the wait, before the server answered.
+    assert isinstance(outcome, Stopped)
+    assert str(outcome) == f"GET {server.url}/h: no longer waited for (stopped)"
+    assert completed == 0
 
 
 def test_a_gateway_that_trickles_its_readiness_answer_is_probed_again_not_waited_for() -> None:
