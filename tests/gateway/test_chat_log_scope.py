@@ -8,6 +8,7 @@ that session as a run of its own (`announce:v1:…`).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from clawspec.gateway.logs.index import LogIndex
@@ -55,3 +56,59 @@ def test_the_session_key_takes_every_run_of_the_session_read() -> None:
     second_turn = _index((THINK_TURNS[1],), ("agent:main:clawspec:think1",))
     assert second_turn.run_ids == set(THINK_TURNS)
     assert _index((THINK_TURNS[1],)).run_ids == {THINK_TURNS[1]}
+
+
+def _written_until(path: Path, marker: str) -> list[bytes]:
+    """The log's lines up to and including the first holding `marker`, written to `path`;
+    the lines after it are returned, for a test to write later."""
+    lines = LOG.read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if marker.encode() in line) + 1
+    path.write_bytes(b"".join(lines[:cut]))
+    return lines[cut:]
+
+
+def test_a_turn_s_lines_written_after_its_reply_are_waited_for(tmp_path: Path) -> None:
+    """No hook completion ends a chat turn: its reply can come before the gateway's log has
+    the turn's tool lines, and only the run's end line says they are all in."""
+    path = tmp_path / "openclaw.log"
+    rest = _written_until(path, f"embedded run start: runId={WRITE_RUN}")
+    flushed = threading.Event()
+
+    def flush() -> None:
+        with path.open("ab") as handle:
+            handle.write(b"".join(rest))
+        flushed.set()
+
+    # The wait's clock stands still until the rest is written, so it cannot run out first.
+    seconds = iter(range(1_000_000))
+    timer = threading.Timer(0.3, flush)
+    timer.start()
+    index = LogIndex.build(
+        path,
+        0,
+        run_ids=(WRITE_RUN,),
+        wait_s=60,
+        poll_interval_s=0.05,
+        clock=lambda: float(next(seconds)) if flushed.is_set() else 0.0,
+    )
+    timer.join()
+    assert index.waited_s < 60
+    assert [call.name for call in index.tool_calls] == ["write"]
+    assert index.pending == []
+
+
+def test_a_turn_whose_end_never_came_is_pending(tmp_path: Path) -> None:
+    path = tmp_path / "openclaw.log"
+    _written_until(path, f"embedded run agent start: runId={WRITE_RUN}")
+    seconds = iter(range(1_000_000))
+    index = LogIndex.build(
+        path,
+        0,
+        run_ids=(WRITE_RUN,),
+        wait_s=5,
+        poll_interval_s=0.01,
+        clock=lambda: float(next(seconds)),
+    )
+    assert index.found and index.tool_calls == []
+    assert len(index.pending) == 1
+    assert f"run {WRITE_RUN} (started at line 12) has no end line yet" == index.pending[0]

@@ -132,9 +132,19 @@ def settled(index: LogIndex) -> bool:
         return index.hook_seen
     if any(entry.run_id in index.seeds for entry in index.gathered.legacy):
         return True  # legacy lines have no completion marker
-    if not index.hook_seen and not set(index.seeds) & set(index.gathered.runs):
+    if not index.hook_seen and _unended_seeds(index) != []:
         return False
     return not children_pending(index) and not index.open_wrappers and not answers_pending(index)
+
+
+def _unended_seeds(index: LogIndex) -> list[str] | None:
+    """Without a hook completion (a chat turn, a run named by id), the run's own end line is
+    what says its lines are in: the reply can reach ClawSpec before the gateway's log has its
+    tool lines. The runs named that started and have not ended (None: none started yet)."""
+    started = [r for r in index.seeds if r in index.gathered.runs]
+    if not started:
+        return None
+    return [r for r in started if not _ended_run(index, r)]
 
 
 def answers_pending(index: LogIndex) -> bool:
@@ -158,9 +168,14 @@ def children_pending(index: LogIndex) -> bool:
 
 
 def missing(index: LogIndex) -> list[str]:
-    """What the run's slice still lacks: children spawned but never started or still
-    running, and Tool Search wrappers that have not ended (each may call a tool yet)."""
+    """What the run's slice still lacks: the end of a run named without a hook, children
+    spawned but never started or still running, and Tool Search wrappers that have not
+    ended (each may call a tool yet)."""
     out: list[str] = []
+    if not index.hook_seen:
+        for run_id in _unended_seeds(index) or []:
+            run = index.gathered.runs[run_id]
+            out.append(f"run {run_id} (started at line {run.line}) has no end line yet")
     spawns = [c for c in index.tool_calls if c.name == SPAWN_TOOL]
     children = sorted(
         (index.gathered.runs[r] for r in index.run_ids if _is_child(index, r)), key=lambda r: r.line
