@@ -234,3 +234,48 @@ def test_an_item_gets_the_errors_the_union_of_every_type_would_give(item: object
     ]
     assert errors(TypeAdapter(list[AnyAssertion])) == untagged
     assert union  # every item here is invalid
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_boolean_is_never_a_number_of_an_assertion(name: str) -> None:
+    """YAML reads `yes` as true, which lax validation would take as 1: every numeric field
+    of every type refuses it (the list in Assertion's validator is whole)."""
+    from pydantic import ValidationError
+
+    from clawspec.inputs.numbers import numeric_fields
+
+    spec = REGISTRY[name]
+    example = {"type": name, **yaml.safe_load(spec.example)}
+    spec.model.model_validate(example)  # the example itself is valid
+    for field in numeric_fields(spec.model):
+        with pytest.raises(ValidationError) as caught:
+            spec.model.model_validate({**example, field: True})
+        errors = caught.value.errors()
+        assert [e["loc"] for e in errors] == [(field,)], errors
+        assert errors[0]["type"] == "number_not_boolean"
+
+
+def test_a_quoted_number_is_still_the_number() -> None:
+    model = REGISTRY["tool_call_count"].model
+    assert model.model_validate({"type": "tool_call_count", "tool": "write", "min": "2"}).min == 2
+
+
+@pytest.mark.parametrize("section", ["Defaults", "Turn", "Scenario"])
+def test_a_boolean_is_never_a_number_of_a_contract(section: str) -> None:
+    from pydantic import ValidationError
+
+    from clawspec.contracts import models
+    from clawspec.inputs.numbers import numeric_fields
+
+    model = getattr(models, section)
+    base = {
+        "Defaults": {},
+        "Turn": {"say": "hi"},
+        "Scenario": {"name": "s", "when": {"invoke": "go"}},
+    }[section]
+    fields = numeric_fields(model)
+    assert fields, section
+    for field in fields:
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate({**base, field: True})
+        assert [e["type"] for e in caught.value.errors()] == ["number_not_boolean"], field

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
 from clawspec.evidence.context import EvalContext, RunInfo, Verdict
+from clawspec.inputs.numbers import refuse_boolean_number
 from clawspec.inputs.paths import PathEscapeError
 from clawspec.status import Status
 
@@ -40,6 +41,30 @@ class Assertion(BaseModel):
     exactly_one_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
     type: str
+
+    # Every numeric field name of the assertion types (tests/test_registry.py checks the list
+    # is whole): not "*", which would also wrap `type`, the union's discriminator.
+    @field_validator(
+        "expected_status",
+        "max",
+        "max_cost_usd",
+        "max_input_tokens",
+        "max_ms",
+        "max_output_tokens",
+        "max_repeats",
+        "max_tokens",
+        "max_total_tokens",
+        "max_usd",
+        "min",
+        "pass_threshold",
+        "rouge_threshold",
+        "timeout",
+        mode="before",
+        check_fields=False,
+    )
+    @classmethod
+    def _no_boolean_number(cls, value: Any, info: ValidationInfo) -> Any:
+        return refuse_boolean_number(cls, info.field_name, value)
 
     @model_validator(mode="after")
     def _one_of(self) -> Assertion:

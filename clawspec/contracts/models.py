@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from clawspec.assertions import ByType
 from clawspec.assertions.base import Assertion
+from clawspec.inputs.numbers import refuse_boolean_number
 
 # Each item validated by its type's model, built when first used (assertions/registry.py).
 AnyAssertion = Annotated[Assertion, ByType()]
@@ -15,6 +23,13 @@ AnyAssertion = Annotated[Assertion, ByType()]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
+
+    @field_validator(
+        "timeout", "poll_interval", "repeat", "min_pass_rate", mode="before", check_fields=False
+    )
+    @classmethod
+    def _no_boolean_number(cls, value: Any, info: ValidationInfo) -> Any:
+        return refuse_boolean_number(cls, info.field_name, value)
 
 
 class Target(_Strict):
