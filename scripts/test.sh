@@ -5,7 +5,42 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-mkdir -p .cache
+mkdir -p .cache/setup
+
+# The downloads that do not need the virtualenv run beside the pip steps below (on a fresh
+# machine they take about as long again): OpenClaw, the release before it, and Phoenix. Each
+# writes its own log, shown if it fails; `finish_setup` waits for them before the tests.
+# The previous release is the one the upgrade-gate e2e test compares the pinned one with
+# (inside the namespace nothing can be downloaded).
+# The real-Phoenix test needs Phoenix (about 850 MB, in its own .cache/phoenix-venv): opt-in
+# on a developer's machine, always on in CI (tests/traces/test_phoenix_real.py says the same).
+case "${CI:-}" in ""|false|0) in_ci="" ;; *) in_ci=1 ;; esac
+echo "== OpenClaw gateway (Node 24 + openclaw, in ClawSpec's per-user cache), in the background"
+( bash scripts/install-openclaw.sh && OPENCLAW_VERSION=2026.9.5 bash scripts/install-openclaw.sh ) \
+  >.cache/setup/openclaw.log 2>&1 &
+openclaw_job=$!
+phoenix_job=""
+if [ -n "$in_ci" ] || [ "${CLAWSPEC_TEST_PHOENIX:-}" = 1 ]; then
+  echo "== Arize Phoenix (for the real trace-backend test, cached in .cache/phoenix-venv), in the background"
+  bash scripts/install-phoenix.sh >.cache/setup/phoenix.log 2>&1 &
+  phoenix_job=$!
+else
+  echo "== Arize Phoenix: not installed; its test is skipped (opt-in: CLAWSPEC_TEST_PHOENIX=1, about 850 MB)"
+fi
+
+# A step that fails below ends the script: the installs still running end with it.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+
+finish_setup() {  # wait for a background install; on failure show its log and stop
+  local job=$1 name=$2
+  [ -n "$job" ] || return 0
+  if ! wait "$job"; then
+    echo "error: installing $name failed:" >&2
+    cat ".cache/setup/$name.log" >&2
+    exit 1
+  fi
+}
+
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 # setuptools warns on every editable install (a folder named like the package may shadow it);
@@ -33,21 +68,9 @@ echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
-echo "== OpenClaw gateway (Node 24 + openclaw, in ClawSpec's per-user cache)"
-bash scripts/install-openclaw.sh >/dev/null
-# The previous release, which the upgrade-gate e2e test compares the pinned one with (inside the
-# namespace nothing can be downloaded). About 30 s once, nothing when already installed.
-OPENCLAW_VERSION=2026.9.5 bash scripts/install-openclaw.sh >/dev/null
-
-# The real-Phoenix test needs Phoenix (about 850 MB, in its own .cache/phoenix-venv): opt-in
-# on a developer's machine, always on in CI (tests/traces/test_phoenix_real.py says the same).
-case "${CI:-}" in ""|false|0) in_ci="" ;; *) in_ci=1 ;; esac
-if [ -n "$in_ci" ] || [ "${CLAWSPEC_TEST_PHOENIX:-}" = 1 ]; then
-  echo "== Arize Phoenix (for the real trace-backend test, cached in .cache/phoenix-venv)"
-  bash scripts/install-phoenix.sh >/dev/null
-else
-  echo "== Arize Phoenix: not installed; its test is skipped (opt-in: CLAWSPEC_TEST_PHOENIX=1, about 850 MB)"
-fi
+echo "== waiting for the background installs"
+finish_setup "$openclaw_job" openclaw
+finish_setup "$phoenix_job" phoenix
 
 echo "== tests (in a loopback-only network namespace)"
 # Everything that can start a real gateway runs without any route off this machine.
