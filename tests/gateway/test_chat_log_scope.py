@@ -112,3 +112,14 @@ def test_a_turn_whose_end_never_came_is_pending(tmp_path: Path) -> None:
     assert index.found and index.tool_calls == []
     assert len(index.pending) == 1
     assert f"run {WRITE_RUN} (started at line 12) has no end line yet" == index.pending[0]
+
+
+def test_a_run_openclaw_timed_out_ends_at_its_cleanup() -> None:
+    """A timed-out run writes no `embedded run done` (OpenClaw 2026.9.6): its `run cleanup`
+    line ends it, so a run named by id is not waited for in vain."""
+    log = Path(__file__).parent / "fixtures" / "openclaw-run-timeout.log"
+    index = LogIndex.build(
+        log, 0, run_ids=("5a14bd78-85b8-491f-b305-9818c721d9f9",), wait_s=5, poll_interval_s=0.01
+    )
+    assert index.found and index.pending == []
+    assert index.waited_s < 5

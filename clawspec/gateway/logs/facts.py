@@ -17,7 +17,9 @@ from clawspec.gateway.logs.cache import intern as _intern
 
 _RUN_START = re.compile(r"embedded run start: runId=(\S+) sessionId=(\S+)")
 _RUN_DONE = re.compile(r"embedded run done: runId=(\S+)")
-_AGENT_ENDED = re.compile(r"\[agent\] run (\S+) ended")
+# `[agent] run … ended`; a run OpenClaw timed out or aborted writes no `embedded run done`,
+# and its `run cleanup` line ends it.
+_ENDED = re.compile(r"\[agent\] run (\S+) ended|run cleanup: runId=(\S+)")
 _TOOL_START = re.compile(r"embedded run tool start: runId=(\S+) tool=(\S+)(?: toolCallId=(\S+))?")
 _TOOL_END = re.compile(r"embedded run tool end: runId=(\S+) tool=\S+ toolCallId=(\S+)")
 _SESSION_PAIR = re.compile(r"sessionId=([\w-]+) sessionKey=(\S+)")
@@ -123,8 +125,8 @@ def _json_facts(data: dict[str, Any], trace: str | None, span: str | None) -> tu
             facts.append(ToolEnd(m.group(1), m.group(2), _str(data.get("time"))))
         elif m := _RUN_DONE.match(message):
             facts.append(RunDone(m.group(1)))
-    elif message.startswith("[agent] run ") and (m := _AGENT_ENDED.match(message)):
-        facts.append(AgentEnded(m.group(1)))
+    elif m := _ENDED.match(message):
+        facts.append(AgentEnded(m.group(1) or m.group(2)))
     m = _SESSION_PAIR.search(message) if "sessionKey=" in message else None
     if m and m.group(1) != "unknown":
         facts.append(SessionKey(m.group(1), m.group(2)))
