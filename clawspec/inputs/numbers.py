@@ -2,8 +2,8 @@
 
 pydantic's lax mode reads `true` as 1, and YAML reads `true`, `yes` and `on` as booleans, so
 `max_repeats: yes` would quietly mean 1. The models of contracts and assertions refuse a boolean
-where a field wants a number (`refuse_boolean_number`, a before-validator of every field); a
-quoted number ("2") is still read as the number.
+where a field wants a number (`refuse_boolean_number`, a before-validator of their numeric
+fields); a quoted number ("2") is still read as the number.
 """
 
 from __future__ import annotations

@@ -132,8 +132,10 @@ def settled(index: LogIndex) -> bool:
         return index.hook_seen
     if any(entry.run_id in index.seeds for entry in index.gathered.legacy):
         return True  # legacy lines have no completion marker
-    if not index.hook_seen and _unended_seeds(index) != []:
-        return False
+    if not index.hook_seen:
+        unended = _unended_seeds(index)
+        if unended is None or unended:  # not started yet, or not ended yet
+            return False
     return not children_pending(index) and not index.open_wrappers and not answers_pending(index)
 
 
