@@ -260,6 +260,20 @@ def test_a_quoted_number_is_still_the_number() -> None:
     assert model.model_validate({"type": "tool_call_count", "tool": "write", "min": "2"}).min == 2
 
 
+def test_every_numeric_field_of_a_contract_is_in_the_validator_s_list() -> None:
+    from clawspec.contracts import models
+    from clawspec.inputs.numbers import numeric_fields
+
+    sections = [
+        value
+        for value in vars(models).values()
+        if isinstance(value, type) and issubclass(value, models._Strict)
+    ]
+    numeric = set().union(*(numeric_fields(section) for section in sections))
+    validator = models._Strict.__pydantic_decorators__.field_validators["_no_boolean_number"]
+    assert numeric and numeric <= set(validator.info.fields)
+
+
 @pytest.mark.parametrize("section", ["Defaults", "Turn", "Scenario"])
 def test_a_boolean_is_never_a_number_of_a_contract(section: str) -> None:
     from pydantic import ValidationError
