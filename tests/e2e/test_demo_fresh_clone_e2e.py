@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.gateway.install import OPENCLAW_VERSION, install_dir
-from tests.e2e.conftest import IN_CI
+from tests.e2e.conftest import IN_CI, kept_gateway_log
 
 pytestmark = pytest.mark.e2e
 
@@ -73,15 +73,15 @@ def test_demo_runs_on_a_fresh_clone_with_openclaw_cached(
 
 # What the gateway's kept log says about sub-agents and its queues: a scenario whose sub-agent
 # "never started" on a busy machine is explained there, and the clone is gone after the test.
-_TOLD = ("spawn", "subagent", "lane", "queue", "error")
+_TOLD = ("spawn", "subagent", "lane", "error")
 
 
 def _gateway_account(reports: Path, lines: int = 80) -> str:
-    kept = reports / "openclaw-gateway.log"
     try:
+        kept = kept_gateway_log(reports)
         text = kept.read_text("utf-8", errors="replace")
-    except OSError as exc:
-        return f"\n(no gateway log kept: {exc})"
+    except (OSError, ValueError) as exc:  # no log, or not one run's
+        return f"\n(no gateway log kept in {reports}: {exc})"
     told = [line[:400] for line in text.splitlines() if any(w in line.lower() for w in _TOLD)]
     return f"\n--- {kept.name}, its lines on sub-agents and queues (last {lines}) ---\n" + (
         "\n".join(told[-lines:])
