@@ -35,6 +35,26 @@ def field_cut(chars: int) -> dict[str, Any]:
     }
 
 
+def keys_cut(keys: int) -> dict[str, Any]:
+    """OpenClaw's marker, under `_truncated`, for an object cut at its 64 keys."""
+    return {
+        "truncated": True,
+        "reason": "trajectory-object-size-limit",
+        "originalKeys": keys,
+        "limitKeys": 64,
+    }
+
+
+def items_cut(items: int) -> dict[str, Any]:
+    """OpenClaw's marker, as the last item, for a list cut at its 64 items."""
+    return {
+        "truncated": True,
+        "reason": "trajectory-array-size-limit",
+        "originalLength": items,
+        "limitItems": 64,
+    }
+
+
 def _with_calls(tmp_path: Path, calls: list[tuple[str, Any, bool, str]]) -> EvalContext:
     ctx = context(tmp_path)
     add_calls(tmp_path / "state", "main", hook_line("2026.9.6", "tj-write")["sessionId"], calls)
@@ -86,44 +106,19 @@ def test_a_cut_string_is_no_false_fail_but_what_is_known_still_fails(tmp_path: P
         (
             {
                 "k0": 0,
-                "_truncated": {
-                    "truncated": True,
-                    "reason": "trajectory-object-size-limit",
-                    "originalKeys": 70,
-                    "limitKeys": 64,
-                },
+                "_truncated": keys_cut(70),
             },
             {"k69": 69},
             Status.ERROR,
         ),
         # a list cut at 64 items: its length is recorded, so a list of another length fails
         (
-            {
-                "items": [
-                    *range(64),
-                    {
-                        "truncated": True,
-                        "reason": "trajectory-array-size-limit",
-                        "originalLength": 80,
-                        "limitItems": 64,
-                    },
-                ]
-            },
+            {"items": [*range(64), items_cut(80)]},
             {"items": list(range(3))},
             Status.FAIL,
         ),
         (
-            {
-                "items": [
-                    *range(64),
-                    {
-                        "truncated": True,
-                        "reason": "trajectory-array-size-limit",
-                        "originalLength": 80,
-                        "limitItems": 64,
-                    },
-                ]
-            },
+            {"items": [*range(64), items_cut(80)]},
             {"items": list(range(80))},
             Status.ERROR,
         ),

@@ -28,7 +28,7 @@ from clawspec.gateway.trajectory import (
     wait_for,
 )
 from tests.assertions.test_trajectory_assertions import add_calls, edit_events, hook_line
-from tests.assertions.test_trajectory_hostile import field_cut
+from tests.assertions.test_trajectory_hostile import field_cut, items_cut, keys_cut
 
 DATA = Path(__file__).parent / "data" / "trajectory"
 
@@ -62,22 +62,9 @@ def test_openclaws_markers_are_found_where_they_stand() -> None:
         "meta": {"k": {"k": {"k": DEPTH}}},
         "wide": {
             "k0": 0,
-            "_truncated": {
-                "truncated": True,
-                "reason": "trajectory-object-size-limit",
-                "originalKeys": 70,
-                "limitKeys": 64,
-            },
+            "_truncated": keys_cut(70),
         },
-        "items": [
-            1,
-            {
-                "truncated": True,
-                "reason": "trajectory-array-size-limit",
-                "originalLength": 80,
-                "limitItems": 64,
-            },
-        ],
+        "items": [1, items_cut(80)],
         "header": "Authorization: Bearer <redacted>",
         "blob": "[Malformed diagnostic JSON redacted]",
         "key": "key=sk-liv\u2026cdef done",
