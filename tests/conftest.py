@@ -56,30 +56,23 @@ def write_contract(workspace: Path) -> Callable[..., Path]:
 
 # How `pytest -n N --dist loadfile` (scripts/test.sh) splits the suite between its workers:
 # a module's tests go to one worker, so each module-scoped fixture (a CLI run of the examples, a
-# Chromium, a built environment) is set up once, as without xdist. The exceptions, by test id
-# (pytest-xdist's scheduler sees only ids, no marks or fixtures): a test with a costly fixture
-# of its own that no other test needs goes to a worker of its own ...
-OWN_WORKER_TESTS = (
-    "tests/e2e/test_examples_cli.py::test_replay_on_another_day_hour_and_zone_gives_the_same_verdicts",
-)
-# ... and the modules whose tests use the session-scoped `gateway` (tests/e2e/conftest.py) go to
-# one worker together, so they share one gateway. Collection fails when a module uses it and is
-# missing here.
+# Chromium, a built environment) is set up once, as without xdist. The exception: the modules
+# whose tests use the session-scoped `gateway` (tests/e2e/conftest.py) go to one worker
+# together, so they share one gateway (pytest-xdist's scheduler sees only test ids, no marks or
+# fixtures). Collection fails when a module uses it and is missing here.
 SHARED_GATEWAY_MODULES = ("tests/e2e/test_gateway_bringup.py", "tests/e2e/test_chat_client_e2e.py")
 SHARED_GATEWAY_GROUP = "e2e-shared-gateway"
 E2E_DIR = Path(__file__).resolve().parent / "e2e"
 
 
 def xdist_group(nodeid: str) -> str:
-    """The work unit of a test: its module, but for the exceptions above."""
-    if nodeid.startswith(OWN_WORKER_TESTS):
-        return nodeid
+    """The work unit of a test: its module, but for the shared gateway's modules."""
     module = nodeid.split("::", 1)[0]
     return SHARED_GATEWAY_GROUP if module in SHARED_GATEWAY_MODULES else module
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """With `--dist loadfile`: the module split, with the exceptions of `xdist_group`."""
+    """With `--dist loadfile`: the module split, with the exception of `xdist_group`."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
