@@ -6,10 +6,10 @@ variants on one gateway (per-request `model` overrides; `fake-model-b` is neithe
 OpenClaw config's provider models nor in its model policy: bring-up makes it usable) whose
 scripted behaviour differs (model B reads a file the contract forbids; it runs as an advisory
 variant and as a required one, which the `fail_on: regression` gate fails on), and a config variant
-(`tools.toolSearch: false`) on a gateway of its own. One CLI run serves the checks of the
-report; a second run gets SIGTERM while both of its gateways are up and one runs an agent: that
-scenario finishes and is judged, the other is not started, and no gateway process may outlive
-the run. Runs inside the loopback-only namespace.
+(`tools.toolSearch: false`) on a gateway of its own. One CLI run, started from a sub-folder of
+the workspace, serves the checks of the report; a second run gets SIGTERM while both of its
+gateways are up and one runs an agent: that scenario finishes and is judged, the other is not
+started, and no gateway process may outlive the run. Runs inside the loopback-only namespace.
 """
 
 from __future__ import annotations
@@ -63,14 +63,16 @@ def provider(work: Path, isolated_netns: None) -> Any:
 
 @pytest.fixture(scope="module")
 def cli_run(openclaw_launcher: str, work: Path, provider: ScriptedProvider) -> dict[str, Any]:
+    # From a sub-folder, as a user in `skills/` runs it: the workspace's clawspec.yaml is found
+    # and its report folder (work/reports) is used; the last test checks where the logs went.
     proc = subprocess.run(
-        _argv(work / "tidy.clawspec.yaml", "--junit", str(work / "reports" / "junit.xml")),
+        _argv(Path("../tidy.clawspec.yaml"), "--junit", "../reports/junit.xml"),
         check=False,
         capture_output=True,
         text=True,
         timeout=900,
         env=_env(openclaw_launcher),
-        cwd=work,
+        cwd=work / "skills",
     )
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {
@@ -319,43 +321,49 @@ def test_target_mode_a_model_the_policy_refuses_is_an_error_naming_it(
     assert len(refusals) == 1, [line[:300] for line in refusals]
 
 
+def _printed_logs(stdout: str) -> list[Path]:
+    return [
+        Path(line.removeprefix("gateway log: "))
+        for line in stdout.splitlines()
+        if line.startswith("gateway log: ")
+    ]
+
+
 def test_runs_from_a_sub_folder_keep_each_gateway_log_under_the_report_folder(
-    openclaw_launcher: str, provider: ScriptedProvider, tmp_path: Path
+    cli_run: dict[str, Any], openclaw_launcher: str, provider: ScriptedProvider, work: Path
 ) -> None:
-    # A copy of its own: the report folder holds only these two runs' logs.
-    ws = tmp_path / "variants"
-    shutil.copytree(CONTRACTS, ws)
-    (tmp_path / "elsewhere").mkdir()
-    logs = []
-    for _ in range(2):
-        proc = subprocess.run(
-            _argv(
-                Path("../tidy.clawspec.yaml"),
-                "--variant",
-                "model-a",
-                "--report-json",
-                "../../elsewhere/report.json",
-            ),
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env=_env(openclaw_launcher),
-            cwd=ws / "skills",
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        printed = [
-            line.removeprefix("gateway log: ")
-            for line in proc.stdout.splitlines()
-            if line.startswith("gateway log: ")
-        ]
-        assert len(printed) == 1, proc.stdout
-        logs.append(Path(printed[0]))  # outside the current folder: absolute
-    # Under the config's report folder (the workspace root's), one folder per run ...
-    assert [log.parent.parent for log in logs] == [ws / "reports" / "gateway-logs"] * 2
-    assert logs[0] != logs[1]
-    for log in logs:
+    # The module's run, from `skills/`, kept its two gateways' logs; a second run from there
+    # writes its JSON report elsewhere and keeps the log of its one gateway.
+    elsewhere = work.parent / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.run(
+        _argv(
+            Path("../tidy.clawspec.yaml"),
+            "--variant",
+            "model-a",
+            "--report-json",
+            "../../elsewhere/report.json",
+        ),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(openclaw_launcher),
+        cwd=work / "skills",
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, second = _printed_logs(cli_run["proc"].stdout), _printed_logs(proc.stdout)
+    assert len(first) == 2 and len(second) == 1, (cli_run["proc"].stdout, proc.stdout)
+    # Under the config's report folder (the workspace root's), outside the current folder, so
+    # printed absolute; one folder per run, each gateway's log under its own name ...
+    runs = work / "reports" / "gateway-logs"
+    assert {log.parent for log in first} == {first[0].parent} and first[0].parent.parent == runs
+    assert second[0].parent.parent == runs and second[0].parent != first[0].parent
+    assert sorted(p.name for p in runs.iterdir()) == sorted(
+        {first[0].parent.name, second[0].parent.name}
+    )
+    for log in (*first, *second):
         assert "embedded run start" in log.read_text("utf-8")
     # ... not beside the JSON report, nor under the folder the run started in.
-    assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == ["report.json"]
-    assert not (ws / "skills" / "reports").exists()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["report.json"]
+    assert not (work / "skills" / "reports").exists()
