@@ -85,8 +85,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The e2e modules first: their real gateway runs take minutes, and under xdist the longest
-    work should not begin last (scripts/test.sh passes --no-loadscope-reorder to keep the order).
+    """The e2e modules first, longest first: their real gateway runs take minutes, and under
+    xdist the longest work should not begin last. Between them, the modules that mostly wait
+    (see WAITING): they run while the others' gateways use the CPU, not at the end, when
+    nothing else is left to use it. scripts/test.sh passes --no-loadscope-reorder to keep this
+    order.
     """
     for item in items:
         module = item.nodeid.split("::", 1)[0]
@@ -96,15 +99,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 f"{module} uses the shared `gateway` fixture: add it to SHARED_GATEWAY_MODULES "
                 "in tests/conftest.py, so that pytest-xdist runs it on the worker that has it"
             )
-    # A stable sort: the order inside each part stays as collected, but for the longest e2e
-    # modules, which go first (with a few workers, the one that starts last ends the suite).
-    items.sort(key=lambda item: (E2E_DIR not in item.path.parents, _length_rank(item.path.name)))
+    e2e = sorted(
+        dict.fromkeys(i.nodeid.split("::", 1)[0] for i in items if E2E_DIR in i.path.parents),
+        key=lambda module: _length_rank(module.rsplit("/", 1)[-1]),
+    )
+    place = {module: 2 * n for n, module in enumerate(e2e)}
+    place.update({module: 2 * (n + WAITING_AFTER) + 1 for n, module in enumerate(WAITING)})
+    rest = len(place) * 2 + 2 * len(WAITING)
+    # A stable sort: the order inside each module stays as collected.
+    items.sort(key=lambda item: place.get(item.nodeid.split("::", 1)[0], rest))
 
 
 # The e2e modules that take longest on a worker (each brings up one gateway or more and runs
 # many scenarios), longest first, as a full run's JUnit times (3 workers) ordered them.
 LONGEST_E2E = (
-    "test_examples_cli.py",  # the examples live, replayed, and replayed on another day
+    "test_examples_cli.py",  # the examples live, and replayed on another day
     "test_demo_fresh_clone_e2e.py",  # a clone, an offline install and the whole demo
     "test_variants_e2e.py",
     "test_hermetic_e2e.py",
@@ -113,6 +122,28 @@ LONGEST_E2E = (
     "test_conversation_thinking_e2e.py",
     "test_conversations_e2e.py",
 )
+# Modules outside tests/e2e whose time is mostly waiting (slow servers, timeouts, a browser,
+# CLI processes), by a full run's wall time less its CPU time, most first (one moved, below).
+# Each goes after the e2e module WAITING_AFTER places ahead of it: the CPU is busy with gateways
+# the whole run, and a worker that waits there costs nothing; left to the end, they held the
+# suite ~2 minutes with half the CPU idle.
+WAITING = (
+    "tests/runner/test_run_cli.py",
+    "tests/assertions/test_trajectory_hostile.py",
+    "tests/runner/test_conversation_turns_cli.py",
+    "tests/gateway/test_chat.py",
+    # after the e2e modules that wait themselves (Tool Search's late sub-agents, the examples'
+    # failing provider): three workers waiting at once left the CPU idle for a minute
+    "tests/security/test_slow_servers.py",
+    "tests/runner/test_invocation_failures.py",
+    "tests/regression/test_repeats_cli.py",
+    "tests/reports/test_html_browser.py",
+    "tests/authoring/test_docs_command.py",
+    "tests/assertions/test_semantic.py",
+    "tests/support/test_scripted_provider.py",
+    "tests/judge/test_client.py",
+)
+WAITING_AFTER = 2
 
 
 def _length_rank(name: str) -> int:

@@ -88,7 +88,7 @@ scenarios:
       - {type: tool_not_permitted, allowed_tools: [read, write]}
       - {type: tool_not_invoked, tool: exec}
   - name: late-sub-agents
-    timeout: 60
+    timeout: 30
     when: {invoke: "Spawn two reviews [script:ts-late]"}
     then:
       - {type: tool_was_called, tool: sessions_spawn}

@@ -48,6 +48,19 @@ def _argv(target: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "clawspec", "run", str(target), "--no-color", *args]
 
 
+def _run_from_skills(work: Path, launcher: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`clawspec run ../tidy.clawspec.yaml ARGS…` from the workspace's `skills/` folder."""
+    return subprocess.run(
+        _argv(Path("../tidy.clawspec.yaml"), *args),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=_env(launcher),
+        cwd=work / "skills",
+    )
+
+
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("variant-contracts") / "variants"
@@ -65,15 +78,7 @@ def provider(work: Path, isolated_netns: None) -> Any:
 def cli_run(openclaw_launcher: str, work: Path, provider: ScriptedProvider) -> dict[str, Any]:
     # From a sub-folder, as a user in `skills/` runs it: the workspace's clawspec.yaml is found
     # and its report folder (work/reports) is used; the last test checks where the logs went.
-    proc = subprocess.run(
-        _argv(Path("../tidy.clawspec.yaml"), "--junit", "../reports/junit.xml"),
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=_env(openclaw_launcher),
-        cwd=work / "skills",
-    )
+    proc = _run_from_skills(work, openclaw_launcher, "--junit", "../reports/junit.xml")
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {
         "proc": proc,
@@ -336,20 +341,9 @@ def test_runs_from_a_sub_folder_keep_each_gateway_log_under_the_report_folder(
     # writes its JSON report elsewhere and keeps the log of its one gateway.
     elsewhere = work.parent / "elsewhere"
     elsewhere.mkdir()
-    proc = subprocess.run(
-        _argv(
-            Path("../tidy.clawspec.yaml"),
-            "--variant",
-            "model-a",
-            "--report-json",
-            "../../elsewhere/report.json",
-        ),
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=_env(openclaw_launcher),
-        cwd=work / "skills",
+    only_a = ("--variant", "model-a")
+    proc = _run_from_skills(
+        work, openclaw_launcher, *only_a, "--report-json", "../../elsewhere/report.json"
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     first, second = _printed_logs(cli_run["proc"].stdout), _printed_logs(proc.stdout)

@@ -40,7 +40,8 @@ script's marker message (the current turn's own message is left out), latest fir
 message matches. Each turn may name its own script: the script is the one named by the *latest*
 user message carrying a marker, skipping what OpenClaw routes into the session from elsewhere (a
 sub-agent's completion announce quotes the child's task, marker included, inside
-``[Inter-session message]`` / internal-context blocks: those never switch scripts).
+``[Inter-session message]`` / internal-context blocks, or as a message queued into the parent's
+running turn: a marker the conversation itself handed to a sub-agent never switches scripts).
 
 Which step? The gateway appends an internal *user* message after every tool result, so counting
 user messages loops forever. We count the assistant messages that made tool calls after the
@@ -115,7 +116,12 @@ ROUTED = ("[Inter-session message]", "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>")
 
 
 def marker_message(messages: list[dict[str, Any]]) -> tuple[int, str] | None:
-    """(index, script name) of the latest user message carrying a marker, routed ones skipped."""
+    """(index, script name) of the latest user message carrying a marker, routed ones skipped.
+
+    Routed: OpenClaw's blocks (ROUTED), and a message naming a script this conversation itself
+    handed to a sub-agent (in an earlier tool call's arguments): a child's completion reaching
+    the parent while its run is still going is queued into that run in another form, quoting
+    the child's task, and is no turn of the parent's."""
     for i in range(len(messages) - 1, -1, -1):
         msg = messages[i]
         if msg.get("role") != "user":
@@ -124,9 +130,19 @@ def marker_message(messages: list[dict[str, Any]]) -> tuple[int, str] | None:
         if any(mark in text for mark in ROUTED):
             continue
         found = MARKER.search(text)
-        if found:
+        if found and found.group(1) not in _handed_on(messages[:i]):
             return i, found.group(1)
     return None
+
+
+def _handed_on(messages: list[dict[str, Any]]) -> set[str]:
+    """The scripts named in the arguments of the tool calls these messages made (a spawn's task)."""
+    named: set[str] = set()
+    for msg in messages:
+        for call in msg.get("tool_calls") or () if msg.get("role") == "assistant" else ():
+            arguments = str((call.get("function") or {}).get("arguments") or "")
+            named.update(MARKER.findall(arguments))
+    return named
 
 
 def choose_step(messages: list[dict[str, Any]]) -> tuple[str | None, int, str]:

@@ -290,6 +290,29 @@ def test_a_marker_routed_in_from_a_sub_agent_does_not_switch_scripts(
     assert conversation.chat_requests()[-1].script == "intro"
 
 
+def test_a_sub_agents_task_queued_into_the_parents_running_turn_does_not_switch_scripts(
+    conversation: ScriptedProvider,
+) -> None:
+    """A child that ends while its parent's run is still going reaches that run as a queued user
+    message quoting its task: the parent's script goes on at its next step."""
+    spawn = {
+        "id": "c0",
+        "type": "function",
+        "function": {"name": "sessions_spawn", "arguments": '{"task": "Kid [script:kid]"}'},
+    }
+    history = [
+        _user("Delegate it [script:two-steps]"),
+        {"role": "assistant", "content": None, "tool_calls": [spawn]},
+        {"role": "tool", "tool_call_id": "c0", "content": "spawned"},
+        _user("Queued: the task Kid [script:kid] is done."),
+    ]
+    assert _text(conversation, history) == "Done."  # two-steps, step 1
+    assert [(r.script, r.step) for r in conversation.chat_requests()] == [("two-steps", 1)]
+    # A turn of its own naming a script nobody handed on still switches.
+    again = [*history, _assistant("Done."), _user("Hello [script:intro]")]
+    assert _text(conversation, again) == "Nice to meet you."
+
+
 def test_a_runs_script_gives_each_run_its_own_steps() -> None:
     """`{"runs": [...]}`: the n-th run (its own marker message) follows the n-th script, cycling;
     a run's later requests (same marker message) stay on its script."""
