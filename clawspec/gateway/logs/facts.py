@@ -20,6 +20,7 @@ _RUN_DONE = re.compile(r"embedded run done: runId=(\S+)")
 # `[agent] run … ended`; a run OpenClaw timed out or aborted writes no `embedded run done`,
 # and its `run cleanup` line ends it.
 _ENDED = re.compile(r"\[agent\] run (\S+) ended|run cleanup: runId=(\S+)")
+_ENDED_PREFIXES = ("[agent] run ", "run cleanup: ")  # a cheap test before the regex
 _TOOL_START = re.compile(r"embedded run tool start: runId=(\S+) tool=(\S+)(?: toolCallId=(\S+))?")
 _TOOL_END = re.compile(r"embedded run tool end: runId=(\S+) tool=\S+ toolCallId=(\S+)")
 _SESSION_PAIR = re.compile(r"sessionId=([\w-]+) sessionKey=(\S+)")
@@ -125,7 +126,7 @@ def _json_facts(data: dict[str, Any], trace: str | None, span: str | None) -> tu
             facts.append(ToolEnd(m.group(1), m.group(2), _str(data.get("time"))))
         elif m := _RUN_DONE.match(message):
             facts.append(RunDone(m.group(1)))
-    elif m := _ENDED.match(message):
+    elif message.startswith(_ENDED_PREFIXES) and (m := _ENDED.match(message)):
         facts.append(AgentEnded(m.group(1) or m.group(2)))
     m = _SESSION_PAIR.search(message) if "sessionKey=" in message else None
     if m and m.group(1) != "unknown":
