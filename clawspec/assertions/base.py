@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from clawspec.evidence.context import EvalContext, RunInfo, Verdict
-from clawspec.inputs.numbers import refuse_boolean_number
+from clawspec.inputs.numbers import refuse_booleans_in
 from clawspec.inputs.paths import PathEscapeError
 from clawspec.status import Status
 
@@ -44,7 +44,7 @@ class Assertion(BaseModel):
 
     # Every numeric field name of the assertion types (tests/test_registry.py checks the list
     # is whole): not "*", which would also wrap `type`, the union's discriminator.
-    @field_validator(
+    _no_boolean_number = refuse_booleans_in(
         "expected_status",
         "max",
         "max_cost_usd",
@@ -59,12 +59,7 @@ class Assertion(BaseModel):
         "pass_threshold",
         "rouge_threshold",
         "timeout",
-        mode="before",
-        check_fields=False,
     )
-    @classmethod
-    def _no_boolean_number(cls, value: Any, info: ValidationInfo) -> Any:
-        return refuse_boolean_number(cls, info.field_name, value)
 
     @model_validator(mode="after")
     def _one_of(self) -> Assertion:

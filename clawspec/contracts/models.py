@@ -8,14 +8,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from clawspec.assertions import ByType
 from clawspec.assertions.base import Assertion
-from clawspec.inputs.numbers import refuse_boolean_number
+from clawspec.inputs.numbers import refuse_booleans_in
 
 # Each item validated by its type's model, built when first used (assertions/registry.py).
 AnyAssertion = Annotated[Assertion, ByType()]
@@ -24,12 +23,7 @@ AnyAssertion = Annotated[Assertion, ByType()]
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 
-    @field_validator(
-        "timeout", "poll_interval", "repeat", "min_pass_rate", mode="before", check_fields=False
-    )
-    @classmethod
-    def _no_boolean_number(cls, value: Any, info: ValidationInfo) -> Any:
-        return refuse_boolean_number(cls, info.field_name, value)
+    _no_boolean_number = refuse_booleans_in("timeout", "poll_interval", "repeat", "min_pass_rate")
 
 
 class Target(_Strict):

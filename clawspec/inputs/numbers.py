@@ -2,7 +2,7 @@
 
 pydantic's lax mode reads `true` as 1, and YAML reads `true`, `yes` and `on` as booleans, so
 `max_repeats: yes` would quietly mean 1. The models of contracts and assertions refuse a boolean
-where a field wants a number (`refuse_boolean_number`, a before-validator of their numeric
+where a field wants a number (`refuse_booleans_in`, a before-validator of their numeric
 fields); a quoted number ("2") is still read as the number.
 """
 
@@ -13,8 +13,18 @@ import types
 import typing
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
+
+
+def refuse_booleans_in(*fields: str) -> Any:
+    """A before-validator, for the model it is assigned in, refusing a boolean in `fields` (the
+    numeric ones among them; the rest pass, so one list serves every model of a family)."""
+
+    def check(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+        return refuse_boolean_number(cls, info.field_name, value)
+
+    return field_validator(*fields, mode="before", check_fields=False)(check)
 
 
 def refuse_boolean_number(model: type[BaseModel], field: str | None, value: Any) -> Any:
