@@ -476,11 +476,11 @@ class GatewayProcess:
 
     def _wait_ready(self, base_url: str, command: list[str]) -> None:
         assert self._proc is not None
-        import requests
+        from clawspec.net import sessions
 
         deadline = time.monotonic() + self.options.ready_timeout_s
         last = "no answer"
-        session = requests.Session()
+        session = sessions.session()
         while True:
             code = self._proc.poll()
             if code is not None:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import requests
 
 from clawspec.errors import GatewayError
+from clawspec.net import sessions
 from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, call_within
 from clawspec.net.deadline import request as request_within
 from clawspec.net.failures import closed_before_answer, transport_reason
@@ -136,7 +137,7 @@ class HooksClient:
     ) -> None:
         self.url = base_url.rstrip("/") + "/" + hooks_path.strip("/") + "/agent"
         self._token = token
-        self._http = session or requests.Session()
+        self._http = session or sessions.session()
         self._on_warning = on_warning or (lambda message: None)
         self._session_keys_refused = False
         self._lock = threading.Lock()
@@ -293,7 +294,7 @@ class WebhookClient:
     ) -> None:
         self.url = base_url.rstrip("/") + "/" + endpoint.lstrip("/")
         self._token = token
-        self._http = session or requests.Session()
+        self._http = session or sessions.session()
 
     def invoke(self, request: InvokeRequest) -> InvokeResult:
         invoke = request.invoke.strip()

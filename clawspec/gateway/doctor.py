@@ -296,12 +296,11 @@ def _target_chat(
 
 
 def _chat_endpoint(report: Diagnosis, label: str, url: str, token: str, source: str) -> None:
-    import requests
-
     from clawspec.gateway.chat import TOKEN_VARIABLES, ChatError, preflight
+    from clawspec.net import sessions
 
     try:
-        with requests.Session() as http:
+        with sessions.session() as http:
             preflight(http, url, token)
     except ChatError as exc:
         text = str(exc).replace(TOKEN_VARIABLES, source)

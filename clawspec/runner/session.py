@@ -23,6 +23,7 @@ from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, Noted, is_bug
 from clawspec.errors import GatewayError
 from clawspec.gateway.client import require_reachable
 from clawspec.gateway.timezone import gateway_timezone
+from clawspec.net import sessions
 from clawspec.reports.publish import publish, report_json_path
 from clawspec.runner.budget import Budget, limits_for
 from clawspec.runner.finish import RunResult, finish
@@ -230,11 +231,7 @@ def _this_part(
 def _http_session(workers: int) -> requests.Session:
     """One pooled connection per worker (requests keeps 10 by default; more would be opened
     and thrown away for every hook request at higher concurrency)."""
-    http = requests.Session()
-    pool = max(10, workers)
-    http.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
-    http.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=pool))
-    return http
+    return sessions.session(pool=max(10, workers))
 
 
 def _finish_broken(

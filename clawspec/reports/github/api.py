@@ -20,6 +20,7 @@ from typing import Any
 import requests
 
 from clawspec.net import deadline as net
+from clawspec.net import sessions
 from clawspec.text import one_line
 
 PER_PAGE = 100  # the most items GitHub lists per page
@@ -50,7 +51,7 @@ class GitHubApi:
     ) -> None:
         self.api_url = api_url.rstrip("/")
         self._token = token
-        self._http = http or requests.Session()
+        self._http = http or sessions.session()
         self._sleep = sleep
         self._backoff_s = backoff_s
 

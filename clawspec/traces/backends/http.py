@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 
 from clawspec.net import deadline as net
+from clawspec.net import sessions
 from clawspec.text import fmt_number, one_line
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable
@@ -46,9 +47,10 @@ class HttpApi:
         self.host = host_of(base_url)
         self.auth_hint = auth_hint
         self.timeout_s = TIMEOUT_S
-        self.session = requests.Session()
+        self.session = sessions.session()
         self.session.headers.update(headers or {})
-        self.session.auth = auth
+        if auth is not None:  # else the session's own (a netrc login never replaces a key)
+            self.session.auth = auth
 
     def unavailable(self, cause: str) -> TraceUnavailable:
         """Return the outage error for `cause`."""

@@ -35,6 +35,7 @@ import requests
 
 from clawspec.config.settings import Settings
 from clawspec.net import deadline as net
+from clawspec.net import sessions
 from clawspec.traces.backends.base import TraceQuery
 from clawspec.traces.model import Span, Trace, TraceUnavailable
 from clawspec.traces.normalize import make_span
@@ -56,7 +57,7 @@ class _HttpSource:
     def __init__(self, url: str, timeout_s: float = 5.0) -> None:
         self.url = url
         self.timeout_s = timeout_s
-        self._session = requests.Session()
+        self._session = sessions.session()
 
     def find(self, keys: Iterable[str], window: tuple[int, int] | None = None) -> TraceMatch:
         params: list[tuple[str, str | int]] = [("key", key) for key in keys]

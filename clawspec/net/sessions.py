@@ -1,0 +1,82 @@
+"""The HTTP sessions ClawSpec sends its requests with.
+
+A plain `requests.Session` consults the environment on every request:
+
+- `~/.netrc` (or `$NETRC`): its entry for the host, or its `default` entry, *replaces* any
+  `Authorization` header the caller set. ClawSpec always sends credentials of its own (the
+  gateway's hooks token, a trace backend's key, the GitHub token), so one `default` line in a
+  user's netrc turned each of them into that Basic login, and the gateway answered 401;
+- the proxy variables (`HTTP_PROXY`, `NO_PROXY`, ...) and the CA bundle (`REQUESTS_CA_BUNDLE`,
+  `CURL_CA_BUNDLE`): finding the proxy walks the whole environment, several times a request
+  (on a CI runner, a hundred variables and more).
+
+`session()` makes one that uses netrc only for a request without an `Authorization` header of
+its own, and reads the proxy and CA settings once per origin (scheme, host and port): a
+session lives as long as the run or the call that made it, and the environment does not
+change under it. What the environment says is honoured as `requests` honours it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.auth import AuthBase, HTTPBasicAuth
+from requests.utils import get_netrc_auth
+
+
+class _NetrcUnlessAuthorized(AuthBase):
+    """The session's own auth: the netrc login for a request that states no credentials."""
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        if "Authorization" in request.headers or request.url is None:
+            return request
+        login = get_netrc_auth(request.url)
+        return HTTPBasicAuth(*login)(request) if login else request
+
+
+class Session(requests.Session):
+    """A `requests.Session` (see the module's docstring for what differs)."""
+
+    def __init__(self, pool: int | None = None) -> None:
+        super().__init__()
+        # A session-wide auth: `requests` then never looks netrc up itself (it does only for
+        # a request that has no auth, when the session has none either).
+        self.auth = _NetrcUnlessAuthorized()
+        if pool is not None:
+            for scheme in ("http://", "https://"):
+                self.mount(scheme, requests.adapters.HTTPAdapter(pool_maxsize=pool))
+        self._settings: dict[tuple[str, ...], dict[str, Any]] = {}
+
+    def merge_environment_settings(
+        self,
+        url: str,
+        proxies: Any,
+        stream: Any,
+        verify: Any,
+        cert: Any,
+    ) -> dict[str, Any]:
+        parts = urlsplit(url)
+        key = (
+            parts.scheme,
+            parts.netloc,
+            repr(sorted((proxies or {}).items())),
+            repr(stream),
+            repr(verify),
+            repr(cert),
+        )
+        settings = self._settings.get(key)
+        if settings is None:
+            origin = f"{parts.scheme}://{parts.netloc}/"
+            settings = super().merge_environment_settings(
+                origin, dict(proxies or {}), stream, verify, cert
+            )
+            self._settings[key] = settings
+        # Each request gets its own copy: `requests` may add to the proxies it is given.
+        return {**settings, "proxies": dict(settings["proxies"] or {})}
+
+
+def session(pool: int | None = None) -> Session:
+    """A session for ClawSpec's requests; `pool`: connections kept per host (requests' 10)."""
+    return Session(pool)
