@@ -199,9 +199,12 @@ def _model_key(
 def _target(report: Diagnosis, settings: Settings) -> None:
     import requests
 
+    from clawspec.net import sessions
+
     url = settings.gateway_base_url.rstrip("/")
     try:
-        answer = requests.get(f"{url}/readyz", timeout=3)
+        with sessions.session() as http:
+            answer = http.get(f"{url}/readyz", timeout=3)
         ready = answer.ok and (answer.json() or {}).get("ready") is True
     except (requests.RequestException, ValueError, AttributeError) as exc:
         report.missing(

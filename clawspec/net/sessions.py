@@ -13,11 +13,16 @@ A plain `requests.Session` consults the environment on every request:
 `session()` makes one that uses netrc only for a request without an `Authorization` header of
 its own, and reads the proxy and CA settings once per origin (scheme, host and port): a
 session lives as long as the run or the call that made it, and the environment does not
-change under it. What the environment says is honoured as `requests` honours it.
+change under it. What the environment says is honoured as `requests` honours it, but for one
+thing: a loopback address (127.0.0.0/8, ::1, localhost) is never sent through a proxy. A
+proxy cannot reach this machine's loopback (its own is another), and a gateway ClawSpec starts
+always listens there: with `http_proxy` set and no `NO_PROXY` for it, as on many company
+machines and self-hosted runners, every call to it failed at the proxy.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -69,12 +74,24 @@ class Session(requests.Session):
         settings = self._settings.get(key)
         if settings is None:
             origin = f"{parts.scheme}://{parts.netloc}/"
-            settings = super().merge_environment_settings(
-                origin, dict(proxies or {}), stream, verify, cert
-            )
+            given = dict(proxies or {})
+            if _loopback(parts.hostname):
+                given.setdefault("no_proxy", parts.hostname or "")
+            settings = super().merge_environment_settings(origin, given, stream, verify, cert)
             self._settings[key] = settings
         # Each request gets its own copy: `requests` may add to the proxies it is given.
         return {**settings, "proxies": dict(settings["proxies"] or {})}
+
+
+def _loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def session(pool: int | None = None) -> Session:

@@ -111,24 +111,46 @@ def test_a_trace_backend_key_in_a_header_is_kept_and_a_login_pair_is_used() -> N
     assert seen[1][1] == "Basic cGstMTpzay0x"  # pk-1:sk-1, not the netrc login
 
 
+def _proxy_environment(monkeypatch: pytest.MonkeyPatch, proxy: str) -> None:
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("http_proxy", proxy)
+
+
+# A host that never resolves (RFC 6761): only the proxy on 127.0.0.1 is ever connected to.
+REMOTE = "http://gateway.invalid:18789"
+
+
 def test_the_environment_proxy_is_used_and_read_once_per_origin(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    with recording() as (target, direct), recording() as (proxy, proxied):
-        monkeypatch.setenv("HTTP_PROXY", proxy)
-        monkeypatch.setenv("http_proxy", proxy)
+    with recording() as (proxy, proxied), recording() as (later_proxy, later):
+        _proxy_environment(monkeypatch, proxy)
         http = sessions.session()
-        http.get(f"{target}/first", timeout=5).raise_for_status()
+        http.get(f"{REMOTE}/first", timeout=5).raise_for_status()
         # The environment changes under the session: its origin's settings were read once.
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        monkeypatch.setenv("no_proxy", "127.0.0.1")
-        http.get(f"{target}/second", timeout=5).raise_for_status()
-        # A new session reads the environment as it is now: NO_PROXY sends it direct.
-        sessions.session().get(f"{target}/third", timeout=5).raise_for_status()
+        monkeypatch.setenv("HTTP_PROXY", later_proxy)
+        monkeypatch.setenv("http_proxy", later_proxy)
+        http.get(f"{REMOTE}/second", timeout=5).raise_for_status()
+        # A new session reads the environment as it is now.
+        sessions.session().get(f"{REMOTE}/third", timeout=5).raise_for_status()
     assert [line for line, _ in proxied] == [
-        f"GET {target}/first HTTP/1.1",
-        f"GET {target}/second HTTP/1.1",
+        f"GET {REMOTE}/first HTTP/1.1",
+        f"GET {REMOTE}/second HTTP/1.1",
     ]
-    assert [line for line, _ in direct] == ["GET /third HTTP/1.1"]
+    assert [line for line, _ in later] == [f"GET {REMOTE}/third HTTP/1.1"]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_loopback_gateway_is_never_sent_through_the_environment_proxy(
+    host: str, workspace: Path, write_contract: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    write_contract(CONTRACT)
+    with recording() as (proxy, proxied), serving_cli(TOKEN, workspace, monkeypatch) as hooks:
+        _proxy_environment(monkeypatch, proxy)
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", hooks.base_url.replace("127.0.0.1", host))
+        assert main(["run", "."]) == 0
+        _assert_only_bearer(hooks)
+    assert proxied == []
