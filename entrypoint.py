@@ -391,4 +391,7 @@ def _run_action(
 
 
 if __name__ == "__main__":
+    from clawspec.cli import tolerant_terminal
+
+    tolerant_terminal()
     raise SystemExit(main())
