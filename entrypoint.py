@@ -391,7 +391,7 @@ def _run_action(
 
 
 if __name__ == "__main__":
-    from clawspec.cli import tolerant_terminal
+    from clawspec import console
 
-    tolerant_terminal()
+    console.prepare()
     raise SystemExit(main())

@@ -145,23 +145,11 @@ def github_error(line: str) -> None:
 
 def entry() -> NoReturn:
     """The `clawspec` command (console script, `python -m clawspec`): `main`, then a quick exit."""
+    from clawspec import console
     from clawspec.speed.process_exit import leave
 
-    tolerant_terminal()
+    console.prepare()
     leave(main())
-
-
-def tolerant_terminal() -> None:
-    """Show what the terminal's encoding cannot as `?`, instead of failing on it.
-
-    Python writes stdout in the locale's encoding and raises on a character it lacks; an agent
-    on a latin-1 or ASCII locale (an old Jenkins node, `PYTHONIOENCODING=ascii`) would turn a
-    scenario named `café` or any `→` in a message into an internal error. Reports are files
-    written in UTF-8 and are not affected; stderr already escapes what it cannot show.
-    """
-    reconfigure = getattr(sys.stdout, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(errors="replace")
 
 
 if __name__ == "__main__":
