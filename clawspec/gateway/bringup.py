@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -46,6 +47,28 @@ _QUIET_ENV = {
     name: "1"
     for name in ("CI", "OPENCLAW_NO_AUTO_UPDATE", "OPENCLAW_DISABLE_BONJOUR", "DO_NOT_TRACK")
 }
+
+
+# What a gateway ClawSpec starts reaches on this machine: the model traffic proxy, a local model
+# provider (its baseUrl on 127.0.0.1 or localhost).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def loopback_unproxied(env: dict[str, str]) -> dict[str, str]:
+    """`no_proxy` and `NO_PROXY` for the gateway: the environment's own entries (OpenClaw reads
+    `no_proxy` first, as undici does) and the loopback names.
+
+    OpenClaw sends its model calls through `http_proxy` / `https_proxy` when they are set, to
+    a provider on loopback too unless NO_PROXY names it; and a proxy cannot reach this
+    machine's loopback (its own is another). With a proxy in the environment and no NO_PROXY
+    for loopback, as on many company machines and self-hosted runners, every model call of a
+    brought-up gateway to ClawSpec's traffic proxy or a local provider failed.
+    """
+    given = env.get("no_proxy", env.get("NO_PROXY", ""))
+    entries = [entry for entry in re.split(r"[,\s]+", given) if entry]
+    entries += [name for name in LOOPBACK_NAMES if name not in entries]
+    combined = ",".join(entries)
+    return {"no_proxy": combined, "NO_PROXY": combined}
 
 
 @dataclass(frozen=True)
@@ -419,6 +442,7 @@ class GatewayProcess:
             "CLAWSPEC_PLUGIN_OUTPUT": str(plugin_output),
             **(opts.env or {}),
         }
+        env.update(loopback_unproxied(env))
         self._output_path = state_dir / "gateway.out"
         with self._output_path.open("wb") as out:
             try:

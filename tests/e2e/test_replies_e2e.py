@@ -5,7 +5,10 @@ remarks beside a `write` call and then answers with a text holding a secret (the
 variable named in `secret_env`). The reply comes from OpenClaw's run record in the brought-up
 gateway's state folder: `answers` passes reply_contains / reply_matches (and the remark is not
 the reply), `no-apology` fails reply_not_contains. The JSON report and the terminal show the
-verdicts with the secret masked. Runs inside the loopback-only namespace.
+verdicts with the secret masked. Runs inside the loopback-only namespace, with a proxy in the
+environment as on many company machines (`http_proxy`, nothing answering there): neither
+ClawSpec's calls to the gateway nor the gateway's model calls to the provider on loopback go
+through it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from tests.support.scripted_provider import ScriptedProvider, load_scripts
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "replies"
 PROVIDER_PORT = 18095  # the port contracts/replies/openclaw.json names
 SECRET = "svc-token-7f3a9c1e5d2b"  # in the scripted reply: REPLY_SVC_TOKEN's value
+PROXY = "http://127.0.0.1:9"  # a company proxy that could not reach this machine's loopback
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +38,10 @@ def reply_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) 
     with ScriptedProvider(load_scripts(work / "provider-scripts.json"), port=PROVIDER_PORT):
         # A secret of the user's, named for masking (secret_env) as the guide says.
         secret = {"REPLY_SVC_TOKEN": SECRET, "CLAWSPEC_SECRET_ENV": "REPLY_SVC_TOKEN"}
-        proc = run_clawspec(work, openclaw_launcher, extra_env=secret)
+        proxy = {name: PROXY for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY")}
+        proc = run_clawspec(
+            work, openclaw_launcher, extra_env={**secret, **proxy}, unset=("no_proxy", "NO_PROXY")
+        )
     report_path = work / "reports" / "clawspec-report.json"
     assert report_path.is_file(), proc.stdout + proc.stderr
     text = report_path.read_text("utf-8")

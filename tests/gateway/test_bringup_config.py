@@ -20,7 +20,8 @@ import json, os
 from http.server import BaseHTTPRequestHandler, HTTPServer
 cfg = json.load(open(os.environ["OPENCLAW_CONFIG_PATH"]))
 keys = ["HOME", "OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "CI", "OPENCLAW_NO_AUTO_UPDATE",
-        "OPENCLAW_DISABLE_BONJOUR", "DO_NOT_TRACK", "CLAWSPEC_PLUGIN_OUTPUT", "EXTRA_VAR"]
+        "OPENCLAW_DISABLE_BONJOUR", "DO_NOT_TRACK", "CLAWSPEC_PLUGIN_OUTPUT", "EXTRA_VAR",
+        "no_proxy", "NO_PROXY"]
 json.dump({k: os.environ.get(k) for k in keys}, open("env.json", "w"))
 class H(BaseHTTPRequestHandler):
     def do_GET(self):
@@ -44,7 +45,9 @@ USER_CONFIG = """// the user's own openclaw.json (JSON5)
 """
 
 
-def test_bring_up_with_user_config(tmp_path: Path) -> None:
+def test_bring_up_with_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
     user = tmp_path / "openclaw.json"
     user.write_text(USER_CONFIG, encoding="utf-8")
     opts = BringUpOptions(
@@ -105,7 +108,32 @@ def test_bring_up_with_user_config(tmp_path: Path) -> None:
         "DO_NOT_TRACK": "1",
         "CLAWSPEC_PLUGIN_OUTPUT": str(running.plugin_output_path),
         "EXTRA_VAR": "x",
+        "no_proxy": "127.0.0.1,localhost,::1",
+        "NO_PROXY": "127.0.0.1,localhost,::1",
     }
+
+
+def test_a_proxy_in_the_environment_never_takes_the_gateways_loopback_traffic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A company proxy (here one nothing answers for) and the user's own NO_PROXY entries: the
+    readiness probes reach the gateway directly, and the gateway is told to leave loopback
+    unproxied (its model calls to the traffic proxy or a local provider), the user's entries
+    kept."""
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    monkeypatch.setenv("no_proxy", "corp.example .internal")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    opts = BringUpOptions(
+        command=[sys.executable, "-c", READY_SERVER],
+        state_dir=tmp_path / "st",
+        ready_timeout_s=15,
+        stop_grace_s=2,
+    )
+    with GatewayProcess(opts) as running:
+        env = json.loads((running.state_dir / "env.json").read_text())
+    expected = "corp.example,.internal,127.0.0.1,localhost,::1"
+    assert (env["no_proxy"], env["NO_PROXY"]) == (expected, expected)
 
 
 def test_default_workspace_and_plugin_allow(tmp_path: Path) -> None:
