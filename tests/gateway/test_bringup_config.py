@@ -113,6 +113,16 @@ def test_bring_up_with_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     }
 
 
+def _stand_in(state_dir: Path) -> BringUpOptions:
+    """Bring up the stand-in gateway (READY_SERVER) with a state folder of the test's."""
+    return BringUpOptions(
+        command=[sys.executable, "-c", READY_SERVER],
+        state_dir=state_dir,
+        ready_timeout_s=15,
+        stop_grace_s=2,
+    )
+
+
 def test_a_proxy_in_the_environment_never_takes_the_gateways_loopback_traffic(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,26 +134,14 @@ def test_a_proxy_in_the_environment_never_takes_the_gateways_loopback_traffic(
         monkeypatch.setenv(name, "http://127.0.0.1:9")
     monkeypatch.setenv("no_proxy", "corp.example .internal")
     monkeypatch.delenv("NO_PROXY", raising=False)
-    opts = BringUpOptions(
-        command=[sys.executable, "-c", READY_SERVER],
-        state_dir=tmp_path / "st",
-        ready_timeout_s=15,
-        stop_grace_s=2,
-    )
-    with GatewayProcess(opts) as running:
+    with GatewayProcess(_stand_in(tmp_path / "st")) as running:
         env = json.loads((running.state_dir / "env.json").read_text())
     expected = "corp.example,.internal,127.0.0.1,localhost,::1"
     assert (env["no_proxy"], env["NO_PROXY"]) == (expected, expected)
 
 
 def test_default_workspace_and_plugin_allow(tmp_path: Path) -> None:
-    opts = BringUpOptions(
-        command=[sys.executable, "-c", READY_SERVER],
-        state_dir=tmp_path / "st",
-        ready_timeout_s=15,
-        stop_grace_s=2,
-    )
-    with GatewayProcess(opts) as running:
+    with GatewayProcess(_stand_in(tmp_path / "st")) as running:
         config = json.loads((running.state_dir / "openclaw.json").read_text())
     assert running.workspace == tmp_path / "st" / "workspace"
     assert config["agents"]["entries"] == {"main": {"name": "main"}}
