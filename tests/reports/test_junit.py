@@ -32,11 +32,11 @@ def test_junit_has_one_suite_per_contract_and_one_case_per_scenario() -> None:
         "errors": "1",
         "skipped": "1",
     }
-    props = {p.get("name"): p.get("value") for p in first.find("properties") or []}
+    props = {p.get("name"): p.get("value") for p in first.iterfind("properties/property")}
     assert props["run_id"] == "run-0001"
     case = _cases(root)["tool-check"]
     assert case.get("classname") == "skills/newsletter/tests/scenarios"
-    case_props = {p.get("name"): p.get("value") for p in case.find("properties") or []}
+    case_props = {p.get("name"): p.get("value") for p in case.iterfind("properties/property")}
     assert case_props["target"] == "skills/newsletter"
     assert case.get("file") == CONTRACT
     assert case.get("line") == "17"
@@ -69,7 +69,7 @@ def test_junit_warned_scenario_passes_with_the_warning_in_system_out() -> None:
 
 def test_junit_testcase_properties_carry_run_id_and_trace_url() -> None:
     case = _cases(ET.fromstring(render_junit(mixed_report())))["smoke"]
-    props = {p.get("name"): p.get("value") for p in case.find("properties") or []}
+    props = {p.get("name"): p.get("value") for p in case.iterfind("properties/property")}
     assert props["run_id"] == "run-smoke"
     assert props["gateway_run_id"] == "gw-smoke"
     assert props["trace_url"] == "http://127.0.0.1:6006/trace/t-1"
