@@ -8,6 +8,7 @@ so a run outside a git checkout simply has less information, never an error.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,6 +21,11 @@ class Git:
     def __init__(self, cwd: Path | None = None, timeout_s: float = TIMEOUT_S) -> None:
         self.cwd = cwd or Path.cwd()
         self.timeout_s = timeout_s
+
+    @staticmethod
+    def installed() -> bool:
+        """Whether a `git` command is on PATH (without it every question has no answer)."""
+        return shutil.which("git") is not None
 
     def _run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str] | None:
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}

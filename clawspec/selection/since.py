@@ -10,7 +10,8 @@ A ref is taken from its merge-base with HEAD (the ref itself when it is an ances
 commit usually is), so a branch that moved on does not count its own changes as this one's.
 
 A ref that cannot be resolved (a shallow clone without the history, an unknown name, no git
-checkout) is no error: every scenario runs and `Unresolved.reason` says why and what fixes it.
+checkout, no git installed) is no error: every scenario runs and `Unresolved.reason` says why
+and what fixes it.
 Listing the changes of a resolved commit is the one git failure that stops the run
 (`ChangeListError`, exit 2): it should not happen, and running everything would hide it.
 """
@@ -62,6 +63,9 @@ class Unresolved:
 def resolve_since(ref: str, context: CIContext, git: Git) -> Since | Unresolved:
     """Turn `changed_since` into the commit to count changes from (see the module's docstring)."""
     ref = ref.strip()
+    if not git.installed():
+        why = f"--changed-since {ref}: git is not installed (not on PATH); every scenario runs"
+        return Unresolved(ref, why, True)
     if git.head() is None:
         why = f"--changed-since {ref}: {git.cwd} is not in a git checkout; every scenario runs"
         return Unresolved(ref, why, True)

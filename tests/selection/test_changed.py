@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -217,6 +218,19 @@ def test_outside_a_git_checkout_everything_runs_with_a_warning(
     assert selected.info is None
     assert selected.warnings == [
         f"--changed-since HEAD: {root.resolve()} is not in a git checkout; every scenario runs"
+    ]
+
+
+def test_without_git_installed_everything_runs_with_a_warning_that_says_so(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # a checkout, and no git command to read it
+    selected = select(suite, "HEAD")
+    assert len(selected.ids) > 1 and selected.info is None
+    assert selected.warnings == [
+        "--changed-since HEAD: git is not installed (not on PATH); every scenario runs"
     ]
 
 
