@@ -10,11 +10,12 @@ A plain `requests.Session` consults the environment on every request:
   `CURL_CA_BUNDLE`): finding the proxy walks the whole environment, several times a request
   (on a CI runner, a hundred variables and more).
 
-`session()` makes one that uses netrc only for a request without an `Authorization` header of
-its own, and reads the proxy and CA settings once per origin (scheme, host and port): a
-session lives as long as the run or the call that made it, and the environment does not
-change under it. What the environment says is honoured as `requests` honours it, but for one
-thing: a loopback address (127.0.0.0/8, ::1, localhost) is never sent through a proxy. A
+`session()` makes one that never sends a netrc login (ClawSpec's requests carry the credentials
+its settings name, or none: a `default` entry's password has no business going to a gateway's
+health check in clear text, nor into a message a server echoes back unmasked), and reads the
+proxy and CA settings once per origin (scheme, host and port): a session lives as long as the
+run or the call that made it, and the environment does not change under it. What the
+environment says is honoured as `requests` honours it, but for one thing: a loopback address (127.0.0.0/8, ::1, localhost) is never sent through a proxy. A
 proxy cannot reach this machine's loopback (its own is another), and a gateway ClawSpec starts
 always listens there: with `http_proxy` set and no `NO_PROXY` for it, as on many company
 machines and self-hosted runners, every call to it failed at the proxy.
@@ -27,18 +28,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from requests.auth import AuthBase, HTTPBasicAuth
-from requests.utils import get_netrc_auth
+from requests.auth import AuthBase
 
 
-class _NetrcUnlessAuthorized(AuthBase):
-    """The session's own auth: the netrc login for a request that states no credentials."""
+class _AsSent(AuthBase):
+    """The session's auth: the request with the credentials its caller gave it, nothing added."""
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        if "Authorization" in request.headers or request.url is None:
-            return request
-        login = get_netrc_auth(request.url)
-        return HTTPBasicAuth(*login)(request) if login else request
+        return request
 
 
 class Session(requests.Session):
@@ -46,9 +43,9 @@ class Session(requests.Session):
 
     def __init__(self, pool: int | None = None) -> None:
         super().__init__()
-        # A session-wide auth: `requests` then never looks netrc up itself (it does only for
-        # a request that has no auth, when the session has none either).
-        self.auth = _NetrcUnlessAuthorized()
+        # A session-wide auth: `requests` looks netrc up only for a request that has no auth
+        # when the session has none either (a caller's own `auth=` still wins over this one).
+        self.auth = _AsSent()
         if pool is not None:
             for scheme in ("http://", "https://"):
                 self.mount(scheme, requests.adapters.HTTPAdapter(pool_maxsize=pool))

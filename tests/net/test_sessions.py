@@ -1,8 +1,8 @@
 """ClawSpec's HTTP sessions (clawspec/net/sessions.py), over real HTTP on 127.0.0.1.
 
-A user's netrc must never replace the credentials ClawSpec sends (a `default` entry applies to
-every host), yet still serves a request that states none; the proxy the environment names is
-used, read once per origin."""
+A user's netrc login is never sent: it must not replace the credentials ClawSpec sends (a
+`default` entry applies to every host), nor go to a host ClawSpec sends none to. The proxy the
+environment names is used, read once per origin, never for a loopback address."""
 
 from __future__ import annotations
 
@@ -91,12 +91,11 @@ def _assert_only_bearer(hooks: HooksServer) -> None:
 
 
 @pytest.mark.usefixtures("netrc")
-def test_netrc_still_serves_a_request_without_credentials_of_its_own() -> None:
+def test_a_netrc_login_is_never_sent_not_even_without_credentials_of_its_own() -> None:
     with recording() as (url, seen), sessions.session() as http:
-        http.get(f"{url}/open", timeout=5).raise_for_status()
+        http.get(f"{url}/health", timeout=5).raise_for_status()
         http.get(f"{url}/keyed", headers={"Authorization": "Bearer own-key"}, timeout=5)
-    assert seen[0][1] is not None and seen[0][1].startswith("Basic ")
-    assert seen[1][1] == "Bearer own-key"
+    assert [authorization for _, authorization in seen] == [None, "Bearer own-key"]
 
 
 @pytest.mark.usefixtures("netrc")
