@@ -15,10 +15,11 @@ its settings name, or none: a `default` entry's password has no business going t
 health check in clear text, nor into a message a server echoes back unmasked), and reads the
 proxy and CA settings once per origin (scheme, host and port): a session lives as long as the
 run or the call that made it, and the environment does not change under it. What the
-environment says is honoured as `requests` honours it, but for one thing: a loopback address (127.0.0.0/8, ::1, localhost) is never sent through a proxy. A
-proxy cannot reach this machine's loopback (its own is another), and a gateway ClawSpec starts
-always listens there: with `http_proxy` set and no `NO_PROXY` for it, as on many company
-machines and self-hosted runners, every call to it failed at the proxy.
+environment says is honoured as `requests` honours it, but for one thing: a loopback address
+(127.0.0.0/8, ::1, localhost) is never sent through a proxy. A proxy cannot reach this
+machine's loopback (its own is another), and a gateway ClawSpec starts always listens there:
+with `http_proxy` set and no `NO_PROXY` for it, as on many company machines and self-hosted
+runners, every call to it failed at the proxy.
 """
 
 from __future__ import annotations
