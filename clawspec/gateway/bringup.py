@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from clawspec.errors import ConfigError, GatewayError
 from clawspec.gateway import json5
 from clawspec.gateway.bootstrap_files import BootstrapGuard
+from clawspec.net import loopback
 from clawspec.secrets import config_credentials
 from clawspec.secrets import register as register_secrets
 from clawspec.text import redact
@@ -49,11 +50,6 @@ _QUIET_ENV = {
 }
 
 
-# What a gateway ClawSpec starts reaches on this machine: the model traffic proxy, a local model
-# provider (its baseUrl on 127.0.0.1 or localhost).
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-
-
 def loopback_unproxied(env: dict[str, str]) -> dict[str, str]:
     """`no_proxy` and `NO_PROXY` for the gateway: the environment's own entries (OpenClaw reads
     `no_proxy` first, as undici does) and the loopback names.
@@ -66,7 +62,7 @@ def loopback_unproxied(env: dict[str, str]) -> dict[str, str]:
     """
     given = env.get("no_proxy", env.get("NO_PROXY", ""))
     entries = [entry for entry in re.split(r"[,\s]+", given) if entry]
-    entries += [name for name in LOOPBACK_NAMES if name not in entries]
+    entries += [name for name in loopback.NAMES if name not in entries]
     combined = ",".join(entries)
     return {"no_proxy": combined, "NO_PROXY": combined}
 

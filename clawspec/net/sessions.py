@@ -24,12 +24,13 @@ runners, every call to it failed at the proxy.
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 from requests.auth import AuthBase
+
+from clawspec.net.loopback import is_loopback
 
 
 class _AsSent(AuthBase):
@@ -73,23 +74,12 @@ class Session(requests.Session):
         if settings is None:
             origin = f"{parts.scheme}://{parts.netloc}/"
             given = dict(proxies or {})
-            if _loopback(parts.hostname):
+            if is_loopback(parts.hostname):
                 given.setdefault("no_proxy", parts.hostname or "")
             settings = super().merge_environment_settings(origin, given, stream, verify, cert)
             self._settings[key] = settings
         # Each request gets its own copy: `requests` may add to the proxies it is given.
         return {**settings, "proxies": dict(settings["proxies"] or {})}
-
-
-def _loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def session(pool: int | None = None) -> Session:

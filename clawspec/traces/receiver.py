@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from clawspec.net import loopback
 from clawspec.text import cut
 from clawspec.traces.otlp_json import MalformedRequest, spans_from_request
 from clawspec.traces.otlp_proto import ProtoError, decode_export_request
@@ -182,7 +183,7 @@ class OtlpReceiver:
     def __init__(
         self, port: int = 0, host: str = "127.0.0.1", *, max_spans: int = MAX_SPANS
     ) -> None:
-        if host not in ("127.0.0.1", "localhost", "::1"):
+        if host not in loopback.NAMES:
             raise ValueError("the receiver only binds to loopback")
         self.host = host
         self.port = port

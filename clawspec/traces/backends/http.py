@@ -49,7 +49,7 @@ class HttpApi:
         self.timeout_s = TIMEOUT_S
         self.session = sessions.session()
         self.session.headers.update(headers or {})
-        if auth is not None:  # else the session's own (a netrc login never replaces a key)
+        if auth is not None:  # else the session's own, which adds no netrc login
             self.session.auth = auth
 
     def unavailable(self, cause: str) -> TraceUnavailable:
