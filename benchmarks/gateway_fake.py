@@ -16,6 +16,9 @@ run (tests/gateway/data/chat/openclaw.log): run id = the completion's id, the se
 
     .venv/bin/python benchmarks/gateway_fake.py --workspace W --log W/logs/openclaw.log \
         --latency 0.2
+
+A `{date}` in the log's file name (`openclaw-{date}.log`) names a dated log as OpenClaw's default
+is: every write goes to the file of the local date at that moment.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import sys
 import threading
 import time
 import uuid
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -166,8 +170,25 @@ class FakeGateway:
         self.runs = 0
         self._lock = threading.Lock()
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # A `{date}` in the log's name: like OpenClaw's default log, each write goes to the
+        # file of the local date at that moment (a run going on at midnight moves on).
+        self._dated = "{date}" in log_path.name
+        self._log = -1
+        if not self._dated:
+            self._log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.server = _Listener(("127.0.0.1", 0), self._handler())
+
+    def _write_log(self, lines: list[str]) -> None:
+        """One append: the lines of a run stay whole."""
+        if not self._dated:
+            os.write(self._log, "".join(lines).encode())
+            return
+        path = self.log_path.with_name(self.log_path.name.replace("{date}", str(date.today())))
+        handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(handle, "".join(lines).encode())
+        finally:
+            os.close(handle)
 
     @property
     def base_url(self) -> str:
@@ -184,7 +205,7 @@ class FakeGateway:
             target.write_text(ARTIFACT, encoding="utf-8")
         run_id = uuid.uuid4().hex
         lines = run_lines(run_id, ["read", "write"], body.get("sessionKey"), body.get("name", ""))
-        os.write(self._log, "".join(lines).encode())  # one append: lines of a run stay whole
+        self._write_log(lines)
         with self._lock:
             self.runs += 1
             if self.timeline:
@@ -200,7 +221,7 @@ class FakeGateway:
         run_id = f"chatcmpl_{uuid.uuid4()}"
         reply = f"You said: {message}"
         lines = chat_lines(run_id, session_key, reply, ["read"])
-        os.write(self._log, "".join(lines).encode())  # one append: lines of a run stay whole
+        self._write_log(lines)
         with self._lock:
             self.runs += 1
             if self.timeline:

@@ -77,20 +77,33 @@ class LogEntry(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
             return self._evaluate_run_scoped(ctx)
-        from clawspec.evidence.log import Interrupted, first_line_matching
+        from clawspec.evidence.log import Interrupted, first_line_matching, log_files
 
-        try:
-            found = first_line_matching(ctx.path(self.path), self.pattern, ctx.stop)
-        except FileNotFoundError:
+        # The gateway's dated log goes on in the next day's file after midnight: those count.
+        files = log_files(ctx, ctx.path(self.path))
+        read, missing = 0, 0
+        for number, file in enumerate(files):
+            shown = f"'{self.path}'"
+            if number:
+                shown = f"'{file}' (the log went on there after '{self.path}')"
+            try:
+                found = first_line_matching(file, self.pattern, ctx.stop)
+            except FileNotFoundError:
+                missing += 1
+                continue
+            except Interrupted as exc:
+                return Verdict.errored(f"log {shown} not searched to its end: {exc}")
+            if found.line is not None:
+                return Verdict.passed(
+                    f"line {found.line} of {shown} matches '{self.pattern}'", found.line
+                )
+            read += found.lines
+        if missing == len(files):
             return Verdict.failed(f"log '{self.path}' not found")
-        except Interrupted as exc:
-            return Verdict.errored(f"log '{self.path}' not searched to its end: {exc}")
-        if found.line is not None:
-            return Verdict.passed(
-                f"line {found.line} of '{self.path}' matches '{self.pattern}'", found.line
-            )
+        later = len(files) - 1
+        also = f" and the {pluralize(later, 'file')} it went on in" if later else ""
         return Verdict.failed(
-            f"no line of '{self.path}' matches '{self.pattern}' ({found.lines:,} lines read)"
+            f"no line of '{self.path}'{also} matches '{self.pattern}' ({read:,} lines read)"
         )
 
     def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
@@ -105,6 +118,8 @@ class LogEntry(Assertion):
         where = "" if scoped.index.start_offset == 0 else " (counted from the run's start)"
         if scoped.index.skipped_bytes:
             where = " (counted from the first line read)"
+        if len(scoped.index.segments) > 1:  # rotated, or gone on in the next day's file
+            where = f" (counted from the run's start, in {len(scoped.index.segments)} files)"
         for number, text in lines:
             if matches(text):
                 return Verdict.passed(

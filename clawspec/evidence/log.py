@@ -24,7 +24,7 @@ from clawspec.gateway.refusals import AnswerReader
 from clawspec.gateway.tool_search import CONTROLS, SPAWN_TOOL
 from clawspec.text import one_line, pluralize, quote_list
 
-__all__ = ["Interrupted", "RunLog", "first_line_matching", "line_matcher"]
+__all__ = ["Interrupted", "RunLog", "first_line_matching", "line_matcher", "log_files"]
 
 
 class RunLog:
@@ -175,6 +175,7 @@ class RunLog:
                 tail_bytes=None if is_active else tail,
                 # The plugin's answers tell a refused call from a real one (gateway.refusals).
                 answers=AnswerReader(plugin, ctx.evidence.plugin_offset) if plugin else None,
+                later=ctx.evidence.logs_after_start if is_active else None,
             )
 
         # A log other than the active one has no offset recorded at the run's start: it is read
@@ -263,6 +264,15 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
     except OSError:
         return a == b
+
+
+def log_files(ctx: EvalContext, path: Path) -> list[Path]:
+    """`path`; when it is the active gateway log, followed by the files that log went on in
+    after the run's start (a dated log's next days: OpenClaw moves on at midnight)."""
+    active = ctx.evidence.gateway_log
+    if active is None or not _same_file(path, active):
+        return [path]
+    return [path, *ctx.evidence.logs_after_start()]
 
 
 def first_line_matching(path: Path, pattern: str, stop: Event | None = None) -> Match:

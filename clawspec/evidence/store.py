@@ -66,11 +66,15 @@ class Evidence:
         *,
         log_inode: int | None = None,
         trace_backend: RunBackend | None = None,
+        later_logs: Callable[[], list[Path]] | None = None,
     ) -> None:
         self.http = http
         self.gateway_log = gateway_log  # the active gateway log when the run started
         self.log_offset = log_offset  # its size then: the run's lines start after it
         self.log_inode = log_inode  # its inode then: tells whether it was rotated meanwhile
+        # The log's files of the days after the run's start that exist when asked (a dated log
+        # moves on at midnight), or None: the log is one file.
+        self.later_logs = later_logs
         self.plugin_output = plugin_output  # ClawSpec plugin records (token usage, tools)
         self.plugin_offset = plugin_offset
         self.trace_backend = trace_backend  # None: made from the settings when first needed
@@ -81,6 +85,10 @@ class Evidence:
         self._records: RunRecords | Verdict | None = None
         # The reply's build reads the log index (through `log_index`): its own lock.
         self._records_lock = threading.Lock()
+
+    def logs_after_start(self) -> list[Path]:
+        """The active log's files of the days after the run's start, as they are now."""
+        return self.later_logs() if self.later_logs is not None else []
 
     def log_index(self, key: LogKey, build: Callable[[], LogIndex]) -> LogIndex:
         """The log index for `key`, built on first use."""

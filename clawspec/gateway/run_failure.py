@@ -100,8 +100,10 @@ def read_run_failure(
     wait_s: float = LOG_WAIT_S,
     stop: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
+    later: Callable[[], Sequence[Path]] | None = None,
 ) -> RunFailure | None:
-    """Read why the run named by `run_ids` / `session_keys` failed, from its lines only.
+    """Read why the run named by `run_ids` / `session_keys` failed, from its lines only
+    (`later`: the files the log went on in, as for `LogIndex.build`).
 
     Waits up to `wait_s` for the hook's completion line. `unfinished`: the gateway never
     answered and had admitted the run (the request outlived OpenClaw's admission timeout);
@@ -119,6 +121,7 @@ def read_run_failure(
             session_keys=session_keys,
             started_at=started_at,
             inode=inode,
+            later=later,
         )
         if not index.exists:
             return None

@@ -128,6 +128,7 @@ def _log_index(evidence: Evidence, run: RunInfo, stop: threading.Event | None) -
         poll_interval_s=_PLUGIN_POLL_S,
         stop=stop,
         answers=_answers(evidence),
+        later=evidence.logs_after_start,
     )
     return index if index.found else None
 

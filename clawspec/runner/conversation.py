@@ -253,7 +253,9 @@ def _turn_context(
     to the run the turn's request started and its sub-agents."""
     env, scenario_ctx = state.env, state.ctx
     base = scenario_ctx.evidence
-    evidence = evidence_from_now(env.http, base.gateway_log, base.plugin_output, env.trace_backend)
+    evidence = evidence_from_now(
+        env.http, base.gateway_log, base.plugin_output, env.trace_backend, base.later_logs
+    )
     # Scoped by the chat run's id alone (set once it answers), not by the session: the log's
     # lines of the session's other runs (the turn before, whose last lines may be written
     # late; the run OpenClaw starts to announce a sub-agent's result) are not this turn's.

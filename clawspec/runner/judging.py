@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,9 +113,11 @@ def evidence_from_now(
     log_path: Path | None,
     plugin: Path | None,
     trace_backend: RunBackend | None,
+    later_logs: Callable[[], list[Path]] | None = None,
 ) -> Evidence:
     """The evidence of a run starting now: the gateway log and the plugin's output from where
-    they end at this moment (the inode tells whether the log was rotated during the run)."""
+    they end at this moment (the inode tells whether the log was rotated during the run);
+    `later_logs`: the log's files of the days after (a dated log moves on at midnight)."""
     log_size, log_inode = log_stat(log_path)
     return Evidence(
         http,
@@ -125,6 +127,7 @@ def evidence_from_now(
         log_stat(plugin)[0],
         log_inode=log_inode,
         trace_backend=trace_backend,
+        later_logs=later_logs,
     )
 
 

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +136,25 @@ class RunEnv:
         path = Path(raw)
         return path if path.is_absolute() else self.workspace / path
 
+    def later_logs(self, first: date) -> Callable[[], list[Path]] | None:
+        """The active log's files of the days after `first` that exist now, oldest first: a run
+        going on past midnight in the gateway's zone writes to the next day's file (OpenClaw's
+        dated log). None: the log is one file whatever the day (bring-up's)."""
+        if self.gateway_log is not None:
+            return None
+        from clawspec.gateway.logs.location import later_days
+
+        def files() -> list[Path]:
+            start = self.log_path_for(first.isoformat())
+            found: list[Path] = []
+            for day in later_days(first, datetime.now(self.tz).date()):
+                path = self.log_path_for(day)
+                if path is not None and path != start and path not in found and path.is_file():
+                    found.append(path)
+            return found
+
+        return files
+
     def log_path_for(self, today: str) -> Path | None:
         if self.gateway_log is not None:
             return self.gateway_log
@@ -241,7 +260,9 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     values = template_values(plan, env, run_id, started)
     log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
-    evidence = evidence_from_now(env.http, log_path, plugin, env.trace_backend)
+    evidence = evidence_from_now(
+        env.http, log_path, plugin, env.trace_backend, env.later_logs(started.date())
+    )
     run = RunInfo(plan.scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(
         env.workspace,
@@ -378,6 +399,7 @@ def _failure_cause(
                 started_at=run.started_at.timestamp(),
                 inode=evidence.log_inode,
                 unfinished=unfinished,
+                later=evidence.logs_after_start,
                 # The completion line is written as the answer is sent; a busy gateway may
                 # flush it late: a tenth of the scenario's timeout, at least LOG_WAIT_S.
                 # A refused run wrote its line before the answer: no need to wait long.

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,7 @@ class LogIndex:
         clock: Callable[[], float] = time.monotonic,
         tail_bytes: int | None = None,
         answers: AnswerReader | None = None,
+        later: Callable[[], Sequence[Path]] | None = None,
     ) -> LogIndex:
         """Index `path` from `offset` for the run named by `run_ids` / `session_keys`.
 
@@ -129,6 +130,8 @@ class LogIndex:
         `answers` (the plugin's output, read along) tells the calls the gateway refused from
         real ones (`gateway.refusals`): a call answered with an error is waited for until the
         plugin's records of its run are complete.
+        `later`: the files the log went on in after `path` (the next days' files of a dated
+        log), asked at every poll; each is read from its start once it exists.
         """
         seeds = tuple(dict.fromkeys(r for r in run_ids if r))
         keys = tuple(dict.fromkeys(k for k in session_keys if k))
@@ -144,6 +147,8 @@ class LogIndex:
                         index.skipped_bytes = tail_start(Path(path), tail_bytes)
                         index.segments = [(Path(path), index.skipped_bytes)]
                     reader = SegmentReader(index.segments)
+                if later is not None:
+                    reader = index._follow(reader, later())
                 if reader is not None:
                     reader.read(index._feed, final=False)
                     index.answers = answers.read() if answers is not None else None
@@ -175,6 +180,16 @@ class LogIndex:
         index.waited_s = max(0.0, clock() - started)
         index.pending = scope.missing(index) if index.found else []
         return index
+
+    def _follow(self, reader: SegmentReader | None, files: Sequence[Path]) -> SegmentReader | None:
+        """Add the files the log went on in (read from their start, after what is there) to
+        the segments the reader reads: the reader shares the list."""
+        known = {segment for segment, _ in self.segments}
+        new = [(file, 0) for file in files if file not in known]
+        if not new:
+            return reader
+        self.segments.extend(new)
+        return reader if reader is not None else SegmentReader(self.segments)
 
     # -- what assertions ask -------------------------------------------------------------
 

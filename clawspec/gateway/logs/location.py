@@ -15,6 +15,10 @@ wins (the newest if several); with none yet, the first candidate is returned so 
 message says where ClawSpec looked. A handful of `stat` calls, no folder listing: cheap enough for
 every scenario start. `logging.file` in the user's openclaw.json overrides all of this; ClawSpec
 does not read that file for a gateway it did not start, so such a setup sets `gateway_log_pattern`.
+
+A dated log is chosen again for every line OpenClaw writes (`resolveActiveLogFileWithMode` in
+2026.9.6's `dist/logger-*.mjs`): a run still going at midnight in the gateway's zone goes on in
+the next day's file. `later_days` names the days whose files a run's lines may have moved to.
 """
 
 from __future__ import annotations
@@ -25,12 +29,16 @@ import string
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 from pathlib import Path
 
 PREFERRED_DIR = Path("/tmp/openclaw")  # OpenClaw's DEFAULT_POSIX_TMP_ROOT
 SYSTEM_TMP = Path("/tmp")  # Node's os.tmpdir() without TMPDIR/TMP/TEMP
 _PLAIN = frozenset(string.ascii_lowercase + string.digits)
 _MAX_SEGMENT = 220  # OpenClaw's MAX_LOG_PROFILE_SEGMENT_LENGTH
+# Days after a run's start whose logs are looked at: OpenClaw deletes a log a day after its
+# last write, and no run is judged that long after it started.
+FOLLOW_DAYS = 2
 
 
 def gateway_log_path(
@@ -45,6 +53,13 @@ def gateway_log_path(
         return default_log_path(today, profile or environ.get("OPENCLAW_PROFILE"), environ)
     path = Path(pattern.replace("{{today}}", today).replace("{date}", today))
     return path if path.is_absolute() else workspace / path
+
+
+def later_days(first: date, today: date) -> list[str]:
+    """The dates (YYYY-MM-DD) after `first` up to `today`, at most FOLLOW_DAYS of them: the
+    days whose log a run that started on `first` may have gone on writing to."""
+    days = min((today - first).days, FOLLOW_DAYS)
+    return [(first + timedelta(days=n)).isoformat() for n in range(1, days + 1)]
 
 
 def default_log_path(
