@@ -10,10 +10,11 @@ from typing import Any
 
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
-from clawspec.contracts.explain import PHASES, format_at
+from clawspec.contracts.explain import PHASES, UNSHOWABLE, format_at
 from clawspec.contracts.outlines import placeholders
-from clawspec.inputs.paths import escapes_workspace
+from clawspec.inputs.paths import escapes_workspace, length_problem
 from clawspec.inputs.source import Loc, SourceDoc
+from clawspec.text import cut
 
 
 def may_hold_templates(text: str) -> bool:
@@ -40,7 +41,10 @@ def check_semantics(
         if not isinstance(scenario, dict):
             continue
         name = scenario.get("name")
-        if isinstance(name, str) and name in seen:
+        if isinstance(name, str) and (unshown := _unshowable(name)) is not None:
+            loc = ("scenarios", s_index, "name")
+            errors.append(format_at(shown, doc, loc, unshown, True))
+        elif isinstance(name, str) and name in seen:
             # Point at the second occurrence of the name itself.
             loc = ("scenarios", s_index, "name")
             errors.append(format_at(shown, doc, loc, f"duplicate scenario name '{name}'", True))
@@ -73,6 +77,18 @@ def check_semantics(
                 _check_assertions(shown, doc, loc, scenario.get(phase), environ, templated, outline)
             )
     return errors
+
+
+def _unshowable(name: str) -> str | None:
+    """Why a scenario name cannot be used, else None: every report shows names on one line and
+    without control characters, so two names differing only by one would be one scenario."""
+    found = UNSHOWABLE.search(name)
+    if found is None:
+        return None
+    return (
+        f"scenario name has the character U+{ord(found.group()):04X} (a control character or a "
+        "line break): names are shown on one line in every report; remove it"
+    )
 
 
 def _check_has_assertions(
@@ -222,6 +238,10 @@ def path_problems(raw: dict[str, Any]) -> list[tuple[str, str]]:
         # an outline's row values, checked on each row's scenario).
         if isinstance(value, str) and escapes_workspace(value):
             problems.append((name, f"field '{name}': path '{value}' climbs out of the workspace"))
+        elif isinstance(value, str) and "{{" not in value and (too_long := length_problem(value)):
+            shown = cut(value, 80)
+            problem = f"field '{name}': path '{shown}' cannot name a file: {too_long}"
+            problems.append((name, problem))
     return problems
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from clawspec.assertions import REGISTRY
@@ -17,6 +18,15 @@ def error_position(shown: str, error: str) -> tuple[int, int]:
     """(line, column) of a message of `shown` (`file:line:column: ...`), to sort messages by."""
     line, column = error[len(shown) + 1 :].split(":", 2)[:2]
     return int(line), int(column)
+
+
+# Characters no report can show: control characters (ANSI escapes start with one), line breaks.
+UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown_name(name: str) -> str:
+    """A name as a message shows it: what cannot be shown written as its escape (`\\n`)."""
+    return UNSHOWABLE.sub(lambda found: found.group().encode("unicode_escape").decode(), name)
 
 
 def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> str:
@@ -34,7 +44,7 @@ def describe(doc: SourceDoc, loc: Loc, row: str | None = None) -> str:
     scenarios = doc.data.get("scenarios") if isinstance(doc.data, dict) else None
     item = scenarios[loc[1]] if isinstance(scenarios, list) and loc[1] < len(scenarios) else None
     name = item.get("name") if isinstance(item, dict) else None
-    parts = [f"scenario '{name}'" if isinstance(name, str) else f"scenarios[{loc[1]}]"]
+    parts = [f"scenario '{shown_name(name)}'" if isinstance(name, str) else f"scenarios[{loc[1]}]"]
     if row is not None:
         parts.append(f"row '{row}'")
     holder, rest = item, loc[2:]

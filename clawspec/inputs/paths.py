@@ -7,9 +7,30 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
+from clawspec.text import cut
 
-class PathEscapeError(ValueError):
+# What a file system allows (Linux; macOS allows less in a path): bytes in one name, in a path.
+NAME_MAX = 255
+PATH_MAX = 4096
+
+
+class ContractPathError(ValueError):
+    """A contract path that cannot be used: its verdict is `error`, with this message."""
+
+
+class PathEscapeError(ContractPathError):
     """A relative contract path resolves outside the workspace root."""
+
+
+def length_problem(value: str) -> str | None:
+    """Why no file can have the path `value` (a name or the whole path too long), else None."""
+    encoded = os.fsencode(value)
+    if len(encoded) >= PATH_MAX:
+        return f"it is {len(encoded):,} bytes long, over the {PATH_MAX - 1:,} a path may have"
+    longest = max(len(part) for part in encoded.split(b"/"))
+    if longest > NAME_MAX:
+        return f"a name in it is {longest:,} bytes long, over the {NAME_MAX} a file name may have"
+    return None
 
 
 def escapes_workspace(value: str) -> bool:
@@ -29,6 +50,10 @@ def resolve_in_workspace(value: str, workspace: Path) -> Path:
     read outside it.
     """
     path = Path(value).expanduser()
+    problem = length_problem(os.fspath(workspace / path))
+    if problem is not None:
+        shown = cut(value, 80)
+        raise ContractPathError(f"path '{shown}' cannot name a file: {problem}")
     if path.is_absolute():
         return path
     if escapes_workspace(value):

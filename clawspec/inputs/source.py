@@ -128,6 +128,8 @@ def parse_yaml(
     """
     try:
         return _parse(text, path, _FastLoader, item_depth, alias_nodes)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow in a document
+        raise SourceError(*_unacceptable(text, exc)) from None
     except yaml.MarkedYAMLError:
         if _Loader is yaml.SafeLoader:
             raise SourceError(*_explain_yaml_error(text, path, alias_nodes)) from None
@@ -231,6 +233,22 @@ def _load(text: str, loader_class: Any) -> Any:
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _unacceptable(text: str, exc: yaml.reader.ReaderError) -> tuple[str, Mark]:
+    """Where the character YAML rejected is, and how to write it instead."""
+    at = max(exc.position, 0)
+    if exc.encoding != "unicode":  # libyaml counts bytes of the UTF-8 text, not characters
+        at = len(text.encode("utf-8")[:at].decode("utf-8", "ignore"))
+    at = min(at, len(text))
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+    return (
+        f"invalid YAML: character U+{code:04X} is not allowed in a YAML file; remove it, or "
+        f'write it as an escape inside double quotes ("\\x{code:02x}")',
+        Mark(line, column),
+    )
 
 
 def _explain_yaml_error(

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from clawspec.assertions.base import EvalContext, RunInfo, Verdict
 from clawspec.contracts import templates
 from clawspec.evidence.store import Evidence
-from clawspec.inputs.paths import PathEscapeError
+from clawspec.inputs.paths import ContractPathError
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def evaluate_assertion(
     type_name = written.type
     try:
         verdict = templates.render_model(written, values, env.environ).evaluate(ctx)
-    except (PathEscapeError, templates.TemplateError) as exc:
+    except (ContractPathError, templates.TemplateError) as exc:
         verdict = Verdict.errored(str(exc))
     except ValidationError as exc:
         verdict = Verdict.errored(f"after rendering templates: {one_line(str(exc), 200)}")

@@ -40,10 +40,12 @@ LOADER_ONLY = {
     "escaped_template_variable": "template variables",
     "llm_call_count_min_above_max": "a minimum greater than the maximum",
     "path_escapes_workspace": "paths climbing out of the workspace",
+    "scenario_name_control_character": "control characters in scenario names",
     "unknown_template_variable": "template variables",
     "unset_env_variable": "unset {{env.NAME}} variables",
     "yaml_duplicate_key": "duplicate YAML keys (a YAML parser keeps the last one)",
     "yaml_bad_indent": "YAML syntax errors (no document to validate)",
+    "yaml_control_character": "characters YAML does not allow (no document to validate)",
     "yaml_tab_indent": "YAML syntax errors (no document to validate)",
     "yaml_unclosed_quote": "YAML syntax errors (no document to validate)",
 }

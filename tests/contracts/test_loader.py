@@ -78,6 +78,10 @@ def test_validate_rejects_malformed_contract_with_exact_location(
     ("case", "position", "fragment"),
     [
         ("yaml_tab_indent", "5:1", "invalid YAML: found character '\\t'"),
+        # libyaml counts bytes: the column is the character's, after two-byte characters
+        ("yaml_control_character", "5:17", "invalid YAML: character U+007F is not allowed"),
+        # two names differing only by an escape would be one scenario in every report
+        ("scenario_name_control_character", "7:5", "scenario 'dup\\x1b[0m': scenario name has"),
         ("yaml_bad_indent", "5:4", "invalid YAML: expected <block end>"),
         ("yaml_unclosed_quote", "9:1", "(while scanning a quoted scalar at 4:11)"),
         ("yaml_duplicate_key", "9:9", "duplicate key 'path'"),

@@ -51,6 +51,18 @@ CASES = {
         'version: "1.0"\nscenarios: ' + "{a: " * 5000 + "x" + "}" * 5000 + "\n",
         r"2:\d+: invalid YAML: nesting deeper than 100 levels",
     ),
+    "control_character": (
+        'version: "1.0"\nscenarios:\n  - name: "a\x01b"\n',
+        r"3:13: invalid YAML: character U\+0001 is not allowed in a YAML file",
+    ),
+    "long_name": (
+        'version: "1.0"\ntarget: {type: skill, path: x}\nscenarios:\n  - name: s\n'
+        "    when: {invoke: go}\n    then:\n      - {type: artifact_exists, path: "
+        + "n" * 300
+        + "}\n",
+        r"7:39: scenario 's', then\[0\] \(artifact_exists\): field 'path': path 'n{79}…' "
+        r"cannot name a file: a name in it is 300 bytes long, over the 255 a file name may have",
+    ),
     "huge": (
         'version: "1.0"\n' + "# " + "x" * 5 * 1024 * 1024 + "\n",
         r"1:1: contract file is 5,242,\d+ bytes, over the limit of 1,048,576 bytes "
@@ -91,6 +103,14 @@ def test_hostile_contract_is_a_contract_error_within_seconds(
     assert "Traceback" not in output and "internal error" not in output
 
 
+def test_a_control_character_in_the_config_file_is_a_configuration_error(tmp_path: Path) -> None:
+    (tmp_path / "clawspec.yaml").write_text('report_dir: "r\x7f"\n')
+    code, output = _clawspec(["validate", "."], tmp_path)
+    assert code == 2, output
+    assert "clawspec.yaml:1:15: invalid YAML: character U+007F is not allowed" in output, output
+    assert "Traceback" not in output and "internal error" not in output
+
+
 def test_one_hostile_file_among_many_is_reported_with_every_other_problem(
     tmp_path: Path,
 ) -> None:
@@ -111,3 +131,16 @@ def test_one_hostile_file_among_many_is_reported_with_every_other_problem(
     assert re.search(r"suite/c3\.clawspec\.yaml:7:4: invalid YAML: aliases", output), output
     assert re.search(r"suite/c6\.clawspec\.yaml:2:112: invalid YAML: nesting", output), output
     assert "2 problem(s) found" in output
+
+
+def test_a_path_too_long_after_rendering_is_that_assertions_error(tmp_path: Path) -> None:
+    """Known only once templates are rendered: the assertion's verdict, not a crash."""
+    from clawspec.inputs.paths import ContractPathError, resolve_in_workspace
+
+    with pytest.raises(ContractPathError, match=r"cannot name a file: a name in it is 300 bytes"):
+        resolve_in_workspace("out/" + "n" * 300, tmp_path)
+    with pytest.raises(ContractPathError, match=r"it is [\d,]+ bytes long, over the 4,095"):
+        resolve_in_workspace("/".join(["d" * 200] * 25), tmp_path)
+    assert resolve_in_workspace("out/" + "n" * 255, tmp_path) == tmp_path.resolve() / "out" / (
+        "n" * 255
+    )
