@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.ci_context import CIContext
+from clawspec.reports.atomic import write_atomic
 from clawspec.reports.github.annotations import assertion_line, failure_roles, repo_relative
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.reports.turns import check_label, failing_turn
@@ -196,8 +197,4 @@ def write_codequality(
     workspace: Path | None = None,
 ) -> Path:
     """Write the Code Quality report atomically; return its path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(render_codequality(report, repo_root, workspace))
-    partial.replace(path)
-    return path
+    return write_atomic(path, render_codequality(report, repo_root, workspace))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pydantic_core
 
+from clawspec.reports.atomic import write_atomic
 from clawspec.reports.model import RunReport, ScenarioResult
 from clawspec.secrets import registered
 from clawspec.text import cleaner
@@ -104,16 +105,6 @@ def clean_data(data: object) -> Any:
         return value
 
     return walk(data)
-
-
-def write_atomic(path: Path, chunks: Iterable[str]) -> Path:
-    """Write the text `chunks` atomically (a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("w", encoding="utf-8") as handle:
-        handle.writelines(chunks)
-    partial.replace(path)
-    return path
 
 
 def write_json(report: RunReport, path: Path) -> Path:

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from clawspec.reports._xml import XmlText
+from clawspec.reports.atomic import write_atomic
 from clawspec.reports.github.annotations import repo_relative
 from clawspec.reports.model import AssertionResult, AttemptRun, RunReport, ScenarioResult
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
@@ -391,9 +392,5 @@ def write_junit(
     reply_chars: int = REPLY_CHARS,
 ) -> Path:
     """Write the JUnit file atomically; return its path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
     rendered = render_junit(report, repo_root, workspace, strict=strict, reply_chars=reply_chars)
-    partial.write_bytes(rendered)
-    partial.replace(path)
-    return path
+    return write_atomic(path, rendered)

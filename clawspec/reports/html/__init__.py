@@ -9,7 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from clawspec.reports.json_report import dumps_clean, write_atomic
+from clawspec.reports.atomic import write_atomic
+from clawspec.reports.json_report import dumps_clean
 from clawspec.reports.model import RunReport
 from clawspec.reports.turns import REPLY_CHARS
 from clawspec.reports.variants import table_data, variant_table
