@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterable
@@ -43,12 +44,11 @@ class TerminalReporter:
         self._lock = threading.Lock()
 
     def _print(self, text: str = "", stream: TextIO | None = None) -> None:
-        print(
-            # The colours are ours: only the secrets (the active registry's) are masked.
-            clean(text) if not self.colour else redact(text),
-            file=stream or self.stream,
-            flush=True,
-        )
+        # The colours are ours: only the secrets (the active registry's) are masked.
+        text = clean(text) if not self.colour else redact(text)
+        if "##" in text:
+            text = _inert(text)
+        print(text, file=stream or self.stream, flush=True)
 
     def _label(self, status: Status) -> str:
         label = f"{status.value.upper():<5}"
@@ -74,7 +74,7 @@ class TerminalReporter:
             self.finished += 1
             progress = f"[{self.finished}/{self.total}] " if self.total > 1 else ""
             line = (
-                f"{progress}{self._label(result.status)} {result.identity.label} "
+                f"{progress}{self._label(result.status)} {_flat(result.identity.label)} "
                 f"({fmt_duration_ms(result.duration_ms)})"
             )
             if result.attempts is not None:
@@ -83,14 +83,14 @@ class TerminalReporter:
                 # e.g. a tag saying the scenario is meant to fail, or whose it is
                 line += f" [tags: {', '.join(result.tags)}]"
             if result.status != Status.PASS and result.message:
-                line += f"\n      {result.message}"
+                line += f"\n      {_flat(result.message)}"
             self._print(line)
 
     def on_warning(self, message: str) -> None:
         from clawspec.reports.github.annotations import warn_on_github
 
         if not warn_on_github(message, self.stream):
-            self._print(f"warning: {message}", sys.stderr)
+            self._print(f"warning: {_flat(message)}", sys.stderr)
 
     def summary(self, report: RunReport, outcome: RunOutcome | None = None) -> None:
         """The run's end: changes, failures, folded skips, variants, totals, spend, and last
@@ -164,14 +164,15 @@ class TerminalReporter:
             flat = " ".join(scenario.message.split())  # one line per item in this list
             message = f": {flat}" if flat else ""
             lines.append(
-                f"  {self._label(status)} {scenario.contract}:{scenario.line} "
-                f"{scenario.identity.name_label}{message}"
+                f"  {self._label(status)} {_flat(scenario.contract)}:{scenario.line} "
+                f"{_flat(scenario.identity.name_label)}{message}"
             )
         for a in checks:
             label = self._label(Status.ERROR if status == Status.ERROR else a.status)
             lines.append(
-                f"  {label} {scenario.contract}:{a.line} "
-                f"{scenario.identity.name_label} > {check_label(a)} {a.type}: {a.message}"
+                f"  {label} {_flat(scenario.contract)}:{a.line} "
+                f"{_flat(scenario.identity.name_label)} > {check_label(a)} {a.type}: "
+                f"{_flat(a.message)}"
             )
         turn = failing_turn(scenario)
         if turn is not None:  # what was said and replied, on one line each, short
@@ -226,3 +227,19 @@ def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:
 
 def _is_tty(stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _flat(text: str) -> str:
+    """`text` on one line: a scenario's name, a path or a message never starts a line of its
+    own, where a CI system would read it as a command (GitHub's `::error::`)."""
+    return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
+
+
+# CI runners read a command anywhere in a line, not only at its start: GitHub's legacy
+# `##[error]…` / `##[stop-commands]…`, Azure Pipelines' `##vso[…]`. Text ClawSpec prints (an
+# agent's reply, a file's line) must not be one: a space after `##` keeps it readable and inert.
+_COMMAND_MARK = re.compile(r"##(?=\[|vso\[)", re.IGNORECASE)
+
+
+def _inert(text: str) -> str:
+    return _COMMAND_MARK.sub("## ", text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from clawspec.reports.model import CheckRef, ScenarioResult
 from clawspec.reports.terminal import TerminalReporter
 from tests.reports.factory import CONTRACT, assertion, report, scenario
@@ -118,3 +120,30 @@ def test_a_conversation_names_its_failing_turn_and_what_was_said_and_replied() -
     assert f"  ERROR {where}:27 books a table: turn 2: the gateway closed" in failures
     assert "      turn 2 replied: (no reply)" in lines
     assert "b THE END" not in out  # turn 3 passed: its long reply is not shown
+
+
+def test_a_name_or_message_with_line_breaks_never_starts_a_line_of_its_own(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On GitHub Actions a line starting `::` is a workflow command: a scenario name (anyone
+    opening a pull request writes contracts) must not forge an annotation or stop them."""
+    hostile = "stop\n::stop-commands::zzz\r\n::error file=x.yaml,line=1::FORGED"
+    failing = assertion(
+        "fail", "no file\n::error::FORGED-TOO; reply: ##[stop-commands]tok ##vso[task.x]y",
+        index=0, line=9,
+    )  # fmt: skip
+    result = scenario(hostile, "fail", failing, message="why\n::set-output name=x::1")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    stream = io.StringIO()
+    reporter = TerminalReporter(stream, colour=False)
+    reporter.on_scenario_done(result)
+    reporter.on_warning("a warning\n::error::FORGED-WARNING")
+    reporter.summary(report(result))
+    lines = stream.getvalue().splitlines() + capsys.readouterr().err.splitlines()
+    assert not [line for line in lines if line.lstrip().startswith("::")], lines
+    assert "warning: a warning ::error::FORGED-WARNING" in lines, lines
+    assert any("stop ::stop-commands::zzz" in line for line in lines), lines
+    assert any("no file ::error::FORGED-TOO" in line for line in lines), lines
+    # Commands a runner finds anywhere in a line (GitHub's legacy form, Azure's) are inert.
+    assert not [line for line in lines if "##[" in line or "##vso[" in line], lines
+    assert any("reply: ## [stop-commands]tok ## vso[task.x]y" in line for line in lines), lines
