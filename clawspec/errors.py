@@ -42,3 +42,13 @@ class GatewayError(ClawSpecError):
     """The gateway could not be brought up or reached at all."""
 
     exit_code = ExitCode.GATEWAY
+
+
+class RunInterrupted(ClawSpecError):
+    """A command's runs were interrupted (SIGINT/SIGTERM): what ran is in the reports."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+
+class BringUpStopped(Exception):
+    """An interrupt came while a gateway was being brought up: it was stopped, nothing ran."""

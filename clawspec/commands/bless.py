@@ -82,6 +82,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     runs = DEFAULT_RUNS if args.runs is None else args.runs
     if not args.from_report and runs < session.MIN_RUNS:
         raise UsageError(f"--runs {runs}: " + session.TOO_FEW)
+    if not args.from_report and runs > (most := _most_runs()):
+        raise UsageError(f"--runs {runs}: at most {most} runs (the limit of `repeat`)")
     if not 0 <= args.tolerance <= MAX_TOLERANCE:  # NaN compares false too
         raise UsageError(
             f"--tolerance {args.tolerance:g}: must be a number from 0 to {MAX_TOLERANCE:g} "
@@ -211,6 +213,15 @@ def contract_data(contracts: list[LoadedContract], path: Any) -> Any:
     return found[0].doc.data if found else None
 
 
+def _most_runs() -> int:
+    """The most runs: the limit of the `repeat` setting the runs are made with."""
+    from annotated_types import Le
+
+    from clawspec.config.settings import Settings
+
+    return next(int(m.le) for m in Settings.model_fields["repeat"].metadata if isinstance(m, Le))
+
+
 def _own_repeat(data: Any, name: str) -> int | None:
     """The scenario's own `repeat:`, which wins over the run's (and so over --runs)."""
     written = data.get("scenarios", []) if isinstance(data, dict) else []
@@ -277,8 +288,9 @@ def _run(args: argparse.Namespace, runs: int) -> Any:
     """Run the scenario `runs` times with the run's configuration and these flags."""
     from clawspec import api
     from clawspec.bless.session import say
+    from clawspec.commands import signals
     from clawspec.commands.options import gateway_and_budget, given
-    from clawspec.errors import GatewayError
+    from clawspec.errors import GatewayError, RunInterrupted
 
     flags = given(
         args,
@@ -296,18 +308,28 @@ def _run(args: argparse.Namespace, runs: int) -> Any:
     flags.update(gateway_and_budget(args))
     say(f"bless: running '{args.scenario}' {runs} times")
     import sys
+    import threading
 
     from clawspec.reports.terminal import TerminalReporter
 
     # Progress on stderr: stdout carries only the proposal (it may be piped into a file).
     reporter = TerminalReporter(stream=sys.stderr)
-    result = api.run(
-        [args.contract],
-        config=args.config,
-        flags=flags,
-        scenarios=[args.scenario],
-        listener=reporter,
-    )
+    # Interrupts as for `clawspec run`: the runs stop, a gateway brought up is stopped, the
+    # report is written; then nothing is proposed.
+    stop, abandon = threading.Event(), threading.Event()
+    restore = signals.install(stop, abandon)
+    try:
+        result = api.run(
+            [args.contract],
+            config=args.config,
+            flags=flags,
+            scenarios=[args.scenario],
+            listener=reporter,
+            stop=stop,
+            abandon=abandon,
+        )
+    finally:
+        restore()
     if result.exit_code == ExitCode.GATEWAY:
         raise GatewayError("the gateway could not be reached: no run to propose from")
     from clawspec.contracts.discovery import display_path
@@ -316,4 +338,9 @@ def _run(args: argparse.Namespace, runs: int) -> Any:
         say(f"report: {display_path(path)}")
     # Attempts are named after the JSON report that keeps them (bless can read it again).
     json_reports = [display_path(p) for p in result.written if p.suffix == ".json"]
+    if result.report.interrupted:
+        raise RunInterrupted(
+            "interrupted: nothing is proposed from runs that did not all finish"
+            + (f" (what ran is in {json_reports[0]})" if json_reports else "")
+        )
     return (json_reports[0] if json_reports else "this run"), result.report

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from clawspec.commands import signals
 from clawspec.commands.options import add_outputs, add_paths, run_flags
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
-    import threading
+    pass
 
 NAME = "run"
 
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         return ExitCode.OK
     stop, abandon = threading.Event(), threading.Event()
     reporter = TerminalReporter(colour=False if args.no_color else None)
-    restore = _install_signal_handlers(stop, abandon)
+    restore = signals.install(stop, abandon)
     try:
         result = api.run(
             args.paths,
@@ -207,26 +207,6 @@ def _shard_line(shard: Any) -> str:
         f"selected scenarios (balanced by {shard.balanced_by}); join the shards with "
         "`clawspec merge`"
     )
-
-
-def _install_signal_handlers(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
-    """First SIGINT/SIGTERM: start no more scenarios; second: abandon the running ones."""
-    import signal
-
-    def handle(signum: int, _frame: Any) -> None:
-        if stop.is_set():
-            abandon.set()
-            return
-        stop.set()
-        print(
-            f"\n{signal.Signals(signum).name}: starting no more scenarios; waiting for the "
-            "running ones (send again to abandon them); reports will still be written",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
-    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
 
 
 def _warn(message: str) -> None:

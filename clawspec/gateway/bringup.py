@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from clawspec.errors import ConfigError, GatewayError
+from clawspec.errors import BringUpStopped, ConfigError, GatewayError
 from clawspec.gateway import json5
 from clawspec.gateway.bootstrap_files import BootstrapGuard
 from clawspec.net import loopback
@@ -368,8 +369,10 @@ def _signal_all(pgid: int, pids: set[int], sig: signal.Signals) -> None:
 class GatewayProcess:
     """Context manager: `with GatewayProcess(opts) as gw:` yields a ready RunningGateway."""
 
-    def __init__(self, options: BringUpOptions) -> None:
+    def __init__(self, options: BringUpOptions, stop: threading.Event | None = None) -> None:
         self.options = options
+        # The run's first interrupt: waiting for readiness ends at once (nothing has run yet).
+        self._stop = stop or threading.Event()
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopped = False
         self._output_path: Path | None = None
@@ -502,6 +505,8 @@ class GatewayProcess:
         last = "no answer"
         session = sessions.session()
         while True:
+            if self._stop.is_set():
+                raise BringUpStopped("interrupted while the gateway was starting")
             code = self._proc.poll()
             if code is not None:
                 self._fail(f"gateway exited with code {code} before it was ready", command)
@@ -514,7 +519,7 @@ class GatewayProcess:
                     f"(last /readyz: {last})",
                     command,
                 )
-            time.sleep(0.25)
+            self._stop.wait(0.25)
 
     @staticmethod
     def _probe(session: requests.Session, base_url: str, ready_by: float) -> tuple[bool, str]:

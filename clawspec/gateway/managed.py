@@ -6,6 +6,7 @@ import itertools
 import shutil
 import socket
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -153,10 +154,12 @@ def brought_up(
     *,
     variant: GatewayVariant | None = None,
     models: Mapping[str, str] | None = None,
+    stop: threading.Event | None = None,
 ) -> Iterator[RunGateway]:
     """Start a gateway from the run's generated config (a variant's overlay merged last; its
     OpenClaw release installed on first use), yield it, always stop it. `models`: the hook
-    requests' model overrides (model -> the variant naming it), made usable in its config."""
+    requests' model overrides (model -> the variant naming it), made usable in its config.
+    `stop` set while it starts: it is stopped and BringUpStopped raised."""
     from clawspec.gateway.bringup import GatewayProcess
 
     command = settings.gateway.command
@@ -172,7 +175,7 @@ def brought_up(
     options = bring_up_options(
         settings, workspace, agent_ids, model_proxy, variant=variant, models=models
     )
-    process = GatewayProcess(replace(options, command=command))
+    process = GatewayProcess(replace(options, command=command), stop)
     name = f"openclaw-gateway-{variant.name}.log" if variant else "openclaw-gateway.log"
     kept = log_dir / name
     whose = f" for variant '{variant.name}'" if variant else ""

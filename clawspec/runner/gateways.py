@@ -14,6 +14,7 @@ gets a gateway of its own in bring-up mode, with that default in its config over
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
@@ -56,8 +57,10 @@ def gateways_for_run(
     report_dir: Path,
     environ: Mapping[str, str],
     model_proxy: ProxyRoutes | None = None,
+    stop: threading.Event | None = None,
 ) -> Iterator[RunGateways]:
-    """Start (bring-up) or point at (target) every gateway the plans need; stop them after.
+    """Start (bring-up) or point at (target) every gateway the plans need; stop them after
+    (`stop`, the run's first interrupt, ends a bring-up still waiting: BringUpStopped).
 
     A brought-up gateway's log is kept in a folder of this run's own under `report_dir` (the
     settings' report folder; `managed.run_log_dir`), removed again when it stays empty."""
@@ -86,6 +89,7 @@ def gateways_for_run(
                         log_dir,
                         model_proxy,
                         models=_models(shared),
+                        stop=stop,
                     )
                 )
             for name, variant in own.items():
@@ -104,6 +108,7 @@ def gateways_for_run(
                             env=dict(variant.env) or None,
                         ),
                         models=_models(mine),
+                        stop=stop,
                     )
                 )
         yield RunGateways(default or next(iter(by_variant.values())), by_variant)

@@ -20,7 +20,7 @@ from clawspec.assertions import REGISTRY
 from clawspec.assertions.base import Need
 from clawspec.ci_context import CIContext
 from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, Noted, is_bug
-from clawspec.errors import GatewayError
+from clawspec.errors import BringUpStopped, GatewayError
 from clawspec.gateway.client import require_reachable
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.net import sessions
@@ -82,7 +82,7 @@ def run_loaded(
             traffic_for_run(settings, loaded.workspace, listener.on_warning) as traffic,
             # The gateway logs go under the report folder, not beside a JSON report elsewhere.
             gateways_for_run(
-                settings, loaded.workspace, plans, Path(settings.report_dir), environ, traffic
+                settings, loaded.workspace, plans, Path(settings.report_dir), environ, traffic, stop
             ) as gateways,
         ):
             kept_logs = [g.kept_log for g in _all(gateways) if g.kept_log is not None]
@@ -115,6 +115,9 @@ def run_loaded(
             listener.on_run_start(len(plans))
             budget = Budget(limits_for(settings, context))
             outcome = execute(plans, env, listener, settings.concurrency, abandon, faults, budget)
+    except BringUpStopped:
+        # Interrupted before anything ran: the gateway is stopped, the reports say so (130).
+        return finish(_interrupted_at_start(as_shard, plans), settings, environ, context=context)
     except GatewayError as exc:
         # Nothing could run; CI still gets reports that say why, then exit 3.
         _publish_unreachable(as_shard(unrun_report(plans, str(exc))), settings, context)
@@ -152,6 +155,13 @@ def run_loaded(
         ),
         gateway_logs=[path for path in kept_logs if path.is_file()],
     )
+
+
+def _interrupted_at_start(
+    as_shard: Callable[[RunReport], RunReport], plans: list[ScenarioPlan]
+) -> RunReport:
+    why = "not run: the run was interrupted while the gateway was starting"
+    return as_shard(unrun_report(plans, why, Status.SKIP)).model_copy(update={"interrupted": True})
 
 
 def _publish_unreachable(unrun: RunReport, settings: Settings, context: CIContext) -> None:

@@ -1,0 +1,31 @@
+"""What SIGINT and SIGTERM mean while a command runs scenarios (`run`, `bless`): the first
+starts no more scenarios (running ones finish and are judged whole; a gateway still starting
+is stopped), the second abandons the running ones. The reports are written either way."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def install(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
+    """Handle SIGINT/SIGTERM by setting `stop`, then `abandon`; return what restores the
+    previous handlers."""
+
+    def handle(signum: int, _frame: Any) -> None:
+        if stop.is_set():
+            abandon.set()
+            return
+        stop.set()
+        print(
+            f"\n{signal.Signals(signum).name}: starting no more scenarios; waiting for the "
+            "running ones (send again to abandon them); reports will still be written",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
