@@ -22,6 +22,7 @@ from clawspec.runner.scenario import (
     ScenarioPlan,
     StartedScenario,
     abandoned_conversation,
+    abandoned_run,
     check_scenario,
     new_run_id,
     no_turns,
@@ -273,12 +274,10 @@ def _attempt_env(
     item: tuple[int, int],
     running: dict[tuple[int, int], StartedScenario | None],
 ) -> RunEnv:
-    """Where an attempt runs: its plan's gateway, its attempt number; a conversation's state
-    is kept in `running` as it starts."""
+    """Where an attempt runs: its plan's gateway, its attempt number; its state is kept in
+    `running` as it starts (an interrupt reports what an abandoned one had done)."""
     planned = env.for_plan(plan)
-    if plan.scenario.turns is not None:
-        planned = replace(planned, on_started=partial(running.__setitem__, item))
-    return replace(planned, attempt=item[1]) if item[1] else planned
+    return replace(planned, on_started=partial(running.__setitem__, item), attempt=item[1])
 
 
 def _started_budget(budget: Budget | None, planned: int) -> Budget:
@@ -381,7 +380,9 @@ def _result(
             continue
         started = index is not None and (index, attempt) in running
         state = running.get((index, attempt)) if started and index is not None else None
-        if state is not None and state.conversation is not None:
+        if state is not None and state.conversation is None:
+            result = _abandoned_run(plan, state, broken)
+        elif state is not None:
             result = _abandoned(plan, state, broken)
             if counted is not None:
                 # Counted here, not by its lane should it still finish (its check asks).
@@ -430,6 +431,15 @@ def _abandoned(plan: ScenarioPlan, state: StartedScenario, broken: bool) -> Scen
         return abandoned_conversation(state, why)
     except Exception:
         log.debug("the turns of the abandoned %s were not kept", plan.id, exc_info=True)
+        return _not_completed(plan, started=True, broken=broken)
+
+
+def _abandoned_run(plan: ScenarioPlan, state: StartedScenario, broken: bool) -> ScenarioResult:
+    """A one-message scenario whose agent was still running: its run id and time so far."""
+    try:
+        return abandoned_run(state, _not_completed(plan, started=True, broken=broken).message)
+    except Exception:  # what it had done is a nicety: the reports must not be lost for it
+        log.debug("the run of the abandoned %s was not kept", plan.id, exc_info=True)
         return _not_completed(plan, started=True, broken=broken)
 
 

@@ -520,6 +520,29 @@ def no_turns(scenario: Scenario) -> list[TurnResult] | None:
     return [] if scenario.turns is not None else None
 
 
+def abandoned_run(state: StartedScenario, why: str) -> ScenarioResult:
+    """The result of a one-message scenario abandoned while its agent ran (`why`): its run
+    id, how long it had run and its `given` verdicts, as a finished one reports them (the
+    JUnit time, the gateway log's run id); its `then` is not judged; its status is `error`."""
+    from clawspec.reports.model import ScenarioResult
+
+    plan = state.plan
+    return ScenarioResult(
+        **plan.identity.report_fields(),
+        line=plan.contract.scenario_line(plan.index),
+        contract_digest=_digest(plan),
+        example_source=plan.example.source if plan.example else None,
+        target=plan.contract.contract.target.path,
+        status=Status.ERROR,
+        message=one_line(why, 500),
+        run_id=state.run_id,
+        duration_ms=int((time.monotonic() - state.started_clock) * 1000),
+        assertions=[r for r in list(state.results) if r.phase == "given"],
+        tags=list(plan.scenario.tags),
+        turns=no_turns(plan.scenario),
+    )
+
+
 def abandoned_conversation(state: StartedScenario, why: str | None = None) -> ScenarioResult:
     """The result of a conversation abandoned while it ran (an interrupt past the grace
     period; `why`: another cause, e.g. an internal error), built from another thread while its

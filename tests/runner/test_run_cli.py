@@ -682,6 +682,13 @@ def test_past_the_first_signal_running_scenarios_are_interrupted(
         ("judged-fail", *abandoned),
         *NOT_STARTED,
     ]
+    # What an abandoned run had done: its run id (the gateway's log names it) and its time.
+    sent = {r["body"]["sessionKey"].removeprefix("hook:clawspec:") for r in server.requests}
+    for scenario in report["scenarios"][:2]:
+        assert scenario["run_id"] in sent, (scenario["run_id"], sent)
+        assert scenario["duration_ms"] > 0 and len(scenario["contract_digest"]) == 64
+    junit = (workspace / "reports" / "junit.xml").read_text("utf-8")
+    assert 'name="judged-pass" time="0.000"' not in junit
     assert "Traceback" not in stderr.text()
 
 
