@@ -831,8 +831,15 @@ class _MessageFields(Assertion):
     def _matching(
         self, sent: list[tuple[_Run, SentMessage]]
     ) -> list[tuple[_Run, SentMessage]] | str:
-        """The messages that match, or why the pattern could not be decided."""
+        """The messages that match, or why it could not be decided (a message whose text
+        OpenClaw kept only as its marker might hold what is asked for)."""
         found = [(r, m) for r, m in sent if self.to is None or m.to == self.to]
+        # A message whose target is not known either might be the one asked for.
+        cut = [
+            (r, m)
+            for r, m in sent
+            if m.text_cut is not None and (self.to is None or m.to in (self.to, None))
+        ]
         if self.text is not None:
             want = " ".join(self.text.split()).casefold()
             found = [
@@ -850,6 +857,13 @@ class _MessageFields(Assertion):
             if isinstance(results, str):
                 return results
             found = [pair for pair, hit in zip(texts, results, strict=True) if hit]
+        if not found and cut and (self.text is not None or self.pattern is not None):
+            run, message = cut[0]
+            assert message.text_cut is not None
+            return (
+                f"{self._wanted()}: cannot be told, OpenClaw kept no text of a message "
+                f"{run.label} sent ({message.text_cut.detail})"
+            )
         return found
 
 

@@ -4,7 +4,9 @@ A conversation's turn has its reply from the chat response (`RunInfo.transcript`
 scenario's hook answer carries none, and its log line neither, so its reply is read from the
 run's record (`clawspec.evidence.record`): the last of `model.completed`'s `assistantTexts`,
 the same text the chat response carries (checked on the real gateway). Texts written before
-tool calls are not the reply.
+tool calls are not the reply. A reply over OpenClaw's limit for one recorded text (32,768
+characters) is kept there only as its marker: nothing about its text can be decided, so the
+replies are then an `error` saying so (the rest of the record is read as usual).
 """
 
 from __future__ import annotations
@@ -35,4 +37,11 @@ def replies(ctx: EvalContext) -> tuple[Reply, ...] | Verdict:
     found = run_records(ctx, until="complete")
     if isinstance(found, Verdict):
         return found
+    for run in found.runs:
+        if run.reply is None and run.reply_cut is not None:
+            return Verdict.errored(
+                f"OpenClaw kept no text of the reply of run {run.run_id}: "
+                f"{run.reply_cut.detail}; its record holds only a marker in its place, so "
+                "nothing about the reply's text can be decided"
+            )
     return tuple(Reply(run.reply, f"run {run.run_id}") for run in found.runs)

@@ -34,7 +34,9 @@ The store is the gateway's, written while we read: it is opened read-only (`mode
 transaction per lookup (a consistent snapshot across its queries, never held across a gateway
 run), a short busy timeout retried briefly, and bounded reads (a cap on the events of a run, past
 which only its final events are read, and on the bytes of one event). What OpenClaw itself cut or
-redacted in a call's arguments is found by its markers (`args_cuts`), never taken as the value.
+redacted in a call's arguments is found by its markers (`args_cuts`), never taken as the value;
+a text it kept only as its marker (a reply, a prompt or a message sent over its 32,768-character
+limit) is None beside a `TextCut` saying so, and the rest of the run is read as usual.
 Every event's `traceSchema`/`schemaVersion` is checked: an unknown one is an error naming both,
 never a guess.
 """
@@ -49,9 +51,9 @@ import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from clawspec.errors import ClawSpecError
 from clawspec.gateway.tool_search import CONTROLS, SPAWN_TOOL, WRAPPERS, wrapper_call_id
@@ -176,6 +178,17 @@ class ArgsCut:
 
 
 @dataclass(frozen=True)
+class TextCut:
+    """A text OpenClaw recorded only as its marker, not as the text (over its limit of 32,768
+    characters for one field, or redacted): `reason` is OpenClaw's own word for it, `detail`
+    what is known of the text, in words ("40,004 characters, over its trajectory limit of
+    32,768")."""
+
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
 class ToolCall:
     """One tool call of a run, Tool Search's wrappers taken out.
 
@@ -205,12 +218,15 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class SentMessage:
-    """A message the agent sent through a messaging tool (`messagingToolSentTargets`)."""
+    """A message the agent sent through a messaging tool (`messagingToolSentTargets`; a text
+    OpenClaw kept only as its marker, with no target of its own, is one with no target).
+    `text_cut`: OpenClaw kept no text of it (`text` is None), only its marker."""
 
     tool: str | None
     provider: str | None
     to: str | None
     text: str | None
+    text_cut: TextCut | None = None
 
 
 @dataclass(frozen=True)
@@ -224,16 +240,18 @@ class Trajectory:
     session_key: str | None
     provider: str | None
     model: str | None
-    prompt: str | None
-    reply: str | None  # the last of assistant_texts; None: the run wrote no final text
-    assistant_texts: tuple[str, ...]
+    prompt: str | None  # None: not recorded, or kept only as a marker (`prompt_cut`)
+    # The last of assistant_texts; None: the run wrote no final text, or OpenClaw kept only its
+    # marker (`reply_cut` then says so: its text is not known).
+    reply: str | None
+    assistant_texts: tuple[str | None, ...]  # None: a text OpenClaw kept only as its marker
     usage: Usage | None
     stop_reason: str | None
     final_status: str | None  # trace.artifacts' finalStatus ("success", …)
     timed_out: bool
     aborted: bool
     tool_calls: tuple[ToolCall, ...]
-    sent_texts: tuple[str, ...]
+    sent_texts: tuple[str, ...]  # the texts recorded (those kept only as a marker are in `sent`)
     sent: tuple[SentMessage, ...]
     complete: bool  # session.ended recorded and every event read: nothing more to read
     children: tuple[Trajectory, ...] = ()  # sub-agent runs, followed into their own stores
@@ -244,6 +262,8 @@ class Trajectory:
     # past the bound all the same.
     capped: bool = False
     ended: bool | None = None  # session.ended recorded (None: as `complete`)
+    reply_cut: TextCut | None = None  # OpenClaw kept only its marker of the reply
+    prompt_cut: TextCut | None = None  # OpenClaw kept only its marker of the prompt
 
     @property
     def has_ended(self) -> bool:
@@ -334,19 +354,32 @@ class _Outcome(_Model):
     timedOutByRunBudget: bool = False
 
 
+def _text_or_marker(value: Any) -> Any:
+    if isinstance(value, str) or bound_marker(value) is not None:
+        return value
+    raise ValueError(
+        "Input should be a valid string, or OpenClaw's marker of a text it did not keep"
+    )
+
+
+# A text OpenClaw writes as is, or as its marker when it does not keep it (a string over 32,768
+# characters becomes `{"truncated": true, "reason": "trajectory-field-size-limit", …}`).
+_Text = Annotated[Any, AfterValidator(_text_or_marker)]
+
+
 class _ModelCompleted(_Outcome):
-    assistantTexts: list[str] = []
+    assistantTexts: list[_Text] = []
     usage: _Usage | None = None
 
 
 class _Artifacts(_Outcome):
     finalStatus: str | None = None
-    messagingToolSentTexts: list[str] = []
+    messagingToolSentTexts: list[_Text] = []
     messagingToolSentTargets: list[dict[str, Any]] = []
 
 
 class _Prompt(_Model):
-    prompt: str | None = None
+    prompt: _Text | None = None
 
 
 M = TypeVar("M", bound=_Model)
@@ -735,7 +768,7 @@ class TrajectoryStore:
         completed: _ModelCompleted | None = None
         artifacts: _Artifacts | None = None
         ended = False
-        prompt: str | None = None
+        prompt: Any = None
         notes = [f"more than {self.max_run_events} events: read the first ones"] if more else []
         for event in events:
             kind = event.envelope.type
@@ -766,6 +799,8 @@ class TrajectoryStore:
             elif kind == "session.ended":
                 ended = True
         texts = tuple(completed.assistantTexts) if completed else ()
+        last = texts[-1] if texts else None
+        sent_texts = tuple(artifacts.messagingToolSentTexts) if artifacts else ()
         flags = [o for o in (completed, artifacts) if o is not None]
         return Trajectory(
             store=self.path,
@@ -775,9 +810,9 @@ class TrajectoryStore:
             session_key=first.sessionKey,
             provider=first.provider,
             model=first.modelId,
-            prompt=prompt,
-            reply=texts[-1] if texts else None,
-            assistant_texts=texts,
+            prompt=prompt if isinstance(prompt, str) else None,
+            reply=last if isinstance(last, str) else None,
+            assistant_texts=tuple(t if isinstance(t, str) else None for t in texts),
             usage=_usage(completed.usage) if completed and completed.usage else None,
             stop_reason=(completed.stopReason if completed else None)
             or (artifacts.stopReason if artifacts else None),
@@ -785,12 +820,16 @@ class TrajectoryStore:
             timed_out=any(_timed_out(o) for o in flags),
             aborted=any(o.aborted or o.externalAbort for o in flags),
             tool_calls=tuple(_tool_calls(calls, results, where, self.max_event_bytes)),
-            sent_texts=tuple(artifacts.messagingToolSentTexts) if artifacts else (),
-            sent=tuple(_sent(t) for t in artifacts.messagingToolSentTargets) if artifacts else (),
+            sent_texts=tuple(t for t in sent_texts if isinstance(t, str)),
+            sent=_sent_messages(artifacts.messagingToolSentTargets, sent_texts)
+            if artifacts
+            else (),
             complete=ended and not more,
             cut=tuple(notes),
             capped=more,
             ended=ended,
+            reply_cut=None if isinstance(last, str) or last is None else text_cut(last),
+            prompt_cut=None if isinstance(prompt, str) or prompt is None else text_cut(prompt),
         )
 
 
@@ -828,7 +867,21 @@ def _sent(target: Mapping[str, Any]) -> SentMessage:
         value = target.get(key)
         return value if isinstance(value, str) else None
 
-    return SentMessage(text("tool"), text("provider"), text("to"), text("text"))
+    body = target.get("text")
+    cut = text_cut(body) if bound_marker(body) is not None else None
+    return SentMessage(text("tool"), text("provider"), text("to"), text("text"), cut)
+
+
+def _sent_messages(
+    targets: Sequence[Mapping[str, Any]], texts: Sequence[Any]
+) -> tuple[SentMessage, ...]:
+    """The messages sent: each target, then each text OpenClaw kept only as its marker beyond
+    those of the targets (a text sent without its target, whose text is not known either)."""
+    sent = [_sent(target) for target in targets]
+    cut = [text_cut(t) for t in texts if not isinstance(t, str)]
+    targeted = sum(1 for message in sent if message.text_cut is not None)
+    sent += [SentMessage(None, None, None, None, c) for c in cut[targeted:]]
+    return tuple(sent)
 
 
 def _result_text(result: Any) -> str | None:
@@ -968,6 +1021,16 @@ def _bound_detail(reason: str, marker: dict[str, Any]) -> str:
     if reason == REDACTED:
         return "replaced by its redaction of binary or media data"
     return f"cut ({_plain_reason(reason)})"
+
+
+def text_cut(marker: Any) -> TextCut:
+    """What OpenClaw's marker in place of a text says of it (`bound_marker(marker)` is set)."""
+    reason = bound_marker(marker) or "unknown"
+    if reason != "trajectory-field-size-limit":
+        return TextCut(reason, _bound_detail(reason, marker))
+    chars = marker.get("originalChars")
+    size = f"{_count(chars, 'characters')}, over" if type(chars) is int else "over"
+    return TextCut(reason, f"{size} its trajectory limit of {_number(marker.get('limitChars'))}")
 
 
 def _plain_reason(reason: str) -> str:
@@ -1278,6 +1341,6 @@ def wait_for(
             missing = str(exc)
         if clock() >= deadline:
             raise RunNotRecorded(
-                f"the run's record was not complete after {timeout_s:g} s: {missing}"
+                f"the run's record was not complete after {round(timeout_s, 1):g} s: {missing}"
             )
         sleep(poll_s)
