@@ -9,7 +9,11 @@ from clawspec import secrets as _secrets
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 # XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Bidirectional controls make a terminal or a log viewer show text in another order than it
+# is written ("Trojan Source"): an agent's reply could make a line read as something else.
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 MASK = _secrets.MASK
 MIN_SECRET_LENGTH = _secrets.MIN_LENGTH  # shorter values would mask ordinary words
 # The only ways to shorten a text for output: mask, cut, mask a secret's prefix the cut left

@@ -86,8 +86,8 @@ def _unshowable(name: str) -> str | None:
     if found is None:
         return None
     return (
-        f"scenario name has the character U+{ord(found.group()):04X} (a control character or a "
-        "line break): names are shown on one line in every report; remove it"
+        f"scenario name has the character U+{ord(found.group()):04X} (a control, line-break or "
+        "text-direction character): every report shows names as written, on one line; remove it"
     )
 
 

@@ -20,8 +20,11 @@ def error_position(shown: str, error: str) -> tuple[int, int]:
     return int(line), int(column)
 
 
-# Characters no report can show: control characters (ANSI escapes start with one), line breaks.
-UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Characters no report can show as written: control characters (ANSI escapes start with one),
+# line breaks, and the bidirectional controls that show text in another order than written.
+UNSHOWABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
 
 
 def shown_name(name: str) -> str:

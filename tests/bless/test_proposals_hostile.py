@@ -427,18 +427,21 @@ def test_a_non_finite_or_absurd_tolerance_is_a_usage_error(
     assert "--tolerance" in capsys.readouterr().err
 
 
-def test_a_scenario_name_with_a_line_break_keeps_the_output_valid_yaml(
+def test_a_scenario_name_with_a_line_break_is_a_contract_error_before_anything_is_proposed(
     workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Names are one line in every report (and in the proposal's header): such a contract
+    does not load, so nothing is read or proposed."""
     name = "two\nlines\u2028here"
     contract = write_contract(PLAIN.replace("name: drafts", f"name: {json.dumps(name)}"))
     runs = [(Status.PASS, evidence([call("read", path="a.md")])) for _ in range(2)]
     path = _save(workspace / "r.json", result(contract.name, name, _digest(contract), runs))
-    assert _bless(contract, name, path) == 0
-    out = capsys.readouterr().out
-    assert out.splitlines()[0].endswith("scenario 'two\\nlines\\u2028here'")
-    parsed = yaml.safe_load(out)
-    assert parsed["then"][0] == {"type": "tool_was_called", "tool": "read"}
+    assert _bless(contract, name, path) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "scenario 'two\\nlines\\u2028here': scenario name has the character U+000A" in (
+        captured.err
+    )
 
 
 def test_an_invalid_json_report_is_named_without_an_empty_location(

@@ -129,7 +129,7 @@ def test_a_name_or_message_with_line_breaks_never_starts_a_line_of_its_own(
     opening a pull request writes contracts) must not forge an annotation or stop them."""
     hostile = "stop\n::stop-commands::zzz\r\n::error file=x.yaml,line=1::FORGED"
     failing = assertion(
-        "fail", "no file\n::error::FORGED-TOO; reply: ##[stop-commands]tok ##vso[task.x]y",
+        "fail", "no file\n::error::FORGED-TOO; reply: ##[stop-commands]tok ##vso[task.x]y \u202eok",
         index=0, line=9,
     )  # fmt: skip
     result = scenario(hostile, "fail", failing, message="why\n::set-output name=x::1")
@@ -147,3 +147,5 @@ def test_a_name_or_message_with_line_breaks_never_starts_a_line_of_its_own(
     # Commands a runner finds anywhere in a line (GitHub's legacy form, Azure's) are inert.
     assert not [line for line in lines if "##[" in line or "##vso[" in line], lines
     assert any("reply: ## [stop-commands]tok ## vso[task.x]y" in line for line in lines), lines
+    # A text-direction control would show the line in another order than it is written.
+    assert not [line for line in lines if "\u202e" in line], lines
