@@ -3,7 +3,9 @@
 The input is one `Observed` per attempt (its status, duration and `AttemptEvidence`); the output
 is a `Proposal` per scope (the scenario's `then`, each turn's), each item a mapping of an
 assertion that exists, with its real fields, and a comment naming its evidence. Candidates that
-held in only some good runs are kept apart (`unstable`), never proposed.
+held in only some good runs are kept apart (`unstable`) with their count, those that held in
+every run but cannot be stated (`left_out`) or came past a limit (`over_limit`) with the reason:
+never proposed, always said.
 
 Values are compared after they are generalised: a template variable's value becomes the
 variable (`{{today}}`, `{{run_id}}`, a row's `{{vars.X}}`), and what is left of a volatile
@@ -21,6 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from clawspec.bless.observed import MAX_FILES, contract_path, written_paths
+from clawspec.gateway.trajectory import cut_detail
+from clawspec.inputs.paths import escapes_workspace
 from clawspec.reports.model import AttemptEvidence, FileSeen
 from clawspec.secrets import MASK
 from clawspec.status import Status
@@ -28,6 +33,8 @@ from clawspec.traffic.volatile import CLOCK_TEXT, DEFAULT_VOLATILE_PATTERNS
 
 GOOD = (Status.PASS, Status.WARN)
 MAX_REPLY_SENTENCES = 5
+MAX_CALLS_WITH = 5  # `tool_called_with` items per tool (one per call made in every run)
+MAX_LISTED = 10  # candidates of one kind listed apart (held in some runs, over a limit)
 MAX_VALUE_CHARS = 200  # an argument value longer than this is not proposed (a file's content)
 MIN_SENTENCE_CHARS = 8
 # Dates and stamps in the other formats an agent writes (the clock's own formats above them
@@ -102,6 +109,11 @@ class Proposal:
     items: list[Item] = field(default_factory=list)
     unstable: list[Item] = field(default_factory=list)
     left_out: list[Item] = field(default_factory=list)
+    over_limit: list[Item] = field(default_factory=list)  # held in every run, past a limit
+    # Candidates listed apart, by what they are; those past MAX_LISTED are only counted (a
+    # chatty reply must not list hundreds of sentences), and the output says how many.
+    listed: dict[str, int] = field(default_factory=dict)
+    unlisted: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -266,15 +278,19 @@ def _arguments(
     evidence: Sequence[AttemptEvidence],
     variables: Sequence[dict[str, str]],
 ) -> None:
-    """`tool_called_with` for the argument keys whose (generalised) values never varied: in
-    every run, some call of the tool had that key with that value."""
-    per_run: list[dict[str, set[str]]] = []
+    """`tool_called_with` for each call of the tool made in every run: the argument values of
+    that one call that never varied. `tool_called_with` passes when ONE call has all its `args`,
+    so values of different calls are never put together (that call never happened). Each call
+    of the first run is matched, in every other run, with the call sharing most of what is left
+    of its (generalised) values; what all of them share is one item."""
+    per_run: list[list[dict[str, str]]] = []  # per run, per call: key -> its value as JSON
     left: dict[str, str] = {}  # key -> why its value was not stated
     for e, names in zip(evidence, variables, strict=True):
-        seen: dict[str, set[str]] = {}
+        calls: list[dict[str, str]] = []
         for tool in e.tools:
             if tool.name != name or not isinstance(tool.args, dict) or tool.args_cut:
                 continue
+            seen: dict[str, str] = {}
             for key, value in tool.args.items():
                 general = (
                     _Left(f"its name {MASKED}")
@@ -285,8 +301,9 @@ def _arguments(
                     if general.reason:
                         left.setdefault(key, general.reason)
                     continue
-                seen.setdefault(key, set()).add(json.dumps(general, sort_keys=True))
-        per_run.append(seen)
+                seen[key] = json.dumps(general, sort_keys=True)
+            calls.append(seen)
+        per_run.append(calls)
     k = len(per_run)
     for key, reason in left.items():
         proposal.left_out.append(
@@ -296,30 +313,43 @@ def _arguments(
                 f"argument '{key}' {reason}",
             )
         )
-    if not per_run or any(not seen for seen in per_run):
+    if not per_run or any(not any(calls) for calls in per_run):
         return  # the arguments are not known in every run
-    args: dict[str, Any] = {}
-    for key in dict.fromkeys(key for seen in per_run for key in seen):
-        common = set.intersection(*(seen.get(key, set()) for seen in per_run))
-        if common:
-            args[key] = json.loads(sorted(common)[0])
-        elif key not in left:
-            held = sum(1 for seen in per_run if key in seen)
+    held: list[dict[str, str]] = []
+    for anchor in per_run[0]:
+        shared = dict(anchor)
+        for calls in per_run[1:]:
+            best = max(calls, key=lambda c: sum(1 for kv in shared.items() if kv in c.items()))
+            shared = {key: v for key, v in shared.items() if best.get(key) == v}
+        if shared and shared not in held:
+            held.append(shared)
+    # A call whose values are all among another's adds nothing: that one passes wherever it does.
+    kept = [a for a in held if not any(a.items() < b.items() for b in held)]
+    stated = {key for args in kept for key in args}
+    for key in dict.fromkeys(key for calls in per_run for c in calls for key in c):
+        if key not in stated and key not in left:
+            present = sum(1 for calls in per_run if any(key in c for c in calls))
             proposal.unstable.append(
                 Item(
                     f"tool_called_with:{name}:{key}",
                     {"type": "tool_called_with", "tool": name, "args": {key: "…"}},
-                    f"argument '{key}' varied between runs (present in {held} of {k})",
+                    f"argument '{key}' varied between runs (present in {present} of {k})",
                 )
             )
-    if args:
-        proposal.items.append(
-            Item(
-                f"tool_called_with:{name}",
-                {"type": "tool_called_with", "tool": name, "args": args},
-                f"held in {k} of {k} runs; the argument values that never varied",
-            )
+    for number, args in enumerate(kept):
+        item = Item(
+            f"tool_called_with:{name}" + (f"#{number + 1}" if number else ""),
+            {"type": "tool_called_with", "tool": name, "args": _loaded(args)},
+            f"held in {k} of {k} runs; the values of one call that never varied",
         )
+        if number < MAX_CALLS_WITH:
+            proposal.items.append(item)
+        else:
+            _over_limit(proposal, item, f"at most {MAX_CALLS_WITH} calls of a tool are proposed")
+
+
+def _loaded(args: Mapping[str, str]) -> dict[str, Any]:
+    return {key: json.loads(value) for key, value in args.items()}
 
 
 def _general_value(value: Any, variables: Mapping[str, str]) -> Any:
@@ -460,72 +490,121 @@ def _files(
 ) -> None:
     k = len(evidence)
     per_run: list[dict[str, FileSeen]] = []
-    for e, names in zip(evidence, variables, strict=True):
-        per_run.append({_with_variables(f.path, names): f for f in e.files})
+    missing: list[list[str]] = []  # per run: paths its writing calls named that are not there
     raw: dict[str, str] = {}  # a path as written -> as the agent named it (a problem kept)
     for e, names in zip(evidence, variables, strict=True):
-        for f in e.files:
-            general = _with_variables(f.path, names)
-            if general not in raw or MASK in f.path or "{{" in f.path:
-                raw[general] = f.path
-    for path in _ordered([list(files) for files in per_run]):
+        files = {_with_variables(f.path, names): f for f in e.files}
+        per_run.append(files)
+        roots = [names["workspace"]] if names.get("workspace") else []
+        named = [contract_path(p, roots) for p in written_paths(e.tools)]
+        # At the files' bound, a missing one may only have been left out of the report.
+        found = {f.path for f in e.files}
+        gone = [] if len(e.files) >= MAX_FILES else [p for p in named if p not in found]
+        missing.append([_with_variables(p, names) for p in gone])
+        for path in [f.path for f in e.files] + gone:
+            general = _with_variables(path, names)
+            if general not in raw or MASK in path or "{{" in path:
+                raw[general] = path
+    for path in _ordered([*(list(files) for files in per_run), *missing]):
         held = sum(1 for files in per_run if path in files)
+        gone = sum(1 for paths in missing if path in paths)
         exists = Item(f"artifact_exists:{path}", {"type": "artifact_exists", "path": path}, "")
         if _unstatable(proposal, exists, raw[path], f"the path {MASKED}"):
             continue
-        if _VOLATILE.search(_VARIABLE.sub("", path)):
-            proposal.left_out.append(
-                Item(
-                    exists.key,
-                    exists.mapping,
-                    "the path holds a date or id no template variable gives: not proposed",
-                )
+        if gone:
+            # Only what exists after every run may be proposed: a file written and deleted,
+            # or named by a write or an edit that failed, is not there to check.
+            extra = (
+                f"written in {held + gone}, not there after {gone} of them (deleted, or the "
+                "write or edit failed)"
             )
+            _sort(proposal, exists, held, k, extra)
+            continue
+        why = _unwritable_path(path)
+        if why:
+            proposal.left_out.append(Item(exists.key, exists.mapping, why))
             continue
         _sort(proposal, exists, held, k, "")
-        if held != k:
+        if held == k:
+            _contents(proposal, path, [files[path] for files in per_run], variables)
+
+
+def _unwritable_path(path: str) -> str:
+    """Why an artifact assertion cannot name `path` as it was seen, else ""."""
+    if _VOLATILE.search(_VARIABLE.sub("", path)):
+        return "the path holds a date or id no template variable gives: not proposed"
+    # An artifact assertion names a file in the workspace: a climbing path does not validate,
+    # and one outside it (absolute, or the home folder's) is another machine's file.
+    if escapes_workspace(path) or path.startswith(("/", "~")):
+        return "the path is outside the workspace: an artifact assertion names a file in it"
+    return ""
+
+
+def _contents(
+    proposal: Proposal,
+    path: str,
+    versions: Sequence[FileSeen],
+    variables: Sequence[dict[str, str]],
+) -> None:
+    """`artifact_contains` for the headings and keys present in every version of the file;
+    those in only some are listed apart with their count."""
+    k = len(versions)
+    contains: dict[str, Any] = {"type": "artifact_contains", "path": path}
+    for kind in ("sections", "fields"):
+        lists = [getattr(v, kind) for v in versions]
+        if any(found is None for found in lists):
             continue
-        versions = [files[path] for files in per_run]
-        contains: dict[str, Any] = {"type": "artifact_contains", "path": path}
-        for kind in ("sections", "fields"):
-            lists = [getattr(v, kind) for v in versions]
-            if any(found is None for found in lists):
-                continue
-            masked = sorted({s for found in lists for s in found or [] if MASK in s})
-            templated = sorted({s for found in lists for s in found or [] if "{{" in s})
-            for names_left, why in ((masked, MASKED), (templated, TEMPLATED)):
-                if names_left:
-                    proposal.left_out.append(
-                        Item(
-                            f"artifact_contains:{path}:{kind}",
-                            {"type": "artifact_contains", "path": path, kind: names_left},
-                            f"{'a heading' if kind == 'sections' else 'a field'} {why}",
-                        )
+        what = "a heading" if kind == "sections" else "a field"
+        masked = sorted({s for found in lists for s in found or [] if MASK in s})
+        templated = sorted({s for found in lists for s in found or [] if "{{" in s})
+        general = [
+            [
+                _with_variables(s, variables[i])
+                for s in (found or [])
+                if MASK not in s and "{{" not in s
+            ]
+            for i, found in enumerate(lists)
+        ]
+        names = _ordered(general)
+        volatile = [s for s in names if _VOLATILE.search(_VARIABLE.sub("", s))]
+        for names_left, why in (
+            (masked, MASKED),
+            (templated, TEMPLATED),
+            (volatile, "holds a date or id no template variable gives: not proposed"),
+        ):
+            if names_left:
+                proposal.left_out.append(
+                    Item(
+                        f"artifact_contains:{path}:{kind}",
+                        {"type": "artifact_contains", "path": path, kind: names_left},
+                        f"{what} {why}",
                     )
-            general = [
-                [
-                    _with_variables(s, variables[i])
-                    for s in (found or [])
-                    if MASK not in s and "{{" not in s
-                ]
-                for i, found in enumerate(lists)
-            ]
-            common = [
-                s
-                for s in dict.fromkeys(general[0])
-                if all(s in other for other in general[1:])
-                and not _VOLATILE.search(_VARIABLE.sub("", s))
-            ]
-            if common:
-                contains[kind] = common
-        if len(contains) > 2:
-            proposal.items.append(
-                Item(
-                    f"artifact_contains:{path}",
-                    contains,
-                    f"held in {k} of {k} runs; the sections/fields present in every version",
                 )
+        common = []
+        for name in names:
+            if name in volatile:
+                continue
+            held = sum(1 for found in general if name in found)
+            if held == k:
+                common.append(name)
+                continue
+            item = Item(
+                f"artifact_contains:{path}:{kind}:{name}",
+                {"type": "artifact_contains", "path": path, kind: [name]},
+                f"held in {held} of {k} runs",
             )
+            where = f"{'headings' if kind == 'sections' else 'fields'} of '{path}'"
+            _apart(proposal, proposal.unstable, item, f"{where} held in only some runs")
+        if common:
+            contains[kind] = common
+    if len(contains) > 2:
+        proposal.items.append(
+            Item(
+                f"artifact_contains:{path}",
+                contains,
+                f"held in {k} of {k} runs; the sections/fields present in every version",
+            )
+        )
 
 
 # -- the reply ------------------------------------------------------------------------------
@@ -534,45 +613,86 @@ def _files(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def _sentences(reply: str, variables: Mapping[str, str]) -> list[str]:
+def _sentences(reply: str, variables: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The reply's sentences (whitespace-normalised, the variables' values as the variables),
+    each with why it cannot be proposed ("" when it can); one shorter than MIN_SENTENCE_CHARS
+    is no candidate at all."""
     found = []
     for part in _SENTENCE_END.split(reply):
         text = " ".join(part.split())
-        if MASK in text or "{{" in text:
-            continue  # a secret's mask, or the agent's own template syntax
+        if len(text) < MIN_SENTENCE_CHARS:
+            continue
+        if MASK in text:
+            found.append((text, MASKED))
+            continue
+        # OpenClaw's record holds its placeholder (or redaction) instead of what the agent
+        # said, e.g. "[Malformed diagnostic JSON redacted]" for a reply holding `{`: the next
+        # run's reply would not hold it, or would only by the same accident.
+        redacted = cut_detail(text)
+        if redacted is not None:
+            found.append((text, f"is not what the agent said: OpenClaw recorded it {redacted}"))
+            continue
+        if "{{" in text:
+            found.append((text, TEMPLATED))
+            continue
         text = _with_variables(text, variables)
-        stated = not _VOLATILE.search(_VARIABLE.sub("", text))
-        if len(text) >= MIN_SENTENCE_CHARS and stated:
-            found.append(text)
+        volatile = _VOLATILE.search(_VARIABLE.sub("", text))
+        found.append((text, "holds a date or id no template variable gives" if volatile else ""))
     return found
 
 
 def _replies(
     proposal: Proposal, evidence: Sequence[AttemptEvidence], variables: Sequence[dict[str, str]]
 ) -> None:
+    """`reply_contains` for the first MAX_REPLY_SENTENCES sentences of every reply; every other
+    sentence is listed apart (held in only some runs, over the limit, or not statable)."""
     replies = [e.reply for e in evidence]
     if any(r is None for r in replies):
         return
     k = len(replies)
     per_run = [
-        {s.casefold(): s for s in _sentences(r or "", names)}
+        {text.casefold(): (text, why) for text, why in _sentences(r or "", names)}
         for r, names in zip(replies, variables, strict=True)
     ]
     proposed = 0
-    partial = 0
     for folded in dict.fromkeys(key for sentences in per_run for key in sentences):
         held = sum(1 for sentences in per_run if folded in sentences)
-        text = next(sentences[folded] for sentences in per_run if folded in sentences)
-        item = Item(f"reply_contains:{folded}", {"type": "reply_contains", "text": text}, "")
-        if held == k and proposed < MAX_REPLY_SENTENCES:
+        text, why = next(sentences[folded] for sentences in per_run if folded in sentences)
+        key, mapping = f"reply_contains:{folded}", {"type": "reply_contains", "text": text}
+        if why:
+            comment = f"held in {held} of {k} runs; the sentence {why}"
+            what = "reply sentences that cannot be written as seen"
+            _apart(proposal, proposal.left_out, Item(key, mapping, comment), what)
+        elif held < k:
+            comment = f"held in {held} of {k} runs"
+            what = "reply sentences held in only some runs"
+            _apart(proposal, proposal.unstable, Item(key, mapping, comment), what)
+        elif proposed < MAX_REPLY_SENTENCES:
             proposed += 1
-            _sort(proposal, item, held, k, "a sentence of every reply")
-        elif held < k and held > 1 and partial < MAX_REPLY_SENTENCES:
-            partial += 1
-            _sort(proposal, item, held, k, "")
+            _sort(proposal, Item(key, mapping, ""), held, k, "a sentence of every reply")
+        else:
+            comment = f"held in {k} of {k} runs; a sentence of every reply"
+            limit = f"at most {MAX_REPLY_SENTENCES} sentences of the reply are proposed"
+            _over_limit(proposal, Item(key, mapping, comment), limit)
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+
+def _apart(proposal: Proposal, where: list[Item], item: Item, what: str) -> None:
+    """List `item` apart (in `where`) unless MAX_LISTED of `what` are listed already: then it
+    is counted, and the output says how many were not listed."""
+    if proposal.listed.get(what, 0) < MAX_LISTED:
+        proposal.listed[what] = proposal.listed.get(what, 0) + 1
+        where.append(item)
+    else:
+        proposal.unlisted[what] = proposal.unlisted.get(what, 0) + 1
+
+
+def _over_limit(proposal: Proposal, item: Item, limit: str) -> None:
+    """`item` held in every run but a limit on what is proposed left it out."""
+    placed = Item(item.key, item.mapping, f"{item.comment}; not proposed: {limit}")
+    _apart(proposal, proposal.over_limit, placed, f"{item.mapping['type']} items over the limit")
 
 
 def _ordered(lists: Sequence[Sequence[str]]) -> list[str]:

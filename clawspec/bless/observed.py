@@ -3,20 +3,22 @@
 Built after an attempt's checks, only for a repeated scenario (one attempt proves nothing
 invariant, and every report would grow). Tool calls with their arguments, delegations and the
 reply come from OpenClaw's run record when it can be read (as the assertions read it), else the
-report's evidence (names only); the files are those the agent's `write`/`edit` calls named,
-read once after the attempt for their headings and keys. Every figure is bounded: a runaway tool
-loop or a huge file must not blow up the report.
+report's evidence (names only); the files are those the agent's `write`/`edit` calls named
+that exist after the attempt, read once then for their headings and keys. Every figure is
+bounded: a runaway tool loop or a huge file must not blow up the report.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clawspec import markdown_doc
 from clawspec.assertions import documents
+from clawspec.inputs.paths import escapes_workspace
 from clawspec.reports.model import AttemptEvidence, FileSeen, ToolCallRecord
 
 if TYPE_CHECKING:
@@ -179,7 +181,18 @@ def _all_known(values: Iterator[bool | None]) -> bool | None:
 
 
 def _files(tools: list[ToolCallRecord], workspace: Path) -> list[FileSeen]:
-    """The files the agent's writing calls named, as they are now."""
+    """The files the agent's writing calls named that exist now, as they are now. A file
+    written and then deleted, or named by a write or an edit that failed, is left out: only
+    what exists after the run may become an `artifact_exists` (bless lists the paths the calls
+    named that are missing, from the calls themselves)."""
+    roots = (str(workspace), str(workspace.resolve()))
+    named = dict.fromkeys(contract_path(p, roots) for p in written_paths(tools))
+    found = (_file(p, workspace) for p in named)
+    return _unique_files(f for f in found if f is not None)
+
+
+def written_paths(tools: Iterable[ToolCallRecord]) -> list[str]:
+    """The paths the writing calls among `tools` named, as they named them, in order."""
     paths: list[str] = []
     for tool in tools:
         if tool.name in WRITING_TOOLS and isinstance(tool.args, dict):
@@ -188,7 +201,22 @@ def _files(tools: list[ToolCallRecord], workspace: Path) -> list[FileSeen]:
             )
             if named:
                 paths.append(named)
-    return _unique_files(_file(p, workspace) for p in dict.fromkeys(paths))
+    return paths
+
+
+def contract_path(named: str, roots: Iterable[str]) -> str:
+    """`named` as an artifact assertion names it: relative to the workspace (one of `roots`,
+    its path as given or resolved) with `./` and `dir/..` folded, lexically; a path outside the
+    workspace (absolute, or climbing out with `..`) as it was named. Bless compares the paths
+    the calls named with the files found under this one form."""
+    normal = posixpath.normpath(named)
+    if posixpath.isabs(normal):
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if normal.startswith(prefix) and len(normal) > len(prefix):
+                return normal[len(prefix) :]
+        return named
+    return named if normal == ".." or normal.startswith("../") else normal
 
 
 def _unique_files(files: Iterator[FileSeen]) -> list[FileSeen]:
@@ -198,17 +226,28 @@ def _unique_files(files: Iterator[FileSeen]) -> list[FileSeen]:
     return list(kept.values())[:MAX_FILES]
 
 
-def _file(named: str, workspace: Path) -> FileSeen:
+def _file(named: str, workspace: Path) -> FileSeen | None:
+    """The file at `named` (a `contract_path`) as it is now; None when there is none."""
     root = workspace.resolve()
     path = Path(named) if Path(named).is_absolute() else root / named
     try:
-        shown = path.resolve().relative_to(root).as_posix()
-    except (ValueError, OSError):
-        shown = named  # outside the workspace: an artifact assertion could not name it anyway
+        if not path.is_file():
+            return None
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # unreadable, or a loop of links: not a file to name
+        return None
+    shown = named
+    if not Path(named).is_absolute() and not escapes_workspace(named):
+        try:
+            resolved.relative_to(root)
+        except ValueError:
+            # A link inside the workspace to a file outside it: an artifact assertion refuses
+            # the path, so it is shown where it really is (outside, then never proposed).
+            shown = resolved.as_posix()
     sections: list[str] | None = None
     fields: list[str] | None = None
     try:
-        if path.is_file() and path.stat().st_size <= MAX_FILE_BYTES:
+        if path.stat().st_size <= MAX_FILE_BYTES:
             text = path.read_text(encoding="utf-8", errors="replace")
             if path.suffix.lower() in (".md", ".markdown", ".mdx", ".txt"):
                 sections = [heading for _, heading, _ in markdown_doc.markdown_headings(text)]

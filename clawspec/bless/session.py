@@ -289,6 +289,12 @@ def _block(proposal: Proposal, existing: Callable[[int | None], list[dict[str, A
         lines.append("# held, but cannot be written as it was seen (not proposed):")
         for item in proposal.left_out:
             lines.append(f"#   - {flow(item.mapping)}  # {item.comment}")
+    if proposal.over_limit:
+        lines.append("# held in every run, but over a limit (not proposed):")
+        for item in proposal.over_limit:
+            lines.append(f"#   - {flow(item.mapping)}  # {item.comment}")
+    for what, count in proposal.unlisted.items():
+        lines.append(f"# ... and {count} more {what}, not listed")
     return lines
 
 
