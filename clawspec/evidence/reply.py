@@ -11,10 +11,12 @@ replies are then an `error` saying so (the rest of the record is read as usual).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from clawspec.evidence.context import EvalContext, Verdict
 from clawspec.evidence.record import STATE_DIR_HINT, run_records
+from clawspec.gateway.trajectory import placeholder
 
 __all__ = ["STATE_DIR_HINT", "Reply", "replies"]
 
@@ -43,5 +45,12 @@ def replies(ctx: EvalContext) -> tuple[Reply, ...] | Verdict:
                 f"OpenClaw kept no text of the reply of run {run.run_id}: "
                 f"{run.reply_cut.detail}; its record holds only a marker in its place, so "
                 "nothing about the reply's text can be decided"
+            )
+        if placeholder(run.reply):
+            return Verdict.errored(
+                f"OpenClaw kept no text of the reply of run {run.run_id}: its record holds its "
+                f"placeholder {json.dumps(run.reply)} in its place (OpenClaw records one for "
+                "a text it takes for broken JSON), so nothing about the reply's text can be "
+                "decided"
             )
     return tuple(Reply(run.reply, f"run {run.run_id}") for run in found.runs)

@@ -1068,6 +1068,12 @@ def container_cut(value: Any) -> str | None:
     return None
 
 
+def placeholder(text: str | None) -> bool:
+    """Whether OpenClaw recorded its placeholder in place of a whole text (a reply holding
+    text it takes for broken JSON is recorded as "[Malformed diagnostic JSON redacted]")."""
+    return text in _PLACEHOLDERS
+
+
 def cut_detail(value: Any) -> str | None:
     """What OpenClaw did to `value`, in words, when it is one of its markers or text it
     redacted (the value sent is then not known), else None."""

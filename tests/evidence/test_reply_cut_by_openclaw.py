@@ -5,6 +5,7 @@ verdict on a text that is not there, and never a word about unsupported releases
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,23 @@ def test_a_message_whose_text_was_cut_decides_only_what_it_can(
     if status is Status.ERROR:
         assert "OpenClaw kept no text of a message" in message
         assert "40,000 characters, over its trajectory limit of 32,768" in message
+
+
+@pytest.mark.parametrize(
+    "text", ["[Malformed diagnostic JSON redacted]", "[Oversized diagnostic JSON redacted]"]
+)
+def test_a_reply_openclaw_recorded_as_its_placeholder_is_not_taken_for_the_reply(
+    text: str, tmp_path: Path
+) -> None:
+    """A reply holding `{` (`Cost is ${USER}`) was recorded as OpenClaw's placeholder by a
+    real 2026.9.6 gateway: the reply is not known, whatever an assertion asks of it."""
+    ctx = _cut(tmp_path, [text])
+    for assertion in (
+        {"type": "reply_contains", "text": "Cost is"},
+        {"type": "reply_contains", "text": text},
+        {"type": "reply_not_contains", "text": "sorry"},
+    ):
+        status, message = check(ctx, assertion)
+        assert status is Status.ERROR, message
+        assert f"its placeholder {json.dumps(text)} in its place" in message
+    assert check(ctx, {"type": "run_completed"})[0] is Status.PASS
