@@ -46,6 +46,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
@@ -571,7 +572,13 @@ class TrajectoryStore:
             status = self.path.stat()
         except OSError:
             status = None
-        if status is None or not self.path.is_file():
+        if status is not None and not stat.S_ISREG(status.st_mode):
+            self._close()  # waiting cannot help: the gateway would write its store elsewhere
+            raise StoreCorrupt(
+                f"{self.path}: not a file where OpenClaw keeps agent {self.agent!r}'s store "
+                f"(a folder?); " + SETTING_HINT
+            )
+        if status is None:
             self._close()
             raise StoreMissing(
                 f"{self.path}: no OpenClaw agent store for agent {self.agent!r} there; "

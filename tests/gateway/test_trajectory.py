@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -282,6 +283,20 @@ def test_a_missing_store_names_the_setting(tmp_path: Path) -> None:
     message = str(caught.value)
     assert "openclaw_state_dir" in message and "CLAWSPEC_OPENCLAW_STATE_DIR" in message
     assert str(store_path(tmp_path, "main")) in message
+
+
+def test_a_folder_where_the_store_should_be_is_said_at_once_not_waited_for(
+    tmp_path: Path,
+) -> None:
+    """A fresh gateway creates its store at its first run, so a missing one is waited for;
+    a folder in its place never becomes one (it waited the scenario's whole timeout)."""
+    store_path(tmp_path, "main").mkdir(parents=True)
+    reader = TrajectoryReader(tmp_path)
+    start = time.monotonic()
+    with pytest.raises(StoreCorrupt, match=r"not a file where OpenClaw keeps agent 'main'") as e:
+        wait_for(lambda: reader.hook_run("main", "agent:main:cron:x"), timeout_s=30)
+    assert time.monotonic() - start < 5
+    assert "set openclaw_state_dir" in str(e.value)
 
 
 def test_an_unknown_run_or_session(state: Path) -> None:
