@@ -54,9 +54,11 @@ WORKSPACE_READ_PATHS = {
 
 
 def find_config(start: Path) -> Path | None:
-    """Walk up from `start` (a file or folder) to the first clawspec.yaml."""
-    folder = start.resolve()
-    folder = folder if folder.is_dir() else folder.parent
+    """Walk up from `start` (a file or folder) to the first clawspec.yaml. The walk follows the
+    path as given, not where a link points: a contract linked into a workspace from elsewhere
+    is that workspace's (its target's folders may hold another config, or none)."""
+    absolute = Path(os.path.abspath(start))
+    folder = absolute if absolute.is_dir() else absolute.parent
     for candidate in (folder, *folder.parents):
         for name in CONFIG_NAMES:
             if (candidate / name).is_file():
