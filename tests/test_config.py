@@ -288,3 +288,28 @@ def test_a_configuration_file_that_is_not_utf8_is_a_configuration_error(tmp_path
     path.write_bytes(b"report_dir: \xff\xfe\n")
     with pytest.raises(ConfigError, match="cannot read configuration"):
         load_settings(path, {})
+
+
+@pytest.mark.parametrize(("written", "kept"), [("3", "3"), ("0.2", "0.2"), ('"20%"', "20%")])
+def test_max_skipped_is_a_count_or_a_ratio_in_the_file_as_everywhere(
+    tmp_path: Path, written: str, kept: str
+) -> None:
+    settings = load_settings(_file(tmp_path, f"max_skipped: {written}\n"), {})
+    assert settings.max_skipped == kept
+    assert parse_skip_budget(settings.max_skipped)[0] == ("count" if kept == "3" else "ratio")
+    with pytest.raises(ConfigError, match=r"clawspec\.yaml:1:1: max_skipped: a ratio must be"):
+        load_settings(_file(tmp_path, "max_skipped: 1.5\n"), {})
+
+
+def test_an_unknown_time_zone_is_said_where_it_is_written(tmp_path: Path) -> None:
+    """Not only when a run starts: `validate` and `doctor` see the same settings."""
+    assert load_settings(_file(tmp_path, "timezone: Asia/Kolkata\n"), {}).timezone == "Asia/Kolkata"
+    with pytest.raises(ConfigError, match=r"clawspec\.yaml:1:1: timezone: unknown time zone: "):
+        load_settings(_file(tmp_path, "timezone: Mars/Olympus\n"), {})
+    with pytest.raises(ConfigError, match="environment CLAWSPEC_TIMEZONE: timezone: unknown"):
+        load_settings(None, {"CLAWSPEC_TIMEZONE": "Mars/X"})
+
+
+def test_an_unquoted_date_that_is_no_date_is_a_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"clawspec\.yaml:1:8: invalid YAML: '2026-02-30' "):
+        load_settings(_file(tmp_path, "today: 2026-02-30\n"), {})

@@ -186,7 +186,7 @@ def _compose(text: str) -> Node | None:
 def _load(text: str) -> Any:
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    except (ValueError, yaml.YAMLError) as exc:  # ValueError: an unquoted date that is none
         raise WriteRefused(f"the contract does not parse: {str(exc).splitlines()[0]}") from None
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
@@ -218,6 +219,26 @@ class RegressionSettings(_Section):
 
 
 # A duration: seconds (90), or a string of hours/minutes/seconds ("30m", "1h30m", "90s").
+def _number_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+# A count (3) or a ratio (0.2, "20%"), kept as the text `parse_skip_budget` reads: a number
+# written in the file is as good as the same number in the environment or on the command line.
+SkipBudget = Annotated[
+    str | None,
+    BeforeValidator(_number_as_text),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": 0},
+                {"type": "string"},
+                {"type": "null"},
+            ]
+        }
+    ),
+]
+
 DurationValue = Annotated[
     float | None,
     WithJsonSchema(
@@ -402,7 +423,7 @@ class Settings(BaseModel):
     timezone: str | None = None
     default_agent_id: str = "main"
     concurrency: int = Field(4, ge=1, le=64)
-    max_skipped: str | None = None
+    max_skipped: SkipBudget = None
     fail_on: Literal["fail", "error", "never", "regression"] = Field(
         "fail",
         description="fail: exit 1 on failed or errored scenarios; error: only on "
@@ -513,6 +534,22 @@ class Settings(BaseModel):
     def _skip_budget(cls, value: str | None) -> str | None:
         if value is not None:
             parse_skip_budget(value)
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        """Checked where it is written (the run would otherwise fail when it starts)."""
+        if value:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(
+                    "unknown time zone: expected an IANA name such as Europe/Berlin, "
+                    "America/New_York or UTC"
+                ) from None
         return value
 
     @field_validator("variants")

@@ -230,7 +230,10 @@ def _load(text: str, loader_class: Any) -> Any:
             except SourceError as exc:
                 problem = str(exc).removeprefix("invalid YAML: ")
                 raise yaml.YAMLError(f"{problem} at line {exc.mark.line}") from None
-        return loader.construct_document(node)
+        try:
+            return loader.construct_document(node)
+        except ValueError as exc:  # an unquoted date that is no date: 2026-02-30
+            raise yaml.YAMLError(f"a value reads as a date but is none ({exc})") from None
     finally:
         loader.dispose()
 
@@ -393,7 +396,14 @@ def _scalar(loader: Any, node: yaml.Node) -> Any:
         # What the constructor would return, without its machinery; short values (types,
         # tool names, file names) repeat across scenarios: one shared copy of each.
         return sys.intern(node.value) if len(node.value) <= _SHARED_LEN else node.value
-    value = loader.construct_object(node, deep=True)
+    try:
+        value = loader.construct_object(node, deep=True)
+    except ValueError as exc:  # an unquoted date or time that is no date: 2026-02-30
+        raise SourceError(
+            f"invalid YAML: '{node.value}' reads as a date but is none ({exc}); quote it if "
+            "it is text",
+            _mark(node),
+        ) from None
     # YAML turns unquoted dates into date objects; contracts treat them as ISO text.
     return value.isoformat() if isinstance(value, datetime | date) else value
 
@@ -412,7 +422,7 @@ def _key(loader: Any, node: yaml.Node, mapping: dict[str, Any]) -> str:
     if node.tag == _STR_TAG and isinstance(node, yaml.ScalarNode):
         key = sys.intern(node.value)
     else:
-        key = loader.construct_object(node, deep=True)
+        key = _scalar(loader, node) if isinstance(node, yaml.ScalarNode) else None
         if not isinstance(key, str | int | float | bool):
             raise SourceError("mapping keys must be plain scalars", _mark(node))
         key = str(key) if not isinstance(key, str) else key

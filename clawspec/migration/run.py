@@ -110,7 +110,7 @@ def legacy_baselines(root: Path) -> dict[str, Any]:
             report_dir = str(data["report_dir"])
         path = root / report_dir / "baselines.yaml"
         found = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return {}
     baselines = found.get("baselines") if isinstance(found, dict) else None
     return baselines if isinstance(baselines, dict) else {}
@@ -132,7 +132,7 @@ def _caller(path: Path, root: Path) -> tuple[str | None, dict[str, Any] | None]:
         contract = folder / "tests" / "scenarios.yaml"
         try:
             data = yaml.safe_load(contract.read_text("utf-8")) if contract.is_file() else None
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
             data = None  # reported when that file itself is migrated
         target = data.get("target") if isinstance(data, dict) else None
         # An agent target's legacy ClawSpec `trigger` is the agent's id, not a message to send.
@@ -228,7 +228,7 @@ def find_handoff(
             shown = display_path(candidate)
             try:
                 data = yaml.safe_load(candidate.read_text("utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
                 return m.HandoffFile(shown, why_not=f"cannot read {shown}: {exc}")
             if classify(candidate, data)[0] != "handoff":
                 return m.HandoffFile(

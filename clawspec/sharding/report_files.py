@@ -65,6 +65,8 @@ def read_json(path: Path) -> Any:
         raise UsageError(f"{path}: not a JSON report (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:  # nested deeper than the interpreter follows: no report is
+        raise UsageError(f"{path}: not a JSON report (nested too deep)") from None
 
 
 def looks_like_report(data: Any) -> bool:

@@ -63,6 +63,10 @@ CASES = {
         r"7:39: scenario 's', then\[0\] \(artifact_exists\): field 'path': path 'n{79}…' "
         r"cannot name a file: a name in it is 300 bytes long, over the 255 a file name may have",
     ),
+    "impossible_date": (
+        'version: "1.0"\ndescription: 2026-02-30\nscenarios: []\n',
+        r"2:14: invalid YAML: '2026-02-30' reads as a date but is none \(day is out of range",
+    ),
     "huge": (
         'version: "1.0"\n' + "# " + "x" * 5 * 1024 * 1024 + "\n",
         r"1:1: contract file is 5,242,\d+ bytes, over the limit of 1,048,576 bytes "
