@@ -47,6 +47,15 @@ def clean(text: str) -> str:
     return _secrets.mask(text)
 
 
+_BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def console_line(text: str) -> str:
+    """`text` as one line of a command's output: `clean`, its line breaks as spaces (a name
+    from a workspace must not start a line of its own, nor move the cursor or the title)."""
+    return clean(_BREAKS.sub(" ", text))
+
+
 def cleaner() -> Callable[[str], str]:
     """`clean`, for many strings: a printable string holds no ANSI code and no control
     character, so most strings only need the secrets looked for."""

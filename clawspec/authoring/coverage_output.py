@@ -7,6 +7,7 @@ import json
 from clawspec.assertions.registry import CATEGORIES
 from clawspec.authoring.coverage import CoverageReport, TargetCoverage
 from clawspec.reports.github.markdown import code_span, inline
+from clawspec.text import console_line
 
 HEADERS = ("target", "kind", "contracts", "scenarios", "negative", "categories", "never passed")
 
@@ -47,7 +48,10 @@ def _totals(report: CoverageReport) -> list[str]:
 
 
 def render_terminal(report: CoverageReport) -> str:
-    rows = [HEADERS, *(_cells(r, report.history is not None) for r in report.targets)]
+    rows = [
+        HEADERS,
+        *([console_line(c) for c in _cells(r, report.history is not None)] for r in report.targets),
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()

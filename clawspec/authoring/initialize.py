@@ -17,6 +17,7 @@ from clawspec.authoring.scaffold import ACTION_USES, WORKFLOW, PlannedFile, plan
 from clawspec.authoring.workspace import discover_workspace, skills_missing_env
 from clawspec.errors import UsageError
 from clawspec.lint.requires import unset_message
+from clawspec.text import console_line
 
 GITIGNORE = ".gitignore"
 REPORT_DIR = "clawspec-reports/"  # the report_dir of the clawspec.yaml init writes
@@ -149,4 +150,4 @@ def describe(result: InitResult) -> str:
             "CONTRACT --scenario NAME to propose what the agent does in every run (clawspec "
             "docs getting-started-in-an-existing-workspace)"
         )
-    return "\n".join(lines)
+    return "\n".join(console_line(line) for line in lines)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from clawspec.authoring.workspace import Target, Workspace
+from clawspec.contracts.explain import UNSHOWABLE
 
 SCHEMA_DIR = ".clawspec"
 WORKFLOW = ".github/workflows/clawspec.yml"
@@ -40,9 +42,14 @@ class PlannedFile:
     text: str
 
 
+_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
+
 def _q(value: str) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A YAML double-quoted scalar (JSON strings are valid YAML; JSON leaves DEL, the C1
+    controls and the line separators as they are, which YAML refuses or reads as breaks)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def modeline(path: str, kind: str) -> str:
@@ -75,13 +82,20 @@ def _log(kind: str, **fields: str) -> list[str]:
     return lines
 
 
+def _shown(name: str) -> str:
+    """`name` as a comment line and a scenario name can hold it: one line, no control or
+    text-direction characters (a SKILL.md `name` may hold any; the contract must validate)."""
+    return " ".join(UNSHOWABLE.sub(" ", name).split()) or "unnamed"
+
+
 def render_contract(target: Target) -> str:
     """A starter contract: a smoke scenario and a negative one, both able to pass."""
     path = contract_path(target)
     smoke_invoke, negative_invoke = _invocations(target)
+    shown = _shown(target.name)
     header = [
         modeline(path, "contract").rstrip("\n"),
-        f"# Starter contract for the {target.kind} '{target.name}', written by `clawspec init`.",
+        f"# Starter contract for the {target.kind} '{shown}', written by `clawspec init`.",
         f"# Edit the scenarios to say what this {target.kind} must do; see docs/reference.md.",
         'version: "1.0"',
         "target:",
@@ -94,7 +108,7 @@ def render_contract(target: Target) -> str:
         header.append(f"  agent_id: {_q(target.name)}")  # the folder name, never a path
     lines = [*header, "defaults:", "  timeout: 120", "  test_mode: true", "scenarios:"]
     lines += [
-        f"  - name: {_q(target.name + '-smoke')}",
+        f"  - name: {_q(shown + '-smoke')}",
         f"    description: {_q(f'The {target.kind} answers a plain request; its run completes.')}",
         "    tags: [smoke]",
         "    given:",
@@ -118,7 +132,7 @@ def render_contract(target: Target) -> str:
         "      #   path: memory/drafts/{{today}}.md",
         '      #   updated_after: "{{run_started_at}}"',
         "",
-        f"  - name: {_q(target.name + '-negative')}",
+        f"  - name: {_q(shown + '-negative')}",
         f"    description: {_q('An out-of-scope request: nothing is sent anywhere.')}",
         "    tags: [negative]",
         "    when:",

@@ -70,8 +70,10 @@ def run(args: argparse.Namespace) -> ExitCode:
         f"  warning  skill {skill.name} ({skill.source}): {unset_message(names)}"
         for skill, names in skills_missing_env(workspace, os.environ)
     ]
+    from clawspec.text import console_line
+
     for line in [*report.lines[:-1], *warnings, *report.lines[-1:]]:
-        print(line)
+        print(console_line(line))
     return report.exit_code
 
 

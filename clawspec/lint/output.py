@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from clawspec.lint.engine import LintReport
 from clawspec.reports.github.markdown import code_span, table_cell
-from clawspec.text import clean, pluralize
+from clawspec.text import console_line, pluralize
 
 if TYPE_CHECKING:
     from clawspec.ci_context import CIContext
@@ -18,7 +18,10 @@ SUMMARY_ROWS = 200  # the job summary has a 1 MiB budget shared with other steps
 
 def render_terminal(report: LintReport) -> str:
     """`file:line:column: severity [rule] message` lines and a count line."""
-    lines = [f"{f.location()}: {f.severity} [{f.rule}] {clean(f.message)}" for f in report.findings]
+    lines = [
+        console_line(f"{f.location()}: {f.severity} [{f.rule}] {f.message}")
+        for f in report.findings
+    ]
     lines.append(_totals(report))
     return "\n".join(lines)
 

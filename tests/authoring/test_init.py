@@ -300,3 +300,23 @@ def test_generated_workflow_names_no_unpublished_action_and_explains_its_uses_li
     assert "uses: docker://<registry>/<image>:<tag>" in comment  # an image you built
     out = capsys.readouterr().out
     assert "note: .github/workflows/clawspec.yml: replace <owner>/clawspec@<commit-sha>" in out
+
+
+def test_a_hostile_skill_name_still_makes_a_contract_that_validates(tmp_path: Path) -> None:
+    """A SKILL.md `name` holding a line break (that would start a YAML key in the comment),
+    an escape sequence, DEL and a line separator: init's contract is still one `validate`
+    accepts, the name shown on one line."""
+    skill = tmp_path / "ws" / "skills" / "odd"
+    skill.mkdir(parents=True)
+    name = "a\nfoo: bar \x1b]0;title\x07 \x7f\u2028 \u202eend"
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {json.dumps(name)}\ndescription: odd one\n---\n# Odd\n", "utf-8"
+    )
+    assert main(["init", str(tmp_path / "ws")]) == 0
+    text = (skill / "tests" / "scenarios.yaml").read_text("utf-8")
+    assert "\nfoo: bar" not in text and "\x1b" not in text and "\x7f" not in text
+    (contract,) = validate([tmp_path / "ws"], environ={})
+    assert [s.name for s in contract.contract.scenarios] == [
+        "a foo: bar ]0;title end-smoke",
+        "a foo: bar ]0;title end-negative",
+    ]
