@@ -526,21 +526,27 @@ def abandoned_run(state: StartedScenario, why: str) -> ScenarioResult:
     JUnit time, the gateway log's run id); its `then` is not judged; its status is `error`."""
     from clawspec.reports.model import ScenarioResult
 
-    plan = state.plan
     return ScenarioResult(
-        **plan.identity.report_fields(),
-        line=plan.contract.scenario_line(plan.index),
-        contract_digest=_digest(plan),
-        example_source=plan.example.source if plan.example else None,
-        target=plan.contract.contract.target.path,
-        status=Status.ERROR,
-        message=one_line(why, 500),
-        run_id=state.run_id,
-        duration_ms=int((time.monotonic() - state.started_clock) * 1000),
-        assertions=[r for r in list(state.results) if r.phase == "given"],
-        tags=list(plan.scenario.tags),
-        turns=no_turns(plan.scenario),
+        **_abandoned_fields(state), message=one_line(why, 500), turns=no_turns(state.plan.scenario)
     )
+
+
+def _abandoned_fields(state: StartedScenario) -> dict[str, Any]:
+    """What an abandoned scenario's result says of it, whatever its kind: who it is, its run
+    id, its time so far and its `given` verdicts; status `error`."""
+    plan = state.plan
+    return {
+        **plan.identity.report_fields(),
+        "line": plan.contract.scenario_line(plan.index),
+        "contract_digest": _digest(plan),
+        "example_source": plan.example.source if plan.example else None,
+        "target": plan.contract.contract.target.path,
+        "status": Status.ERROR,
+        "run_id": state.run_id,
+        "duration_ms": int((time.monotonic() - state.started_clock) * 1000),
+        "assertions": [r for r in list(state.results) if r.phase == "given"],
+        "tags": list(plan.scenario.tags),
+    }
 
 
 def abandoned_conversation(state: StartedScenario, why: str | None = None) -> ScenarioResult:
@@ -564,18 +570,9 @@ def abandoned_conversation(state: StartedScenario, why: str | None = None) -> Sc
         gateway_run_id=finished.chat_run_ids[-1] if finished.chat_run_ids else None,
     )
     return ScenarioResult(
-        **plan.identity.report_fields(),
-        line=plan.contract.scenario_line(plan.index),
-        contract_digest=_digest(plan),
-        example_source=plan.example.source if plan.example else None,
-        target=plan.contract.contract.target.path,
-        status=Status.ERROR,
+        **_abandoned_fields(state),
         message=one_line(why or message, 500),
-        run_id=state.run_id,
         gateway_run_id=run.gateway_run_id,
-        duration_ms=int((time.monotonic() - state.started_clock) * 1000),
-        assertions=[r for r in list(state.results) if r.phase == "given"],
-        tags=list(scenario.tags),
         evidence=_conversation_evidence(ctx.evidence, run, env, plan.id, finished),
         turns=_turns_for_report(finished, env, plan.id),
     )
