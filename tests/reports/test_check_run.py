@@ -320,6 +320,23 @@ def test_an_exhausted_primary_limit_waits_for_its_reset(
     assert 25 <= wait <= 31
 
 
+def test_a_primary_limit_reset_later_than_the_call_can_wait_is_said_at_once(
+    api: GitHubApiServer, environ: dict[str, str]
+) -> None:
+    """Reset in an hour: waiting cannot help (it waited 60 s three times, then failed)."""
+    reset = str(int(time.time()) + 3600)
+    headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}
+    api.fail_next(403, "API rate limit exceeded", headers, methods=("POST",))
+    waits: list[float] = []
+    with pytest.raises(GitHubApiError) as caught:
+        publish_check_run(
+            mixed_report(), CIContext.from_environ(environ), TOKEN, PASSED, sleep=waits.append
+        )
+    assert waits == []
+    assert not isinstance(caught.value, GitHubForbiddenError)
+    assert "→ 403: API rate limit exceeded" in str(caught.value)
+
+
 def test_a_rate_limit_that_never_lifts_is_an_error_not_a_permission(
     api: GitHubApiServer, environ: dict[str, str]
 ) -> None:

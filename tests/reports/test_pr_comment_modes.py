@@ -138,6 +138,20 @@ def test_always_creates_then_updates(api: GitHubApiServer, environ: dict[str, st
     assert len(api.comments(7)) == 1
 
 
+def test_a_persons_comment_quoting_the_marker_is_never_updated(
+    api: GitHubApiServer, environ: dict[str, str]
+) -> None:
+    """Someone quotes ClawSpec's comment (its hidden marker included) to ask about it: the
+    next run updates ClawSpec's own comment, not theirs."""
+    ours = _comment(api, _green())
+    question = f"> {MARKER}\n> ## ClawSpec results\nWhy does b fail? @alice"
+    theirs = api.add_comment(7, question)
+    assert _publish(environ, _red(), "always") == "updated"
+    bodies = {c["id"]: c["body"] for c in api.comments(7)}
+    assert bodies[theirs] == question
+    assert bodies[ours].startswith(MARKER) and bodies[ours] != render_pr_comment(_green(), MARKER)
+
+
 def test_changes_without_changed_verdicts_updates_in_place(
     api: GitHubApiServer, environ: dict[str, str]
 ) -> None:

@@ -127,6 +127,23 @@ def test_write_summary_appends_to_the_step_summary(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8").count("## ClawSpec results") == 2
 
 
+def test_what_the_step_already_wrote_to_its_summary_counts_against_the_1_mib(
+    tmp_path: Path,
+) -> None:
+    """GitHub drops a step's whole summary past 1 MiB: 700 kB written earlier in the step
+    (a `run:` step's other commands) leaves ClawSpec the rest, and the file stays under it."""
+    path = tmp_path / "step_summary.md"
+    path.write_text(("x" * 99 + "\n") * 7_000, encoding="utf-8")  # 700 kB
+    runner = GitHubRunner(CIContext.from_environ({"GITHUB_STEP_SUMMARY": str(path)}), io.StringIO())
+    big = report(
+        *[scenario(f"s{i:03d} " + "y" * 300, "fail", assertion("fail")) for i in range(900)]
+    )
+    assert len(render_summary(big).encode()) > 400_000  # on its own it would not fit
+    write_summary(runner, big)
+    assert path.stat().st_size <= 1024 * 1024
+    assert "## ClawSpec results" in path.read_text(encoding="utf-8")[700_000:]
+
+
 def test_ids_are_code_a_failure_is_said_once_and_a_failure_shows_its_trace() -> None:
     """A run id and a URL in a message, and a trace id, are code spans (no hidden characters to
     copy); the message the runner made from a check is said on the check's line only."""

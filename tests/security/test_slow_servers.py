@@ -422,6 +422,41 @@ def test_a_trickling_github_api_is_cut_off_per_request(monkeypatch: pytest.Monke
     assert 1 <= attempts <= api.MAX_ATTEMPTS and completed == 0
 
 
+def test_a_github_call_ends_within_its_own_time_whatever_its_retries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that accepts and never finishes: one call, retries and backoff included, ends
+    within CALL_S (it was four full timeouts and their waits, minutes per call)."""
+    from clawspec.reports.github import api
+
+    monkeypatch.setattr(api, "TIMEOUT_S", (1, 1.5))
+    monkeypatch.setattr(api, "CALL_S", 2.5)
+    with trickling(b'{"message": "' + b"x" * 60 + b'"}') as server:
+        github = api.GitHubApi(server.url, "ghs_slowtoken0123456789", backoff_s=0.2)
+        outcome, took = timed(lambda: github.request("GET", f"{server.url}/repos/o/r"))
+        attempts = len(server.seen)
+    assert isinstance(outcome, api.GitHubApiError)
+    assert took < 2.5 + 1.0 and attempts < api.MAX_ATTEMPTS  # the call's time, not 4 attempts
+
+
+def test_a_create_whose_answer_did_not_come_is_not_sent_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The comment (or check run) may have been made: sent again it would be made twice, and
+    later runs would update only one of them."""
+    from clawspec.reports.github import api
+
+    monkeypatch.setattr(api, "TIMEOUT_S", (1, 1.5))
+    with trickling(b'{"id": 1' + b" " * 60 + b"}") as server:
+        github = api.GitHubApi(server.url, "ghs_slowtoken0123456789", backoff_s=0)
+        outcome, _ = timed(
+            lambda: github.request("POST", f"{server.url}/repos/o/r/issues/7/comments", {})
+        )
+        attempts = len(server.seen)
+    assert isinstance(outcome, api.GitHubApiError) and "DeadlineExceeded" in str(outcome)
+    assert attempts == 1
+
+
 def test_a_trickling_s3_store_is_cut_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from clawspec.history import s3store
     from clawspec.history.store import HistoryError

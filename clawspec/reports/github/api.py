@@ -3,7 +3,9 @@
 REST API through `requests` at `GITHUB_API_URL`. Retries with backoff on 5xx, on 429 and on
 GitHub's rate limits: a 403 or 429 carrying `Retry-After` waits that long, an exhausted primary
 limit (`x-ratelimit-remaining: 0`) waits until `x-ratelimit-reset`, and a secondary limit without
-either header backs off exponentially (every wait capped at MAX_WAIT_S). A 403 that is not a rate
+either header backs off exponentially; a call with its retries and waits ends within CALL_S (a
+limit that lifts later is said at once), and a create (POST) whose answer did not come in time is
+not sent again (it may have been made). A 403 that is not a rate
 limit means the token lacks a permission (pull requests from forks get a read-only token): that
 is `GitHubForbiddenError`, which callers turn into a warning. The token is sent only in the
 Authorization header and never appears in an error message. Each request has a deadline, not a
@@ -26,8 +28,10 @@ from clawspec.text import one_line
 PER_PAGE = 100  # the most items GitHub lists per page
 MAX_ATTEMPTS = 4
 BACKOFF_S = 1.0
-MAX_WAIT_S = 60.0
 TIMEOUT_S = (10, 60)  # (connect, the whole answer: a deadline, artifact downloads included)
+# One call, its retries and their waits included, ends within this: a server that accepts and
+# never answers costs the job this much per call, not four full timeouts and their waits.
+CALL_S = 90.0
 
 
 class GitHubApiError(Exception):
@@ -67,7 +71,9 @@ class GitHubApi:
         }
         shown = url.split("?", 1)[0]
         limited = False
+        ends = time.monotonic() + CALL_S
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            left = max(ends - time.monotonic(), 1.0)
             try:
                 response = net.request(
                     self._http,
@@ -75,22 +81,26 @@ class GitHubApi:
                     url,
                     json=body,
                     headers=headers,
-                    deadline=net.Deadline.after(TIMEOUT_S[1], f"{TIMEOUT_S[1]} s"),
+                    deadline=net.Deadline.after(min(TIMEOUT_S[1], left), f"{TIMEOUT_S[1]} s"),
                     connect_timeout_s=TIMEOUT_S[0],
                 )
             except requests.RequestException as exc:
-                if attempt == MAX_ATTEMPTS:
+                backoff = self._backoff_s * 2 ** (attempt - 1)
+                # A create whose answer did not come may have been made: sent again, it would
+                # make a second comment or check run (the next run updates only one of them).
+                maybe_done = method == "POST" and isinstance(exc, requests.Timeout)
+                if attempt == MAX_ATTEMPTS or maybe_done or time.monotonic() + backoff >= ends:
                     cause = str(exc) if isinstance(exc, net.DeadlineExceeded) else ""
                     raise GitHubApiError(
                         f"{method} {shown} failed: {type(exc).__name__}"
                         + (f" ({cause})" if cause else "")
                     ) from None
-                self._sleep(self._backoff_s * 2 ** (attempt - 1))
+                self._sleep(backoff)
                 continue
             wait = self._retry_wait(response, attempt)
             limited = wait is not None and response.status_code in (403, 429)
-            if wait is None or attempt == MAX_ATTEMPTS:
-                break
+            if wait is None or attempt == MAX_ATTEMPTS or time.monotonic() + wait >= ends:
+                break  # a limit that lifts only after the call's time: said now, not waited for
             self._sleep(wait)
         if response.status_code >= 400:
             text = f"{method} {shown} → {response.status_code}: {_error_message(response)}"
@@ -112,11 +122,13 @@ class GitHubApi:
             or status == 429
             or (status == 403 and (retry_after or exhausted or secondary))
         ):
+            # The wait GitHub asks for, whole: one that ends past the call's time (CALL_S) is
+            # not waited for at all (a primary limit reset in an hour cannot lift in time).
             if retry_after and retry_after.strip().isdigit():
-                return min(float(retry_after), MAX_WAIT_S)
+                return float(retry_after)
             reset = response.headers.get("x-ratelimit-reset")
             if exhausted and reset and reset.isdigit():
-                return min(max(0.0, float(reset) - time.time()), MAX_WAIT_S)
+                return max(0.0, float(reset) - time.time())
             return self._backoff_s * 2 ** (attempt - 1)
         return None
 

@@ -152,6 +152,18 @@ class GitHubRunner:
             {"file": annotation.file, "line": annotation.line, "title": annotation.title},
         )
 
+    def summary_path(self) -> Path | None:
+        """`$GITHUB_STEP_SUMMARY` (None when not set)."""
+        return _path(self.context.github.step_summary)
+
+    def summary_bytes(self) -> int:
+        """How much the step has written to its summary so far (0: nothing, or no file)."""
+        path = self.summary_path()
+        try:
+            return path.stat().st_size if path is not None else 0
+        except OSError:
+            return 0
+
     def append_summary(self, markdown: str) -> Path | None:
         """Append Markdown to `$GITHUB_STEP_SUMMARY`; return its path (None when not set)."""
         path = _path(self.context.github.step_summary)

@@ -204,10 +204,12 @@ def comments(api: GitHubApi, target: PrTarget) -> Iterable[dict[str, Any]]:
 
 
 def latest_comment(api: GitHubApi, target: PrTarget) -> dict[str, Any] | None:
-    """Return this job's newest comment (GitHub lists the oldest first), or None."""
+    """Return this job's newest comment (GitHub lists the oldest first), or None. Its body
+    starts with the marker: a person's comment that quotes or mentions it is never taken
+    (updating it would replace what they wrote)."""
     found = None
     for comment in comments(api, target):
-        if target.marker in str(comment.get("body")):
+        if str(comment.get("body")).startswith(target.marker):
             found = comment
     return found
 

@@ -489,6 +489,9 @@ def write_summary(
     *,
     outcome: RunOutcome | None = None,
 ) -> Path | None:
-    """Append the summary to `$GITHUB_STEP_SUMMARY` through the runner; return the path."""
-    text = render_summary(report, max_bytes, outcome=outcome)
+    """Append the summary to `$GITHUB_STEP_SUMMARY` through the runner; return the path.
+    GitHub drops a step's whole summary past 1 MiB: what the step already wrote there (an
+    earlier command of a `run:` step, a second ClawSpec run) takes from the budget."""
+    room = STEP_SUMMARY_LIMIT - STEP_SUMMARY_LIMIT // 20 - runner.summary_bytes()
+    text = render_summary(report, max(0, min(max_bytes, room)), outcome=outcome)
     return runner.append_summary(text)
