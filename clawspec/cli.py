@@ -114,8 +114,11 @@ def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:
     try:
         return int(_commands()[args.command](args))
     except ContractError as exc:
+        from clawspec.reports.github.annotations import contract_errors_on_github
+
         for message in exc.messages:
             print(mask(f"error: {message}"), file=sys.stderr)
+        contract_errors_on_github(exc.messages)
         print(f"{len(exc.messages)} problem(s) found; nothing was run", file=sys.stderr)
         return int(exc.exit_code)
     except ClawSpecError as exc:

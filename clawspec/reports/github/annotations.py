@@ -9,6 +9,7 @@ the repository root (`$GITHUB_WORKSPACE`), which is what the runner needs to pla
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -271,3 +272,31 @@ def warn_on_github(
         file = repo_relative(path, context.repository_root)
         runner.annotate(Annotation("warning", text, title="ClawSpec: not loaded", file=file))
     return True
+
+
+# A contract error as the loader words it: `path:line:column: what is wrong`.
+_AT = re.compile(r"^(?P<path>[^\n]+?):(?P<line>\d+):\d+: (?P<text>.+)$", re.DOTALL)
+
+
+def contract_errors_on_github(
+    messages: Iterable[str],
+    stream: TextIO | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """On GitHub Actions, the contract errors that stopped the run as `::error` annotations on
+    their lines (the first ones GitHub keeps: DEFAULT_LIMITS), so a pull request that breaks a
+    contract shows where, as a failing assertion would. Elsewhere nothing: the log has them."""
+    environ = os.environ if environ is None else environ
+    if ci_system(environ) != "github":
+        return
+    context = CIContext.from_environ(environ)
+    runner = GitHubRunner(context, stream)
+    for message in list(messages)[: DEFAULT_LIMITS["error"]]:
+        found = _AT.match(message)
+        if found is None:
+            continue
+        file = repo_relative(found["path"], context.repository_root)
+        annotation = Annotation(
+            "error", found["text"], "ClawSpec: contract error", file, int(found["line"])
+        )
+        runner.annotate(annotation)
