@@ -177,6 +177,10 @@ def traffic_for_run(
         settings.volatile_patterns,
         {str(workspace.resolve()): WORKSPACE_PLACEHOLDER},
     )
+    if settings.model_traffic == "record":
+        from clawspec.traffic.cassette import cassette_root
+
+        _writable(cassette_root(settings, workspace))
     session = TrafficSession(settings.model_traffic, normalizer, settings.model_upstreams)
     port = 0 if bring_up else settings.model_proxy_port
     try:
@@ -197,6 +201,22 @@ def traffic_for_run(
         session.stop()
 
 
+def _writable(root: Path) -> None:
+    """Recording writes under `root` once the runs are done (and the model paid for): a
+    folder it cannot write to is said before anything runs."""
+    import tempfile
+
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"cassette_dir: cannot write recordings to {root}: {exc.strerror or exc} "
+            "(record into a writable folder: --cassette-dir DIR)"
+        ) from None
+
+
 def traffic_warnings(session: TrafficSession, invoked: bool) -> list[str]:
     """What a user should know after a hermetic run (e.g. the gateway bypassed the proxy)."""
     warnings = []
@@ -211,6 +231,8 @@ def traffic_warnings(session: TrafficSession, invoked: bool) -> list[str]:
                 else "nothing was recorded"
             )
         )
+    for folder in session.unsaved:
+        warnings.append(f"model traffic recording not saved (the previous one is kept): {folder}")
     if session.unrouted:
         warnings.append(
             f"model_traffic is {session.mode} but provider(s) {', '.join(session.unrouted)} "

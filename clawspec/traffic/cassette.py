@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from clawspec.secrets import MASK, registered
 from clawspec.text import redact
 
 if TYPE_CHECKING:
@@ -146,16 +148,25 @@ def _numeric(path: Path) -> tuple[int, str]:
 def write_dir(folder: Path, cassettes: Iterable[Cassette]) -> list[Path]:
     """Replace a scenario's recording with these cassettes (secrets masked: the registry's,
     which holds the keys the proxy saw and bring-up routed; clawspec/secrets.py)."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for cassette in cassettes:
-        path = folder / f"{cassette.index}.json"
-        data = redact_data(cassette.model_dump(mode="json"))
-        path.write_text(pretty(data), encoding="utf-8")
-        written.append(path)
-    return written
+    # Written beside it, then swapped in: a write that fails (a full disk, a read-only folder)
+    # leaves the recording there was, not half of one or none.
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        names = []
+        for cassette in cassettes:
+            data = redact_data(mask_streamed(cassette.model_dump(mode="json")))
+            (fresh / f"{cassette.index}.json").write_text(pretty(data), encoding="utf-8")
+            names.append(f"{cassette.index}.json")
+        old = folder.with_name(fresh.name + ".old")
+        if folder.exists():
+            folder.rename(old)
+        fresh.rename(folder)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    return [folder / name for name in names]
 
 
 def pretty(data: dict[str, Any]) -> str:
@@ -174,6 +185,91 @@ def pretty(data: dict[str, Any]) -> str:
         text = text.replace(json.dumps(marker), compact)
     body["tools"] = tools
     return text + "\n"
+
+
+def mask_streamed(data: dict[str, Any]) -> dict[str, Any]:
+    """A streamed answer with every secret masked across its events: a model streams a few
+    characters an event, so a secret it echoes is split over several (`sk-HUNT-prov` then
+    `ider-key`), which no event holds whole. The texts at one place of every event's JSON
+    (`choices[0].delta.content`, `delta.text`, …) are joined in order; a secret found in the
+    joined text becomes `***` in the first event it starts in and is taken out of the others."""
+    response = data.get("response")
+    events = response.get("events") if isinstance(response, dict) else None
+    secrets = registered()
+    if not isinstance(events, list) or not secrets:
+        return data
+    parsed: dict[tuple[int, int], Any] = {}  # (event, line) -> its `data:` JSON
+    streams: dict[tuple[Any, ...], list[tuple[int, int, tuple[Any, ...]]]] = {}
+    for e, event in enumerate(events):
+        for n, line in enumerate(event.get("lines") or []):
+            if not isinstance(line, str) or not line.startswith("data:"):
+                continue
+            try:
+                payload = json.loads(line[5:])
+            except ValueError:
+                continue
+            parsed[(e, n)] = payload
+            for path, _ in _strings(payload, ()):
+                streams.setdefault(path, []).append((e, n, path))
+    changed: set[tuple[int, int]] = set()
+    for places in streams.values():
+        texts = [_at(parsed[(e, n)], path) for e, n, path in places]
+        joined = "".join(texts)
+        masked = [list(text) for text in texts]
+        hit = False
+        for secret in secrets:
+            start = joined.find(secret)
+            while start >= 0:
+                hit = True
+                _blank(masked, texts, start, start + len(secret))
+                start = joined.find(secret, start + len(secret))
+        if not hit:
+            continue
+        for (e, n, path), chars in zip(places, masked, strict=True):
+            new = "".join(c for c in chars if c is not None)
+            if new != _at(parsed[(e, n)], path):
+                _put(parsed[(e, n)], path, new)
+                changed.add((e, n))
+    for e, n in changed:
+        events[e]["lines"][n] = "data: " + json.dumps(parsed[(e, n)], ensure_ascii=False)
+    return data
+
+
+def _blank(masked: list[list[str | None]], texts: list[str], start: int, end: int) -> None:
+    """Mask the characters [start, end) of the joined `texts`: MASK in the first, gone after."""
+    offset, first = 0, True
+    for k, text in enumerate(texts):
+        low, high = max(start, offset), min(end, offset + len(text))
+        if low < high:
+            for i in range(low - offset, high - offset):
+                masked[k][i] = None
+            if first:
+                masked[k][low - offset] = MASK
+                first = False
+        offset += len(text)
+
+
+def _strings(value: Any, path: tuple[Any, ...]) -> Iterable[tuple[tuple[Any, ...], str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*path, index))
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _put(value: Any, path: tuple[Any, ...], new: str) -> None:
+    for step in path[:-1]:
+        value = value[step]
+    value[path[-1]] = new
 
 
 def redact_data(data: Any) -> Any:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from clawspec.secrets import mask
 from clawspec.traffic.volatile import (
     CLOCK_TEXT,
     DEFAULT_VOLATILE_FIELDS,
@@ -93,7 +94,9 @@ class Normalizer:
         return self._text(value)
 
     def _text(self, value: str) -> str:
-        value = self._literal(value)
+        # A cassette holds its texts with every secret masked: a live request is compared as
+        # it would be written (a prompt naming a secret matched no recording of itself).
+        value = mask(self._literal(value))
         if self.environment is not None:
             value = self.environment.sub("", value)
         value = _CLOCK.sub(PLACEHOLDER, value)

@@ -79,6 +79,7 @@ class TrafficSession:
         self._proxy: ModelProxy | None = None
         self._models: dict[str, list[str]] = {}
         self.unrouted: list[str] = []  # providers of the gateway config the proxy cannot see
+        self.unsaved: list[str] = []  # recordings that could not be written, and why
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, port: int = 0) -> str:
@@ -107,7 +108,10 @@ class TrafficSession:
                 first[traffic.folder] = traffic
         written: list[Path] = []
         for traffic in first.values():
-            written += write_dir(traffic.folder, traffic.recorded)
+            try:
+                written += write_dir(traffic.folder, traffic.recorded)
+            except OSError as exc:  # the runs are done and paid for: say so, keep the rest
+                self.unsaved.append(f"{traffic.folder}: {exc.strerror or exc}")
         return written
 
     def route(self, routes: Routes) -> None:

@@ -388,3 +388,18 @@ def test_a_sub_agents_runtime_in_the_announced_result_is_volatile() -> None:
     other = {"messages": [{"role": "user", "content": text.format("2s").replace("220", "221")}]}
     assert normalizer.key("/v1/chat", body) == normalizer.key("/v1/chat", again)
     assert normalizer.key("/v1/chat", body) != normalizer.key("/v1/chat", other)
+
+
+def test_a_prompt_naming_a_secret_matches_its_masked_recording(normalizer: Normalizer) -> None:
+    """A cassette holds `***` where the live request has the secret: both read the same."""
+    from clawspec import secrets
+    from clawspec.traffic.cassette import redact_data
+
+    live = {"messages": [{"role": "user", "content": "Use token hunt-secret-0123456789 now"}]}
+    with secrets.scope({}) as registry:
+        registry.add("hunt-secret-0123456789")
+        recorded = redact_data(live)
+        assert recorded["messages"][0]["content"] == "Use token *** now"
+        assert normalizer.key("chat", live) == normalizer.key("chat", recorded)
+    other = {"messages": [{"role": "user", "content": "Use token *** later"}]}
+    assert normalizer.key("chat", live) != normalizer.key("chat", other)
