@@ -118,6 +118,14 @@ def traffic_problem(traffic: ScenarioTraffic | None) -> str:
     """The scenario's error message when replay could not answer one of its model calls."""
     if traffic is None or not traffic.unmatched:
         return ""
+    if traffic.problems:
+        # A cassette that does not read is the likelier cause than a changed prompt.
+        broken = "; ".join(traffic.problems[:2])
+        return one_line(
+            f"model traffic replay: a cassette of this scenario cannot be read ({broken}): "
+            "record the scenario again (--model-traffic record) or fix the file",
+            500,
+        )
     first = traffic.unmatched[0]
     changed = next((line for line in first[1:] if not line.startswith("  ")), "")
     # the first changed line itself, so the terminal and the annotations show what differs

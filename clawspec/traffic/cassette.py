@@ -132,13 +132,23 @@ def load_dir(folder: Path) -> Loaded:
     for path in sorted(folder.glob("*.json"), key=_numeric):
         try:
             cassette = Cassette.model_validate_json(path.read_bytes())
-        except (OSError, ValidationError, ValueError) as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            out.problems.append(LoadProblem(path, f"not a ClawSpec cassette: {first}"))
+        except ValidationError as exc:
+            out.problems.append(LoadProblem(path, f"not a ClawSpec cassette: {_first_error(exc)}"))
+            continue
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            out.problems.append(LoadProblem(path, f"cannot be read: {why}"))
             continue
         out.files.append(CassetteFile(path, cassette))
     out.files.sort(key=lambda f: f.cassette.index)
     return out
+
+
+def _first_error(exc: ValidationError) -> str:
+    """What is wrong, in a line: invalid JSON and where, or the first field and its problem."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
 def _numeric(path: Path) -> tuple[int, str]:

@@ -153,6 +153,21 @@ def test_changed_prompt_in_replay_is_refused_with_a_diff_naming_the_message(
     )
 
 
+def test_a_cassette_that_does_not_read_is_named_as_the_cause_of_a_miss(tmp_path: Path) -> None:
+    """Not blamed on the prompt: the file, what is wrong with it, and what to do."""
+    folder, _ = record_greet(tmp_path)
+    (folder / "1.json").write_text('{"clawspec_cassette": 1, "scen', "utf-8")  # cut short
+    with session("replay") as s, s.scenario("g::greets", folder, "Greet the team") as t:
+        body = chat_body(str(uuid.uuid4()), hook="Greet the team")
+        status, _, _ = post(f"{s.base_url}/fake/chat/completions", body, traceparent())
+    assert status == 400
+    assert traffic_problem(t) == (
+        "model traffic replay: a cassette of this scenario cannot be read (1.json: not a "
+        "ClawSpec cassette: Invalid JSON: EOF while parsing a string at line 1 column 30): "
+        "record the scenario again (--model-traffic record) or fix the file"
+    )
+
+
 def test_replay_of_an_unrecorded_scenario_says_how_to_record_it(tmp_path: Path) -> None:
     with session("replay") as s, s.scenario("g::new", tmp_path / "none", HOOK) as t:
         status, _, _ = post(f"{s.base_url}/fake/chat/completions", chat_body("j"), traceparent())
