@@ -64,14 +64,24 @@ class Document:
         return found
 
 
+# The most of a SKILL.md, SOUL.md or AGENTS.md lint reads: what an agent loads as instructions is
+# far smaller, and reading (and scanning) a file of hundreds of MB took minutes.
+MAX_BYTES = 1024 * 1024
+
+
 def read_document(path: Path, display: str) -> Document:
     """Read `path`; problems are recorded on the document, never raised."""
     kind = KINDS.get(path.name) or ("contract" if is_contract(path) else "skill")
     doc = Document(path, display, kind)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:  # never more than the limit (+1): a huge file is not read
+            raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         doc.unreadable = f"cannot read the file: {exc.strerror or exc}"
+        return doc
+    if len(raw) > MAX_BYTES:
+        what = "a contract" if kind == "contract" else "a skill's or an agent's instructions"
+        doc.unreadable = f"over {MAX_BYTES:,} bytes, more than {what} holds: not linted"
         return doc
     if b"\x00" in raw[:8192]:
         doc.unreadable = "binary file (NUL bytes): expected UTF-8 Markdown"

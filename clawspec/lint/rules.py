@@ -180,7 +180,12 @@ def _string_list(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-@rule("file-unreadable", "error", "skill soul", "The file is binary or not UTF-8 text.")
+@rule(
+    "file-unreadable",
+    "error",
+    "skill soul",
+    "The file is binary, not UTF-8 text, or over 1 MiB (not read further).",
+)
 def _unreadable(doc: Document, _: LintOptions) -> Iterable[Hit]:
     if doc.unreadable:
         yield 1, 1, doc.unreadable

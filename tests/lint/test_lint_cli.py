@@ -163,6 +163,22 @@ def test_binary_and_empty_files_never_crash_the_command(
     assert "Traceback" not in out
 
 
+def test_a_huge_skill_file_is_a_finding_read_no_further(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A SKILL.md of 30 MB took 18 s and 200 MB of memory to lint; now its first MiB is read."""
+    skill = project / "skills" / "send-newsletter" / "SKILL.md"
+    with skill.open("w", encoding="utf-8") as handle:
+        handle.write("---\nname: send-newsletter\ndescription: x\n---\n")
+        handle.write("a" * 30_000_000)
+    assert main(["lint"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "skills/send-newsletter/SKILL.md:1:1: error [file-unreadable] over 1,048,576 bytes, "
+        "more than a skill's or an agent's instructions holds: not linted"
+    ) in out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
