@@ -26,6 +26,7 @@ import os
 import platform
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -34,6 +35,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from clawspec.errors import GatewayError
 
@@ -185,6 +187,13 @@ def _install(dest: Path, version: str, node_spec: str, say: Say) -> Path:
             "from the npm registry with npm; any version will do). Install Node.js with npm, or "
             "set CLAWSPEC_OPENCLAW_BIN to an openclaw you installed"
         )
+    unreachable = registry_unreachable(npm, os.environ)
+    if unreachable is not None:
+        raise InstallError(
+            f"cannot install OpenClaw {version}: {unreachable}; install it where the registry "
+            f"can be reached (bash scripts/install-openclaw.sh with OPENCLAW_VERSION={version} "
+            f"fills {dest}), or use a version already installed"
+        )
     stamp = dest / ".installed"
     stamp.unlink(missing_ok=True)  # a partial install must not look complete if we fail below
     node_prefix, app_prefix = dest / "node", dest / "app"
@@ -224,6 +233,40 @@ def _install(dest: Path, version: str, node_spec: str, say: Say) -> Path:
     _output([str(launcher), "--version"])  # it runs
     stamp.write_text(_stamp(version, node_spec) + "\n", encoding="utf-8")
     return launcher
+
+
+# The environment variables that send npm's requests through a proxy: then only npm can tell.
+_PROXY_VARIABLES = ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY")
+PROBE_S = 5.0
+
+
+def registry_unreachable(npm: str, environ: Mapping[str, str]) -> str | None:
+    """Why npm's registry cannot be reached from here, else None. Asked before npm runs: with
+    no route to the registry npm retries for many minutes (seen: over ten, saying "0 MB so
+    far"), then fails without saying why. Through a proxy, npm alone can tell: not asked."""
+    try:
+        done = subprocess.run(
+            [npm, "config", "list", "--json"],
+            capture_output=True, text=True, timeout=30, env=dict(environ), check=False,
+        )  # fmt: skip
+        config = json.loads(done.stdout) if done.returncode == 0 else {}
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None  # npm will say what is wrong itself
+    if not isinstance(config, dict):
+        return None
+    if config.get("proxy") or config.get("https-proxy") or any(map(environ.get, _PROXY_VARIABLES)):
+        return None
+    registry = str(config.get("registry") or "https://registry.npmjs.org/")
+    parts = urlsplit(registry)
+    if not parts.hostname:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=PROBE_S):
+            return None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return f"the npm registry {registry} cannot be reached from here ({reason})"
 
 
 def _npm_install(npm: str, prefix: Path, spec: str, env: Mapping[str, str], say: Say) -> None:

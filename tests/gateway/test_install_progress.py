@@ -89,3 +89,35 @@ def test_a_second_install_waits_for_the_first_and_says_so(tmp_path: Path) -> Non
     two.join(30)
     assert order == ["first in", "first out", "second in"]
     assert said == [f"another process is installing OpenClaw into {dest}: waiting for it"]
+
+
+def test_an_unreachable_registry_is_said_at_once_not_after_npm_gave_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the registry cannot be reached (an offline network namespace, a closed port), npm
+    retried for over ten minutes saying "0 MB so far": now nothing runs and the error says why
+    and what to do."""
+    import socket
+    import time
+
+    if shutil.which("npm") is None:
+        pytest.skip("no npm")
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for name in ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{port}/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    said: list[str] = []
+    started = time.monotonic()
+    with pytest.raises(install.InstallError) as caught:
+        install._install(tmp_path / "2026.9.4", "2026.9.4", "node@24", said.append)
+    assert time.monotonic() - started < 20
+    message = str(caught.value)
+    assert message.startswith(
+        f"cannot install OpenClaw 2026.9.4: the npm registry http://127.0.0.1:{port}/ cannot be "
+        "reached from here (Connection refused); install it where the registry can be reached"
+    )
+    assert "OPENCLAW_VERSION=2026.9.4" in message
+    assert not any(line.startswith("npm: ") for line in said)  # npm never ran an install
