@@ -313,3 +313,12 @@ def test_an_unknown_time_zone_is_said_where_it_is_written(tmp_path: Path) -> Non
 def test_an_unquoted_date_that_is_no_date_is_a_configuration_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"clawspec\.yaml:1:8: invalid YAML: '2026-02-30' "):
         load_settings(_file(tmp_path, "today: 2026-02-30\n"), {})
+
+
+def test_a_check_name_is_one_line() -> None:
+    """The name of the check run in the PR's checks list; an input's final newline is dropped."""
+    assert load_settings(None, {"CLAWSPEC_CHECK_NAME": "ClawSpec: nightly\n"}).check_name == (
+        "ClawSpec: nightly"
+    )
+    with pytest.raises(ConfigError, match="check_name: expected a name on one line"):
+        load_settings(None, {"CLAWSPEC_CHECK_NAME": "my check\nsecond line"})

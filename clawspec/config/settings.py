@@ -536,6 +536,17 @@ class Settings(BaseModel):
             parse_skip_budget(value)
         return value
 
+    @field_validator("check_name")
+    @classmethod
+    def _one_line_name(cls, value: str | None) -> str | None:
+        """A check run's name is one line of the PR's checks list (an action input may end
+        with a newline: that one is dropped)."""
+        if value is not None:
+            value = value.strip()
+            if not value or any(not c.isprintable() for c in value):
+                raise ValueError("expected a name on one line, without control characters")
+        return value
+
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str | None) -> str | None:
