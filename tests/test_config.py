@@ -322,3 +322,17 @@ def test_a_check_name_is_one_line() -> None:
     )
     with pytest.raises(ConfigError, match="check_name: expected a name on one line"):
         load_settings(None, {"CLAWSPEC_CHECK_NAME": "my check\nsecond line"})
+
+
+@pytest.mark.parametrize("version", ["latest", "../../outside", "9.9.9; rm -rf /", "2026.9"])
+def test_a_variants_openclaw_version_is_an_exact_release(tmp_path: Path, version: str) -> None:
+    """It names its folder in ClawSpec's cache, kept for good: a tag would stay whatever it
+    first named, and `..` would leave the cache."""
+    text = (
+        "gateway: {mode: bring_up}\nvariants:\n  - name: old\n"
+        f"    openclaw_version: '{version}'\n"
+    )
+    with pytest.raises(ConfigError, match="openclaw_version: expected an exact OpenClaw release"):
+        load_settings(_file(tmp_path, text), {})
+    ok = text.replace(version, "2026.9.5")
+    assert load_settings(_file(tmp_path, ok), {}).variants[0].openclaw_version == "2026.9.5"

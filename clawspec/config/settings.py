@@ -298,6 +298,9 @@ class ChangedSettings(_Section):
     )
 
 
+_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?")
+
+
 class VariantSettings(_Section):
     """One configuration every selected scenario also runs on (docs/guide.md "Comparing models
     and OpenClaw versions"). Variants that change only what the hook request carries (`model`,
@@ -341,6 +344,15 @@ class VariantSettings(_Section):
     )
     required: bool = Field(True, description="false: advisory, shown but never fails the job.")
     reference: bool = Field(False, description="The variant the others are compared with.")
+
+    @field_validator("openclaw_version")
+    @classmethod
+    def _release(cls, value: str | None) -> str | None:
+        """An exact release: it names its folder in ClawSpec's cache, kept for good (a tag such
+        as `latest` would stay whatever it first named; `..` would leave the cache)."""
+        if value is not None and not _RELEASE.fullmatch(value):
+            raise ValueError("expected an exact OpenClaw release such as 2026.9.5")
+        return value
 
     @property
     def own_gateway(self) -> bool:
