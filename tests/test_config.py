@@ -336,3 +336,17 @@ def test_a_variants_openclaw_version_is_an_exact_release(tmp_path: Path, version
         load_settings(_file(tmp_path, text), {})
     ok = text.replace(version, "2026.9.5")
     assert load_settings(_file(tmp_path, ok), {}).variants[0].openclaw_version == "2026.9.5"
+
+
+def test_a_workspace_root_that_is_not_there_is_said_where_it_was_given(tmp_path: Path) -> None:
+    """Every contract path is read against it: one that is not there made file assertions
+    fail with nothing pointing at the cause."""
+    with pytest.raises(
+        ConfigError, match=r"^--workspace: no such folder '.*nowhere' \(the workspace"
+    ):
+        load_settings(None, {}, {"workspace": str(tmp_path / "nowhere")})
+    with pytest.raises(ConfigError, match="environment CLAWSPEC_WORKSPACE: no such folder"):
+        load_settings(None, {"CLAWSPEC_WORKSPACE": str(tmp_path / "nowhere")})
+    with pytest.raises(ConfigError, match=r"clawspec\.yaml: workspace: no such folder"):
+        load_settings(_file(tmp_path, "workspace: nowhere\n"), {})
+    assert load_settings(_file(tmp_path, "workspace: .\n"), {}).workspace == tmp_path.resolve()

@@ -181,14 +181,24 @@ def _workspace_root(
     """The workspace root: `--workspace` or CLAWSPEC_WORKSPACE (relative to the current folder),
     else the file's `workspace` (relative to the file's folder), else the file's folder; None
     without any of them (the current folder stands in)."""
-    for layer in (flags, env_data):
+    for layer, where in ((flags, "--workspace"), (env_data, "environment CLAWSPEC_WORKSPACE")):
         if layer.get("workspace") is not None:
-            return Path(str(layer["workspace"])).expanduser().resolve()
+            return _folder(Path(str(layer["workspace"])).expanduser().resolve(), where)
     if config_path is None:
         return None
     folder = config_path.resolve().parent
     given = file_data.get("workspace")
-    return folder if given is None else (folder / Path(str(given)).expanduser()).resolve()
+    if given is None:
+        return folder
+    return _folder((folder / Path(str(given)).expanduser()).resolve(), f"{config_path}: workspace")
+
+
+def _folder(path: Path, where: str) -> Path:
+    """`path`, a folder that exists: every contract path is read against the workspace root,
+    and one that is not there made every file assertion fail for no visible reason."""
+    if not path.is_dir():
+        raise ConfigError(f"{where}: no such folder '{path}' (the workspace root)")
+    return path
 
 
 def _anchored(loc: tuple[str, ...], value: Any, base: Path) -> Any:
