@@ -209,7 +209,8 @@ def mask_streamed(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(events, list) or not secrets:
         return data
     parsed: dict[tuple[int, int], Any] = {}  # (event, line) -> its `data:` JSON
-    streams: dict[tuple[Any, ...], list[tuple[int, int, tuple[Any, ...]]]] = {}
+    # place in the JSON -> the (event, line, text) there, in order
+    streams: dict[tuple[Any, ...], list[tuple[int, int, str]]] = {}
     for e, event in enumerate(events):
         for n, line in enumerate(event.get("lines") or []):
             if not isinstance(line, str) or not line.startswith("data:"):
@@ -219,25 +220,23 @@ def mask_streamed(data: dict[str, Any]) -> dict[str, Any]:
             except ValueError:
                 continue
             parsed[(e, n)] = payload
-            for path, _ in _strings(payload, ()):
-                streams.setdefault(path, []).append((e, n, path))
+            for path, text in _strings(payload, ()):
+                streams.setdefault(path, []).append((e, n, text))
     changed: set[tuple[int, int]] = set()
-    for places in streams.values():
-        texts = [_at(parsed[(e, n)], path) for e, n, path in places]
+    for path, places in streams.items():
+        texts = [text for _, _, text in places]
         joined = "".join(texts)
-        masked = [list(text) for text in texts]
-        hit = False
+        if not any(secret in joined for secret in secrets):
+            continue
+        masked: list[list[str | None]] = [list(text) for text in texts]
         for secret in secrets:
             start = joined.find(secret)
             while start >= 0:
-                hit = True
                 _blank(masked, texts, start, start + len(secret))
                 start = joined.find(secret, start + len(secret))
-        if not hit:
-            continue
-        for (e, n, path), chars in zip(places, masked, strict=True):
+        for (e, n, text), chars in zip(places, masked, strict=True):
             new = "".join(c for c in chars if c is not None)
-            if new != _at(parsed[(e, n)], path):
+            if new != text:
                 _put(parsed[(e, n)], path, new)
                 changed.add((e, n))
     for e, n in changed:
@@ -268,12 +267,6 @@ def _strings(value: Any, path: tuple[Any, ...]) -> Iterable[tuple[tuple[Any, ...
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _strings(item, (*path, index))
-
-
-def _at(value: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        value = value[step]
-    return value
 
 
 def _put(value: Any, path: tuple[Any, ...], new: str) -> None:
