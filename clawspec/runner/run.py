@@ -424,11 +424,8 @@ def _abandoned(plan: ScenarioPlan, state: StartedScenario, broken: bool) -> Scen
     """A conversation that never finished: its turns so far, for an interrupt or (`broken`)
     an internal error. A problem in reading them must not cost the reports: then it is
     reported as any abandoned scenario is."""
-    why = None
-    if broken:
-        why = f"not finished: an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
     try:
-        return abandoned_conversation(state, why)
+        return abandoned_conversation(state, _unfinished(broken) if broken else None)
     except Exception:
         log.debug("the turns of the abandoned %s were not kept", plan.id, exc_info=True)
         return _not_completed(plan, started=True, broken=broken)
@@ -437,10 +434,19 @@ def _abandoned(plan: ScenarioPlan, state: StartedScenario, broken: bool) -> Scen
 def _abandoned_run(plan: ScenarioPlan, state: StartedScenario, broken: bool) -> ScenarioResult:
     """A one-message scenario whose agent was still running: its run id and time so far."""
     try:
-        return abandoned_run(state, _not_completed(plan, started=True, broken=broken).message)
+        return abandoned_run(state, _unfinished(broken))
     except Exception:  # what it had done is a nicety: the reports must not be lost for it
         log.debug("the run of the abandoned %s was not kept", plan.id, exc_info=True)
         return _not_completed(plan, started=True, broken=broken)
+
+
+# Why a scenario stopped by an internal error did not finish, or did not run.
+_BUG = f"an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
+
+
+def _unfinished(broken: bool) -> str:
+    """Why a started scenario did not finish: an internal error (`broken`), else an interrupt."""
+    return f"not finished: {_BUG}" if broken else "interrupted: abandoned while running"
 
 
 def _not_completed(
@@ -451,14 +457,10 @@ def _not_completed(
     the budget's reason)."""
     if spent is not None and not started:
         return _unrun(plan, Status.SKIP, f"not run: {spent}")
-    if broken:
-        why = f"an internal error in ClawSpec stopped the run (see {CRASH_LOG_NAME})"
-        if started:
-            return _unrun(plan, Status.ERROR, f"not finished: {why}")
-        return _unrun(plan, Status.SKIP, f"not run: {why}")
     if started:
-        return _unrun(plan, Status.ERROR, "interrupted: abandoned while running")
-    return _unrun(plan, Status.SKIP, "not run: the run was interrupted")
+        return _unrun(plan, Status.ERROR, _unfinished(broken))
+    why = _BUG if broken else "the run was interrupted"
+    return _unrun(plan, Status.SKIP, f"not run: {why}")
 
 
 def _unrun(plan: ScenarioPlan, status: Status, message: str) -> ScenarioResult:
