@@ -8,12 +8,14 @@ from collections.abc import Callable, Iterable
 from clawspec import secrets as _secrets
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-# XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
 # Bidirectional controls make a terminal or a log viewer show text in another order than it
 # is written ("Trojan Source"): an agent's reply could make a line read as something else.
-_CONTROL = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# XML 1.0 and most terminals choke on C0 controls other than tab, LF, CR (and on DEL/C1).
+_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}]")
+# What a name cannot hold and still be shown as written, on one line: every control character
+# (ANSI escapes start with one), the line separators, the bidirectional controls.
+UNSHOWABLE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
 MASK = _secrets.MASK
 MIN_SECRET_LENGTH = _secrets.MIN_LENGTH  # shorter values would mask ordinary words
 # The only ways to shorten a text for output: mask, cut, mask a secret's prefix the cut left
@@ -50,10 +52,16 @@ def clean(text: str) -> str:
 _BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 
 
+def flat(text: str) -> str:
+    """`text` with its line breaks as spaces: a name, a path or a message printed inside a line
+    never starts one of its own, where a CI system would read it as a command (`::error::`)."""
+    return _BREAKS.sub(" ", text)
+
+
 def console_line(text: str) -> str:
-    """`text` as one line of a command's output: `clean`, its line breaks as spaces (a name
-    from a workspace must not start a line of its own, nor move the cursor or the title)."""
-    return clean(_BREAKS.sub(" ", text))
+    """`text` as one line of a command's output: `flat` and `clean` (a name from a workspace
+    must not start a line of its own, nor move the cursor or the title)."""
+    return clean(flat(text))
 
 
 def cleaner() -> Callable[[str], str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from clawspec.authoring.workspace import Target, Workspace
-from clawspec.contracts.explain import UNSHOWABLE
+from clawspec.text import UNSHOWABLE
 
 SCHEMA_DIR = ".clawspec"
 WORKFLOW = ".github/workflows/clawspec.yml"

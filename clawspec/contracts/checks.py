@@ -10,11 +10,11 @@ from typing import Any
 
 from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
-from clawspec.contracts.explain import PHASES, UNSHOWABLE, format_at
+from clawspec.contracts.explain import PHASES, format_at
 from clawspec.contracts.outlines import placeholders
 from clawspec.inputs.paths import escapes_workspace, length_problem
 from clawspec.inputs.source import Loc, SourceDoc
-from clawspec.text import cut
+from clawspec.text import UNSHOWABLE, cut
 
 
 def may_hold_templates(text: str) -> bool:

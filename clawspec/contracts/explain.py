@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any
 
 from clawspec.assertions import REGISTRY
 from clawspec.inputs.source import Loc, Mark, SourceDoc
+from clawspec.text import UNSHOWABLE
 
 # The parts of a scenario that hold assertions (a message names them: "then[2]").
 PHASES = ("given", "then")
@@ -18,13 +18,6 @@ def error_position(shown: str, error: str) -> tuple[int, int]:
     """(line, column) of a message of `shown` (`file:line:column: ...`), to sort messages by."""
     line, column = error[len(shown) + 1 :].split(":", 2)[:2]
     return int(line), int(column)
-
-
-# Characters no report can show as written: control characters (ANSI escapes start with one),
-# line breaks, and the bidirectional controls that show text in another order than written.
-UNSHOWABLE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
-)
 
 
 def shown_name(name: str) -> str:

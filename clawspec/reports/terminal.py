@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from clawspec.reports.turns import check_label, failing_turn, shown, turn_label
 from clawspec.status import Status
-from clawspec.text import clean, fmt_duration_ms, one_line, pluralize, redact
+from clawspec.text import clean, flat, fmt_duration_ms, one_line, pluralize, redact
 
 if TYPE_CHECKING:
     # Not imported with this module: `clawspec run` builds its reporter before the first hook
@@ -74,7 +74,7 @@ class TerminalReporter:
             self.finished += 1
             progress = f"[{self.finished}/{self.total}] " if self.total > 1 else ""
             line = (
-                f"{progress}{self._label(result.status)} {_flat(result.identity.label)} "
+                f"{progress}{self._label(result.status)} {flat(result.identity.label)} "
                 f"({fmt_duration_ms(result.duration_ms)})"
             )
             if result.attempts is not None:
@@ -83,14 +83,14 @@ class TerminalReporter:
                 # e.g. a tag saying the scenario is meant to fail, or whose it is
                 line += f" [tags: {', '.join(result.tags)}]"
             if result.status != Status.PASS and result.message:
-                line += f"\n      {_flat(result.message)}"
+                line += f"\n      {flat(result.message)}"
             self._print(line)
 
     def on_warning(self, message: str) -> None:
         from clawspec.reports.github.annotations import warn_on_github
 
         if not warn_on_github(message, self.stream):
-            self._print(f"warning: {_flat(message)}", sys.stderr)
+            self._print(f"warning: {flat(message)}", sys.stderr)
 
     def summary(self, report: RunReport, outcome: RunOutcome | None = None) -> None:
         """The run's end: changes, failures, folded skips, variants, totals, spend, and last
@@ -161,18 +161,18 @@ class TerminalReporter:
         if not checks or (scenario.message and not restated):
             # The scenario's own cause (an invocation failure, a replay miss), or nothing else
             # to show it by.
-            flat = " ".join(scenario.message.split())  # one line per item in this list
-            message = f": {flat}" if flat else ""
+            cause = " ".join(scenario.message.split())  # one line per item in this list
+            message = f": {cause}" if cause else ""
             lines.append(
-                f"  {self._label(status)} {_flat(scenario.contract)}:{scenario.line} "
-                f"{_flat(scenario.identity.name_label)}{message}"
+                f"  {self._label(status)} {flat(scenario.contract)}:{scenario.line} "
+                f"{flat(scenario.identity.name_label)}{message}"
             )
         for a in checks:
             label = self._label(Status.ERROR if status == Status.ERROR else a.status)
             lines.append(
-                f"  {label} {_flat(scenario.contract)}:{a.line} "
-                f"{_flat(scenario.identity.name_label)} > {check_label(a)} {a.type}: "
-                f"{_flat(a.message)}"
+                f"  {label} {flat(scenario.contract)}:{a.line} "
+                f"{flat(scenario.identity.name_label)} > {check_label(a)} {a.type}: "
+                f"{flat(a.message)}"
             )
         turn = failing_turn(scenario)
         if turn is not None:  # what was said and replied, on one line each, short
@@ -227,12 +227,6 @@ def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:
 
 def _is_tty(stream: TextIO) -> bool:
     return hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")
-
-
-def _flat(text: str) -> str:
-    """`text` on one line: a scenario's name, a path or a message never starts a line of its
-    own, where a CI system would read it as a command (GitHub's `::error::`)."""
-    return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
 
 
 # CI runners read a command anywhere in a line, not only at its start: GitHub's legacy
