@@ -81,7 +81,7 @@ class GitHubApi:
                     url,
                     json=body,
                     headers=headers,
-                    deadline=net.Deadline.after(min(TIMEOUT_S[1], left), f"{TIMEOUT_S[1]} s"),
+                    deadline=net.Deadline.after(min(TIMEOUT_S[1], left)),
                     connect_timeout_s=TIMEOUT_S[0],
                 )
             except requests.RequestException as exc:

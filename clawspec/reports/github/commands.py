@@ -166,7 +166,7 @@ class GitHubRunner:
 
     def append_summary(self, markdown: str) -> Path | None:
         """Append Markdown to `$GITHUB_STEP_SUMMARY`; return its path (None when not set)."""
-        path = _path(self.context.github.step_summary)
+        path = self.summary_path()
         if path is None:
             return None
         with path.open("a", encoding="utf-8") as handle:
