@@ -136,16 +136,16 @@ class RunEnv:
         path = Path(raw)
         return path if path.is_absolute() else self.workspace / path
 
-    def later_logs(self, first: date) -> Callable[[], list[Path]] | None:
-        """The active log's files of the days after `first` that exist now, oldest first: a run
-        going on past midnight in the gateway's zone writes to the next day's file (OpenClaw's
-        dated log). None: the log is one file whatever the day (bring-up's)."""
+    def later_logs(self, first: date, start: Path | None) -> Callable[[], list[Path]] | None:
+        """The active log's files of the days after `first` (whose file is `start`) that exist
+        now, oldest first: a run going on past midnight in the gateway's zone writes to the next
+        day's file (OpenClaw's dated log). None: the log is one file whatever the day
+        (bring-up's). Asked at every poll of the log: on the run's own day, nothing is looked at."""
         if self.gateway_log is not None:
             return None
         from clawspec.gateway.logs.location import later_days
 
         def files() -> list[Path]:
-            start = self.log_path_for(first.isoformat())
             found: list[Path] = []
             for day in later_days(first, datetime.now(self.tz).date()):
                 path = self.log_path_for(day)
@@ -261,7 +261,7 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     log_path = env.log_path_for(started.date().isoformat())
     plugin = env.plugin_output_path()
     evidence = evidence_from_now(
-        env.http, log_path, plugin, env.trace_backend, env.later_logs(started.date())
+        env.http, log_path, plugin, env.trace_backend, env.later_logs(started.date(), log_path)
     )
     run = RunInfo(plan.scenario.name, run_id, started, session_key=f"hook:clawspec:{run_id}")
     ctx = EvalContext(

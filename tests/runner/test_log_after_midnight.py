@@ -56,7 +56,7 @@ def test_a_dated_pattern_follows_to_the_next_days_file_once_it_exists(tmp_path: 
     yesterday = datetime.now(UTC).date() - timedelta(days=1)
     logs = tmp_path / "logs"
     logs.mkdir()
-    later = env.later_logs(yesterday)
+    later = env.later_logs(yesterday, env.log_path_for(yesterday.isoformat()))
     assert later is not None and later() == []  # today's file is not there yet
     today_file = logs / f"openclaw-{datetime.now(UTC).date()}.log"
     today_file.write_text("{}\n", encoding="utf-8")
@@ -67,11 +67,12 @@ def test_a_log_that_is_one_file_whatever_the_day_is_not_followed(tmp_path: Path)
     yesterday = datetime.now(UTC).date() - timedelta(days=1)
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "openclaw.log").write_text("{}\n", encoding="utf-8")
-    plain = env_for(tmp_path, gateway_log_pattern="logs/openclaw.log").later_logs(yesterday)
+    plain_env = env_for(tmp_path, gateway_log_pattern="logs/openclaw.log")
+    plain = plain_env.later_logs(yesterday, plain_env.log_path_for(yesterday.isoformat()))
     assert plain is not None and plain() == []  # the same file every day: nothing after it
     brought_up = env_for(tmp_path)
     brought_up.gateway_log = tmp_path / "logs" / "openclaw.log"
-    assert brought_up.later_logs(yesterday) is None
+    assert brought_up.later_logs(yesterday, brought_up.gateway_log) is None
 
 
 def test_the_run_index_reads_on_into_the_next_days_file(tmp_path: Path) -> None:
