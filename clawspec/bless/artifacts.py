@@ -33,8 +33,7 @@ def files(
     missing: list[list[str]] = []  # per run: paths its writing calls named that are not there
     raw: dict[str, str] = {}  # a path as written -> as the agent named it (a problem kept)
     for e, names in zip(evidence, variables, strict=True):
-        files = {with_variables(f.path, names): f for f in e.files}
-        per_run.append(files)
+        per_run.append({with_variables(f.path, names): f for f in e.files})
         roots = [names["workspace"]] if names.get("workspace") else []
         named = [contract_path(p, roots) for p in written_paths(e.tools)]
         # At the files' bound, a missing one may only have been left out of the report.
@@ -45,8 +44,8 @@ def files(
             general = with_variables(path, names)
             if general not in raw or MASK in path or "{{" in path:
                 raw[general] = path
-    for path in ordered([*(list(files) for files in per_run), *missing]):
-        held = sum(1 for files in per_run if path in files)
+    for path in ordered([*(list(seen) for seen in per_run), *missing]):
+        held = sum(1 for seen in per_run if path in seen)
         gone = sum(1 for paths in missing if path in paths)
         exists = Item(f"artifact_exists:{path}", {"type": "artifact_exists", "path": path}, "")
         if unstatable(proposal, exists, raw[path], f"the path {MASKED}"):
@@ -66,7 +65,7 @@ def files(
             continue
         place(proposal, exists, held, k, "")
         if held == k:
-            _contents(proposal, path, [files[path] for files in per_run], variables)
+            _contents(proposal, path, [seen[path] for seen in per_run], variables)
 
 
 def _unwritable_path(path: str) -> str:
