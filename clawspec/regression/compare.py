@@ -9,7 +9,11 @@ Each scenario gets one change, decided in this order:
 - `fixed`: failed in the baseline, passes now;
 - `flaky`: some attempts passed and some failed now, and no significant drop (10/10 → 9/10);
 - `still_failing`: failed then and now; `unchanged`: passed then and now;
-- `not_compared`: skipped on a side (a spend limit, a precondition): nothing was compared.
+- `not_compared`: skipped on a side (a spend limit, a precondition), or errored in the baseline
+  on every attempt and judged failing now: nothing was compared. The latter is counted against
+  the run as a new failing scenario is: an error is no verdict, so nobody has accepted that
+  failure yet (calling it `still_failing` would let a regression through the gate whenever the
+  reference's gateway broke).
 
 Token, cost and duration deltas are computed per scenario (median over attempts where repeated)
 and in total over the scenarios both runs have; an increase over its tolerance is flagged.
@@ -113,6 +117,9 @@ def delta(
     }
 
 
+ERRORED_NOTE = "errored in the baseline (never judged there): nothing to compare"
+
+
 def classify(
     current: ScenarioResult, baseline: ScenarioResult, significance: float
 ) -> tuple[str, dict[str, Any]]:
@@ -121,6 +128,8 @@ def classify(
     if now is None or before is None:
         side = "now" if now is None else "in the baseline"
         return "not_compared", {"note": f"skipped {side}: nothing to compare"}
+    if baseline.status == Status.ERROR and before.passes == 0 and current.status == Status.FAIL:
+        return "not_compared", {"note": ERRORED_NOTE, "errored": "baseline"}
     details: dict[str, Any] = {
         "pass_rate": {"baseline": round(before.rate, 4), "current": round(now.rate, 4)},
         "attempts": {"baseline": before.attempts, "current": now.attempts},
@@ -170,6 +179,11 @@ def compare(
         change, details = classify(scenario, old, settings.significance)
         if change == "regressed":
             counted.append(f"{label}: {_regressed_reason(scenario, old, details)}")
+        elif details.get("errored"):
+            counted.append(
+                f"{label}: fails now and errored in the baseline: no accepted failure to "
+                "compare with"
+            )
         if "pass_rate" in details:
             over = _deltas(scenario, old, settings, details, totals)
             counted += [f"{label}: {line}" for line in over]

@@ -249,6 +249,7 @@ def column_title(column: Column) -> str:
 
 
 _GATE_WORDS = {"not_compared": "not compared (skipped on a side)"}
+_ERRORED_WORDS = {"not_compared": "not compared (skipped on a side, or errored on the reference)"}
 
 
 def gate_text(column: Column) -> str:
@@ -258,11 +259,15 @@ def gate_text(column: Column) -> str:
     assert gate is not None
     # A scenario skipped on either side (a spend limit, a precondition) was not compared
     # (`not_compared`): never counted as unchanged, which would claim a check that never happened.
+    # One errored on the reference and failing here was not compared either (and counts against
+    # the gate: regression/compare.py).
     skipped = gate.counts.get("not_compared", 0)
+    errored = any(c.details.get("errored") for c in gate.scenarios)
+    words = _ERRORED_WORDS if errored else _GATE_WORDS
     counts = ", ".join(
-        f"{n:,} {_GATE_WORDS.get(k, k.replace('_', ' '))}" for k, n in gate.counts.items() if n > 0
+        f"{n:,} {words.get(k, k.replace('_', ' '))}" for k, n in gate.counts.items() if n > 0
     )
-    if skipped and skipped == sum(gate.counts.values()):
+    if skipped and skipped == sum(gate.counts.values()) and not errored:
         here = all(c.status == Status.SKIP for c in gate.scenarios)
         where = column.name if here else f"{column.name} or {gate.reference}"
         counts = f"nothing compared: {pluralize(skipped, 'scenario')} skipped on {where}"

@@ -79,6 +79,34 @@ def test_each_kind_of_change_is_named() -> None:
     assert (removed.status, removed.baseline_status) == (None, "pass")
 
 
+def test_a_failure_where_the_baseline_errored_is_not_an_accepted_failure() -> None:
+    """An error is no verdict: failing now where the baseline errored is not `still_failing`
+    (known and let through) but not compared, and counted like a new failing scenario."""
+    baseline = report(
+        scenario("outage", "error"), scenario("known-bad", "fail"), scenario("both", "error")
+    )
+    current = report(
+        scenario("outage", "fail"), scenario("known-bad", "error"), scenario("both", "error")
+    )
+    comparison = compare(current, baseline)
+    assert _changes(comparison) == {
+        "outage": "not_compared",
+        "known-bad": "still_failing",
+        "both": "still_failing",
+    }
+    outage = comparison.scenarios[0]
+    assert outage.details == {
+        "note": "errored in the baseline (never judged there): nothing to compare",
+        "errored": "baseline",
+    }
+    assert comparison.regressions == [
+        "skills/newsletter/tests/scenarios.yaml::outage: fails now and errored in the baseline: "
+        "no accepted failure to compare with"
+    ]
+    judged = current.model_copy(update={"comparison": comparison})
+    assert decide(judged, Policy("regression", None)).exit_code == ExitCode.FAILED
+
+
 @pytest.mark.parametrize(
     ("before", "now", "change", "p_value"),
     [

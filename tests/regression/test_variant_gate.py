@@ -12,7 +12,7 @@ from clawspec.regression.apply import with_regression
 from clawspec.regression.variants import with_variants
 from clawspec.reports.model import AttemptStats, RunReport
 from clawspec.reports.outcome import Policy, decide
-from clawspec.reports.variants import variant_table
+from clawspec.reports.variants import gate_text, variant_table
 from tests.reports.factory import report, scenario
 
 VARIANTS = [
@@ -69,6 +69,30 @@ def test_what_the_reference_fails_too_does_not_fail_the_gate() -> None:
     # The normal policy fails on them; the gate does not.
     assert decide(found, Policy("fail", None)).exit_code == ExitCode.FAILED
     assert decide(found, Policy("regression", None)).exit_code == ExitCode.OK
+
+
+def test_a_failure_where_the_reference_errored_fails_the_gate() -> None:
+    """The reference's gateway broke: its error is no verdict, so the candidate's failure is
+    not one 'the reference fails too'; the gate says it was not compared, and fails."""
+    found = run(
+        {
+            "smoke": {"sonnet": "pass", "haiku": "pass", "mini": "pass"},
+            "tools": {"sonnet": "error", "haiku": "fail", "mini": "pass"},
+        }
+    )
+    haiku = gate(found, "haiku")
+    assert haiku.counts["not_compared"] == 1 and haiku.counts["still_failing"] == 0
+    tools = found.scenarios[3].id
+    assert haiku.regressions == [
+        f"{tools} @ haiku: fails now and errored in the baseline: no accepted failure to compare "
+        "with (reference: sonnet)"
+    ]
+    assert decide(found, Policy("regression", None)).exit_code == ExitCode.FAILED
+    (column,) = [c for c in variant_table(found).columns if c.name == "haiku"]
+    assert gate_text(column) == (
+        "haiku against sonnet: 1 unchanged, 1 not compared (skipped on a side, or errored on "
+        "the reference); fails the job under fail_on: regression"
+    )
 
 
 def test_an_advisory_variant_is_shown_and_never_fails_the_job() -> None:
