@@ -38,6 +38,12 @@ class InitResult:
     written: bool
     notes: list[str]
 
+    @property
+    def refused(self) -> bool:
+        """Files exist and differ, and neither --force nor --skip-existing was given: nothing
+        was written (a script must not go on as if the workspace were set up)."""
+        return not self.written and any(a.action == "skip" for a in self.actions)
+
 
 def initialize(
     root: Path,

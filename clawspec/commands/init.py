@@ -37,4 +37,4 @@ def run(args: argparse.Namespace) -> ExitCode:
         dry_run=args.dry_run,
     )
     print(describe(result))
-    return ExitCode.OK
+    return ExitCode.USAGE if result.refused and not args.dry_run else ExitCode.OK

@@ -181,7 +181,8 @@ def test_existing_files_give_a_dry_run_listing(
 ) -> None:
     mine = "# my own config\nreport_dir: out\n"
     (root / "clawspec.yaml").write_text(mine, "utf-8")
-    assert main(["init", str(root)]) == 0
+    # Nothing written: a distinct exit code, so `clawspec init && git add .` stops here.
+    assert main(["init", str(root)]) == 2
     out = capsys.readouterr().out
     assert "exists (kept)  clawspec.yaml" in out
     assert "would create  agents/brand/tests/scenarios.yaml" in out
