@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clawspec import markdown_doc
+from clawspec import markdown_doc, secrets
 from clawspec.assertions import documents
 from clawspec.inputs.paths import escapes_workspace
 from clawspec.reports.model import AttemptEvidence, FileSeen, ToolCallRecord
@@ -121,10 +121,16 @@ def _evidence(
         tools_known=bool(runs) or report is not None,
         delegations=list(dict.fromkeys(delegations)),
         files=_files(tools, workspace),
-        reply=reply[:MAX_REPLY_CHARS] if reply is not None else None,
+        # Cut the one way outputs are cut: masked first, so no cut leaves a secret's start.
+        reply=secrets.cut(reply, MAX_REPLY_CHARS) if reply is not None else None,
         tokens=tokens,
         completed=completed,
     )
+
+
+def reply_was_cut(reply: str) -> bool:
+    """Whether `reply` is a longer reply cut to MAX_REPLY_CHARS (its end is not the reply's)."""
+    return len(reply) == MAX_REPLY_CHARS and reply.endswith(secrets.CUT_MARK)
 
 
 def _record_tokens(runs: tuple[Trajectory, ...]) -> int | None:
@@ -166,7 +172,7 @@ def _call(agent: str, run_id: str, call: Any) -> ToolCallRecord:
     if args is not None:
         text = json.dumps(args, ensure_ascii=False, default=str)
         if len(text.encode()) > MAX_ARGS_BYTES:
-            args, cut = text.encode()[:MAX_ARGS_BYTES].decode(errors="ignore"), True
+            args, cut = secrets.cut_bytes(text, MAX_ARGS_BYTES), True
     return ToolCallRecord(name=call.name, agent=agent, run_id=run_id, args=args, args_cut=cut)
 
 

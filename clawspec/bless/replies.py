@@ -20,6 +20,7 @@ from clawspec.bless.proposal import (
     place,
     with_variables,
 )
+from clawspec.bless.observed import MAX_REPLY_CHARS, reply_was_cut
 from clawspec.gateway.trajectory import cut_detail
 from clawspec.reports.model import AttemptEvidence
 from clawspec.secrets import MASK
@@ -30,11 +31,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 def _sentences(reply: str, variables: Mapping[str, str]) -> list[tuple[str, str]]:
     """The reply's sentences (whitespace-normalised, the variables' values as the variables),
     each with why it cannot be proposed ("" when it can); one shorter than MIN_SENTENCE_CHARS
-    is no candidate at all."""
+    is no candidate at all. The last part of a reply kept cut is no sentence the agent ended."""
     found = []
-    for part in _SENTENCE_END.split(reply):
+    parts = _SENTENCE_END.split(reply)
+    cut = reply_was_cut(reply)
+    for number, part in enumerate(parts, start=1):
         text = " ".join(part.split())
         if len(text) < MIN_SENTENCE_CHARS:
+            continue
+        if cut and number == len(parts):
+            found.append((text, f"is where a reply over {MAX_REPLY_CHARS:,} characters was cut"))
             continue
         if MASK in text:
             found.append((text, MASKED))

@@ -490,3 +490,44 @@ def test_arguments_openclaw_cut_or_redacted_are_not_taken_as_seen() -> None:
     assert _call("main", "r1", cut).args is None
     assert _call("main", "r1", cut).name == "write"
     assert _call("main", "r1", whole).args == {"path": "f.md"}
+
+
+# -- 7. cuts never leave a secret's start ----------------------------------------------------
+
+TOKEN = "hk-" + "Q7w9Zr2Lx5Vb8Nc1Md4Kf6Gh3Jp0Ts"
+
+
+def test_a_reply_or_arguments_cut_inside_a_secret_keep_none_of_it(tmp_path: Path) -> None:
+    """The attempt's reply and a call's arguments are cut as every output is: masked first, so
+    the cut cannot leave all but the last characters of a secret in the report or a proposal."""
+    from clawspec import secrets
+    from clawspec.bless.observed import MAX_ARGS_BYTES, MAX_REPLY_CHARS, _call, _evidence
+    from clawspec.gateway.trajectory import ToolCall
+
+    with secrets.scope({"CLAWSPEC_HOOKS_TOKEN": TOKEN}):
+        reply = "y" * (MAX_REPLY_CHARS - 10) + TOKEN + " tail" * 30
+        seen = _evidence((), None, tmp_path, reply)
+        content = "x" * (MAX_ARGS_BYTES - 40) + TOKEN + " end" * 30
+        args = _call("main", "r1", ToolCall("c1", "write", {"content": content}, True, True, False,
+                                            None)).args  # fmt: skip
+    assert seen.reply is not None and len(seen.reply) <= MAX_REPLY_CHARS
+    assert isinstance(args, str) and len(args.encode()) <= MAX_ARGS_BYTES
+    for kept in (seen.reply, args):
+        assert TOKEN[:8] not in kept and kept.endswith("…")
+
+
+def test_the_end_of_a_reply_kept_cut_is_never_proposed_as_a_sentence() -> None:
+    """A reply longer than ClawSpec keeps ends where it was cut, not where the agent ended a
+    sentence: that part is listed apart with why, the whole sentences before it are proposed."""
+    from clawspec.bless.observed import MAX_REPLY_CHARS
+
+    reply = "The digest is ready. " + "z" * MAX_REPLY_CHARS
+    kept = reply[: MAX_REPLY_CHARS - 1] + "…"
+    whole = _whole([_run(evidence([], reply=kept)), _run(evidence([], reply=kept))])
+    texts = [i.mapping.get("text") for i in whole.items if i.mapping["type"] == "reply_contains"]
+    assert texts == ["The digest is ready."]
+    left = [i.comment for i in whole.left_out if i.mapping["type"] == "reply_contains"]
+    assert left == [
+        f"held in 2 of 2 runs; the sentence is where a reply over {MAX_REPLY_CHARS:,} characters "
+        "was cut"
+    ]
