@@ -194,6 +194,10 @@ def credential_values(environ: Mapping[str, str]) -> list[str]:
     return found
 
 
+_URI_COMPONENT_SAFE = "-_.!~*'()"  # what JavaScript's encodeURIComponent leaves as it is
+_PERCENT_HEX = re.compile(r"%[0-9A-F]{2}")
+
+
 def _variants(value: str | None) -> list[str]:
     """The value, each of its lines, and how they look JSON-escaped or percent-encoded."""
     if not value or len(value.strip()) < MIN_LENGTH:
@@ -204,15 +208,23 @@ def _variants(value: str | None) -> list[str]:
     found: dict[str, None] = {}
     lines = [line.strip() for line in value.splitlines()]
     for text in (value, *(line for line in lines if len(line) >= MIN_LENGTH)):
+        encoded = [
+            quote(text, safe=""),
+            quote_plus(text, safe=""),
+            quote(text),  # Python's default keeps `/`
+            quote(text, safe=_URI_COMPONENT_SAFE),  # JavaScript's encodeURIComponent (Node)
+        ]
+        # Percent-encoding's hex digits may be written in either case (RFC 3986 §2.1).
+        encoded += [_PERCENT_HEX.sub(lambda m: m.group().lower(), e) for e in encoded]
         for variant in (
             text,
             json.dumps(text, ensure_ascii=False)[1:-1],
             json.dumps(text)[1:-1],
-            quote(text, safe=""),
-            quote_plus(text, safe=""),
+            *encoded,
         ):
             found[variant] = None
     return list(found)
+
 
 
 # -- the active registry -------------------------------------------------------------------------

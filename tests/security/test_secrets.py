@@ -160,6 +160,21 @@ def test_values_are_masked_as_json_and_url_spell_them() -> None:
             assert registry.mask(f"<{spelling}>") == "<***>"
 
 
+def test_values_are_masked_as_every_common_url_encoder_spells_them() -> None:
+    """Python's `quote` keeps `/`, JavaScript's encodeURIComponent (what Node-based OpenClaw
+    tools use) keeps `'()*!~`, and hex digits may be lower case: each spelling is masked."""
+    secret = "pw<&\"'>+/=42SeedXY"
+    with registry.scope() as active:
+        active.add(secret)
+        for spelling in (
+            "pw%3C%26%22'%3E%2B%2F%3D42SeedXY",  # encodeURIComponent
+            "pw%3C%26%22%27%3E%2B/%3D42SeedXY",  # urllib.parse.quote
+            "pw%3c%26%22%27%3e%2b%2f%3d42SeedXY",  # lower-case hex
+            "pw%3C%26%22%27%3E%2B%2F%3D42SeedXY",
+        ):
+            assert registry.mask(f"s={spelling}&t=1") == "s=***&t=1", spelling
+
+
 def test_kept_gateway_log_is_masked(tmp_path: Path) -> None:
     from clawspec.gateway.managed import _keep_log
 
