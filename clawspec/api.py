@@ -174,7 +174,14 @@ def merge(
     Settings come from the config file (`config`, else found from the current folder), the
     environment and the flags, as for `run`, so the report paths and the exit policy match.
     """
-    from clawspec.sharding.merge import check, collect, join, runs, unknown_variants
+    from clawspec.sharding.merge import (
+        check,
+        collect,
+        join,
+        missing_variants,
+        runs,
+        unknown_variants,
+    )
     from clawspec.sharding.merge import merge as merge_shards
 
     environ = dict(os.environ if environ is None else environ)
@@ -193,6 +200,8 @@ def merge(
     report = parts[0] if len(parts) == 1 else join(parts, configured)
     if warning := unknown_variants(report, configured, config_path):
         note(warning)
+    if absent := missing_variants(report, settings.variants):
+        report = report.model_copy(update={"variants_missing": absent})
     result = finish(report, settings, environ, merged=True)
     # The outcome (reports/outcome.py) fails an incomplete merge; stderr names what is missing.
     cut = [f"shard {i.shard.index}/{i.shard.total}" for i in shards if i.report.interrupted]
@@ -201,4 +210,10 @@ def merge(
         note(f"error: interrupted {', '.join(cut)}: the merged report is incomplete")
     if report.merged is not None and report.merged.missing:
         note(f"error: {report.merged.missing_message()}; the merged report is incomplete")
+    if report.variants_missing:
+        note(
+            f"error: no report holds a result of the required variant(s) "
+            f"{', '.join(report.variants_missing)}: the merged report is incomplete (pass every "
+            "variant job's report, or mark a variant you do not run `required: false`)"
+        )
     return result

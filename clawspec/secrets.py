@@ -226,7 +226,6 @@ def _variants(value: str | None) -> list[str]:
     return list(found)
 
 
-
 # -- the active registry -------------------------------------------------------------------------
 _active: SecretRegistry | None = None
 _active_lock = threading.Lock()

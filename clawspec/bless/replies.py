@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from clawspec.bless.observed import MAX_REPLY_CHARS, reply_was_cut
 from clawspec.bless.proposal import (
     MASKED,
     MAX_REPLY_SENTENCES,
@@ -20,7 +21,6 @@ from clawspec.bless.proposal import (
     place,
     with_variables,
 )
-from clawspec.bless.observed import MAX_REPLY_CHARS, reply_was_cut
 from clawspec.gateway.trajectory import cut_detail
 from clawspec.reports.model import AttemptEvidence
 from clawspec.secrets import MASK

@@ -697,6 +697,12 @@ class RunReport(_Frozen):
         default_factory=list,
         description="Each variant against the reference variant: the upgrade and model gate.",
     )
+    variants_missing: list[str] = Field(
+        default_factory=list,
+        description="Required variants of clawspec.yaml no merged report holds a result of "
+        "(`clawspec merge`: a variant job failed or its report was not passed): the merged "
+        "report is incomplete.",
+    )
 
 
 def scenario_status(statuses: Iterable[Status]) -> Status:

@@ -123,8 +123,21 @@ def _incomplete(report: RunReport, policy: Policy) -> list[str]:
     reasons: list[str] = []
     if policy.merged and report.interrupted:
         reasons.append("a merged part was interrupted: the merged report is incomplete")
+    return reasons + partial(report)
+
+
+def partial(report: RunReport) -> list[str]:
+    """Why a report that was not interrupted still holds only part of the run (a missing
+    shard or variant, a spend limit that stopped it): never a pass, never a baseline."""
+    reasons: list[str] = []
     if report.merged is not None and report.merged.missing:
         reasons.append(report.merged.missing_message())
+    if report.variants_missing:
+        names = ", ".join(report.variants_missing)
+        reasons.append(
+            f"no report holds a result of the required variant(s) {names}: the merged report "
+            "is incomplete"
+        )
     budget = report.budget
     if budget is not None and budget.stopped is not None:
         reasons.append(f"stopped by the run budget ({budget.stopped}): a partly checked suite")

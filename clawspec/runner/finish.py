@@ -155,8 +155,10 @@ def save_baseline(
 ) -> bool:
     """Store the report as a baseline (`--save-baseline`); a failure is a warning, not an error.
 
-    Interrupted runs, single shards and runs `--changed-since` cut short are not stored: half a
-    run would make every later comparison look bad. `context` is the run's CI context.
+    Interrupted runs, single shards, runs `--changed-since` cut short and runs only partly
+    checked (a shard or variant missing from a merge, a spend limit that stopped it, skips over
+    `max_skipped`) are not stored: half a run would make every later comparison look bad.
+    `context` is the run's CI context.
     """
     from clawspec.secrets import settings_scope
 
@@ -179,6 +181,15 @@ def _save_baseline(report: RunReport, settings: Settings, context: CIContext, er
             file=err,
             flush=True,
         )
+        return False
+    from clawspec.reports.outcome import partial, skip_budget_exceeded
+
+    left = partial(report)
+    if skip_budget_exceeded(report.totals, settings.max_skipped):
+        left.append(f"{report.totals.skipped:,} scenarios skipped, over max_skipped")
+    if left:
+        # Its unchecked scenarios would be `not_compared` in every later comparison.
+        print(f"note: baseline not saved: {left[0]}", file=err, flush=True)
         return False
     if report.selection is not None and report.selection.left_out:
         # A baseline stands for the whole suite: later runs would call the rest "new".

@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from clawspec import __version__
+from clawspec.config.settings import VariantSettings
 from clawspec.errors import UsageError
 from clawspec.reports.model import MergeInfo, RunReport, ScenarioResult, ShardInfo, Totals
 from clawspec.reports.spend import merged as merged_spend
@@ -171,6 +172,16 @@ def unknown_variants(report: RunReport, configured: Sequence[str], config: Path 
         "required variant's; merge with the clawspec.yaml that defines the variants (in a "
         "checkout of the repository, or --config FILE)"
     )
+
+
+def missing_variants(report: RunReport, configured: Sequence[VariantSettings]) -> list[str]:
+    """The required variants of the configuration no result ran on, when the reports ran on
+    variants at all: the job of one of them failed before writing its report, or its report
+    was not passed, and the gate would pass on what was never run."""
+    ran = {s.variant for s in report.scenarios}
+    if not ran - {None}:
+        return []
+    return [v.name for v in configured if v.required and v.name not in ran]
 
 
 def check(shards: Sequence[ShardReport]) -> list[ShardReport]:

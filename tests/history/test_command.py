@@ -106,6 +106,24 @@ def test_interrupted_runs_and_unwritable_stores_are_not_saved(
     interrupted = run.model_copy(update={"interrupted": True})
     assert not save_baseline(interrupted, Settings(baseline="dir:hist"), CIContext(), err)
     assert err.getvalue() == "note: baseline not saved: the run was interrupted\n"
+    # Only partly checked: its unchecked scenarios would be "not compared" ever after.
+    from clawspec.reports.model import BudgetReport
+
+    stopped = run.model_copy(
+        update={"budget": BudgetReport(max_tokens=1, stopped="run budget spent: 2 of 1 tokens")}
+    )
+    err = io.StringIO()
+    assert not save_baseline(stopped, Settings(baseline="dir:hist"), CIContext(), err)
+    assert err.getvalue() == (
+        "note: baseline not saved: stopped by the run budget (run budget spent: 2 of 1 tokens): "
+        "a partly checked suite\n"
+    )
+    skipped = run.model_copy(update={"totals": run.totals.model_copy(update={"skipped": 3})})
+    err = io.StringIO()
+    assert not save_baseline(skipped, Settings(baseline="dir:hist", max_skipped="1"), CIContext(),
+                             err)  # fmt: skip
+    assert err.getvalue() == "note: baseline not saved: 3 scenarios skipped, over max_skipped\n"
+    assert not (tmp_path / "hist").exists()
     (tmp_path / "blocked").write_text("a file where the folder should be", encoding="utf-8")
     err = io.StringIO()
     assert not save_baseline(run, Settings(baseline="dir:blocked"), CIContext(), err)

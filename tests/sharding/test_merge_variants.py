@@ -17,13 +17,14 @@ from clawspec.reports.variants import VariantTable, text_table, variant_table
 from tests.reports.factory import assertion, scenario
 from tests.sharding.conftest import read_report
 
-CONFIG = """report_dir: reports
+HAIKU = """  - name: haiku
+    model: anthropic/claude-haiku-4-5
+"""
+CONFIG = f"""report_dir: reports
 variants:
   - name: sonnet
     model: anthropic/claude-sonnet-4-6
-  - name: haiku
-    model: anthropic/claude-haiku-4-5
-  - name: mini
+{HAIKU}  - name: mini
     model: openai/gpt-5-mini
     required: false
 """
@@ -117,13 +118,41 @@ def test_variant_jobs_merged_give_the_report_of_one_run(
 
 
 def test_without_a_required_regression_the_merge_passes_the_gate(config: Path) -> None:
+    # Only the reference and the advisory variant are configured (and run) here.
+    (config / "clawspec.yaml").write_text(CONFIG.replace(HAIKU, ""), encoding="utf-8")
     for variant in ("sonnet", "mini"):  # mini (advisory) regresses: shown, not failing
         write(config / "jobs" / f"{variant}.json", run_report(results(variant), variant))
     assert main(["merge", "jobs", "--fail-on", "regression", "--report-json", "m.json"]) == 0
     merged = read_report(config / "m.json")
     assert merged["variant_comparisons"][0]["regressions"]
+    assert merged["variants_missing"] == []
     # The normal policy fails on what the reference (a required variant) fails.
     assert main(["merge", "jobs", "--report-json", "m2.json"]) == 1
+
+
+def test_a_required_variant_without_a_report_makes_the_merge_incomplete(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """haiku's job died before writing its report: the merge of the others must not pass the
+    gate on what haiku never ran (nor be saved as a baseline); an advisory variant missing is
+    not a gap in the gate."""
+    for variant in ("sonnet", "mini"):
+        write(config / "jobs" / f"{variant}.json", run_report(results(variant), variant))
+    code = main(
+        ["merge", "jobs", "--fail-on", "never", "--report-json", "m.json", "--save-baseline",
+         "--baseline", f"dir:{config / 'history'}"]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 1
+    merged = read_report(config / "m.json")
+    assert merged["variants_missing"] == ["haiku"]
+    assert "no report holds a result of the required variant(s) haiku" in err
+    assert "baseline not saved: no report holds a result of the required variant(s) haiku" in err
+    assert not (config / "history").exists()
+    write(config / "jobs" / "haiku.json", run_report(results("haiku"), "haiku"))
+    (config / "jobs" / "mini.json").unlink()  # advisory: its absence leaves the gate whole
+    assert main(["merge", "jobs", "--fail-on", "never", "--report-json", "m2.json"]) == 0
+    assert read_report(config / "m2.json")["variants_missing"] == []
 
 
 def test_shards_of_scenario_variant_pairs_merge_into_the_table_of_one_run(config: Path) -> None:
