@@ -8,7 +8,7 @@ skip. The reply exists only once the agent ran: in `given` these types are a loa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -37,19 +37,52 @@ def shown(text: str) -> str:
     return f'"{one_line(clean(valid_unicode(text)), SHOWN_CHARS)}"'
 
 
-def reply_texts(ctx: EvalContext) -> list[tuple[str, str]] | Verdict:
-    """The scope's replies as (what names it, text), or the verdict that ends the assertion
-    (`error`: they cannot be read; `fail`: no run wrote a final text). In a turn or a plain
-    scenario there is one reply; in a conversation's `then`, every turn's."""
+class Said(NamedTuple):
+    source: str  # what names it: "turn 2", "run <id>"
+    text: str
+    redacted: bool  # OpenClaw recorded it with a part redacted (a secret it recognised)
+
+
+def reply_texts(ctx: EvalContext) -> list[Said] | Verdict:
+    """The scope's replies, or the verdict that ends the assertion (`error`: they cannot be
+    read; `fail`: no run wrote a final text). In a turn or a plain scenario there is one
+    reply; in a conversation's `then`, every turn's."""
     from clawspec.evidence.reply import replies
+    from clawspec.gateway.trajectory import redacted_text
 
     found = replies(ctx)
     if isinstance(found, Verdict):
         return found
-    texts = [(r.source, r.text) for r in found if r.text is not None]
+    texts = [
+        Said(r.source, r.text, r.recorded and redacted_text(r.text))
+        for r in found
+        if r.text is not None
+    ]
     if not texts:
         return Verdict.failed(_no_text(found))
     return texts
+
+
+def undecided(texts: list[Said], what: str) -> Verdict | None:
+    """`error` when a reply the verdict rests on was recorded with a part OpenClaw redacted
+    (the secret in it shown as `abcdef…wxyz` or `<redacted>`): a text the agent said may hide
+    there, so a failure to find it, or a pass for not finding it, would be a guess."""
+    hidden = next((said for said in texts if said.redacted), None)
+    if hidden is None:
+        return None
+    return Verdict.errored(
+        f"OpenClaw recorded the reply of {hidden.source} with a part it redacted (a secret it "
+        f"recognised): what it hid cannot be compared, so whether the reply {what} cannot be "
+        f"decided: {shown(hidden.text)}"
+    )
+
+
+def redaction_form(text: str) -> bool:
+    """Whether an expected text or a match holds the form of OpenClaw's redaction: found in a
+    recorded reply, it is found in what OpenClaw wrote, not in what the agent said."""
+    from clawspec.gateway.trajectory import redacted_text
+
+    return redacted_text(text)
 
 
 def reply_text(ctx: EvalContext) -> str | Verdict:
@@ -79,11 +112,11 @@ def _no_text(found: tuple[Reply, ...]) -> str:
     return f"none of the {len(found)} turns ended with a final text: there is no reply to judge"
 
 
-def _quoted(texts: list[tuple[str, str]]) -> str:
+def _quoted(texts: list[Said]) -> str:
     """The replies as a message quotes them: the only one, or each named by its turn."""
     if len(texts) == 1:
-        return shown(texts[0][1])
-    return "; ".join(f"{source}: {shown(text)}" for source, text in texts)
+        return shown(texts[0].text)
+    return "; ".join(f"{said.source}: {shown(said.text)}" for said in texts)
 
 
 def _texts(value: list[str] | None) -> list[str] | None:
@@ -147,14 +180,21 @@ class ReplyContains(Assertion):
         texts = reply_texts(ctx)
         if isinstance(texts, Verdict):
             return texts
+        expected = (
+            [self.text] if self.text is not None else [*(self.all_of or ()), *(self.any_of or ())]
+        )
         # In a conversation's `then` it holds when any reply holds it.
-        for source, reply in texts:
+        for source, reply, redacted in texts:
             if not self._problems(normalized(reply, self.case_sensitive)):
+                if redacted and any(redaction_form(t) for t in expected):
+                    break  # found in OpenClaw's redaction, not in what the agent said
                 where = f" ({source})" if len(texts) > 1 else ""
                 return Verdict.passed(f"the reply{where} {self._held()}")
+        if blocked := undecided(texts, self._wanted()):
+            return blocked
         subject = "the reply" if len(texts) == 1 else f"none of the {len(texts)} replies"
         how = "" if self.case_sensitive else " (ignoring case)"
-        problems = self._problems(normalized(texts[-1][1], self.case_sensitive))
+        problems = self._problems(normalized(texts[-1].text, self.case_sensitive))
         if len(texts) > 1:
             return Verdict.failed(f"{subject} {self._wanted()}{how}: {_quoted(texts)}")
         return Verdict.failed(f"{subject} {' and '.join(problems)}{how}: {_quoted(texts)}")
@@ -249,21 +289,24 @@ class ReplyNotContains(Assertion):
         if isinstance(texts, Verdict):
             return texts
         # In a conversation's `then` it fails when any reply holds the text.
-        for source, reply in texts:
+        for source, reply, redacted in texts:
             where = f" ({source})" if len(texts) > 1 else ""
             if self.text is not None:
                 if normalized(self.text, self.case_sensitive) in normalized(
                     reply, self.case_sensitive
-                ):
+                ) and not (redacted and redaction_form(self.text)):
                     return Verdict.failed(
                         f"the reply{where} contains '{self.text}': {shown(reply)}", 1, 0
                     )
                 continue
-            hits = word_hits(reply, words)
+            hits = word_hits(reply, [w for w in words if not (redacted and redaction_form(w))])
             if hits:
                 return Verdict.failed(
                     f"the reply{where} contains {', '.join(hits)}: {shown(reply)}", len(hits), 0
                 )
+        what = f"holds '{self.text}'" if self.text is not None else "holds none of the words"
+        if blocked := undecided(texts, what):
+            return blocked
         if self.text is not None:
             if len(texts) == 1:
                 return Verdict.passed(f"the reply does not contain '{self.text}'", 0, 0)
@@ -300,20 +343,25 @@ class ReplyMatches(Assertion):
         if isinstance(texts, Verdict):
             return texts
         # In a conversation's `then` it holds when any reply matches: one bounded search of all.
-        subject = f"the reply ({sum(len(t) for _, t in texts):,} characters)"
+        size = sum(len(said.text) for said in texts)
+        subject = f"the reply ({size:,} characters)"
         if len(texts) > 1:
-            subject = f"the {len(texts)} replies ({sum(len(t) for _, t in texts):,} characters)"
-        results = search_all([(self.pattern, reply) for _, reply in texts], subject)
+            subject = f"the {len(texts)} replies ({size:,} characters)"
+        results = search_all([(self.pattern, said.text) for said in texts], subject)
         if isinstance(results, str):
             return Verdict.errored(results)
-        for (source, _reply), found in zip(texts, results, strict=True):
+        for said, found in zip(texts, results, strict=True):
             if found is not None:
                 start, text = found
-                where = f" ({source})" if len(texts) > 1 else ""
+                if said.redacted and redaction_form(text):
+                    continue  # it matched OpenClaw's redaction, not what the agent said
+                where = f" ({said.source})" if len(texts) > 1 else ""
                 return Verdict.passed(
                     f"the reply{where} matches '{self.pattern}' at character {start + 1}: "
                     f"{shown(text)}"
                 )
+        if blocked := undecided(texts, f"matches '{self.pattern}'"):
+            return blocked
         if len(texts) == 1:
             return Verdict.failed(f"the reply does not match '{self.pattern}': {_quoted(texts)}")
         return Verdict.failed(

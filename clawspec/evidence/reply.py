@@ -28,6 +28,9 @@ class Reply:
     text: str | None
     source: str  # what a message names it by: "turn 2", "run <id>"
     say: str | None = None  # a conversation's turn: the user's message it answers
+    # Read from OpenClaw's record, which holds the reply as it was after OpenClaw redacted the
+    # secrets it recognised (not the chat response's text, which is what the agent said).
+    recorded: bool = False
 
 
 def replies(ctx: EvalContext) -> tuple[Reply, ...] | Verdict:
@@ -53,4 +56,4 @@ def replies(ctx: EvalContext) -> tuple[Reply, ...] | Verdict:
                 "a text it takes for broken JSON), so nothing about the reply's text can be "
                 "decided"
             )
-    return tuple(Reply(run.reply, f"run {run.run_id}") for run in found.runs)
+    return tuple(Reply(run.reply, f"run {run.run_id}", recorded=True) for run in found.runs)

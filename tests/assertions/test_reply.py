@@ -344,6 +344,41 @@ def test_a_secret_in_the_reply_is_masked_in_the_message(tmp_path: Path) -> None:
     assert token not in message and "***" in message
 
 
+# OpenClaw records a reply after redacting the secrets it recognises: a live key becomes its
+# first 6 and last 4 characters (`sk-liv…3210`), other forms `<redacted>`. What the agent said
+# is not in the record, so nothing may pass or fail on what was hidden.
+LEAKED = "Here is the key: sk-liv\u20263210 and more."
+
+
+@pytest.mark.parametrize(
+    ("assertion", "status"),
+    [
+        # the secret may be what was hidden: not decided either way
+        ({"type": "reply_not_contains", "text": "sk-live-9f8e7d6c5b4a3210"}, Status.ERROR),
+        ({"type": "reply_not_contains", "words": ["sk-live-9f8e7d6c5b4a3210"]}, Status.ERROR),
+        ({"type": "reply_contains", "text": "sk-live-9f8e7d6c5b4a3210"}, Status.ERROR),
+        ({"type": "reply_matches", "pattern": "sk-live-[0-9a-f]{16}"}, Status.ERROR),
+        # found in OpenClaw's redaction, not in what the agent said
+        ({"type": "reply_contains", "text": "sk-liv\u20263210"}, Status.ERROR),
+        ({"type": "reply_matches", "pattern": "sk-liv.3210"}, Status.ERROR),
+        ({"type": "reply_not_contains", "text": "sk-liv\u20263210"}, Status.ERROR),
+        # what OpenClaw left as it was still decides
+        ({"type": "reply_contains", "text": "Here is the key"}, Status.PASS),
+        ({"type": "reply_not_contains", "text": "and more"}, Status.FAIL),
+        ({"type": "reply_matches", "pattern": "key: sk-liv"}, Status.PASS),
+    ],
+)
+def test_a_reply_openclaw_recorded_redacted_decides_only_what_it_left_visible(
+    tmp_path: Path, assertion: dict[str, Any], status: Status
+) -> None:
+    ctx = _with_reply(tmp_path, LEAKED)
+    found, message = check(ctx, assertion)
+    assert found is status, message
+    if status is Status.ERROR:
+        assert message.startswith("OpenClaw recorded the reply of run ")
+        assert "with a part it redacted (a secret it recognised): what it hid cannot be" in message
+
+
 # --- load errors ------------------------------------------------------------------------------
 
 
