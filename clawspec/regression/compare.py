@@ -10,10 +10,10 @@ Each scenario gets one change, decided in this order:
 - `flaky`: some attempts passed and some failed now, and no significant drop (10/10 → 9/10);
 - `still_failing`: failed then and now; `unchanged`: passed then and now;
 - `not_compared`: skipped on a side (a spend limit, a precondition), or errored in the baseline
-  on every attempt and judged failing now: nothing was compared. The latter is counted against
-  the run as a new failing scenario is: an error is no verdict, so nobody has accepted that
-  failure yet (calling it `still_failing` would let a regression through the gate whenever the
-  reference's gateway broke).
+  on every attempt and judged failing now: nothing was compared. A failure (or error) now where
+  the baseline was skipped or errored is counted against the run as a new failing scenario is:
+  nobody has accepted that failure yet (calling it `still_failing`, or leaving it uncounted,
+  would let a regression through the gate whenever the reference's gateway broke).
 
 Token, cost and duration deltas are computed per scenario (median over attempts where repeated)
 and in total over the scenarios both runs have; an increase over its tolerance is flagged.
@@ -184,6 +184,12 @@ def compare(
                 f"{label}: fails now and errored in the baseline: no accepted failure to "
                 "compare with"
             )
+        elif change == "not_compared" and old.status == Status.SKIP and _judged_bad(scenario):
+            # As a new scenario: nobody has accepted a failure the baseline never checked.
+            counted.append(
+                f"{label}: {_VERBS[scenario.status]} now and was skipped in the baseline: no "
+                "accepted failure to compare with"
+            )
         if "pass_rate" in details:
             over = _deltas(scenario, old, settings, details, totals)
             counted += [f"{label}: {line}" for line in over]
@@ -214,6 +220,13 @@ def compare(
     for item in changes:
         counts[item.change] += 1
     return Comparison(scenarios=changes, counts=counts, details=total_details, regressions=reasons)
+
+
+_VERBS = {Status.FAIL: "fails", Status.ERROR: "errors"}
+
+
+def _judged_bad(scenario: ScenarioResult) -> bool:
+    return scenario.status in _VERBS
 
 
 def _deltas(

@@ -230,6 +230,28 @@ def test_skipped_scenarios_and_new_failures() -> None:
     ]
 
 
+def test_a_failure_where_the_baseline_skipped_is_counted_like_a_new_one() -> None:
+    """The baseline never checked it (a trace backend down, a spend limit): failing now is no
+    failure anybody accepted, as for a new scenario; passing or skipping now counts nothing."""
+    comparison = compare(
+        report(
+            scenario("was-skipped", "fail"),
+            scenario("broke", "error"),
+            scenario("fine", "pass"),
+            scenario("still-off", "skip"),
+        ),
+        report(*(scenario(n, "skip") for n in ("was-skipped", "broke", "fine", "still-off"))),
+    )
+    assert set(_changes(comparison).values()) == {"not_compared"}
+    contract = "skills/newsletter/tests/scenarios.yaml"
+    assert comparison.regressions == [
+        f"{contract}::was-skipped: fails now and was skipped in the baseline: no accepted "
+        "failure to compare with",
+        f"{contract}::broke: errors now and was skipped in the baseline: no accepted failure to "
+        "compare with",
+    ]
+
+
 @pytest.mark.parametrize(
     ("comparison", "statuses", "expected"),
     [

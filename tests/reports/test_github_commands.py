@@ -88,6 +88,7 @@ def test_add_mask_lines_come_before_any_other_output() -> None:
     assert lines[4:-1] == [
         "::add-mask::multi\\nline-secret",
         "::add-mask::multi%250Aline-secret",
+        "::add-mask::multi%250aline-secret",  # percent-encoded with lower-case hex
     ]
     assert lines[-1] == "::error file=a.yaml,line=3,title=title::leaked *** here"
 
