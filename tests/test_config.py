@@ -224,6 +224,16 @@ def test_pr_comment_modes_keep_true_and_false_as_aliases(
     assert load_settings(_file(tmp_path, file_text), {}).pr_comment == expected
 
 
+def test_a_bare_off_is_the_word_for_model_traffic_and_a_variants_thinking(tmp_path: Path) -> None:
+    """The guide writes `model_traffic: off` and `thinking: off` unquoted; YAML 1.1 reads them
+    as false. They mean the word; `on` (true) means no word and stays an error."""
+    text = "model_traffic: off\nvariants:\n  - {name: quick, thinking: off}\n"
+    settings = load_settings(_file(tmp_path, text), {})
+    assert (settings.model_traffic, settings.variants[0].thinking) == ("off", "off")
+    with pytest.raises(ConfigError, match="model_traffic"):
+        load_settings(_file(tmp_path, "model_traffic: on\n"), {})
+
+
 def test_pr_comment_and_check_run_have_one_name_everywhere(tmp_path: Path) -> None:
     """Config `pr_comment`/`check_run`/`check_name`, CLAWSPEC_* and the flags."""
     path = _file(tmp_path, "pr_comment: always\ncheck_run: false\ncheck_name: Agents\n")

@@ -61,7 +61,14 @@ def run(args: argparse.Namespace) -> ExitCode:
     context = CIContext.from_environ(os.environ)
     store = open_store(spec, settings, context)
     branch = args.branch or run_source(context).branch
-    runs = list(reversed(store.runs(branch)))[: args.limit] if branch else []
+    if not branch:  # nothing to list: a usage error, not an empty history
+        known = store.branches()
+        hint = f" (branches with stored runs: {', '.join(known)})" if known else ""
+        raise UsageError(
+            f"this run's branch is unknown (no CI variables, not a git checkout): name one "
+            f"with --branch{hint}"
+        )
+    runs = list(reversed(store.runs(branch)))[: args.limit]
     if args.json:
         payload = {
             "store": store.label,
@@ -70,9 +77,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         }
         print(clean(json.dumps(payload, indent=2)))
         return ExitCode.OK
-    if not branch:
-        print("this run's branch is unknown: name one with --branch")
-    elif not runs:
+    if not runs:
         print(f"no stored runs of '{branch}' in {store.label}")
     else:
         print(f"{pluralize(len(runs), 'run')} of '{branch}' in {store.label}, newest first:")

@@ -301,6 +301,13 @@ class ChangedSettings(_Section):
 _RELEASE = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?")
 
 
+def _off(value: Any) -> Any:
+    """YAML 1.1 reads an unquoted `off` (and `no`, `false`) as false: the word the docs show
+    for a setting whose values are words is taken as written. True stays true: no word is meant
+    by `on`, and the message says what is accepted."""
+    return "off" if value is False else value
+
+
 class VariantSettings(_Section):
     """One configuration every selected scenario also runs on (docs/guide.md "Comparing models
     and OpenClaw versions"). Variants that change only what the hook request carries (`model`,
@@ -318,6 +325,7 @@ class VariantSettings(_Section):
         None, description="Bring-up: the OpenClaw release to run, installed on first use."
     )
     gateway_base_url: str | None = Field(None, description="Target mode: another gateway.")
+
     hooks_token_env: str | None = Field(
         None,
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
@@ -344,6 +352,11 @@ class VariantSettings(_Section):
     )
     required: bool = Field(True, description="false: advisory, shown but never fails the job.")
     reference: bool = Field(False, description="The variant the others are compared with.")
+
+    @field_validator("thinking", mode="before")
+    @classmethod
+    def _thinking_off(cls, value: Any) -> Any:
+        return _off(value)
 
     @field_validator("openclaw_version")
     @classmethod
@@ -518,6 +531,11 @@ class Settings(BaseModel):
         description="More environment variables to mask in every output, by name or fnmatch "
         "pattern (e.g. MYCORP_*), beyond *_KEY, *_TOKEN, *_SECRET, *_PASSWORD, *_CREDENTIALS.",
     )
+
+    @field_validator("model_traffic", mode="before")
+    @classmethod
+    def _traffic_off(cls, value: Any) -> Any:
+        return _off(value)
 
     @field_validator("pr_comment", mode="before")
     @classmethod

@@ -79,12 +79,13 @@ def discover(
             for file, matched in _walk(path, regexes, root):
                 (matches if matched else unmatched).append(file)
             if not matches:
+                outside = _outside(path, root)
                 lookalikes = _lookalikes(unmatched, set())
                 if lookalikes:
                     hint = ignored_contracts(lookalikes, patterns)
-                    raise UsageError(f"{raw}: no contract files found; {hint}")
+                    raise UsageError(f"{raw}: no contract files found; {hint}{outside}")
                 shown = ", ".join(patterns)
-                raise UsageError(f"{raw}: no contract files found (patterns: {shown})")
+                raise UsageError(f"{raw}: no contract files found (patterns: {shown}){outside}")
             found.extend(sorted(matches))
         else:
             raise UsageError(f"{raw}: no such file or folder")
@@ -97,6 +98,18 @@ def discover(
             each = [(str(f), ignored_contracts([f], patterns)) for f in lookalikes[:_NAMED_AT_MOST]]
             on_warning(FileWarning(ignored_contracts(lookalikes, patterns), each))
     return list(unique.values())
+
+
+def _outside(folder: Path, root: Path) -> str:
+    """A hint when `folder` is outside the workspace: a config file elsewhere (`--config
+    ci/x.yaml`) makes its own folder the workspace unless it sets `workspace:`."""
+    if folder.resolve().is_relative_to(root):
+        return ""
+    return (
+        f". {folder} is outside the workspace {display_path(root)} (the config file's folder "
+        "unless it sets `workspace:`), so the patterns match its files by their path inside "
+        f"{folder}; set `workspace:` in the config file (e.g. `workspace: ..`)"
+    )
 
 
 def ignored_contracts(files: Sequence[Path], patterns: Sequence[str]) -> str:

@@ -26,8 +26,8 @@ def selected_variants(settings: Settings) -> list[VariantSettings | None]:
     if not settings.variants:
         if settings.selected_variants:
             raise UsageError(
-                f"--variant {settings.selected_variants[0]}: the configuration defines no "
-                "variants (add a `variants:` list to clawspec.yaml)"
+                f"variant {settings.selected_variants[0]} (--variant, CLAWSPEC_VARIANTS): the "
+                "configuration defines no variants (add a `variants:` list to clawspec.yaml)"
             )
         return [None]
     if not settings.selected_variants:
@@ -36,7 +36,8 @@ def selected_variants(settings: Settings) -> list[VariantSettings | None]:
     unknown = [name for name in settings.selected_variants if name not in known]
     if unknown:
         raise UsageError(
-            f"--variant {unknown[0]}: no such variant; the configuration defines {', '.join(known)}"
+            f"variant {unknown[0]} (--variant, CLAWSPEC_VARIANTS): no such variant; the "
+            f"configuration defines {', '.join(known)}"
         )
     wanted = set(settings.selected_variants)
     return [variant for variant in settings.variants if variant.name in wanted]

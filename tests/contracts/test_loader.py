@@ -345,6 +345,23 @@ def test_validate_folder_without_contracts_is_usage_error(
     assert err.startswith("error: empty: no contract files found (patterns: skills/**/")
 
 
+def test_a_config_file_in_another_folder_says_the_workspace_is_its_folder(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--config ci/x.yaml` makes ci/ the workspace: the contracts' folder is outside it, so
+    its files match by their path inside the folder given; the error says so and what to set."""
+    (project / "ci").mkdir()
+    (project / "ci" / "upgrade.yaml").write_text("report_dir: out\n", encoding="utf-8")
+    code, _, err = _validate(capsys, "skills", "--config", "ci/upgrade.yaml")
+    assert code == 2
+    assert "skills is outside the workspace" in err and "ci (the config file's folder" in err
+    assert "set `workspace:` in the config file (e.g. `workspace: ..`)" in err
+    (project / "ci" / "upgrade.yaml").write_text("workspace: ..\n", encoding="utf-8")
+    code, out, err = _validate(capsys, "skills", "--config", "ci/upgrade.yaml")
+    assert (code, err) == (0, ""), err
+    assert out.endswith(": valid\n")
+
+
 PATTERNS_NOW = (
     "(now: skills/**/tests/scenarios.yaml, agents/**/tests/scenarios.yaml, **/*.clawspec.yaml)"
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,18 @@ def test_interrupted_runs_and_unwritable_stores_are_not_saved(
     assert not save_baseline(run, Settings(baseline="dir:blocked"), CIContext(), err)
     assert err.getvalue().startswith("warning: baseline not saved: ")
     assert "cannot write" in err.getvalue()
+
+
+def test_history_without_a_branch_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside CI and git nothing names the branch: exit 2 with what to do, not an empty 0."""
+    for name in [n for n in os.environ if n.startswith(("GITHUB_", "CI_", "GITLAB_", "BRANCH"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    assert cli.main(["history", "--baseline", "dir:hist"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: this run's branch is unknown (no CI variables, not a git ")
+    assert "name one with --branch" in err

@@ -223,9 +223,10 @@ def test_an_unknown_variant_lists_the_known_ones(
     _config(workspace, VARIANTS)
     write_contract(CONTRACT)
     err = _usage_error(capsys, "--variant", "opus")
-    assert "--variant opus: no such variant; the configuration defines sonnet, haiku, reviewer" in (
-        err
-    )
+    assert (
+        "variant opus (--variant, CLAWSPEC_VARIANTS): no such variant; the configuration "
+        "defines sonnet, haiku, reviewer"
+    ) in err
     _config(workspace, "report_dir: reports\n")
     assert "the configuration defines no variants" in _usage_error(capsys, "--variant", "opus")
 
