@@ -48,16 +48,11 @@ def reply_texts(ctx: EvalContext) -> list[Said] | Verdict:
     read; `fail`: no run wrote a final text). In a turn or a plain scenario there is one
     reply; in a conversation's `then`, every turn's."""
     from clawspec.evidence.reply import replies
-    from clawspec.gateway.trajectory import redacted_text
 
     found = replies(ctx)
     if isinstance(found, Verdict):
         return found
-    texts = [
-        Said(r.source, r.text, r.recorded and redacted_text(r.text))
-        for r in found
-        if r.text is not None
-    ]
+    texts = [Said(r.source, r.text, r.redacted) for r in found if r.text is not None]
     if not texts:
         return Verdict.failed(_no_text(found))
     return texts
@@ -78,11 +73,10 @@ def undecided(texts: list[Said], what: str) -> Verdict | None:
 
 
 def redaction_form(text: str) -> bool:
-    """Whether an expected text or a match holds the form of OpenClaw's redaction: found in a
-    recorded reply, it is found in what OpenClaw wrote, not in what the agent said."""
-    from clawspec.gateway.trajectory import redacted_text
+    """Whether an expected text or a match holds the form of OpenClaw's redaction."""
+    from clawspec.evidence.reply import redaction_form as form
 
-    return redacted_text(text)
+    return form(text)
 
 
 def reply_text(ctx: EvalContext) -> str | Verdict:

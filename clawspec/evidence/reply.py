@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from clawspec.evidence.context import EvalContext, Verdict
 from clawspec.evidence.record import STATE_DIR_HINT, run_records
-from clawspec.gateway.trajectory import placeholder
+from clawspec.gateway.trajectory import placeholder, redacted_text
 
-__all__ = ["STATE_DIR_HINT", "Reply", "replies"]
+__all__ = ["STATE_DIR_HINT", "Reply", "redaction_form", "replies"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,18 @@ class Reply:
     # Read from OpenClaw's record, which holds the reply as it was after OpenClaw redacted the
     # secrets it recognised (not the chat response's text, which is what the agent said).
     recorded: bool = False
+
+    @property
+    def redacted(self) -> bool:
+        """Whether OpenClaw recorded it with a part redacted (shown as `abcdef…wxyz`,
+        `<redacted>`): what the agent said there is not known."""
+        return self.recorded and self.text is not None and redacted_text(self.text)
+
+
+def redaction_form(text: str) -> bool:
+    """Whether a text holds the form of OpenClaw's redaction: found in a recorded reply, it is
+    found in what OpenClaw wrote in place of a secret, not in what the agent said."""
+    return redacted_text(text)
 
 
 def replies(ctx: EvalContext) -> tuple[Reply, ...] | Verdict:

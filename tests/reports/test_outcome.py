@@ -32,6 +32,12 @@ OK, FAILED = ExitCode.OK, ExitCode.FAILED
         (_run("pass"), Policy(), RunOutcome(OK, "success")),
         (_run("pass", "warn", "skip"), Policy(), RunOutcome(OK, "success")),
         (_run(), Policy(), RunOutcome(OK, "neutral", ("no scenario ran",))),
+        # Every scenario skipped checked nothing: never a green check.
+        (
+            _run("skip", "skip"),
+            Policy(),
+            RunOutcome(OK, "neutral", ("all 2 scenarios skipped: nothing checked",)),
+        ),
         (_run("pass", "fail"), Policy(), RunOutcome(FAILED, "failure", ("1 failed",))),
         (
             _run("fail", "error", "error"),
