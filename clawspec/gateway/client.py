@@ -394,7 +394,9 @@ START_OR_POINT_ELSEWHERE = (
 )
 
 
-def require_reachable(http: requests.Session, base_url: str) -> None:
+def require_reachable(
+    http: requests.Session, base_url: str, hint: str = START_OR_POINT_ELSEWHERE
+) -> None:
     """Raise GatewayError (exit 3) when nothing answers at `base_url`; return when anything does.
 
     Asked once before the first scenario of a run against a gateway ClawSpec did not start, so
@@ -413,13 +415,10 @@ def require_reachable(http: requests.Session, base_url: str) -> None:
         call_within(ask, Deadline.after(CONNECT_TIMEOUT_S + GRACE_S), f"GET {base_url}")
     except requests.ConnectTimeout:
         raise GatewayError(
-            f"nothing answers at {base_url}: no connection within {CONNECT_TIMEOUT_S:g} s. "
-            + START_OR_POINT_ELSEWHERE
+            f"nothing answers at {base_url}: no connection within {CONNECT_TIMEOUT_S:g} s. " + hint
         ) from None
     except requests.ConnectionError as exc:
-        raise GatewayError(
-            f"nothing answers at {base_url} ({_reason(exc)}). " + START_OR_POINT_ELSEWHERE
-        ) from None
+        raise GatewayError(f"nothing answers at {base_url} ({_reason(exc)}). " + hint) from None
     except (requests.RequestException, DeadlineExceeded):
         return  # connected (a slow or odd answer): a server is there
 

@@ -26,10 +26,17 @@ class Outages:
             for key in keys:
                 self._down.setdefault((gateway, key), reason)  # the first failure is named
 
+    def record_gateway(self, gateway: str, reason: str) -> None:
+        """Nothing answers at `gateway` (an advisory variant's own): no run starts on it."""
+        self.record(gateway, [_WHOLE], reason)
+
     def reason(self, gateway: str, keys: Iterable[str]) -> str | None:
         """Why a run on `gateway` with these keys should not start; None: start it."""
         with self._lock:
-            return next((r for k in keys if (r := self._down.get((gateway, k)))), None)
+            return next((r for k in (_WHOLE, *keys) if (r := self._down.get((gateway, k)))), None)
+
+
+_WHOLE = "gateway"  # the key of a gateway that does not answer at all
 
 
 def keys_of(model: str | None, agent_id: str) -> list[str]:

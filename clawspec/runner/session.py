@@ -21,7 +21,7 @@ from clawspec.assertions.base import Need
 from clawspec.ci_context import CIContext
 from clawspec.crash import CRASH_LOG_NAME, Faults, InternalError, Noted, is_bug
 from clawspec.errors import BringUpStopped, GatewayError
-from clawspec.gateway.client import require_reachable
+from clawspec.gateway.client import START_OR_POINT_ELSEWHERE, require_reachable
 from clawspec.gateway.timezone import gateway_timezone
 from clawspec.net import sessions
 from clawspec.reports.publish import publish, report_json_path
@@ -29,6 +29,7 @@ from clawspec.runner.budget import Budget, limits_for
 from clawspec.runner.finish import RunResult, finish
 from clawspec.runner.gateways import RunGateways, gateways_for_run
 from clawspec.runner.lanes import worker_count
+from clawspec.runner.outages import Outages
 from clawspec.runner.plans import this_part
 from clawspec.runner.run import GuardedListener, RunListener, execute, unrun_report
 from clawspec.runner.scenario import RunEnv, ScenarioPlan
@@ -40,7 +41,7 @@ from clawspec.runner.traffic import (
 from clawspec.status import Status
 
 if TYPE_CHECKING:
-    from clawspec.config.settings import Settings
+    from clawspec.config.settings import Settings, VariantSettings
     from clawspec.contracts.loaded import Loaded
     from clawspec.reports.model import RunReport
 
@@ -89,8 +90,12 @@ def run_loaded(
             gateway = gateways.default
             settings = gateway.settings
             http = _http_session(worker_count(settings.concurrency, len(plans)))
-            if settings.gateway.mode != "bring_up":  # a brought-up gateway was waited for
-                _require_targets(http, gateways, talking)
+            # A brought-up gateway was waited for; a target is asked whether it answers.
+            outages = (
+                _require_targets(http, gateways, talking, loaded.settings.variants)
+                if settings.gateway.mode != "bring_up"
+                else Outages()
+            )
             env = RunEnv(
                 settings,
                 loaded.workspace,
@@ -104,6 +109,7 @@ def run_loaded(
                 gateway_log=gateway.log_path,
                 traffic=traffic,
                 kept_log=gateway.kept_log,
+                outages=outages,  # shared by every variant's environment
             )
             from clawspec.evidence.trace import backend_name, run_backend
 
@@ -185,22 +191,50 @@ def _conversations(plans: list[ScenarioPlan], settings: Settings) -> list[Scenar
 
 
 def _require_targets(
-    http: requests.Session, gateways: RunGateways, talking: list[ScenarioPlan]
-) -> None:
+    http: requests.Session,
+    gateways: RunGateways,
+    talking: list[ScenarioPlan],
+    variants: Sequence[VariantSettings],
+) -> Outages:
     """Target mode, before any run: every gateway answers, and those that hold conversations
-    have a gateway token (checked before any is contacted) and a chat endpoint that takes it."""
+    have a gateway token (checked before any is contacted) and a chat endpoint that takes it.
+
+    A gateway only advisory variants use that does not answer stops nothing else: it is
+    returned as an outage, its runs are skipped with the reason, the others go on (an advisory
+    variant never fails the job). Any other is a GatewayError (exit 3) naming its variant."""
     chat: list[Any] = []
     if talking:
         from clawspec.runner.chat_gateways import chat_gateways, require_tokens
 
         chat = chat_gateways(gateways, talking)
         require_tokens(chat)
-    for url in dict.fromkeys(g.settings.gateway_base_url for g in _all(gateways)):
-        require_reachable(http, url)
+    advisory = {v.name for v in variants if not v.required}
+    users: dict[str, list[str | None]] = {gateways.default.settings.gateway_base_url: [None]}
+    for name, gateway in gateways.by_variant.items():
+        users.setdefault(gateway.settings.gateway_base_url, []).append(name)
+    down = Outages()
+    for url, names in users.items():
+        own = [n for n in names if n is not None]
+        hint = START_OR_POINT_ELSEWHERE
+        if own and None not in names:
+            hint = f"Start it, or correct the gateway_base_url of variant {', '.join(own)}"
+        try:
+            require_reachable(http, url, hint)
+        except GatewayError as exc:
+            if not own or None in names or not set(own) <= advisory:
+                raise GatewayError(
+                    f"variant {', '.join(own)}: {exc}" if own else str(exc)
+                ) from None
+            down.record_gateway(
+                url,
+                f"not run: the gateway of advisory variant {', '.join(own)} could not be reached "
+                f"({exc}); the other variants went on",
+            )
     if chat:
         from clawspec.runner.chat_gateways import require_chat
 
         require_chat(http, chat)
+    return down
 
 
 def _all(gateways: RunGateways) -> list[Any]:

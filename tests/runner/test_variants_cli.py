@@ -164,6 +164,44 @@ def test_a_target_mode_variant_runs_on_its_own_gateway_with_its_own_token(
     assert OTHER_TOKEN not in written.out + written.err + report_text
 
 
+def test_an_advisory_variants_gateway_that_does_not_answer_stops_only_its_runs(
+    workspace: Path,
+    hooks: HooksServer,
+    write_contract: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An advisory variant never fails the job: its own gateway down skips its runs, with
+    the reason; the reference's run on its live gateway and is judged. A required variant's
+    gateway down is exit 3 naming the variant and the setting to correct."""
+    down = "http://127.0.0.1:9"
+    _config(
+        workspace,
+        "report_dir: reports\nvariants:\n  - name: current\n  - name: canary\n"
+        f"    gateway_base_url: {down}\n    required: false\n",
+    )
+    write_contract(CONTRACT)
+    assert main(["run", ".", "--scenario", "writes"]) == 0
+    results = _report(workspace)["scenarios"]
+    assert [(r["variant"], r["status"]) for r in results] == [
+        ("current", "pass"),
+        ("canary", "skip"),
+    ]
+    assert results[1]["message"].startswith(
+        f"not run: the gateway of advisory variant canary could not be reached (nothing answers "
+        f"at {down}"
+    )
+    capsys.readouterr()
+    _config(
+        workspace,
+        "report_dir: reports\nvariants:\n  - name: current\n  - name: canary\n"
+        f"    gateway_base_url: {down}\n",
+    )
+    assert main(["run", ".", "--scenario", "writes"]) == 3
+    err = capsys.readouterr().err
+    assert f"variant canary: nothing answers at {down}" in err
+    assert "correct the gateway_base_url of variant canary" in err
+
+
 def _usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     assert main(["run", ".", *argv]) == 2
     return capsys.readouterr().err
