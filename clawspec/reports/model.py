@@ -609,7 +609,10 @@ class BudgetReport(_Frozen):
     unpriced_models: list[str] = Field(
         default_factory=list, description="Models to add to model_pricing."
     )
-    tokens: int = 0
+    tokens: int = Field(0, description="Summed tokens of the runs whose usage was recorded.")
+    unmetered_runs: int = Field(
+        0, description="Runs with no token usage recorded: not in tokens (never counted as 0)."
+    )
     duration_s: float = Field(0.0, description="From the first agent run's start to the last end.")
     stopped: str | None = Field(
         None, description="Why no further agent run started (a limit reached); null if none was."

@@ -59,7 +59,8 @@ class Spent:
     cost_usd: float = 0.0  # the runs whose cost is known
     unpriced_runs: int = 0
     unpriced_models: tuple[str, ...] = ()
-    tokens: int = 0
+    tokens: int = 0  # the runs whose usage was recorded
+    unmetered_runs: int = 0
 
     def plus(self, run: RunSpend) -> Spent:
         return Spent(
@@ -68,6 +69,7 @@ class Spent:
             unpriced_runs=self.unpriced_runs + (run.cost_usd is None),
             unpriced_models=tuple(dict.fromkeys([*self.unpriced_models, *run.unpriced])),
             tokens=self.tokens + run.tokens,
+            unmetered_runs=self.unmetered_runs + (not run.metered),
         )
 
     def report_fields(self) -> dict[str, object]:
@@ -78,6 +80,7 @@ class Spent:
             "unpriced_runs": self.unpriced_runs,
             "unpriced_models": list(self.unpriced_models),
             "tokens": self.tokens,
+            "unmetered_runs": self.unmetered_runs,
         }
 
 
@@ -117,6 +120,18 @@ def cost_text(spend: BudgetReport) -> str:
     return f"at least {usd(spend.cost_usd)} ({unpriced})"
 
 
+def tokens_text(spend: BudgetReport) -> str:
+    """'1,234 of 5,000 tokens', 'at least 1,234 tokens (2 runs without usage)' or 'unknown
+    tokens (3 runs without usage)': a run whose usage was not recorded never counts as 0."""
+    limit = f" of {spend.max_tokens:,}" if spend.max_tokens is not None else ""
+    if not spend.unmetered_runs:
+        return f"{spend.tokens:,}{limit} tokens"
+    unmetered = f"{pluralize(spend.unmetered_runs, 'run')} without usage"
+    if spend.unmetered_runs >= spend.runs and not spend.tokens:  # (a judge's usage counts)
+        return f"unknown{limit} tokens ({unmetered})"
+    return f"at least {spend.tokens:,}{limit} tokens ({unmetered})"
+
+
 def unpriced_hint(spend: BudgetReport) -> str:
     """Which models to price, e.g. "add 'x/y' to model_pricing"; '' when none is named."""
     named = [m for m in spend.unpriced_models if m != "unknown model"]
@@ -142,10 +157,7 @@ def spend_line(spend: BudgetReport) -> str:
     cost = cost_text(spend)
     if spend.max_cost_usd is not None:
         cost += f" of {usd(spend.max_cost_usd)}"
-    tokens = f"{spend.tokens:,}"
-    if spend.max_tokens is not None:
-        tokens += f" of {spend.max_tokens:,}"
-    parts = [f"cost {cost}", f"{tokens} tokens"]
+    parts = [f"cost {cost}", tokens_text(spend)]
     if spend.max_duration_s is not None:
         parts.append(
             f"{fmt_duration_ms(spend.duration_s * 1000)} of "
@@ -209,6 +221,7 @@ def merged(shards: Sequence[tuple[str, RunReport]]) -> BudgetReport | None:
         unpriced_runs=sum(b.unpriced_runs for _, b in spends),
         unpriced_models=list(dict.fromkeys(m for _, b in spends for m in b.unpriced_models)),
         tokens=sum(b.tokens for _, b in spends),
+        unmetered_runs=sum(b.unmetered_runs for _, b in spends),
         duration_s=max(b.duration_s for _, b in spends),  # the shards ran side by side
         stopped="; ".join(stopped) or None,
     )

@@ -149,7 +149,8 @@ class TerminalReporter:
         not pass (a flaky pass is listed as flaky, above; skips are folded, below).
 
         Every such scenario is listed, under its own status: one that errored before any check
-        ran (the gateway, a precondition) is an ERROR, whatever its `given` check answered.
+        ran (the gateway, a precondition) is an ERROR, whatever its `given` check answered. Its
+        other checks keep their own verdicts: which of them the agent failed is the news.
         """
         status = scenario.status
         if status in (Status.PASS, Status.SKIP):
@@ -168,7 +169,8 @@ class TerminalReporter:
                 f"{flat(scenario.identity.name_label)}{message}"
             )
         for a in checks:
-            label = self._label(Status.ERROR if status == Status.ERROR else a.status)
+            precondition = status == Status.ERROR and a.phase == "given"
+            label = self._label(Status.ERROR if precondition else a.status)
             lines.append(
                 f"  {label} {flat(scenario.contract)}:{a.line} "
                 f"{flat(scenario.identity.name_label)} > {check_label(a)} {a.type}: "

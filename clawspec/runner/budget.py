@@ -113,6 +113,11 @@ class Budget:
             limits = self.limits
             if limits.max_cost_usd is not None and run.cost_usd is None:
                 self._reason = self._unknown_cost(scenario_id, run)
+            elif limits.max_tokens is not None and not run.metered:
+                self._reason = (
+                    f"run budget cannot be kept: the tokens of '{scenario_id}' are unknown "
+                    f"({_NO_USAGE}); stopped after {self._spent.runs:,} of {self.planned:,} runs"
+                )
             elif limits.max_cost_usd is not None and spent.cost_usd >= limits.max_cost_usd:
                 used = f"{usd(spent.cost_usd)} of {usd(limits.max_cost_usd)}"
                 self._reason = self._spent_message(used)
@@ -132,11 +137,7 @@ class Budget:
         elif run.metered:
             why = "its usage names no model; a cost budget needs native cost or a priced model"
         else:
-            why = (
-                "no token usage was recorded for it; a cost budget needs the gateway's run "
-                "record (openclaw_state_dir), ClawSpec's plugin output (plugin_output; bring-up "
-                "sets both) or a trace backend"
-            )
+            why = _NO_USAGE.replace("a budget needs", "a cost budget needs")
         return (
             f"run budget cannot be kept: the cost of '{scenario_id}' is unknown ({why}); "
             f"stopped after {self._spent.runs:,} of {self.planned:,} runs"
@@ -162,6 +163,13 @@ class Budget:
                 duration_s=round(max(0.0, ended - self._started), 3),
                 stopped=None if held_back == 0 else self._reason,
             )
+
+
+_NO_USAGE = (
+    "no token usage was recorded for it; a budget needs the gateway's run record "
+    "(openclaw_state_dir), ClawSpec's plugin output (plugin_output; bring-up sets both) or a "
+    "trace backend"
+)
 
 
 def _time(seconds: float) -> str:

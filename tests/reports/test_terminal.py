@@ -83,9 +83,11 @@ def test_a_message_that_only_reads_like_a_check_is_still_shown() -> None:
         report(scenario("replays", "error", assertion("fail", "'out.md' not found"), message=own))
     )
     failures = stream.getvalue().split("Failures:\n", 1)[1].split("\n\n", 1)[0]
+    # The check keeps its own verdict (as in every other output); the scenario's line says
+    # why the scenario is an error.
     assert failures.splitlines() == [
         f"  ERROR {CONTRACT}:5 replays: {own}",
-        f"  ERROR {CONTRACT}:12 replays > then[0] artifact_exists: 'out.md' not found",
+        f"  FAIL  {CONTRACT}:12 replays > then[0] artifact_exists: 'out.md' not found",
     ]
 
 

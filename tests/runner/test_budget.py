@@ -203,6 +203,26 @@ def test_a_run_of_unknown_cost_stops_a_cost_budget_naming_the_model(
     assert "cost unknown (1 run unpriced)" in capsys.readouterr().out
 
 
+def test_a_run_without_recorded_usage_stops_a_token_budget_and_is_never_0_tokens(
+    workspace: Path, write_contract, gateway: SpendingGateway, capsys
+) -> None:
+    """Tokens nobody recorded are unknown, not 0: a token budget cannot be kept past such a
+    run (it would never stop), and every output says the count is unknown."""
+    write_contract(contract("[nousage]", "[usage:fake/m:1:1:0]"))
+    configure(workspace, "concurrency: 1\nbudget: {max_tokens: 10}\n")
+    assert main(["run", "."]) == 1
+    assert gateway.started == ["s0"]
+    report = report_of(workspace)
+    assert report["budget"]["stopped"].startswith(
+        "run budget cannot be kept: the tokens of 'case.clawspec.yaml::s0' are unknown (no token "
+        "usage was recorded for it; a budget needs the gateway's run record"
+    )
+    assert report["budget"]["unmetered_runs"] == 1
+    assert "cost unknown (1 run unpriced), unknown of 10 tokens (1 run without usage)" in (
+        capsys.readouterr().out
+    )
+
+
 def test_a_limit_reached_by_the_last_run_stopped_nothing_and_says_no_stop(
     workspace: Path, write_contract, gateway: SpendingGateway, capsys
 ) -> None:

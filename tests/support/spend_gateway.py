@@ -76,8 +76,9 @@ class SpendingGateway:
         with self.lock:
             with self.log.open("a", encoding="utf-8") as handle:
                 handle.write("".join(run_lines(run_id, ["write"], key, body["name"])))
-            with self.plugin.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record) + "\n")
+            if "[nousage]" not in message:  # a run whose usage nothing recorded
+                with self.plugin.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record) + "\n")
         return {"ok": True, "runId": run_id, "completion": {"status": "ok"}}
 
 
