@@ -136,9 +136,17 @@ class HooksServer:
                 with server._lock:
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
+                self.running = True
                 try:
                     self._agent(body)
                 finally:
+                    self._ended()
+
+            def _ended(self) -> None:
+                # The run ends before its answer is sent: once the client has it, it may start
+                # its next run at once, and this one must not be counted with it.
+                if getattr(self, "running", False):
+                    self.running = False
                     with server._lock:
                         server.active -= 1
 
@@ -220,6 +228,7 @@ class HooksServer:
                 self._json(200, answer)
 
             def _json(self, code: int, payload: dict[str, Any]) -> None:
+                self._ended()
                 data = json.dumps(payload).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
