@@ -81,6 +81,10 @@ class RunRecords:
     for a conversation), each with its sub-agents' runs in `children`."""
 
     runs: tuple[Trajectory, ...]
+    # A conversation's: the runs OpenClaw started in its session on its own to announce a
+    # sub-agent's result. No turn's (their text and calls are not a turn's), but their model
+    # calls are the conversation's spend.
+    announced: tuple[Trajectory, ...] = ()
 
 
 class _Abandoned(Exception):
@@ -170,7 +174,7 @@ def _lookup(
                     waited(lambda rid=rid: reader.chat_run(agent, rid, session))
                     for rid in run.chat_run_ids
                 )
-                return RunRecords(runs)
+                return RunRecords(runs, _announcements(reader, agent, session, runs))
             key = hook_key()
             if isinstance(key, Verdict):
                 return key
@@ -180,6 +184,22 @@ def _lookup(
             return Verdict.errored(f"cannot read the run's record: {exc}")
         except _Abandoned:
             return Verdict.errored("the scenario was stopped before the run's record was read")
+
+
+# OpenClaw's id of the run announcing a sub-agent's result: this, the sub-agent's session key,
+# then an id of its own (read on 2026.9.6).
+ANNOUNCE_PREFIX = "announce:v1:"
+
+
+def _announcements(
+    reader: TrajectoryReader, agent: str, session: str | None, runs: tuple[Trajectory, ...]
+) -> tuple[Trajectory, ...]:
+    """The runs of the session announcing the result of one of `runs`' sub-agents."""
+    keys = {c.session_key for run in runs for c in runs_of(run.children) if c.session_key}
+    if not keys or not session:
+        return ()
+    prefixes = tuple(f"{ANNOUNCE_PREFIX}{key}:" for key in keys)
+    return tuple(r for r in reader.conversation(agent, session) if r.run_id.startswith(prefixes))
 
 
 def report_records(

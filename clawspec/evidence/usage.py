@@ -44,14 +44,16 @@ class RecordUsage:
 
 
 def record_usage(found: RunRecords, pricing: Mapping[str, ModelPrice]) -> RecordUsage | None:
-    """The usage of every run in `found` (sub-agents included), or None when any of them is not
-    completely recorded or has no usage recorded: never a partial sum that reads as the whole.
+    """The usage of every run in `found` (sub-agents, and the runs announcing their results,
+    included), or None when any of them is not completely recorded or has no usage recorded:
+    never a partial sum that reads as the whole.
     A run without a native cost is priced by its model (`model_pricing`)."""
     from clawspec.evidence.record import runs_of
 
-    if not found.runs or not all(run.settled for run in found.runs):
+    every = (*found.runs, *found.announced)  # a sub-agent's announcement is spent too
+    if not found.runs or not all(run.settled for run in every):
         return None
-    runs = list(runs_of(found.runs))
+    runs = list(runs_of(every))
     parts = [(run, run.usage) for run in runs if run.usage is not None]
     if len(parts) != len(runs):
         return None

@@ -111,6 +111,10 @@ def test_the_session_carries_earlier_turns_and_each_turn_sees_only_its_own_calls
     ids = [t["gateway_run_id"] for t in turns]
     assert all(i and i.startswith("chatcmpl") for i in ids) and len(set(ids)) == 4
     assert all(t["tokens"] for t in turns)
+    # Turn 3's sub-agent's result is announced in the session by a run of OpenClaw's own: its
+    # model call is the conversation's spend, so the run record counts what the plugin counts.
+    for tokens in (scenario["evidence"]["tokens"], turns[2]["evidence"]["tokens"]):
+        assert tokens["source"] == "run record" and tokens["disagreement"] is None, tokens
 
 
 def test_a_failing_middle_turn_fails_the_scenario_and_later_turns_are_still_judged(
