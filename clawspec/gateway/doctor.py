@@ -219,7 +219,10 @@ def _target(report: Diagnosis, settings: Settings) -> None:
         else:
             report.missing(
                 "gateway",
-                f"{url} answers but is not ready (HTTP {answer.status_code})",
+                f"{url} answers but is not ready: {url}/readyz answered HTTP "
+                f'{answer.status_code} without {{"ready": true}} (an OpenClaw gateway says so '
+                "once it can take runs, 503 before; a 200 page instead is not an OpenClaw "
+                "gateway's answer: check gateway_base_url)",
                 ExitCode.GATEWAY,
             )
     if settings.hooks_token is None:

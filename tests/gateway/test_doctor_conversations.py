@@ -211,3 +211,24 @@ def test_bring_up_says_it_makes_the_token(
         out
     )
     assert "ok       state dir: bring-up's own" in out
+
+
+def test_a_server_whose_readiness_answer_is_not_openclaws_says_what_was_expected(
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    write_contract: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Something answers at the URL, but `/readyz` is no OpenClaw readiness answer: doctor says
+    what it asked, what it expected and what to check, not a bare "not ready (HTTP 404)"."""
+    from tests.support.hooks_api import serving_cli
+
+    write_contract(ONE_MESSAGE)
+    with serving_cli("hooks-token-doctor-2", workspace, monkeypatch) as server:
+        assert main(["doctor", "."]) == 3
+    out = capsys.readouterr().out
+    assert (
+        f"{server.base_url} answers but is not ready: {server.base_url}/readyz answered HTTP 404 "
+        'without {"ready": true}'
+    ) in out
+    assert "check gateway_base_url" in out
