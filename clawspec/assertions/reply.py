@@ -106,6 +106,24 @@ def _no_text(found: tuple[Reply, ...]) -> str:
     return f"none of the {len(found)} turns ended with a final text: there is no reply to judge"
 
 
+AROUND_CHARS = 80  # of the reply on each side of a match a message quotes
+
+
+def _as_written(reply: str, compared: str) -> str:
+    """The reply with whitespace collapsed, in its own case where folding kept every position
+    (else the folded text the match was found in)."""
+    collapsed = " ".join(reply.split())
+    return collapsed if len(collapsed) == len(compared) else compared
+
+
+def _around(text: str, at: int, length: int) -> str:
+    """The part of `text` around the match at `at` as a message quotes it (`…` where cut): a
+    long reply's first characters would not show what matched."""
+    start, end = max(0, at - AROUND_CHARS), min(len(text), at + length + AROUND_CHARS)
+    part = one_line(clean(valid_unicode(text[start:end])), end - start + 1)
+    return f'"{"…" if start else ""}{part}{"…" if end < len(text) else ""}"'
+
+
 def _quoted(texts: list[Said]) -> str:
     """The replies as a message quotes them: the only one, or each named by its turn."""
     if len(texts) == 1:
@@ -286,11 +304,16 @@ class ReplyNotContains(Assertion):
         for source, reply, redacted in texts:
             where = f" ({source})" if len(texts) > 1 else ""
             if self.text is not None:
-                if normalized(self.text, self.case_sensitive) in normalized(
-                    reply, self.case_sensitive
-                ) and not (redacted and redaction_form(self.text)):
+                needle = normalized(self.text, self.case_sensitive)
+                haystack = normalized(reply, self.case_sensitive)
+                at = haystack.find(needle)
+                if at >= 0 and not (redacted and redaction_form(self.text)):
                     return Verdict.failed(
-                        f"the reply{where} contains '{self.text}': {shown(reply)}", 1, 0
+                        f"the reply{where} contains '{self.text}' at character {at + 1:,} of "
+                        f"{len(haystack):,} (whitespace collapsed): "
+                        f"{_around(_as_written(reply, haystack), at, len(needle))}",
+                        1,
+                        0,
                     )
                 continue
             hits = word_hits(reply, [w for w in words if not (redacted and redaction_form(w))])

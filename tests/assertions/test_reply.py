@@ -344,6 +344,20 @@ def test_a_secret_in_the_reply_is_masked_in_the_message(tmp_path: Path) -> None:
     assert token not in message and "***" in message
 
 
+def test_a_match_deep_in_a_long_reply_is_quoted_where_it_is(tmp_path: Path) -> None:
+    """A failure quotes the reply around what matched, not its first characters."""
+    reply = "Sentence number one. " * 800 + "Then THE-END-MARKER, and bye."
+    ctx = _with_reply(tmp_path, reply)
+    status, message = check(ctx, {"type": "reply_not_contains", "text": "the-end-marker"})
+    assert status is Status.FAIL
+    at = " ".join(reply.split()).casefold().find("the-end-marker") + 1
+    assert message.startswith(
+        f"the reply contains 'the-end-marker' at character {at:,} of {len(reply):,} "
+        '(whitespace collapsed): "…'
+    )
+    assert message.endswith('number one. Then THE-END-MARKER, and bye."')
+
+
 # OpenClaw records a reply after redacting the secrets it recognises: a live key becomes its
 # first 6 and last 4 characters (`sk-liv…3210`), other forms `<redacted>`. What the agent said
 # is not in the record, so nothing may pass or fail on what was hidden.
