@@ -642,6 +642,7 @@ def test_container_runs_as_the_github_action(
         "junit_path": "project/clawspec-reports/junit.xml",
         "summary": "3 scenarios: 1 passed, 1 failed, 1 errored; failed",
         "regressed": "",
+        "regressions": "",
         "fixed": "",
         "flaky": "0",
         "spent": "",  # no budget, no usage recorded: no cost claimed

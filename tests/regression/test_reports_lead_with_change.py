@@ -96,6 +96,8 @@ def test_terminal_leads_with_change() -> None:
 def test_outputs_count_regressed_fixed_and_flaky() -> None:
     values = output_values(_compared(), "r.json", None)
     assert (values["regressed"], values["fixed"], values["flaky"]) == ("1", "1", "1")
+    # What fails the gate: the regressed scenario and the two token increases over tolerance.
+    assert values["regressions"] == "3"
 
 
 def test_junit_carries_pass_rate_flaky_and_change_as_properties() -> None:

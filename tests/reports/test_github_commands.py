@@ -168,6 +168,7 @@ def test_write_outputs_gives_every_output_with_workspace_relative_paths(tmp_path
         "junit_path": "",
         "summary": "6 scenarios: 2 passed, 1 failed, 1 errored, 1 warned, 1 skipped; failed",
         "regressed": "",
+        "regressions": "",
         "fixed": "",
         "flaky": "0",
         # No budget: the judge calls' usage is spend, summed as the budget counts it; the

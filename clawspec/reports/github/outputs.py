@@ -8,7 +8,7 @@ from pathlib import Path
 
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.model import RunReport
-from clawspec.reports.outcome import Policy, RunOutcome, decide
+from clawspec.reports.outcome import Policy, RunOutcome, decide, regression_reasons
 from clawspec.reports.spend import spend_line, spend_of, worth_saying
 from clawspec.text import pluralize
 
@@ -23,6 +23,7 @@ OUTPUT_NAMES = (
     "junit_path",
     "summary",
     "regressed",
+    "regressions",
     "fixed",
     "flaky",
     "spent",
@@ -83,6 +84,7 @@ def output_values(
         "summary": one_line_summary(report, outcome),
         # Empty regressed/fixed when the run was not compared with a baseline.
         "regressed": _change_count(report, "regressed"),
+        "regressions": _regressions(report),
         "fixed": _change_count(report, "fixed"),
         "flaky": str(sum(1 for s in report.scenarios if s.flaky)),
         **_spend_values(report),
@@ -97,6 +99,16 @@ def _spend_values(report: RunReport) -> dict[str, str]:
         return {"spent": "", "cost_usd": "", "budget_stopped": ""}
     cost = "unknown" if spend.unpriced_runs else str(round(spend.cost_usd, 9))
     return {"spent": spend_line(spend), "cost_usd": cost, "budget_stopped": spend.stopped or ""}
+
+
+def _regressions(report: RunReport) -> str:
+    """What `fail_on: regression` counts against the run (regressed scenarios, new failing
+    ones, increases over tolerance, required variants' regressions), as a number; empty when
+    there was neither a baseline nor a reference variant to compare with."""
+    compared = report.comparison is not None and report.comparison.baseline_missing is None
+    if not compared and not report.variant_comparisons:
+        return ""
+    return str(len(regression_reasons(report)))
 
 
 def _change_count(report: RunReport, change: str) -> str:
