@@ -325,7 +325,6 @@ class VariantSettings(_Section):
         None, description="Bring-up: the OpenClaw release to run, installed on first use."
     )
     gateway_base_url: str | None = Field(None, description="Target mode: another gateway.")
-
     hooks_token_env: str | None = Field(
         None,
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",

@@ -179,17 +179,11 @@ def compare(
         change, details = classify(scenario, old, settings.significance)
         if change == "regressed":
             counted.append(f"{label}: {_regressed_reason(scenario, old, details)}")
-        elif details.get("errored"):
-            counted.append(
-                f"{label}: fails now and errored in the baseline: no accepted failure to "
-                "compare with"
-            )
-        elif change == "not_compared" and old.status == Status.SKIP and _judged_bad(scenario):
-            # As a new scenario: nobody has accepted a failure the baseline never checked.
-            counted.append(
-                f"{label}: {_VERBS[scenario.status]} now and was skipped in the baseline: no "
-                "accepted failure to compare with"
-            )
+        elif unaccepted := _unaccepted(change, scenario, old, details):
+            # As a new scenario: nobody has accepted a failure the baseline never judged. Said
+            # in the change's details too: every report lists it with the regressions.
+            details["unaccepted"] = unaccepted
+            counted.append(f"{label}: {unaccepted}: no accepted failure to compare with")
         if "pass_rate" in details:
             over = _deltas(scenario, old, settings, details, totals)
             counted += [f"{label}: {line}" for line in over]
@@ -225,8 +219,18 @@ def compare(
 _VERBS = {Status.FAIL: "fails", Status.ERROR: "errors"}
 
 
-def _judged_bad(scenario: ScenarioResult) -> bool:
-    return scenario.status in _VERBS
+def _unaccepted(
+    change: str, current: ScenarioResult, baseline: ScenarioResult, details: dict[str, Any]
+) -> str | None:
+    """How a scenario not compared fails now where the baseline never judged it (it errored
+    or was skipped there), e.g. 'fails now and errored in the baseline'; else None."""
+    if change != "not_compared" or current.status not in _VERBS:
+        return None
+    if details.get("errored"):
+        return f"{_VERBS[current.status]} now and errored in the baseline"
+    if baseline.status == Status.SKIP:
+        return f"{_VERBS[current.status]} now and was skipped in the baseline"
+    return None
 
 
 def _deltas(

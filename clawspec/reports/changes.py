@@ -88,6 +88,8 @@ def change_sections(report: RunReport) -> list[ChangeSection]:
         if change.change == "new" and change.status in (Status.FAIL, Status.ERROR):
             text = f"new scenario {_status(change.status)}s"
             regressed.items.append(ChangeItem(label, text, scenario))
+        if unaccepted := change.details.get("unaccepted"):  # not compared, failing now
+            regressed.items.append(ChangeItem(label, str(unaccepted), scenario))
         for name in change.details.get("over_tolerance", []):
             text = over_line(name, change.details[name])
             regressed.items.append(ChangeItem(label, text, scenario))

@@ -98,6 +98,7 @@ def test_a_failure_where_the_baseline_errored_is_not_an_accepted_failure() -> No
     assert outage.details == {
         "note": "errored in the baseline (never judged there): nothing to compare",
         "errored": "baseline",
+        "unaccepted": "fails now and errored in the baseline",
     }
     assert comparison.regressions == [
         "skills/newsletter/tests/scenarios.yaml::outage: fails now and errored in the baseline: "
@@ -249,6 +250,16 @@ def test_a_failure_where_the_baseline_skipped_is_counted_like_a_new_one() -> Non
         "failure to compare with",
         f"{contract}::broke: errors now and was skipped in the baseline: no accepted failure to "
         "compare with",
+    ]
+    # Every report lists what it counts: the headline's number and the items agree.
+    from clawspec.reports.changes import change_sections
+
+    current = report(scenario("was-skipped", "fail"), scenario("broke", "error"))
+    judged = current.model_copy(update={"comparison": comparison})
+    (section,) = [s for s in change_sections(judged) if s.key == "regressed"]
+    assert [(i.label.split("::")[1], i.text) for i in section.items] == [
+        ("was-skipped", "fails now and was skipped in the baseline"),
+        ("broke", "errors now and was skipped in the baseline"),
     ]
 
 
