@@ -13,7 +13,7 @@ from typing import Any
 from clawspec.reports.model import AttemptEvidence
 from clawspec.secrets import MASK
 from clawspec.status import Status
-from clawspec.traffic.volatile import CLOCK_TEXT, DEFAULT_VOLATILE_PATTERNS
+from clawspec.traffic.volatile import CLOCK_TEXT, DEFAULT_VOLATILE_PATTERNS, MONTH
 
 GOOD = (Status.PASS, Status.WARN)
 MAX_REPLY_SENTENCES = 5
@@ -27,8 +27,13 @@ _YEAR = r"(?:19|20)\d{2}"
 _MM = r"(?:0[1-9]|1[0-2])"
 _DD = r"(?:0[1-9]|[12]\d|3[01])"
 _DATES: tuple[str, ...] = (
-    # compact: 20261126, 20261126T101500Z, report-20261126.md
-    rf"(?<!\d){_YEAR}{_MM}{_DD}(?:T\d{{4,6}}Z?)?(?!\d)",
+    # compact: 20261126, 20261126T101500Z, report-20261126.md, run-20261126-091500.md
+    rf"(?<!\d){_YEAR}{_MM}{_DD}(?:[T_-]\d{{4,6}}Z?)?(?!\d)",
+    # spelled out, day first: "29 November 2026", "1st of Dec. 2026"; a month and a year
+    rf"(?<!\d)\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{MONTH}\.?,? {_YEAR}(?!\d)",
+    rf"\b{MONTH}\.?,? {_YEAR}(?!\d)",
+    # a time (or a short date) written with dashes, as in a file name: run-…_09-15-00.md
+    r"(?<![\d-])\d{2}-\d{2}-\d{2}(?![\d-])",
     # with slashes or dots: 26/11/2026, 11/26/2026, 2026/11/26, 26.11.2026
     r"(?<![\d/.])\d{1,2}[/.]\d{1,2}[/.]\d{4}(?![\d/])",
     rf"(?<![\d/]){_YEAR}/\d{{1,2}}/\d{{1,2}}(?![\d/])",
@@ -41,7 +46,7 @@ _DATES: tuple[str, ...] = (
     # a weekday on its own: "Saved on Thursday."
     r"\b(?i:mon|tues|wednes|thurs|fri|satur|sun)day\b",
     # Unix time in seconds or milliseconds (2017-09 .. 2033-05)
-    r"(?<![\d.])1[5-9]\d{8}(?:\d{3})?(?![\d.])",
+    r"(?<![\d.])1[5-9]\d{8}(?:\d{3})?(?!\d|\.\d)",  # (a file's extension may follow)
     # a short hex id (a git commit, a content hash): 7+ hex digits with a digit and a letter
     r"(?<![0-9A-Za-z])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}(?![0-9A-Za-z])",
 )

@@ -64,7 +64,7 @@ ENVIRONMENT_TEXT: tuple[str, ...] = (
 # patterns, and not a setting, so that a cassette replays on any day, at any hour, in any zone,
 # even where a user's own `volatile_patterns` replace the defaults.
 _WEEKDAY = r"(?:Mon|Tue(?:s)?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?"
-_MONTH = (
+MONTH = _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
@@ -83,7 +83,8 @@ CLOCK_TEXT: tuple[str, ...] = (
     rf"(?:{_WEEKDAY},? )?\d{{4}}-\d{{2}}-\d{{2}}"
     rf"(?:[T ]{_CLOCK}(?:Z|[+-]\d{{2}}:?\d{{2}}| \(?{_ZONE}\)?)?)?",
     # spelled out: "Wednesday, November 25th, 2026 - 1:58 PM (UTC)", "… - 13:58 (Asia/Kolkata)"
-    rf"(?:{_WEEKDAY},? )?{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?"
+    # (a day is one or two digits: "November 2026" is no day, a month and a year follow)
+    rf"(?:{_WEEKDAY},? )?{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?(?!\d)(?:,? \d{{4}})?"
     rf"(?:,? (?:- |at )?{_CLOCK}(?: \(?{_ZONE}\)?)?)?",
     # a clock time with its zone or offset: "13:58 UTC", "1:58 PM", "13:58:05.123+00:00"
     rf"\b{_CLOCK}(?:Z\b|[+-]\d{{2}}:\d{{2}}| \(?{_ZONE}\)?)?",

@@ -252,7 +252,17 @@ def test_digests_of_scenarios_without_a_data_file_are_unchanged(workspace: Path)
             r"^at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+\d{2}:\d{2} sharp$",
         ),
         ("1764201600", r"^\d{10}$"),
+        ("backup-1764201600.tar", r"^backup-\d{10}\.tar$"),
         ("commit a1b2c3d", r"^commit [0-9a-fA-F-]{7}$"),
+        # spelled out day first, or a month and a year: never the day or the year kept
+        ("Report for 29 November 2026\n", r"^Report for \d{1,2} [A-Za-z]+ \d{4}\n$"),
+        ("November 2026 report", r"^[A-Za-z]+ \d{4} report$"),
+        # a stamp's time part in a file name
+        ("log/run-20261129-091500.md", r"^log/run-\d{8}-\d{6}\.md$"),
+        (
+            "run-2026-11-29_09-15-00.md",
+            r"^run-\d{4}-\d{2}-\d{2}_\d{1,2}-\d{1,2}-\d{1,2}\.md$",
+        ),
     ],
 )
 def test_a_volatile_value_is_a_pattern_that_keeps_its_literal_parts(value, pattern) -> None:
