@@ -146,6 +146,18 @@ def run_key(report: RunReport) -> str:
     return f"{started.astimezone(UTC):%Y%m%dT%H%M%SZ}-{sha}"
 
 
+def _key_time(key: str) -> str | None:
+    """The start time a run folder's name holds (`run_key`), ISO-8601; None if it holds none."""
+    try:
+        return (
+            datetime.strptime(key.split("-", 1)[0], "%Y%m%dT%H%M%SZ")
+            .replace(tzinfo=UTC)
+            .isoformat()
+        )
+    except ValueError:
+        return None
+
+
 def parse_time(text: str | None) -> datetime | None:
     """Parse an ISO-8601 time (a naive one counts as UTC); None when absent or unreadable."""
     if not text:
@@ -211,8 +223,18 @@ class FolderStore:
             data = self.blobs.read(report_key)
             if data is None:
                 continue  # a folder without a report (a save still in progress)
-            report = parse_report(data, self.blobs.location(report_key))
-            indexed[key] = run_record(report, branch, key, self.blobs.location(report_key))
+            location = self.blobs.location(report_key)
+            try:
+                report = parse_report(data, location)
+            except HistoryError:
+                # Listed by its folder's name alone: loading it fails again with the reason,
+                # and the baseline choice skips it for an older run (as a broken report the
+                # index lists). One bad folder must not make the whole store unreadable.
+                indexed[key] = StoredRun(
+                    branch=branch, key=key, created_at=_key_time(key), location=location
+                )
+                continue
+            indexed[key] = run_record(report, branch, key, location)
         return sorted(indexed.values(), key=lambda run: (run.created_at or "", run.key))
 
     def load(self, run: StoredRun) -> RunReport:

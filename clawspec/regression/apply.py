@@ -37,6 +37,12 @@ def with_regression(
         present = {s.identity.key for s in report.scenarios}
         kept = [s for s in baseline.scenarios if s.identity.key in present]
         baseline = baseline.model_copy(update={"scenarios": kept})
+    ran = {s.variant for s in report.scenarios if s.variant is not None}
+    if baseline is not None and ran:
+        # A run of some variants (`--variant NAME`, one CI job each): the baseline's results
+        # on the others ran in their own jobs, not "removed"; the merged report has them all.
+        kept = [s for s in baseline.scenarios if s.variant is None or s.variant in ran]
+        baseline = baseline.model_copy(update={"scenarios": kept})
     if baseline is not None and report.selection is not None and report.selection.left_out:
         # --changed-since left these out (no change touches them): not "removed" either.
         left_out = set(report.selection.left_out)

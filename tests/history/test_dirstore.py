@@ -65,6 +65,29 @@ def test_a_run_missing_from_the_index_is_still_listed(tmp_path: Path) -> None:
     assert [run.run_id for run in store.runs("main")] == ["run-a", "run-b"]
 
 
+def test_an_unreadable_run_the_index_lacks_is_skipped_not_the_whole_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder whose report cannot be read (cut short, written by a newer ClawSpec) and that
+    the index does not list: the next older run is the baseline, with a note naming it."""
+    monkeypatch.chdir(tmp_path)
+    store = dir_store("hist", tmp_path)
+    store.save(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00", "run-a"))
+    bad = tmp_path / "hist/main/20261129T235959Z-deadbeefdead/clawspec-report.json"
+    bad.parent.mkdir()
+    bad.write_text('{"version": "0.1.0", "run_id": "x"', encoding="utf-8")
+    listed = store.runs("main")
+    assert [(r.key, r.created_at) for r in listed][-1] == (
+        "20261129T235959Z-deadbeefdead",
+        "2026-11-29T23:59:59+00:00",
+    )
+    source = RunSource(commit="c" * 40, branch="main", event="schedule")
+    found = find_baseline("dir:hist", source, Settings(baseline="dir:hist"), NO_CI)
+    assert isinstance(found, Baseline) and found.report.run_id == "run-a"
+    assert any("deadbeefdead" in note and "not a ClawSpec JSON report" in note
+               for note in found.notes)  # fmt: skip
+
+
 def test_saving_a_run_without_a_branch_says_why(tmp_path: Path) -> None:
     store = dir_store("hist", tmp_path)
     with pytest.raises(HistoryError, match="its branch is unknown"):

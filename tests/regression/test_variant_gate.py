@@ -171,6 +171,19 @@ def test_a_baseline_regression_of_an_advisory_variant_is_not_a_reason_to_fail() 
     assert decide(compared, Policy("regression", None)).exit_code == ExitCode.OK
 
 
+def test_a_run_of_one_variant_leaves_the_baselines_other_variants_out() -> None:
+    """`--variant haiku` in its own CI job: the baseline's sonnet and mini results ran in their
+    jobs; they are not "removed" scenarios."""
+    before = run({"tools": {"sonnet": "pass", "haiku": "pass", "mini": "pass"}})
+    now = run({"tools": {"haiku": "fail"}})
+    compared = with_regression(now, RegressionSettings(), baseline=before)
+    assert compared.comparison is not None
+    assert [(c.variant, c.change) for c in compared.comparison.scenarios] == [
+        ("haiku", "regressed")
+    ]
+    assert compared.comparison.counts["removed"] == 0
+
+
 def test_a_shard_compares_only_what_it_ran_on_both_sides() -> None:
     from clawspec.reports.model import ShardInfo
 
