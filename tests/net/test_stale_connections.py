@@ -78,7 +78,16 @@ def dropping(first: int, reset: bool) -> Iterator[tuple[str, list[bytes]]]:
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
     finally:
+        # Closing alone leaves the thread blocked in accept() on the old socket: it once
+        # answered a later test's server's requests with CHAT_ANSWER. Shutting the listener
+        # down wakes it (accept fails), then it ends.
+        try:
+            listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         listener.close()
+        thread.join(5)
+        assert not thread.is_alive(), "the dropping server did not stop"
 
 
 @pytest.mark.parametrize("reset", [False, True], ids=["closed", "reset"])
