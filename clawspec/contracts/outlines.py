@@ -108,6 +108,10 @@ def placeholders(data: Any) -> Iterator[tuple[Loc, str, str]]:
                 for name in _PLACEHOLDER.findall(item):
                     yield loc, item, name
         elif isinstance(item, dict):
+            for key in item:  # a key is a string of the scenario too (at its value's place)
+                if isinstance(key, str) and "{{" in key:
+                    for name in _PLACEHOLDER.findall(key):
+                        yield (*loc, key), key, name
             stack.extend(((*loc, k), v) for k, v in reversed(list(item.items())))
         elif isinstance(item, list):
             stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(item))))
@@ -126,11 +130,12 @@ def sole_placeholder(text: Any) -> str | None:
 
 
 def substitute(data: Any, values: dict[str, Any]) -> Any:
-    """`data` with each `{{vars.NAME}}` replaced by the row's value (mapping keys untouched).
+    """`data` with each `{{vars.NAME}}` replaced by the row's value.
 
     A string that is one placeholder becomes the value itself, with its type; inside longer
-    text a scalar renders as written and a list or mapping as compact JSON. Other templates
-    (`{{run_id}}`, ...) stay for the run. Every name must be defined (checked before)."""
+    text a scalar renders as written and a list or mapping as compact JSON. A mapping key is
+    always text (`expected_fields: {"{{vars.field}}": ok}`). Other templates (`{{run_id}}`,
+    ...) stay for the run. Every name must be defined (checked before)."""
     if isinstance(data, str):
         if "{{" not in data:
             return data
@@ -141,8 +146,14 @@ def substitute(data: Any, values: dict[str, Any]) -> Any:
     if isinstance(data, list):
         return [substitute(item, values) for item in data]
     if isinstance(data, dict):
-        return {key: substitute(item, values) for key, item in data.items()}
+        return {_key(key, values): substitute(item, values) for key, item in data.items()}
     return data
+
+
+def _key(key: Any, values: dict[str, Any]) -> Any:
+    if not isinstance(key, str) or "{{" not in key:
+        return key
+    return _PLACEHOLDER.sub(lambda m: _as_text(values[m.group(1)]), key)
 
 
 def _as_text(value: Any) -> str:

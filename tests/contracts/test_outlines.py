@@ -106,6 +106,34 @@ def test_a_number_inside_text_renders_as_written(
     assert plan.scenario.then[0].path == "out/3.md"
 
 
+def test_a_placeholder_in_a_mapping_key_is_substituted_as_text(
+    workspace: Path, write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key is a string of the scenario: `{{vars.k}}` there is the row's value, as text (it
+    stayed literal, and the run looked for a field named `{{vars.k}}`); an undefined name in a
+    key is a load error like anywhere else."""
+    write_contract(
+        HEADER
+        + """  - name: flags
+    examples: [{k: 7}]
+    when: {invoke: "go"}
+    then: [{type: state_file, path: flags.yaml, expected_fields: {"{{vars.k}}": ok}}]
+"""
+    )
+    (plan,) = _load(workspace)
+    assert plan.scenario.then[0].expected_fields == {"7": "ok"}
+    write_contract(
+        HEADER
+        + """  - name: flags
+    examples: [{k: 7}]
+    when: {invoke: "go"}
+    then: [{type: state_file, path: flags.yaml, expected_fields: {"{{vars.nope}}": ok}}]
+"""
+    )
+    assert main(["validate", "."]) == 2
+    assert "vars.nope" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("suffix", "text", "lines"),
     [
