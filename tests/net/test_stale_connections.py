@@ -9,7 +9,7 @@ import socket
 import struct
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import pytest
 import requests
@@ -81,10 +81,8 @@ def dropping(first: int, reset: bool) -> Iterator[tuple[str, list[bytes]]]:
         # Closing alone leaves the thread blocked in accept() on the old socket: it once
         # answered a later test's server's requests with CHAT_ANSWER. Shutting the listener
         # down wakes it (accept fails), then it ends.
-        try:
+        with suppress(OSError):
             listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         listener.close()
         thread.join(5)
         assert not thread.is_alive(), "the dropping server did not stop"
