@@ -22,7 +22,7 @@ reason, never an exception.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -223,11 +223,33 @@ def _load_first(store: RunStore, chosen: Candidates) -> Baseline | NoBaseline:
             run_id=report.run_id,
             location=run.location or None,
         )
-        return Baseline(report, ref, (*notes, f"baseline: {chosen.rule}: {run.label()}"))
+        notes.append(f"baseline: {chosen.rule}: {run.label()}")
+        if ahead := _dated_ahead(run):
+            notes.append(ahead)
+        return Baseline(report, ref, tuple(notes))
     return NoBaseline(
         f"no readable report among the newest {min(len(chosen.runs), MAX_LOAD_ATTEMPTS)} "
         f"candidate run(s) in {store.label}",
         tuple(notes),
+    )
+
+
+# A stored run starting this much later than now was saved by a machine whose clock is ahead.
+CLOCK_AHEAD_S = 300
+
+
+def _dated_ahead(run: StoredRun, now: datetime | None = None) -> str | None:
+    """A warning when `run` is dated in the future: runs are ordered by their start, so it
+    stays the newest of its branch (every later run's baseline) until that time comes."""
+    started = parse_time(run.created_at)
+    now = now or datetime.now(UTC)
+    if started is None or (started - now).total_seconds() <= CLOCK_AHEAD_S:
+        return None
+    return (
+        f"the baseline {run.label()} is dated later than now ({now:%Y-%m-%d %H:%M} "
+        "UTC): the clock of the machine that saved it was ahead, and it stays the newest run of "
+        "its branch until then; remove it from the store if later runs should be compared "
+        "with each other"
     )
 
 

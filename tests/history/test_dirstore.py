@@ -88,6 +88,27 @@ def test_an_unreadable_run_the_index_lacks_is_skipped_not_the_whole_store(
                for note in found.notes)  # fmt: skip
 
 
+def test_a_baseline_dated_in_the_future_is_used_and_said_to_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine with its clock ahead saved it: it stays the newest run of the branch (the
+    baseline of every later run) until that time; the comparison says so."""
+    monkeypatch.chdir(tmp_path)
+    store = dir_store("hist", tmp_path)
+    store.save(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00", "run-a"))
+    store.save(past_run("main", MAIN_B, "2999-01-01T00:00:00+00:00", "run-ahead"))
+    source = RunSource(commit="c" * 40, branch="main", event="schedule")
+    found = find_baseline("dir:hist", source, Settings(baseline="dir:hist"), NO_CI)
+    assert isinstance(found, Baseline) and found.report.run_id == "run-ahead"
+    assert found.notes[-1].startswith(
+        "the baseline main @ bbbbbbbbbbbb, 2999-01-01 00:00 UTC is dated later than now"
+    )
+    store.save(past_run("main", FEATURE, "2026-11-21T03:00:00+00:00", "run-b"))
+    (tmp_path / "hist/main/29990101T000000Z-bbbbbbbbbbbb").rename(tmp_path / "gone")
+    found = find_baseline("dir:hist", source, Settings(baseline="dir:hist"), NO_CI)
+    assert isinstance(found, Baseline) and "dated later" not in found.notes[-1]
+
+
 def test_saving_a_run_without_a_branch_says_why(tmp_path: Path) -> None:
     store = dir_store("hist", tmp_path)
     with pytest.raises(HistoryError, match="its branch is unknown"):
