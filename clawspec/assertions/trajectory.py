@@ -208,7 +208,12 @@ def _capped(runs: list[_Run]) -> str:
 
 def _where(run: _Run, call: ToolCall) -> str:
     index = next(i for i, c in enumerate(run.run.calls, 1) if c is call)
-    return f"call {index} of {run.label}"
+    return f"tool call {index} of {run.label}"  # of every call of the run, whatever the tool
+
+
+def _times(count: int) -> str:
+    """'called once', 'called 3 times': how often the tool of the message was called."""
+    return "called once" if count == 1 else f"called {count:,} times"
 
 
 def _called(scope: _Scope) -> str:
@@ -506,7 +511,7 @@ class ToolCalledWith(Assertion):
         text = f"no call of '{self.tool}' with the expected arguments in {scope.subject}"
         if run is not None and call is not None:
             text += (
-                f" ({pluralize(len(calls), 'call')}); the closest, {_where(run, call)}, "
+                f" ({_times(len(calls))}); the closest, {_where(run, call)}, "
                 f"differs in {_diffs(problems)}"
             )
         if why:

@@ -289,8 +289,9 @@ def test_a_failure_names_the_closest_call_and_each_key_that_differed(tmp_path: P
     # a.md differs in 3 keys, the recorded write (notes.md) in 3, b.md in 2: the closest.
     assert (status, message) == (
         Status.FAIL,
-        f"no call of 'write' with the expected arguments in run {run} (3 calls); the closest, "
-        f"call 2 of run {run}, differs in content: expected a match of '^z$', found \"y\"; "
+        f"no call of 'write' with the expected arguments in run {run} (called 3 times); the "
+        f"closest, tool call 2 of run {run}, differs in content: expected a match of '^z$', "
+        'found "y"; '
         "mode: missing (expected 2)",
     )
 

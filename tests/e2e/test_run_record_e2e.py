@@ -144,7 +144,7 @@ def test_a_loop_fails_and_names_the_closest_call(record_run: dict[str, Any]) -> 
     assert "not sent" in silent, silent
     loop, closest = loops["assertions"][1]["message"], loops["assertions"][2]["message"]
     assert "called 'read' with the same arguments 4 times in a row (calls 1 to 4)" in loop, loop
-    assert "the closest, call 1 of run" in closest, closest
+    assert "the closest, tool call 1 of run" in closest, closest
     assert 'path: expected "other.md", found "missing.md"' in closest, closest
 
 
