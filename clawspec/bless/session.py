@@ -277,7 +277,7 @@ def _block(proposal: Proposal, existing: Callable[[int | None], list[dict[str, A
     lines = ["", f"# {where}:", "then:"]
     present = existing(proposal.turn)
     for item in proposal.items:
-        note = "  (already in the contract)" if _present(item, present) else ""
+        note = _presence(item, present)
         lines.append(f"  - {flow(item.mapping)}  # {one_line(item.comment)}{note}")
     if not proposal.items:
         lines.append("  []  # nothing held in every run")
@@ -308,6 +308,19 @@ _IDENTITY = {
     "delegation_occurred": "to_agent",
     "artifact_exists": "path",
 }
+
+
+def _presence(item: Item, present: Sequence[dict[str, Any]]) -> str:
+    """The note after a proposed item the contract already has: the same, or its own value
+    (a `token_budget` or `tool_not_permitted` the contract states otherwise is kept, never
+    replaced, and must not read as if it agreed)."""
+    if not _present(item, present):
+        return ""
+    same = any(item.mapping == other for other in present)
+    if same or item.mapping.get("type") not in _SINGLE:
+        return "  (already in the contract)"
+    theirs = next(o for o in present if o.get("type") == item.mapping.get("type"))
+    return f"  (the contract has its own, kept: {flow(theirs)})"
 
 
 def _present(item: Item, present: Sequence[dict[str, Any]]) -> bool:

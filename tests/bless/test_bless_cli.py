@@ -105,6 +105,27 @@ def test_from_report_prints_the_invariants_with_their_evidence(
     assert contract.read_bytes() == before  # without --write nothing is written
 
 
+def test_an_item_the_contract_states_otherwise_is_not_called_already_there(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The contract's own token_budget is kept, never replaced: the proposal says so with the
+    contract's value, not "(already in the contract)" as if the two agreed."""
+    mine = CONTRACT.replace(
+        "      - {type: tool_was_called, tool: read}    # written by hand\n",
+        "      - {type: tool_was_called, tool: read}    # written by hand\n"
+        "      - {type: token_budget, max_total_tokens: 99000}\n",
+    )
+    contract = write_contract(mine)
+    path = _write_report(workspace, contract, _digest(contract), _runs())
+    assert main(["bless", str(contract), "--scenario", "drafts", "--from-report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "- {type: token_budget, max_total_tokens: 3465}  # held in 3 of 3 runs; tokens "
+        "1,840\u20132,310; limit = highest x 1.5  (the contract has its own, kept: {type: "
+        "token_budget, max_total_tokens: 99000})"
+    ) in out
+
+
 def test_write_appends_only_new_items_and_keeps_every_other_byte(
     workspace: Path, contract: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
