@@ -145,7 +145,8 @@ def _attempts(
     from clawspec.bless import session
 
     if args.from_report:
-        return session.read_reports(args.from_report), ", ".join(args.from_report)
+        reports = session.read_reports(args.from_report)
+        return reports, ", ".join(name for name, _ in reports)  # each file read once
     own = _own_repeat(contract_data(contracts, Path(args.contract)), args.scenario)
     if own is not None and own != runs:
         session.say(

@@ -187,6 +187,8 @@ def test_a_report_given_twice_is_counted_once_in_held_in_n_of_n(
     assert "held in 2 of 2 runs" in captured.out and "of 4 runs" not in captured.out
     assert "2 attempt(s) given more than once" in captured.out
     assert "again: read once" in captured.err
+    # The header names each file read, once.
+    assert f"# attempts from {path}, {copy}\n" in captured.out
 
 
 # -- 3. an outline's data file is part of its digest ---------------------------------------
