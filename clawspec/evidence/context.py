@@ -86,6 +86,9 @@ class RunInfo:
     # A conversation: what was said in this scope, in order (a turn: its own exchange); None
     # for a plain scenario, whose reply is read from its run's record.
     transcript: tuple[Exchange, ...] | None = None
+    # The scope is a whole conversation (its `then`, its report), not one turn: the runs
+    # OpenClaw starts in its session to announce a sub-agent's result are its spend too.
+    whole_conversation: bool = False
 
 
 @dataclass(frozen=True)

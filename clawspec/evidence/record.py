@@ -81,9 +81,10 @@ class RunRecords:
     for a conversation), each with its sub-agents' runs in `children`."""
 
     runs: tuple[Trajectory, ...]
-    # A conversation's: the runs OpenClaw started in its session on its own to announce a
-    # sub-agent's result. No turn's (their text and calls are not a turn's), but their model
-    # calls are the conversation's spend.
+    # A whole conversation's: the runs OpenClaw started in its session on its own to announce
+    # a sub-agent's result. No turn's (their text and calls are not a turn's, and a turn's
+    # evidence is read before they need to have run), but their model calls are the
+    # conversation's spend.
     announced: tuple[Trajectory, ...] = ()
 
 
@@ -174,6 +175,8 @@ def _lookup(
                     waited(lambda rid=rid: reader.chat_run(agent, rid, session))
                     for rid in run.chat_run_ids
                 )
+                if not run.whole_conversation:  # a turn: its own runs
+                    return RunRecords(runs)
                 return RunRecords(runs, _announcements(reader, agent, session, runs))
             key = hook_key()
             if isinstance(key, Verdict):

@@ -292,7 +292,11 @@ class TurnResult(_Frozen):
     status: Status
     message: str = Field("", description="Why the turn is not pass; empty for pass.")
     duration_ms: int
-    tokens: int | None = Field(None, description="The turn's total tokens, when known.")
+    tokens: int | None = Field(
+        None,
+        description="The turn's total tokens, when known: its evidence's (its run and its "
+        "sub-agents) when counted there, else the chat answer's usage (its own run's).",
+    )
     gateway_run_id: str | None = Field(None, description="The chat response's id.")
     trace: TraceRef | None = None
     evidence: ScenarioEvidence | None = None

@@ -37,7 +37,12 @@ from clawspec.text import one_line
 
 if TYPE_CHECKING:
     from clawspec.gateway.chat import ChatReply
-    from clawspec.reports.model import AssertionResult, TokenTotals, TurnResult
+    from clawspec.reports.model import (
+        AssertionResult,
+        ScenarioEvidence,
+        TokenTotals,
+        TurnResult,
+    )
     from clawspec.runner.scenario import RunEnv, StartedScenario
 
 log = logging.getLogger("clawspec.runner")
@@ -125,6 +130,7 @@ def run_turns(state: StartedScenario) -> None:
         transcript=tuple(talk.exchanges),
         gateway_run_id=talk.chat_run_ids[-1] if talk.chat_run_ids else None,
         completed_at=datetime.now(env.tz),
+        whole_conversation=True,
     )
 
 
@@ -385,13 +391,19 @@ def turns_with_evidence(talk: Conversation, env: RunEnv, scenario_id: str) -> li
     """The conversation's turns for the report, each with what its run did (its tools, their
     arguments, delegations, tokens)."""
     return [
-        turn.model_copy(
-            update={"evidence": report_evidence(ctx.evidence, ctx.run, env, scenario_id)}
-        )
+        _with_evidence(turn, report_evidence(ctx.evidence, ctx.run, env, scenario_id))
         if (ctx := talk.contexts.get(turn.index)) is not None
         else turn
         for turn in talk.turns
     ]
+
+
+def _with_evidence(turn: TurnResult, evidence: ScenarioEvidence | None) -> TurnResult:
+    """The turn with its evidence; its tokens the evidence's when counted there (the chat
+    answer's usage is its own run's alone, without its sub-agents): one figure per turn."""
+    counted = evidence.tokens.total if evidence is not None and evidence.tokens else None
+    tokens = counted if counted is not None else turn.tokens
+    return turn.model_copy(update={"evidence": evidence, "tokens": tokens})
 
 
 def conversation_verdict(talk: Conversation) -> str:

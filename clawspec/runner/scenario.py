@@ -568,6 +568,7 @@ def abandoned_conversation(state: StartedScenario, why: str | None = None) -> Sc
         chat_run_ids=tuple(finished.chat_run_ids),
         transcript=tuple(finished.exchanges),
         gateway_run_id=finished.chat_run_ids[-1] if finished.chat_run_ids else None,
+        whole_conversation=True,
     )
     return ScenarioResult(
         **_abandoned_fields(state),

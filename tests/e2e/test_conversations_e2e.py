@@ -112,9 +112,13 @@ def test_the_session_carries_earlier_turns_and_each_turn_sees_only_its_own_calls
     assert all(i and i.startswith("chatcmpl") for i in ids) and len(set(ids)) == 4
     assert all(t["tokens"] for t in turns)
     # Turn 3's sub-agent's result is announced in the session by a run of OpenClaw's own: its
-    # model call is the conversation's spend, so the run record counts what the plugin counts.
+    # model call is the conversation's spend (not the turn's), so the run record counts what
+    # the plugin counts at both levels, and the conversation's total is more than its turns'.
     for tokens in (scenario["evidence"]["tokens"], turns[2]["evidence"]["tokens"]):
         assert tokens["source"] == "run record" and tokens["disagreement"] is None, tokens
+    assert scenario["evidence"]["tokens"]["total"] > sum(t["tokens"] for t in turns)
+    # One figure per turn: its evidence's, sub-agent included (not the chat answer's own run).
+    assert turns[2]["tokens"] == turns[2]["evidence"]["tokens"]["total"]
 
 
 def test_a_failing_middle_turn_fails_the_scenario_and_later_turns_are_still_judged(
