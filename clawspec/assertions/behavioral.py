@@ -77,11 +77,11 @@ class LogEntry(Assertion):
     def evaluate(self, ctx: EvalContext) -> Verdict:
         if self.run_id is not None:
             return self._evaluate_run_scoped(ctx)
-        from clawspec.evidence.log import Interrupted, first_line_matching, log_files
+        from clawspec.evidence.log import BLOCK_BYTES, Interrupted, first_line_matching, log_files
 
         # The gateway's dated log goes on in the next day's file after midnight: those count.
         files = log_files(ctx, ctx.path(self.path))
-        read, missing = 0, 0
+        read, missing, unsearched = 0, 0, 0
         for number, file in enumerate(files):
             shown = f"'{self.path}'"
             if number:
@@ -98,13 +98,19 @@ class LogEntry(Assertion):
                     f"line {found.line} of {shown} matches '{self.pattern}'", found.line
                 )
             read += found.lines
+            unsearched += found.unsearched
         if missing == len(files):
             return Verdict.failed(f"log '{self.path}' not found")
         later = len(files) - 1
         also = f" and the {pluralize(later, 'file')} it went on in" if later else ""
-        return Verdict.failed(
-            f"no line of '{self.path}'{also} matches '{self.pattern}' ({read:,} lines read)"
-        )
+        text = f"no line of '{self.path}'{also} matches '{self.pattern}' ({read:,} lines read)"
+        if unsearched:  # one of them may hold the match: not a verdict on the whole log
+            return Verdict.errored(
+                f"{text}, but {pluralize(unsearched, 'line')} longer than "
+                f"{BLOCK_BYTES // (1024 * 1024)} MiB {'was' if unsearched == 1 else 'were'} "
+                "not searched (lines that long are counted, not read)"
+            )
+        return Verdict.failed(text)
 
     def _evaluate_run_scoped(self, ctx: EvalContext) -> Verdict:
         """Only the run's lines count; a missing log or run is `error`."""

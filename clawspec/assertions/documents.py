@@ -29,6 +29,10 @@ class NoFrontMatterError(DataError):
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
 
+class NotTextError(DataError):
+    """A file assertions read as text holds bytes that are not UTF-8."""
+
+
 class TooLargeError(DataError):
     """A file larger than assertions read (`limits.file_max_bytes`)."""
 
@@ -37,8 +41,9 @@ def read_text(
     path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, errors: str = "strict", shown: str = ""
 ) -> str:
     """The UTF-8 text of `path` (universal newlines, as `Path.read_text`), reading at most
-    `max_bytes` + 1 bytes: a larger file raises TooLargeError, naming the limit's setting.
-    OSError and (with strict `errors`) UnicodeDecodeError pass through."""
+    `max_bytes` + 1 bytes: a larger file raises TooLargeError, naming the limit's setting;
+    with strict `errors`, bytes that are not UTF-8 raise NotTextError (a DataError, the
+    assertion's verdict: an agent may write anything). OSError passes through."""
     with path.open("rb") as handle:
         size = os.fstat(handle.fileno()).st_size  # a file known too large is not read at all
         data = handle.read(max_bytes + 1) if size <= max_bytes else b""
@@ -48,7 +53,14 @@ def read_text(
                 f"'{shown or path.name}' is {size:,} bytes, over the limit of {max_bytes:,} "
                 "bytes for files assertions read (limits.file_max_bytes)"
             )
-    text = data.decode("utf-8", errors)
+    try:
+        text = data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise NotTextError(
+            f"'{shown or path.name}' is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start:,} (line {line:,}) cannot be read as UTF-8"
+        ) from None
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 

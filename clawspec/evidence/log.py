@@ -18,13 +18,27 @@ from clawspec.evidence.store import LogKey, PluginKey
 from clawspec.gateway.logs import scope
 from clawspec.gateway.logs.facts import Hook
 from clawspec.gateway.logs.index import DEBUG_HINT, LogIndex
-from clawspec.gateway.logs.lines import Interrupted, Match, Pattern, json_message, lines_of
+from clawspec.gateway.logs.lines import (
+    BLOCK_BYTES,
+    Interrupted,
+    Match,
+    Pattern,
+    json_message,
+    lines_of,
+)
 from clawspec.gateway.plugin_records import PluginRecord, TokenUsage, read_plugin_records
 from clawspec.gateway.refusals import AnswerReader
 from clawspec.gateway.tool_search import CONTROLS, SPAWN_TOOL
 from clawspec.text import one_line, pluralize, quote_list
 
-__all__ = ["Interrupted", "RunLog", "first_line_matching", "line_matcher", "log_files"]
+__all__ = [
+    "BLOCK_BYTES",
+    "Interrupted",
+    "RunLog",
+    "first_line_matching",
+    "line_matcher",
+    "log_files",
+]
 
 
 class RunLog:

@@ -349,3 +349,21 @@ def test_plain_log_entry_missing_file_still_fails(workspace: Path) -> None:
         Status.FAIL,
         "log 'other.log' not found",
     )
+
+
+def test_a_line_longer_than_a_block_is_never_a_silent_fail(tmp_path: Path) -> None:
+    """A log line over 4 MiB is counted, not searched: the marker in it is not found, and the
+    verdict says so (`error`), never "no line matches" as if the whole log was read."""
+    log = tmp_path / "five.log"
+    log.write_bytes(
+        b"first\n" + b'{"message":"FIVE-MB-MARKER ' + b"q" * (5 * 1024 * 1024) + b'"}\nlast\n'
+    )
+    ctx = make_context(tmp_path)
+    verdict = evaluate_one({"type": "log_entry", "path": "five.log", "pattern": "MARKER"}, ctx)
+    assert verdict.status is Status.ERROR
+    assert verdict.message == (
+        "no line of 'five.log' matches 'MARKER' (3 lines read), but 1 line longer than 4 MiB "
+        "was not searched (lines that long are counted, not read)"
+    )
+    found = evaluate_one({"type": "log_entry", "path": "five.log", "pattern": "last"}, ctx)
+    assert found.status is Status.PASS  # what is searched still decides

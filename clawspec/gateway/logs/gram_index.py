@@ -246,7 +246,7 @@ class GramIndex:
             for number, text in enumerate(remainder, start=self._lines):
                 if pattern.hit(text) or ((m := json_message(text)) is not None and pattern.hit(m)):
                     return Match(number + 1, total)
-            return Match(None, total)
+            return Match(None, total, sum(1 for s in self._sealed if s.skipped))
 
     # -- searching -----------------------------------------------------------------------
 

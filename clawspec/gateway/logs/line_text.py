@@ -21,6 +21,8 @@ class Interrupted(Exception):
 class Match:
     line: int | None  # 1-based number of the first matching line, None: no line matches
     lines: int  # lines in the file when asked
+    # Lines longer than a read block: counted, never searched (one may hold the match).
+    unsearched: int = 0
 
 
 def split_lines(data: bytes | bytearray) -> list[str]:

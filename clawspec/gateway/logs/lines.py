@@ -361,6 +361,7 @@ class _Blocks:
                 end = self._long_line_end() if read == BLOCK_BYTES else None
                 if end is None:
                     return  # the last line, still being written
+                self._owner.long_lines.add(self.offset)
                 self.offset, self.lines = end, self.lines + 1
                 continue
             self.searched += cut
@@ -408,6 +409,7 @@ class LogLines:
         self._tail = b""
         self._memo: dict[str, _Progress] = {}
         self._searched = 0  # bytes searched by patterns asked for the first time
+        self.long_lines: set[int] = set()  # offsets of lines longer than a block (skipped)
 
     def first_match(self, pattern: Pattern, stop: threading.Event | None = None) -> Match:
         """The first line matching `pattern` (raises FileNotFoundError like open(), and
@@ -453,7 +455,7 @@ class LogLines:
             for number, text in enumerate(remainder, start=self._lines + 1):
                 if pattern.line_hit(text):
                     return Match(number, total)
-            return Match(None, total)
+            return Match(None, total, len(self.long_lines))
 
     def _search(
         self,
