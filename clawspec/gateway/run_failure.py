@@ -353,7 +353,10 @@ def _hint(
             "do not send one session key from concurrent runs"
         )
     if http_status == 401:
-        return "set CLAWSPEC_HOOKS_TOKEN to the gateway's hooks.token"
+        return (
+            "set CLAWSPEC_HOOKS_TOKEN (for a variant with its own gateway: the variable its "
+            "hooks_token_env names) to the gateway's hooks.token"
+        )
     if http_status == 400 and "unknown agentId" in message:
         return f"add agent '{agent}' to the gateway's agents, or set the scenario's `agent_id`"
     provider = failure.provider or _provider_in(text)

@@ -333,7 +333,12 @@ def test_a_slow_preparation_suggests_lowering_concurrency(tmp_path: Path) -> Non
             "the gateway was not ready for runs yet: wait for its /readyz, or raise `timeout`",
         ),
         (400, '{"ok":false,"error":"unknown agentId \\"other\\""}', "add agent 'other'"),
-        (401, "Unauthorized", "set CLAWSPEC_HOOKS_TOKEN to the gateway's hooks.token"),
+        (
+            401,
+            "Unauthorized",
+            "set CLAWSPEC_HOOKS_TOKEN (for a variant with its own gateway: the variable its "
+            "hooks_token_env names) to the gateway's hooks.token",
+        ),
     ],
 )
 def test_a_refused_request_says_the_likely_fix(status: int, text: str, fix: str) -> None:

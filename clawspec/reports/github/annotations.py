@@ -201,7 +201,10 @@ def select_annotations(
 def cap_annotations(
     candidates: list[Annotation],
     limits: Mapping[str, int] = DEFAULT_LIMITS,
-    where: str = "All results are in the job summary and the JSON/JUnit reports.",
+    where: str = (
+        "All results are in the JSON and JUnit reports (the job summary lists as many as its "
+        "size limit allows)."
+    ),
 ) -> Selection:
     """Keep the first `candidates` of each level within `limits`, plus one closing notice
     saying how many were cut and `where` the rest can be read (also used by `clawspec lint`)."""
