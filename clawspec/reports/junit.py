@@ -73,9 +73,18 @@ def _reason(scenario: ScenarioResult) -> str:
     return scenario.status.upper()
 
 
+# Checks listed in one testcase's body: a scenario with thousands of failing checks made a
+# file past what CI systems read (GitLab: 30 MB); the JSON report keeps every one.
+MAX_BODY_CHECKS = 100
+
+
 def _body(scenario: ScenarioResult, statuses: tuple[Status, ...], reply_chars: int) -> str:
     lines = [_reason(scenario)]
-    lines += [_assertion_line(scenario, a) for a in scenario.checks() if a.status in statuses]
+    checks = [a for a in scenario.checks() if a.status in statuses]
+    lines += [_assertion_line(scenario, a) for a in checks[:MAX_BODY_CHECKS]]
+    if len(checks) > MAX_BODY_CHECKS:
+        more = len(checks) - MAX_BODY_CHECKS
+        lines.append(f"... and {more:,} more (every check is in the JSON report)")
     lines += _turn_said(scenario, reply_chars)
     return "\n".join(dict.fromkeys(lines))  # drop a repeated first line, keep order
 

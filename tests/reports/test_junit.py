@@ -131,3 +131,17 @@ def test_junit_text_is_what_elementtree_writes_for_the_same_tree() -> None:
         root = ET.fromstring(rendered)
         ET.indent(root)
         assert ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n" == rendered
+
+
+def test_a_scenario_with_thousands_of_failing_checks_lists_the_first_hundred() -> None:
+    """Each failing check with its message made one testcase's body half a megabyte, and a
+    suite of them a file past what GitLab reads (30 MB); the body says how many it left out."""
+    from clawspec.reports.junit import MAX_BODY_CHECKS
+
+    checks = [assertion("fail", "m" * 500, index=i) for i in range(3000)]
+    root = ET.fromstring(render_junit(report(scenario("many", "fail", *checks))))
+    body = _cases(root)["many"].find("failure").text or ""
+    listed = [line for line in body.splitlines() if line.startswith("FAIL then[")]
+    assert len(listed) == MAX_BODY_CHECKS == 100
+    assert body.splitlines()[-1] == "... and 2,900 more (every check is in the JSON report)"
+    assert len(body) < 120_000
