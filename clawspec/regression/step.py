@@ -49,13 +49,35 @@ def judge_against_history(
         # Not a note here: every report's headline says it, with how the run was judged
         # (`changes.change_headline`), and the terminal's would say it a second time.
         return with_regression(report, settings.regression, missing=found.reason, history=history)
-    return with_regression(
+    compared = with_regression(
         report,
         settings.regression,
         baseline=found.report,
         ref=found.ref,
         history=history,
         volatile_patterns=settings.volatile_patterns,
+    )
+    if disjoint := _nothing_in_common(compared):
+        note(disjoint)
+    return compared
+
+
+def _nothing_in_common(report: RunReport) -> str:
+    """A note when the baseline and the run share no scenario: the baseline is the branch's
+    latest saved run, whatever it ran (another folder, `--scenario`, `--tag`), and then every
+    scenario is `new` (a known failure fails the job again, a pass-rate drop goes unseen)."""
+    comparison = report.comparison
+    if comparison is None or not comparison.scenarios:
+        return ""
+    counts = comparison.counts
+    if counts.get("new", 0) + counts.get("removed", 0) != len(comparison.scenarios):
+        return ""
+    if not counts.get("new") or not counts.get("removed"):
+        return ""
+    return (
+        "the baseline shares no scenario with this run: it ran another selection or suite (a "
+        "run saved with --save-baseline from another folder, --scenario or --tag), so every "
+        "scenario here is new; save baselines from the runs you compare with"
     )
 
 

@@ -310,3 +310,28 @@ def test_a_shard_is_compared_only_on_its_own_scenarios() -> None:
     assert [(c.id.split("::")[1], c.change) for c in comparison.scenarios] == [
         ("mine", "regressed")
     ]
+
+
+def test_a_baseline_sharing_no_scenario_with_the_run_is_said(tmp_path) -> None:
+    """The branch's latest saved run ran another suite: every scenario is new, and the note
+    says why (a known failure fails the job again; it is not a regression of the agent)."""
+    import io
+
+    from clawspec.ci_context import CIContext
+    from clawspec.config.settings import Settings
+    from clawspec.regression.step import judge_against_history
+    from clawspec.reports.json_report import render_json
+
+    other = tmp_path / "other.json"
+    other.write_text(render_json(report(scenario("elsewhere", "pass"))), encoding="utf-8")
+    err = io.StringIO()
+    judged = judge_against_history(
+        report(scenario("here", "fail")), Settings(baseline=str(other)), CIContext(), err
+    )
+    assert judged.comparison is not None and judged.comparison.counts["new"] == 1
+    assert "note: the baseline shares no scenario with this run" in err.getvalue()
+    err = io.StringIO()
+    judge_against_history(
+        report(scenario("elsewhere", "fail")), Settings(baseline=str(other)), CIContext(), err
+    )
+    assert "shares no scenario" not in err.getvalue()
