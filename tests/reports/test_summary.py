@@ -230,3 +230,17 @@ def test_a_conversation_reply_in_the_summary_is_cut_short() -> None:
     text = render_summary(RunReport.model_validate(long.model_dump()))
     turn = next(line for line in text.splitlines() if "💬 **turn 2**" in line)
     assert "replied aaaa" in turn and turn.endswith("…") and len(turn) < 700
+
+
+def test_one_scenario_with_thousands_of_failing_checks_is_still_named_in_a_small_budget() -> None:
+    """A PR comment (65,536 characters) of one scenario with 3,000 failing checks kept only
+    the totals: the scenario and its first checks fit, with how many were left out."""
+    checks = [assertion("fail", f"check {i}: " + "m" * 400, index=i) for i in range(3000)]
+    data = report(scenario("huge", "fail", *checks), scenario("fine", "pass"))
+    text = render_summary(data, max_bytes=65_536)
+    assert len(text.encode()) <= 65_536
+    assert "**huge**" in text and "check 0: " in text
+    assert "Only the first scenario that did not pass is listed, with at most 100 of its checks" in (
+        text
+    )
+    assert "… and 2,900 more not passing checks" in text

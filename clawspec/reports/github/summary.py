@@ -50,6 +50,7 @@ class _View:
     cut_note: str = ""
     show_table: bool = True
     change_limit: int | None = None  # items per change section (None: all)
+    check_limit: int | None = None  # failing checks listed per scenario (None: all)
 
 
 ICONS = {"passed": "✅", "failed": "❌", "errored": "💥", "warned": "⚠️", "skipped": "⏭️"}
@@ -200,7 +201,7 @@ def _comparison_totals(report: RunReport) -> list[str]:
     return lines
 
 
-def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
+def _details(scenarios: Iterable[ScenarioResult], check_limit: int | None = None) -> list[str]:
     scenarios = list(scenarios)
     # Skips for one reason (a spend limit that stopped the run, a missing judge) are folded
     # into one line, as the terminal does: the same message seven times says nothing more.
@@ -223,13 +224,15 @@ def _details(scenarios: Iterable[ScenarioResult]) -> list[str]:
             f"- {ICON[s.status]} **{inline(s.identity.name_label, 200)}** "
             f"({_where(s.contract, s.line)})" + (f": {message}" if message else "")
         )
-        for a in checks:
+        for a in checks[:check_limit]:
             lines.append(
                 f"  - **{a.status.upper()}** {code_span(check_label(a))} "
                 f"{inline(a.type, 100)}: "
                 f"{inline(a.message, _MESSAGE_LIMIT)} "
                 f"({_where(s.contract, a.line)})"
             )
+        if check_limit is not None and len(checks) > check_limit:
+            lines.append(f"  - … and {len(checks) - check_limit:,} more not passing checks")
         lines += _turn_said(s)
     for reason in folded:
         said = inline(reason, _MESSAGE_LIMIT)
@@ -321,7 +324,7 @@ def _render(report: RunReport, outcome: RunOutcome, view: _View, title: str) -> 
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
     if view.show_table and view.scenarios:
         lines += [*_scenario_table(view.scenarios), ""]
-    details = _details(view.scenarios) if view.show_table else []
+    details = _details(view.scenarios, view.check_limit) if view.show_table else []
     if details:
         lines += ["### Not passing", "", *details, ""]
     lines += _usage_table(report)
@@ -451,6 +454,16 @@ def _views(report: RunReport, limit_name: str) -> Iterable[_View]:
             f"Only the first {shown:,} of the {len(failing):,} scenarios that did not pass are "
             f"listed; {len(everything) - shown:,} left out {reason}",
             change_limit=shown,
+        )
+    # One scenario with thousands of failing checks: its first checks still fit.
+    first = failing[:1]
+    for checks in (100, 20, 5) if first else ():
+        yield _View(
+            first,
+            f"Only the first scenario that did not pass is listed, with at most {checks} of its "
+            f"checks; {len(everything) - 1:,} scenarios left out {reason}",
+            change_limit=1,
+            check_limit=checks,
         )
     yield _View((), f"Only the totals are shown; every scenario was left out {reason}", False, 10)
 
