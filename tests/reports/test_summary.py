@@ -240,7 +240,6 @@ def test_one_scenario_with_thousands_of_failing_checks_is_still_named_in_a_small
     text = render_summary(data, max_bytes=65_536)
     assert len(text.encode()) <= 65_536
     assert "**huge**" in text and "check 0: " in text
-    assert "Only the first scenario that did not pass is listed, with at most 100 of its checks" in (
-        text
-    )
+    cut = "Only the first scenario that did not pass is listed, with at most 100 of its checks"
+    assert cut in text
     assert "… and 2,900 more not passing checks" in text
