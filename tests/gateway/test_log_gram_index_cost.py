@@ -227,3 +227,24 @@ def test_pattern_found_in_the_last_line_still_being_written_of_a_big_log(
     assert index.first_match(Pattern("half written")) == Match(
         reference(path, "half written").line, len(path.read_bytes().splitlines())
     )
+
+
+def test_a_regex_whose_needle_no_segment_holds_decodes_no_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the index answers, a regex was checked line by line in every segment (each line
+    decoded and its JSON parsed: 6-7 times slower than before the index). A segment whose bytes
+    hold none of the regex's needles, nor an escape that may hide one, is passed over."""
+    _small(monkeypatch)
+    path = tmp_path / "openclaw.log"
+    lines = [json.dumps({"message": f"tool=exec run {i:06d}"}) for i in range(20_000)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = LogLines(path)
+    assert index.first_match(Pattern("literal never there")).line is None  # builds the index
+    parsed: list[str] = []
+    real = log_lines.json_message
+    monkeypatch.setattr(log_lines, "json_message", lambda t: parsed.append(t) or real(t))
+    assert index.first_match(Pattern(r"hook run 1 .*zzz\d")).line is None
+    assert parsed == []
+    found = index.first_match(Pattern(r"run 01999\d$"))
+    assert found.line == reference(path, r"run 01999\d$").line == 19_991

@@ -35,6 +35,7 @@ A line longer than BLOCK_BYTES is counted but not searched.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from array import array
 from bisect import bisect_right
@@ -52,8 +53,11 @@ class IndexedPattern(Protocol):
     text: str
     data: bytes  # the text as UTF-8
     literal: bool  # no regex, no line break: found in a segment's joined text, it names its line
+    regex: re.Pattern[str] | None
 
     def hit(self, text: str) -> bool: ...
+
+    def may_hold(self, block: bytes) -> bool: ...
 
 
 # Bytes read per system call, and the longest line searched.
@@ -120,9 +124,12 @@ class _Text:
     def first_hit(self, pattern: IndexedPattern) -> int | None:
         """Index of the first line the pattern matches, raw or in its message, line by line
         (a regex, or a literal with a line break, which only a message can hold)."""
-        if pattern.regex is None and (
-            pattern.data not in self.text and pattern.data not in self.messages
-        ):
+        if pattern.regex is not None:
+            # The bytes decide first: a segment holding none of the regex's needles (nor an
+            # escape that may hide one in a JSON line) is not decoded at all.
+            if not pattern.may_hold(self.text):
+                return None
+        elif pattern.data not in self.text and pattern.data not in self.messages:
             return None  # no line has it, nor any message (kept here, or verbatim in its line)
         for index, line in enumerate(self.text.decode().split("\n")[:-1]):
             if pattern.hit(line):

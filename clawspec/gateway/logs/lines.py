@@ -123,6 +123,16 @@ class Pattern:
             return None, size
         return self._first_candidate(block, size)
 
+    def may_hold(self, block: bytes | bytearray) -> bool:
+        """Whether any line of `block` may match: it holds a needle, or an escape that may
+        hide one in a JSON line (without needles, any block may)."""
+        if self.needles is None:
+            return True
+        lowered = block.lower() if any(n.folded for n in self.needles) else block
+        return any(n.data in (lowered if n.folded else block) for n in self.needles) or any(
+            escape in block for escape in self.escapes
+        )
+
     def _first_candidate(self, block: bytearray, size: int) -> tuple[int | None, int]:
         """Decode, in order, only the lines holding a needle or an escape that may hide one."""
         needles = self.needles or ()
