@@ -42,7 +42,8 @@ def trend_table(report: RunReport, limit: int | None = None) -> list[str]:
     lines = [
         f"### Trends over the last {len(trends[0].runs)} runs",
         "",
-        f"Oldest ({first}) on the left, this run on the right; `·` = not run.",
+        f"Oldest ({first}) on the left, this run on the right; `·` = not run (for tokens: "
+        "not run or not counted).",
         "",
         "| Scenario | Pass rate | Now | Tokens | Now |",
         "| --- | --- | ---: | --- | ---: |",
