@@ -293,8 +293,10 @@ def recent_runs(
     context: CIContext,
     *,
     http: Any = None,
+    until: str | None = None,
 ) -> RecentRuns:
-    """Return up to `limit` most recent stored runs of `branch`, oldest first.
+    """Return up to `limit` most recent stored runs of `branch`, oldest first; with `until`
+    (a start time), none started after it (a PR's trend ends at its baseline).
 
     A report file SOURCE gives just that report. Unreadable runs are left out with a note;
     an unavailable store gives no runs and a note. Never raises.
@@ -318,7 +320,11 @@ def recent_runs(
         if not branch:
             return RecentRuns([], ("trends: this run's branch is unknown",))
         store = open_store(spec, settings, context, http=http)
-        stored = store.runs(branch)[-limit:]
+        stored = store.runs(branch)
+        last = parse_time(until)
+        if last is not None:
+            stored = [r for r in stored if (t := parse_time(r.created_at)) is None or t <= last]
+        stored = stored[-limit:]
     except HistoryError as exc:
         return RecentRuns([], (f"trends: '{spec}' unavailable: {exc}",))
     loaded, notes = [], []

@@ -32,7 +32,7 @@ def judge_against_history(
     """
     if not settings.baseline and settings.fail_on != "regression":
         return report
-    from clawspec.history.baseline import NoBaseline, find_baseline
+    from clawspec.history.baseline import Baseline, NoBaseline, find_baseline
 
     err = err or sys.stderr
 
@@ -44,7 +44,9 @@ def judge_against_history(
     )
     for line in found.notes:
         note(line)
-    history = _recent(report, settings, context, note)
+    # A PR's trend ends at its baseline: base-branch runs after its merge-base are not its.
+    until = found.ref.created_at if isinstance(found, Baseline) else None
+    history = _recent(report, settings, context, note, until)
     if isinstance(found, NoBaseline):
         # Not a note here: every report's headline says it, with how the run was judged
         # (`changes.change_headline`), and the terminal's would say it a second time.
@@ -82,7 +84,11 @@ def _nothing_in_common(report: RunReport) -> str:
 
 
 def _recent(
-    report: RunReport, settings: Settings, context: CIContext, note: Callable[[str], None]
+    report: RunReport,
+    settings: Settings,
+    context: CIContext,
+    note: Callable[[str], None],
+    baseline_at: str | None = None,
 ) -> list[RunReport]:
     """The earlier stored runs the trends show, oldest first (a PR: its base branch's)."""
     if settings.regression.trend_runs <= 1 or not settings.baseline:
@@ -94,8 +100,14 @@ def _recent(
     branch = None
     if source is not None:
         branch = source.base_branch if is_pull_request(source) else source.branch
+    pull_request = source is not None and is_pull_request(source)
     recent = recent_runs(
-        settings.baseline, branch, settings.regression.trend_runs - 1, settings, context
+        settings.baseline,
+        branch,
+        settings.regression.trend_runs - 1,
+        settings,
+        context,
+        until=baseline_at if pull_request else None,
     )
     for line in recent.notes:
         note(line)

@@ -225,3 +225,7 @@ def test_recent_runs_are_the_newest_n_oldest_first(
     assert [report.run_id for _, report in recent.runs] == ["run-17", "run-19"]
     assert len(recent.notes) == 1 and "not a ClawSpec JSON report" in recent.notes[0]
     assert recent_runs("dir:hist", None, 3, Settings(), NO_CI).runs == []
+    # A PR's trend ends at its baseline (the base branch's runs after its merge-base are not
+    # its history).
+    until = recent_runs("dir:hist", "main", 3, Settings(), NO_CI, until="2026-11-15T03:00:00Z")
+    assert [report.run_id for _, report in until.runs] == ["run-13", "run-14", "run-15"]
