@@ -133,7 +133,7 @@ def _check_assertions(
             errors.append(format_at(shown, doc, (*where, "type"), after))
         if templated:
             errors.extend(_check_strings(shown, doc, where, raw, environ, outline))
-        errors.extend(_check_paths(shown, doc, where, raw))
+        errors.extend(_check_paths(shown, doc, where, raw, environ))
     return errors
 
 
@@ -223,11 +223,18 @@ def _check_strings(
     return errors
 
 
-def _check_paths(shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any]) -> list[str]:
-    return [format_at(shown, doc, (*loc, name), message) for name, message in path_problems(raw)]
+def _check_paths(
+    shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any], environ: Mapping[str, str]
+) -> list[str]:
+    return [
+        format_at(shown, doc, (*loc, name), message)
+        for name, message in path_problems(raw, environ)
+    ]
 
 
-def path_problems(raw: dict[str, Any]) -> list[tuple[str, str]]:
+def path_problems(
+    raw: dict[str, Any], environ: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
     """(field, message) for each path field of an assertion that climbs out of the workspace."""
     problems = []
     kind = raw.get("type")
@@ -235,9 +242,23 @@ def path_problems(raw: dict[str, Any]) -> list[tuple[str, str]]:
     for name in spec.path_fields if spec else ():
         value = raw.get(name)
         # Templates never introduce '..' except through env values, which are known now (and
-        # an outline's row values, checked on each row's scenario).
+        # an outline's row values, checked on each row's scenario). The values themselves are
+        # never said: an environment variable may be a secret.
+        known = (
+            templates.with_environment(value, environ)
+            if isinstance(value, str) and environ is not None and "{{" in value
+            else value
+        )
         if isinstance(value, str) and escapes_workspace(value):
             problems.append((name, f"field '{name}': path '{value}' climbs out of the workspace"))
+        elif isinstance(known, str) and escapes_workspace(known):
+            problems.append(
+                (
+                    name,
+                    f"field '{name}': path '{value}' climbs out of the workspace with the "
+                    "environment's values",
+                )
+            )
         elif isinstance(value, str) and "{{" not in value and (too_long := length_problem(value)):
             shown = cut(value, 80)
             problem = f"field '{name}': path '{shown}' cannot name a file: {too_long}"

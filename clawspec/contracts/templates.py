@@ -75,6 +75,19 @@ def render(text: str, values: Mapping[str, str], environ: Mapping[str, str]) -> 
     return _VARIABLE.sub(substitute, text)
 
 
+def with_environment(text: str, environ: Mapping[str, str]) -> str:
+    """`text` with its set `{{env.NAME}}` rendered, every other variable left as written: what
+    is known of a string before the run (a path's `..` can only come from there)."""
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name.startswith("env.") and name[4:] in environ:
+            return environ[name[4:]]
+        return match.group(0)
+
+    return _VARIABLE.sub(substitute, text)
+
+
 def render_data(data: Any, values: Mapping[str, str], environ: Mapping[str, str]) -> Any:
     """Render every string inside nested lists/mappings (mapping keys are left alone)."""
     if isinstance(data, str):

@@ -362,6 +362,30 @@ def test_a_config_file_in_another_folder_says_the_workspace_is_its_folder(
     assert out.endswith(": valid\n")
 
 
+def test_a_path_climbing_out_through_an_environment_value_is_a_load_error(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`{{env.UPDIR}}` is known before the run: a path that climbs out with its value is a load
+    error at its place (the run sent the agent's message first, then the assertion erred), and
+    the message never shows the value (an environment variable may be a secret)."""
+    monkeypatch.setenv("UPDIR", "../../..")
+    monkeypatch.setenv("INSIDE", "out")
+    (workspace / "up.clawspec.yaml").write_text(
+        'version: "1.0"\ntarget: {type: skill, path: skills/x}\nscenarios:\n  - name: s\n'
+        '    when: {invoke: "go"}\n    then:\n'
+        '      - {type: artifact_exists, path: "{{env.UPDIR}}/etc/passwd"}\n'
+        '      - {type: artifact_exists, path: "{{env.INSIDE}}/{{today}}.md"}\n',
+        encoding="utf-8",
+    )
+    code, _, err = _validate(capsys, "up.clawspec.yaml")
+    assert code == 2
+    assert (
+        "up.clawspec.yaml:7:39: scenario 's', then[0] (artifact_exists): field 'path': path "
+        "'{{env.UPDIR}}/etc/passwd' climbs out of the workspace with the environment's values"
+    ) in err, err
+    assert "../../.." not in err and "then[1]" not in err
+
+
 PATTERNS_NOW = (
     "(now: skills/**/tests/scenarios.yaml, agents/**/tests/scenarios.yaml, **/*.clawspec.yaml)"
 )
