@@ -112,24 +112,15 @@ def test_a_placeholder_in_a_mapping_key_is_substituted_as_text(
     """A key is a string of the scenario: `{{vars.k}}` there is the row's value, as text (it
     stayed literal, and the run looked for a field named `{{vars.k}}`); an undefined name in a
     key is a load error like anywhere else."""
-    write_contract(
-        HEADER
-        + """  - name: flags
+    flags = """  - name: flags
     examples: [{k: 7}]
     when: {invoke: "go"}
-    then: [{type: state_file, path: flags.yaml, expected_fields: {"{{vars.k}}": ok}}]
+    then: [{type: state_file, path: flags.yaml, expected_fields: {"{{vars.KEY}}": ok}}]
 """
-    )
+    write_contract(HEADER + flags.replace("KEY", "k"))
     (plan,) = _load(workspace)
     assert plan.scenario.then[0].expected_fields == {"7": "ok"}
-    write_contract(
-        HEADER
-        + """  - name: flags
-    examples: [{k: 7}]
-    when: {invoke: "go"}
-    then: [{type: state_file, path: flags.yaml, expected_fields: {"{{vars.nope}}": ok}}]
-"""
-    )
+    write_contract(HEADER + flags.replace("KEY", "nope"))
     assert main(["validate", "."]) == 2
     assert "vars.nope" in capsys.readouterr().err
 
