@@ -209,27 +209,29 @@ def _require_targets(
         chat = chat_gateways(gateways, talking)
         require_tokens(chat)
     advisory = {v.name for v in variants if not v.required}
-    users: dict[str, list[str | None]] = {gateways.default.settings.gateway_base_url: [None]}
+    # Each gateway's URL: the variants with their own gateway there (none: the run's own).
+    users: dict[str, list[str]] = {gateways.default.settings.gateway_base_url: []}
     for name, gateway in gateways.by_variant.items():
         users.setdefault(gateway.settings.gateway_base_url, []).append(name)
     down = Outages()
-    for url, names in users.items():
-        own = [n for n in names if n is not None]
-        hint = START_OR_POINT_ELSEWHERE
-        if own and None not in names:
-            hint = f"Start it, or correct the gateway_base_url of variant {', '.join(own)}"
+    unreachable: set[str] = set()
+    for url, own in users.items():
+        mine = bool(own) and url != gateways.default.settings.gateway_base_url  # variants only
+        names = ", ".join(own)
+        hint = f"Start it, or correct the gateway_base_url of variant {names}"
         try:
-            require_reachable(http, url, hint)
+            require_reachable(http, url, hint if mine else START_OR_POINT_ELSEWHERE)
         except GatewayError as exc:
-            if not own or None in names or not set(own) <= advisory:
-                raise GatewayError(
-                    f"variant {', '.join(own)}: {exc}" if own else str(exc)
-                ) from None
+            if not mine or not set(own) <= advisory:
+                raise GatewayError(f"variant {names}: {exc}" if mine else str(exc)) from None
+            unreachable.add(url)
             down.record_gateway(
                 url,
-                f"not run: the gateway of advisory variant {', '.join(own)} could not be reached "
+                f"not run: the gateway of advisory variant {names} could not be reached "
                 f"({exc}); the other variants went on",
             )
+    # Not asked again through its chat endpoint: its conversations are skipped with the rest.
+    chat = [target for target in chat if target.settings.gateway_base_url not in unreachable]
     if chat:
         from clawspec.runner.chat_gateways import require_chat
 

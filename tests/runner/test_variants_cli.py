@@ -202,6 +202,31 @@ def test_an_advisory_variants_gateway_that_does_not_answer_stops_only_its_runs(
     assert "correct the gateway_base_url of variant canary" in err
 
 
+def test_an_advisory_variants_unreachable_gateway_is_not_asked_for_its_chat_endpoint(
+    workspace: Path,
+    hooks: HooksServer,
+    write_contract: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its conversations are skipped with its other runs: asking its chat endpoint before
+    the run would end the run with exit 3 after all."""
+    monkeypatch.setenv("CLAWSPEC_GATEWAY_AUTH_TOKEN", "gw-token-variants-5d2e")
+    _config(
+        workspace,
+        "report_dir: reports\nvariants:\n  - name: current\n  - name: canary\n"
+        "    gateway_base_url: http://127.0.0.1:9\n    required: false\n",
+    )
+    write_contract(
+        'version: "1.0"\ntarget: {type: skill, path: skills/news}\nscenarios:\n'
+        "  - name: talks\n    turns:\n      - say: hello\n"
+        "        then: [{type: reply_contains, text: hello}]\n"
+    )
+    assert main(["run", ".", "--variant", "canary"]) == 0
+    (result,) = _report(workspace)["scenarios"]
+    assert result["status"] == "skip"
+    assert result["message"].startswith("not run: the gateway of advisory variant canary")
+
+
 def _usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     assert main(["run", ".", *argv]) == 2
     return capsys.readouterr().err
