@@ -211,9 +211,10 @@ def merge(
     if report.merged is not None and report.merged.missing:
         note(f"error: {report.merged.missing_message()}; the merged report is incomplete")
     if report.variants_missing:
+        from clawspec.reports.outcome import variants_missing_message
+
         note(
-            f"error: no report holds a result of the required variant(s) "
-            f"{', '.join(report.variants_missing)}: the merged report is incomplete (pass every "
-            "variant job's report, or mark a variant you do not run `required: false`)"
+            f"error: {variants_missing_message(report.variants_missing)} (pass every variant "
+            "job's report, or mark a variant you do not run `required: false`)"
         )
     return result

@@ -202,7 +202,9 @@ def _announcements(
     if not keys or not session:
         return ()
     prefixes = tuple(f"{ANNOUNCE_PREFIX}{key}:" for key in keys)
-    return tuple(r for r in reader.conversation(agent, session) if r.run_id.startswith(prefixes))
+    # Only these are followed into their sub-agents: the turns' runs were read already.
+    session_runs = reader.store(agent).session_runs(session)
+    return tuple(reader.follow(r) for r in session_runs if r.run_id.startswith(prefixes))
 
 
 def report_records(

@@ -138,22 +138,21 @@ def branch_segment(branch: str) -> str:
     return quote(branch, safe="")
 
 
+_KEY_TIME = "%Y%m%dT%H%M%SZ"  # a run folder's start time, in UTC
+
+
 def run_key(report: RunReport) -> str:
     """Return the run's folder name: `<run-timestamp>-<sha>` (see the module docstring)."""
     started = parse_time(report.started_at) or datetime.now(UTC)
     commit = report.source.commit if report.source else None
     sha = (commit or "nocommit")[:SHA_CHARS]
-    return f"{started.astimezone(UTC):%Y%m%dT%H%M%SZ}-{sha}"
+    return f"{started.astimezone(UTC).strftime(_KEY_TIME)}-{sha}"
 
 
 def _key_time(key: str) -> str | None:
     """The start time a run folder's name holds (`run_key`), ISO-8601; None if it holds none."""
     try:
-        return (
-            datetime.strptime(key.split("-", 1)[0], "%Y%m%dT%H%M%SZ")
-            .replace(tzinfo=UTC)
-            .isoformat()
-        )
+        return datetime.strptime(key.split("-", 1)[0], _KEY_TIME).replace(tzinfo=UTC).isoformat()
     except ValueError:
         return None
 

@@ -97,10 +97,10 @@ def _recent(
     from clawspec.history.source import is_pull_request
 
     source = report.source
+    pull_request = source is not None and is_pull_request(source)
     branch = None
     if source is not None:
-        branch = source.base_branch if is_pull_request(source) else source.branch
-    pull_request = source is not None and is_pull_request(source)
+        branch = source.base_branch if pull_request else source.branch
     recent = recent_runs(
         settings.baseline,
         branch,

@@ -17,6 +17,8 @@ from clawspec.reports.model import RunReport, Totals, advisory_variants
 from clawspec.text import pluralize
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from clawspec.config.settings import Settings
 
 Conclusion = Literal["success", "failure", "neutral", "cancelled"]
@@ -131,6 +133,14 @@ def _incomplete(report: RunReport, policy: Policy) -> list[str]:
     return reasons + partial(report)
 
 
+def variants_missing_message(names: Sequence[str]) -> str:
+    """What a merge without a required variant's results says (every output, and stderr)."""
+    return (
+        f"no report holds a result of the required variant(s) {', '.join(names)}: the merged "
+        "report is incomplete"
+    )
+
+
 def partial(report: RunReport) -> list[str]:
     """Why a report that was not interrupted still holds only part of the run (a missing
     shard or variant, a spend limit that stopped it): never a pass, never a baseline."""
@@ -138,11 +148,7 @@ def partial(report: RunReport) -> list[str]:
     if report.merged is not None and report.merged.missing:
         reasons.append(report.merged.missing_message())
     if report.variants_missing:
-        names = ", ".join(report.variants_missing)
-        reasons.append(
-            f"no report holds a result of the required variant(s) {names}: the merged report "
-            "is incomplete"
-        )
+        reasons.append(variants_missing_message(report.variants_missing))
     budget = report.budget
     if budget is not None and budget.stopped is not None:
         reasons.append(f"stopped by the run budget ({budget.stopped}): a partly checked suite")
