@@ -116,7 +116,8 @@ class Budget:
             elif limits.max_tokens is not None and not run.metered:
                 self._reason = (
                     f"run budget cannot be kept: the tokens of '{scenario_id}' are unknown "
-                    f"({_NO_USAGE}); stopped after {self._spent.runs:,} of {self.planned:,} runs"
+                    f"({_no_usage('budget')}); stopped after {self._spent.runs:,} of "
+                    f"{self.planned:,} runs"
                 )
             elif limits.max_cost_usd is not None and spent.cost_usd >= limits.max_cost_usd:
                 used = f"{usd(spent.cost_usd)} of {usd(limits.max_cost_usd)}"
@@ -137,7 +138,7 @@ class Budget:
         elif run.metered:
             why = "its usage names no model; a cost budget needs native cost or a priced model"
         else:
-            why = _NO_USAGE.replace("a budget needs", "a cost budget needs")
+            why = _no_usage("cost budget")
         return (
             f"run budget cannot be kept: the cost of '{scenario_id}' is unknown ({why}); "
             f"stopped after {self._spent.runs:,} of {self.planned:,} runs"
@@ -165,11 +166,13 @@ class Budget:
             )
 
 
-_NO_USAGE = (
-    "no token usage was recorded for it; a budget needs the gateway's run record "
-    "(openclaw_state_dir), ClawSpec's plugin output (plugin_output; bring-up sets both) or a "
-    "trace backend"
-)
+def _no_usage(budget: str) -> str:
+    """Why a run's spend is unknown, and what the `budget` needs to count it."""
+    return (
+        f"no token usage was recorded for it; a {budget} needs the gateway's run record "
+        "(openclaw_state_dir), ClawSpec's plugin output (plugin_output; bring-up sets both) or "
+        "a trace backend"
+    )
 
 
 def _time(seconds: float) -> str:
