@@ -386,7 +386,12 @@ def _run_action(
         )
         return 2
     os.chdir(invocation.cwd)
-    print(f"clawspec {shlex.join(invocation.argv)}  (in {invocation.cwd})", flush=True)
+    from clawspec import secrets
+
+    with secrets.scope(environ) as registry:  # a URL input may carry a password
+        registry.add(*secrets.url_passwords(*invocation.argv))
+        line = secrets.mask(f"clawspec {shlex.join(invocation.argv)}  (in {invocation.cwd})")
+    print(line, flush=True)
     return cli_main(invocation.argv)
 
 

@@ -76,9 +76,18 @@ def key_label(key: Key) -> str:
     return scenario_id if variant is None else f"{scenario_id} @ {variant}"
 
 
+def real_path(path: Path) -> Path:
+    """`path` with its links followed; as written (absolute) when they lead nowhere or in a
+    circle (`a.yaml` linked to itself): reading it is then that file's load error."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python raises RuntimeError for a loop of links
+        return path.absolute()
+
+
 def contract_path(path: Path, workspace: Path) -> str:
     """`path` relative to the workspace root, '/'-separated; absolute when outside it."""
-    full = path.resolve()
+    full = real_path(path)
     try:
         return full.relative_to(workspace.resolve()).as_posix()
     except ValueError:

@@ -147,8 +147,9 @@ class SecretRegistry:
         return is_secret_name(name) or any(fnmatchcase(name, p) for p in self._names)
 
     def add_environment(self, environ: Mapping[str, str]) -> None:
-        """Register the known credential variables and those the added names match."""
-        self.add(*credential_values(environ))
+        """Register the known credential variables, those the added names match and the
+        password of every URL a variable holds (a gateway's, a proxy's)."""
+        self.add(*credential_values(environ), *url_passwords(*environ.values()))
         if self._names:
             self.add(
                 *(v for k, v in environ.items() if any(fnmatchcase(k, p) for p in self._names))
@@ -191,6 +192,23 @@ def credential_values(environ: Mapping[str, str]) -> list[str]:
         import base64
 
         found.append(base64.b64encode(f"{public}:{secret}".encode()).decode())
+    return found
+
+
+# The password of a URL's user information (`scheme://user:password@host`): it travels in the
+# URL wherever the URL is printed (a report's gateway URL, an error naming the request).
+_URL_PASSWORD = re.compile(r"[A-Za-z][\w+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
+
+
+def url_passwords(*texts: object) -> list[str]:
+    """The passwords written in URLs inside `texts` (as written and percent-decoded)."""
+    from urllib.parse import unquote
+
+    found: list[str] = []
+    for text in texts:
+        if isinstance(text, str) and "@" in text and "://" in text:
+            for match in _URL_PASSWORD.finditer(text):
+                found += [match.group(1), unquote(match.group(1))]
     return found
 
 
@@ -323,7 +341,23 @@ def register_settings(settings: Any, environ: Mapping[str, str]) -> None:
     registry.add_names(*getattr(settings, "secret_env", ()))
     found = (settings.hooks_token, settings.gateway_auth_token, settings.github_token)
     registry.add(*(s.get_secret_value() for s in (*found, *settings.masked) if s))
+    dump = getattr(settings, "model_dump", None)
+    if dump is not None:
+        registry.add(*url_passwords(*_strings(dump(mode="json"))))
     registry.add_environment(environ)
+
+
+def _strings(data: Any) -> Iterator[str]:
+    """Every string inside nested mappings and lists."""
+    todo = [data]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            todo.extend(node.values())
+        elif isinstance(node, list | tuple):
+            todo.extend(node)
 
 
 @contextmanager

@@ -74,6 +74,27 @@ def test_bring_up_flags_map_to_gateway_settings() -> None:
     assert settings.fail_on == "error"
 
 
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        ("'/opt/my gw/openclaw' gateway run", ["/opt/my gw/openclaw", "gateway", "run"]),
+        ('sh -c "exec openclaw gateway run"', ["sh", "-c", "exec openclaw gateway run"]),
+        ("openclaw  gateway\trun", ["openclaw", "gateway", "run"]),
+    ],
+)
+def test_a_gateway_command_string_is_split_as_a_shell_would(given: str, words: list[str]) -> None:
+    for settings in (
+        load_settings(None, {}, {"gateway": {"command": given}}),
+        load_settings(None, {"CLAWSPEC_GATEWAY__COMMAND": given}),
+    ):
+        assert settings.gateway.command == words
+
+
+def test_a_gateway_command_with_an_unclosed_quote_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="No closing quotation"):
+        load_settings(None, {"CLAWSPEC_GATEWAY__COMMAND": "sh -c 'echo x"})
+
+
 def test_bad_value_in_file_names_file_line_and_column(tmp_path: Path) -> None:
     path = _file(tmp_path, "report_dir: out\nconcurrency: many\n")
     with pytest.raises(ConfigError) as caught:

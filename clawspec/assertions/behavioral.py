@@ -91,6 +91,8 @@ class LogEntry(Assertion):
             except FileNotFoundError:
                 missing += 1
                 continue
+            except IsADirectoryError:
+                return Verdict.errored(f"log {shown} is a folder, not a file")
             except Interrupted as exc:
                 return Verdict.errored(f"log {shown} not searched to its end: {exc}")
             if found.line is not None:

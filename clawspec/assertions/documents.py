@@ -33,6 +33,10 @@ class NotTextError(DataError):
     """A file assertions read as text holds bytes that are not UTF-8."""
 
 
+class NotAFileError(DataError):
+    """A folder where an assertion reads a file."""
+
+
 class TooLargeError(DataError):
     """A file larger than assertions read (`limits.file_max_bytes`)."""
 
@@ -43,7 +47,10 @@ def read_text(
     """The UTF-8 text of `path` (universal newlines, as `Path.read_text`), reading at most
     `max_bytes` + 1 bytes: a larger file raises TooLargeError, naming the limit's setting;
     with strict `errors`, bytes that are not UTF-8 raise NotTextError (a DataError, the
-    assertion's verdict: an agent may write anything). OSError passes through."""
+    assertion's verdict: an agent may write anything), as does a folder where the file
+    should be. Any other OSError passes through."""
+    if path.is_dir():
+        raise NotAFileError(f"'{shown or path.name}' is a folder, not a file")
     with path.open("rb") as handle:
         size = os.fstat(handle.fileno()).st_size  # a file known too large is not read at all
         data = handle.read(max_bytes + 1) if size <= max_bytes else b""

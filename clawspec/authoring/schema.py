@@ -43,6 +43,27 @@ def _accept_numbers_as_text(node: Any) -> None:
             _accept_numbers_as_text(value)
 
 
+# A quoted number the loader reads as the number (`min: "2"`, `concurrency: "4"`): what
+# pydantic parses from text. `pattern` applies to strings only, so a numeric field's own
+# bounds still hold for a number and the pattern for its quoted form.
+_INTEGER_TEXT = r"^\s*[+-]?\d[\d_]*(\.0*)?\s*$"
+_NUMBER_TEXT = r"^\s*[+-]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$"
+
+
+def _accept_quoted_numbers(node: Any) -> None:
+    """A number field takes a quoted number too (docs/guide.md "Contracts")."""
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind in ("integer", "number") and "pattern" not in node:
+            node["type"] = [kind, "string"]
+            node["pattern"] = _INTEGER_TEXT if kind == "integer" else _NUMBER_TEXT
+        for value in node.values():
+            _accept_quoted_numbers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _accept_quoted_numbers(value)
+
+
 ROW_PLACEHOLDER = r"^\{\{\s*vars\.[A-Za-z_][\w.]*\s*\}\}$"
 
 
@@ -188,6 +209,7 @@ def contract_schema() -> dict[str, Any]:
             )
     keep = ("name", "examples", "given", "then", "when", "turns")
     _accept_row_placeholders({"properties": scenario}, skip=keep)
+    _accept_quoted_numbers(schema)  # after: a typed field still takes a row's placeholder
     _drop_titles(schema)
     schema.update(
         {
@@ -246,6 +268,7 @@ def config_schema() -> dict[str, Any]:
         ]
     }
     _lint_rule_ids(schema["$defs"]["LintSettings"]["properties"]["rules"])
+    _accept_quoted_numbers(schema)
     _drop_titles(schema)
     schema.update(
         {

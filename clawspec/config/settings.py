@@ -51,7 +51,16 @@ class GatewaySettings(_Section):
     @field_validator("command", mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
-        return value.split() if isinstance(value, str) else value
+        """A command given as one string (a flag, an action input, an environment variable)
+        is split as a shell would, quotes kept together: `'/opt/my gw/openclaw' gateway run`."""
+        if not isinstance(value, str):
+            return value
+        import shlex
+
+        try:
+            return shlex.split(value)
+        except ValueError as exc:  # an unclosed quote
+            raise ValueError(f"cannot split {value!r} into words as a shell would: {exc}") from None
 
 
 class ObservabilitySettings(_Section):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from clawspec.errors import UsageError
+from clawspec.identity import real_path
 from clawspec.text import FileWarning
 
 PRUNED_DIRS = {".git", ".venv", "venv", "node_modules", ".cache", "__pycache__", ".tox"}
@@ -22,7 +23,8 @@ _NAMED_AT_MOST = 10  # look-alikes named in one warning
 def display_path(path: Path) -> str:
     """Show `path` relative to the current folder when it is inside it."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        # Not through its links: a linked contract is named where it was found.
+        return Path(os.path.abspath(path)).relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return str(path)
 
@@ -91,7 +93,7 @@ def discover(
             raise UsageError(f"{raw}: no such file or folder")
     unique: dict[Path, Path] = {}
     for path in found:
-        unique.setdefault(path.resolve(), path)
+        unique.setdefault(real_path(path), path)
     if on_warning is not None and unmatched:
         lookalikes = _lookalikes(unmatched, set(unique))
         if lookalikes:
@@ -135,7 +137,7 @@ def _lookalikes(files: Iterable[Path], loaded: set[Path]) -> list[Path]:
     return [
         f
         for f in dict.fromkeys(files)
-        if f.suffix in (".yaml", ".yml") and f.resolve() not in loaded and _looks_like_contract(f)
+        if f.suffix in (".yaml", ".yml") and real_path(f) not in loaded and _looks_like_contract(f)
     ]
 
 

@@ -89,7 +89,37 @@ def expand(
                 expanded.append(data)
                 out.entries.append((index, row))
         out.dropped |= len(expanded) == before
+    out.problems += _one_id_each(shown, doc, scenarios, out.entries)
     return out
+
+
+def _one_id_each(
+    shown: str, doc: SourceDoc, scenarios: list[Any], entries: list[tuple[int, RawRow | None]]
+) -> list[Problem]:
+    """A plain scenario named like a row of an outline (`smoke[1]` beside the outline `smoke`
+    with a row `1`): two scenarios with one id, which every report, baseline and `--scenario`
+    would take for one. Said at the plain scenario's name."""
+    rows: dict[str, int] = {}
+    for index, row in entries:
+        name = scenarios[index].get("name")
+        if row is not None and isinstance(name, str):
+            rows.setdefault(f"{name}[{row.id}]", index)
+    found = []
+    for index, row in entries:
+        name = scenarios[index].get("name")
+        if row is None and isinstance(name, str) and name in rows:
+            loc = ("scenarios", index, "name")
+            mark = doc.value_mark(loc)
+            outline = scenarios[rows[name]]["name"]
+            message = (
+                f"{describe(doc, loc)}the scenario name '{name}' is the id of a row of the "
+                f"outline '{outline}' (line {doc.value_mark(('scenarios', rows[name])).line}): "
+                "rename one of them"
+            )
+            found.append(
+                Problem(f"{shown}:{mark.line}:{mark.column}", message, (mark.line, mark.column))
+            )
+    return found
 
 
 def _unknown_variable(

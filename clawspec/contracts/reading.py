@@ -31,8 +31,17 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
                 return [f"{shown}:1:1: {too_large(max(size, len(data)), limits.max_bytes)}"]
         # As read_text would: universal newlines.
         text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [f"{shown}: cannot read contract: {exc}"]
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = len(
+            data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")
+        )
+        return [
+            f"{shown}:{line}:{column + 1}: not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be "
+            "read as UTF-8 (save the file as UTF-8)"
+        ]
+    except OSError as exc:
+        return [f"{shown}: cannot read contract: {exc.strerror or exc}"]
     try:
         # Other positions than where scenarios and assertions start are needed only to report
         # errors: the first pass keeps only those (LoadedContract's lines).

@@ -35,27 +35,60 @@ def variables_in(text: str) -> list[str]:
 
 
 def check_variables(text: str, environ: Mapping[str, str], outline: bool = False) -> None:
-    """Raise TemplateError for the first unknown variable or unset environment variable.
+    """Raise TemplateError naming every unknown variable, unset environment variable and
+    placeholder that is not written as one (`{{run-id}}`, `{{today}`) in `text`.
 
     `vars.NAME` is known only in an outline (`outline`): each row's names are checked when
     the rows are read (contracts/outlines.py)."""
+    found = [*_malformed(text)]
     for name in variables_in(text):
         if name.startswith("vars."):
             if not outline:
-                raise TemplateError(
+                found.append(
                     f"'{{{{{name}}}}}' is a row variable, but this scenario has no 'examples' "
                     "(add the rows that define it, or remove the placeholder)"
                 )
         elif name.startswith("env."):
             if name[4:] not in environ:
-                raise TemplateError(
-                    f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})"
-                )
-            # A contract's reference to a secret-named variable: masked in every output.
-            register_env(name[4:], environ)
+                found.append(f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})")
+            else:
+                # A contract's reference to a secret-named variable: masked in every output.
+                register_env(name[4:], environ)
         elif name not in KNOWN:
             known = ", ".join(f"{{{{{k}}}}}" for k in (*KNOWN, "env.NAME", "vars.NAME"))
-            raise TemplateError(f"unknown template variable '{{{{{name}}}}}' (known: {known})")
+            found.append(f"unknown template variable '{{{{{name}}}}}' (known: {known})")
+    if found:
+        raise TemplateError("; ".join(dict.fromkeys(found)))
+
+
+# What a user meant as a placeholder but did not write as one: a name with other characters
+# (`{{run-id}}`, `{{env.MY-VAR}}`, `{{}}`), or one closing brace (`{{today}`). Left as text, it
+# would reach the agent and the assertions unrendered and could match a stale file.
+_BRACED = re.compile(r"\{\{([^{}\n]{0,80})\}\}")
+_UNCLOSED = re.compile(r"\{\{\s*([A-Za-z_][\w.-]*)\s*\}(?!\})")
+_NAME = re.compile(r"\s*[A-Za-z_][\w.]*\s*")
+
+
+def _malformed(text: str) -> list[str]:
+    found = []
+    for match in _BRACED.finditer(text):
+        if not _NAME.fullmatch(match.group(1)):
+            hint = _spelled(match.group(1))
+            found.append(
+                f"'{match.group(0)}' is not a template variable: a name holds only letters, "
+                f"digits, '_' and '.'{hint}"
+            )
+    for match in _UNCLOSED.finditer(text):
+        found.append(f"'{match.group(0)}' is missing a closing brace ('{{{{{match.group(1)}}}}}')")
+    return found
+
+
+def _spelled(written: str) -> str:
+    """` (did you mean …?)` for a name written with `-` or spaces where `_` belongs."""
+    name = re.sub(r"[\s-]+", "_", written.strip())
+    if name in KNOWN or name.startswith(("env.", "vars.")):
+        return f" (did you mean '{{{{{name}}}}}'?)"
+    return ""
 
 
 def render(text: str, values: Mapping[str, str], environ: Mapping[str, str]) -> str:

@@ -166,6 +166,9 @@ class RunLog:
         if path is None:
             index = LogIndex(Path(), ids, keys, exists=False)
             return cls(index, label, Verdict.errored("no gateway log configured (set log_path)"))
+        if path.is_dir():
+            index = LogIndex(path, ids, keys, exists=False)
+            return cls(index, label, Verdict.errored(f"{kind} '{log_path or path}' is a folder"))
         is_active = active is not None and _same_file(path, active)
         offset = ctx.evidence.log_offset if is_active else 0
 

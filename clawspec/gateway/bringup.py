@@ -377,8 +377,22 @@ class GatewayProcess:
         self._stopped = False
         self._output_path: Path | None = None
         self._log_path: Path | None = None
+        self._state_dir: Path | None = None
         self._bootstrap: BootstrapGuard | None = None
         self.running: RunningGateway | None = None
+
+    @property
+    def state_dir(self) -> Path | None:
+        """Its private folder (the generated config, its tokens), once made."""
+        return self._state_dir
+
+    @property
+    def written(self) -> Path | None:
+        """What it wrote: its log, or (when it stopped before writing one) its own output."""
+        for path in (self._log_path, self._output_path):
+            if path is not None and path.is_file():
+                return path
+        return None
 
     # -- start -------------------------------------------------------------------------------
     def __enter__(self) -> RunningGateway:
@@ -409,7 +423,7 @@ class GatewayProcess:
             raise GatewayError(
                 f"gateway bring-up failed: port {port} on 127.0.0.1 is already in use"
             )
-        state_dir = self._make_state_dir()
+        state_dir = self._state_dir = self._make_state_dir()
         gateway_token, hooks_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         register_secrets(gateway_token, hooks_token)  # masked in every output from now on
         plugin_output = state_dir / "logs" / "clawspec-plugin.jsonl"

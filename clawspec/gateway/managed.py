@@ -23,7 +23,7 @@ from clawspec.errors import GatewayError
 from clawspec.text import redact
 
 if TYPE_CHECKING:
-    from clawspec.gateway.bringup import BringUpOptions
+    from clawspec.gateway.bringup import BringUpOptions, RunningGateway
     from clawspec.traffic.routing import ProxyRoutes
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
@@ -37,6 +37,9 @@ class RunGateway:
     settings: Settings
     log_path: Path | None = None
     kept_log: Path | None = None
+    # Why it is not there: an advisory variant's gateway that did not start (its runs are
+    # skipped with this reason; the run goes on).
+    failed: str | None = None
 
 
 @contextmanager
@@ -169,9 +172,10 @@ def brought_up(
         try:
             command = [str(ensure_openclaw(variant.version)), "gateway", "run"]
         except InstallError as exc:
-            raise GatewayError(
-                f"variant '{variant.name}': cannot install OpenClaw {variant.version}: {exc}"
-            ) from None
+            said = str(exc)  # the installer's own messages name the release already
+            if not said.startswith("cannot install"):
+                said = f"cannot install OpenClaw {variant.version}: {said}"
+            raise GatewayError(f"variant '{variant.name}': {said}") from None
     options = bring_up_options(
         settings, workspace, agent_ids, model_proxy, variant=variant, models=models
     )
@@ -183,9 +187,24 @@ def brought_up(
     # the install line is followed by silence until the first verdict.
     _progress(f"starting the OpenClaw gateway{whose} (its log: {kept})")
     started = time.monotonic()
-    with process as gateway:
-        _progress(f"gateway{whose} ready in {time.monotonic() - started:.0f} s")
-        effective = settings.model_copy(
+    try:
+        with process as gateway:
+            _progress(f"gateway{whose} ready in {time.monotonic() - started:.0f} s")
+            yield _running(settings, gateway, kept)
+    finally:
+        # Also when it never got ready: what it wrote is kept where the progress line said,
+        # and its private folder (the generated config holding the run's tokens) goes.
+        written = process.written
+        if written is not None:
+            _keep_log(written, kept)
+        if process.state_dir is not None:
+            shutil.rmtree(process.state_dir, ignore_errors=True)
+
+
+def _running(settings: Settings, gateway: RunningGateway, kept: Path) -> RunGateway:
+    """The run's settings pointing at the started gateway."""
+    return RunGateway(
+        settings.model_copy(
             update={
                 "gateway_base_url": gateway.base_url,
                 "hooks_path": gateway.hooks_path,
@@ -195,13 +214,10 @@ def brought_up(
                 # Its run records (the replies) are in the state folder it was started with.
                 "openclaw_state_dir": str(gateway.state_dir),
             }
-        )
-        try:
-            yield RunGateway(effective, gateway.log_path, kept)
-        finally:
-            process.stop()
-            _keep_log(gateway.log_path, kept)
-            shutil.rmtree(gateway.state_dir, ignore_errors=True)
+        ),
+        gateway.log_path,
+        kept,
+    )
 
 
 def bring_up_options(

@@ -271,6 +271,7 @@ def _explain_yaml_error(
     return "invalid YAML", Mark(1, 1)
 
 
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
 _SHARED_LEN = 40
 
@@ -409,12 +410,37 @@ def _scalar(loader: Any, node: yaml.Node) -> Any:
 
 
 def _pairs(loader: Any, node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
-    """The (key, value) nodes of a mapping, `<<` merge keys resolved."""
+    """The (key, value) nodes of a mapping, `<<` merge keys resolved: a key the mapping states
+    itself overrides a merged one (YAML's merge rule), so only its own keys can repeat."""
     for key_node, _ in node.value:
         if key_node.tag != _STR_TAG:  # a `<<` or `=` key may be among them (rare in contracts)
-            loader.flatten_mapping(node)
+            own = sum(1 for k, _ in node.value if k.tag != _MERGE_TAG)
+            loader.flatten_mapping(node)  # the merged pairs first, then the mapping's own
+            merged = len(node.value) - own
+            if merged:
+                # Kept on the node: an alias to it reads the same pairs again.
+                node.value = _overridden(node.value[:merged], node.value[merged:])
             break
     return node.value
+
+
+def _overridden(
+    merged: list[tuple[yaml.Node, yaml.Node]], own: list[tuple[yaml.Node, yaml.Node]]
+) -> list[tuple[yaml.Node, yaml.Node]]:
+    """Merged pairs no later pair states (PyYAML lists the merges so that the later one of a
+    key wins), then the mapping's own pairs."""
+    later = {_key_text(k) for k, _ in own}
+    kept: list[tuple[yaml.Node, yaml.Node]] = []
+    for key_node, value_node in reversed(merged):
+        text = _key_text(key_node)
+        if text not in later:
+            later.add(text)
+            kept.append((key_node, value_node))
+    return [*reversed(kept), *own]
+
+
+def _key_text(node: yaml.Node) -> object:
+    return node.value if isinstance(node, yaml.ScalarNode) else id(node)
 
 
 def _key(loader: Any, node: yaml.Node, mapping: dict[str, Any]) -> str:

@@ -70,10 +70,19 @@ def change_sections(report: RunReport) -> list[ChangeSection]:
     regressed = ChangeSection("regressed", "Regressions")
     fixed = ChangeSection("fixed", "Fixed")
     behaviour = ChangeSection("behaviour", "Behaviour changes")
+    # An advisory variant's regressions are listed, marked: they are not what the headline
+    # counts (they never fail the job).
+    advisory = {v.name for v in report.variants if not v.required}
+
+    def failing(change: ScenarioChange, text: str) -> ChangeItem:
+        if change.key[1] in advisory:
+            text += f" (advisory variant {change.key[1]}: does not fail the job)"
+        return ChangeItem(change.label, text, by_key.get(change.key))
+
     for change in changes:
         scenario, label = by_key.get(change.key), change.label
         if change.change == "regressed":
-            regressed.items.append(ChangeItem(label, _regressed_text(change), scenario))
+            regressed.items.append(failing(change, _regressed_text(change)))
         elif change.change == "fixed":
             fixed.items.append(
                 ChangeItem(label, f"{_status(change.baseline_status)} → pass", scenario)
@@ -84,15 +93,12 @@ def change_sections(report: RunReport) -> list[ChangeSection]:
     # parsing the reason lines back: a name may hold ': '): new failing scenarios, budgets
     # over tolerance, then the run's totals over tolerance.
     for change in changes:
-        scenario, label = by_key.get(change.key), change.label
         if change.change == "new" and change.status in (Status.FAIL, Status.ERROR):
-            text = f"new scenario {_status(change.status)}s"
-            regressed.items.append(ChangeItem(label, text, scenario))
+            regressed.items.append(failing(change, f"new scenario {_status(change.status)}s"))
         if unaccepted := change.details.get("unaccepted"):  # not compared, failing now
-            regressed.items.append(ChangeItem(label, str(unaccepted), scenario))
+            regressed.items.append(failing(change, str(unaccepted)))
         for name in change.details.get("over_tolerance", []):
-            text = over_line(name, change.details[name])
-            regressed.items.append(ChangeItem(label, text, scenario))
+            regressed.items.append(failing(change, over_line(name, change.details[name])))
     for reason in comparison.regressions if comparison else []:
         if reason.startswith("total "):
             regressed.items.append(ChangeItem("", reason))

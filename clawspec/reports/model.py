@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from clawspec.identity import Key, ScenarioIdentity, key_label
 from clawspec.secrets import mask
 from clawspec.status import Status
 from clawspec.text import valid_unicode
+
+
+def _one_name(value: str) -> str:
+    """A model's name as its source gave it (a trace span, a run record), on one line and
+    without control characters: it is printed bare in one-line outputs (the spend line, a
+    step output), where a line break would start a workflow command of its own."""
+    if value.isprintable() and len(value) <= _NAME_CHARS:
+        return value
+    kept = "".join(c if c.isprintable() else " " for c in value)
+    return " ".join(kept.split())[:_NAME_CHARS]
+
+
+_NAME_CHARS = 200
+ModelName = Annotated[str, AfterValidator(_one_name)]
 
 
 class _Frozen(BaseModel):
@@ -204,7 +218,7 @@ class SpanRecord(_Frozen):
     type: str = Field(description="llm, tool, agent or general.")
     start_ms: float | None = Field(None, description="Epoch milliseconds.")
     end_ms: float | None = None
-    model: str | None = None
+    model: ModelName | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
@@ -222,7 +236,7 @@ class TokenTotals(_Frozen):
         description="Native cost, else model_pricing; null when any part of the usage has "
         "neither (never counted as 0).",
     )
-    unpriced: list[str] = Field(
+    unpriced: list[ModelName] = Field(
         default_factory=list,
         description="Models whose usage has no native cost and no model_pricing entry.",
     )
@@ -244,7 +258,7 @@ class ScenarioEvidence(_Frozen):
         default_factory=list, description="Agent ids delegated to, in order."
     )
     tokens: TokenTotals | None = None
-    models: list[str] = Field(
+    models: list[ModelName] = Field(
         default_factory=list,
         description="The models that answered the run's model calls (provider/model), in order "
         "of first use: a model override that was ignored or fell back shows here.",
@@ -610,7 +624,7 @@ class BudgetReport(_Frozen):
     unpriced_runs: int = Field(
         0, description="Runs of unknown cost (no native cost, no model_pricing): not in cost_usd."
     )
-    unpriced_models: list[str] = Field(
+    unpriced_models: list[ModelName] = Field(
         default_factory=list, description="Models to add to model_pricing."
     )
     tokens: int = Field(0, description="Summed tokens of the runs whose usage was recorded.")

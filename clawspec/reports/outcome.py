@@ -95,7 +95,7 @@ def decide(report: RunReport, policy: Policy) -> RunOutcome:
     reasons = _incomplete(report, policy) + _counted(report, totals, policy)
     if reasons:
         return RunOutcome(ExitCode.FAILED, "failure", tuple(reasons))
-    let_through = _let_through(report.totals, policy.fail_on, bool(advisory))
+    let_through = _let_through(report.totals, totals, policy.fail_on)
     if report.totals.scenarios == 0:
         return RunOutcome(ExitCode.OK, "neutral", ("no scenario ran",))
     if report.totals.skipped == report.totals.scenarios:
@@ -203,11 +203,19 @@ def regression_reasons(report: RunReport) -> list[str]:
     return reasons
 
 
-def _let_through(totals: Totals, fail_on: str, advisory: bool) -> str:
-    """Failures the policy let pass, said (empty when there are none)."""
-    counts = (("failed", totals.failed), ("errored", totals.errored))
-    shown = [f"{n:,} {word}" for word, n in counts if n]
-    if not shown:
-        return ""
-    why = f"fail_on: {fail_on}" if fail_on != "fail" or not advisory else "advisory variants"
-    return f"{' and '.join(shown)}, let through ({why})"
+def _let_through(everything: Totals, required: Totals, fail_on: str) -> str:
+    """Failures let pass, said with why (empty when there are none): those of the required
+    variants (or of a run without variants) by the policy, an advisory variant's as such."""
+    said = []
+    for why, failed, errored in (
+        (f"fail_on: {fail_on}", required.failed, required.errored),
+        (
+            "advisory variants",
+            everything.failed - required.failed,
+            everything.errored - required.errored,
+        ),
+    ):
+        shown = [f"{n:,} {word}" for word, n in (("failed", failed), ("errored", errored)) if n]
+        if shown:
+            said.append(f"{' and '.join(shown)}, let through ({why})")
+    return "; ".join(said)

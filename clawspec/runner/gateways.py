@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from clawspec.config.variants import thinking_for_conversation
-from clawspec.errors import ConfigError
+from clawspec.errors import ConfigError, GatewayError
 from clawspec.gateway.managed import (
     GatewayVariant,
     RunGateway,
@@ -94,24 +94,44 @@ def gateways_for_run(
                 )
             for name, variant in own.items():
                 mine = [p for p in plans if p.variant is not None and p.variant.name == name]
-                by_variant[name] = stack.enter_context(
-                    brought_up(
-                        settings,
-                        workspace,
-                        _agents(mine, settings),
-                        log_dir,
-                        model_proxy,
-                        variant=GatewayVariant(
-                            name,
-                            overlay=_overlay(variant, mine, settings),
-                            version=variant.openclaw_version,
-                            env=dict(variant.env) or None,
-                        ),
-                        models=_models(mine),
-                        stop=stop,
-                    )
+                starting = brought_up(
+                    settings,
+                    workspace,
+                    _agents(mine, settings),
+                    log_dir,
+                    model_proxy,
+                    variant=GatewayVariant(
+                        name,
+                        overlay=_overlay(variant, mine, settings),
+                        version=variant.openclaw_version,
+                        env=dict(variant.env) or None,
+                    ),
+                    models=_models(mine),
+                    stop=stop,
                 )
-        yield RunGateways(default or next(iter(by_variant.values())), by_variant)
+                by_variant[name] = _started(stack, starting, settings, variant)
+        started = [g for g in by_variant.values() if g.failed is None]
+        if default is None and not started:  # nothing to run on: the first failure says why
+            raise GatewayError(next(iter(by_variant.values())).failed or "no gateway started")
+        yield RunGateways(default or started[0], by_variant)
+
+
+def _started(
+    stack: ExitStack, starting: Any, settings: Settings, variant: VariantSettings
+) -> RunGateway:
+    """A variant's gateway, started. One an advisory variant's gateway that did not start
+    stands for, with the reason its runs are skipped: an advisory variant never fails the job,
+    so the other variants go on."""
+    if variant.required:
+        return stack.enter_context(starting)
+    try:
+        return stack.enter_context(starting)
+    except GatewayError as exc:
+        return RunGateway(
+            settings,
+            failed=f"not run: the gateway of advisory variant {variant.name} did not start "
+            f"({exc}); the other variants went on",
+        )
 
 
 def own_gateways(plans: Sequence[ScenarioPlan], bring_up: bool) -> dict[str, VariantSettings]:

@@ -43,6 +43,7 @@ from clawspec.status import Status
 if TYPE_CHECKING:
     from clawspec.config.settings import Settings, VariantSettings
     from clawspec.contracts.loaded import Loaded
+    from clawspec.gateway.managed import RunGateway
     from clawspec.reports.model import RunReport
 
 
@@ -240,7 +241,9 @@ def _require_targets(
 
 
 def _all(gateways: RunGateways) -> list[Any]:
-    return [gateways.default, *gateways.by_variant.values()]
+    """Each gateway once (the default may be a variant's own, standing in)."""
+    found = [gateways.default, *gateways.by_variant.values()]
+    return [g for i, g in enumerate(found) if not any(g is other for other in found[:i])]
 
 
 def _variant_envs(env: RunEnv, gateways: RunGateways, listener: RunListener) -> dict[str, RunEnv]:
@@ -254,9 +257,17 @@ def _variant_envs(env: RunEnv, gateways: RunGateways, listener: RunListener) -> 
             gateway_log=gateway.log_path,
             kept_log=gateway.kept_log,
             by_variant={},
+            outages=env.outages if gateway.failed is None else _down(gateway),
         )
         for name, gateway in gateways.by_variant.items()
     }
+
+
+def _down(gateway: RunGateway) -> Outages:
+    """The outages of a variant whose gateway did not start: none of its runs starts."""
+    down = Outages()
+    down.record_gateway(gateway.settings.gateway_base_url, gateway.failed or "")
+    return down
 
 
 def _this_part(

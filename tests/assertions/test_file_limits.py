@@ -237,3 +237,28 @@ def test_a_state_file_alias_bomb_is_an_error_not_a_hang(workspace: Path) -> None
         "'state.yaml' is not valid YAML: aliases (*name) repeat more than "
         "100,000 values in all at line 7",
     )
+
+
+# --- a folder where a file should be ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"type": "artifact_contains", "path": "out/adir", "sections": ["x"]},
+        {"type": "artifact_absent_words", "path": "out/adir", "words": ["x"]},
+        {"type": "state_file", "path": "out/adir", "expected_status": "ok"},
+        {"type": "log_entry", "path": "out/adir", "pattern": "x"},
+        {"type": "log_entry", "path": "out/adir", "pattern": "x", "run_id": "r1"},
+    ],
+    ids=lambda item: f"{item['type']}{'-run' if 'run_id' in item else ''}",
+)
+def test_a_folder_where_a_file_should_be_is_the_assertions_error(
+    workspace: Path, item: dict[str, object]
+) -> None:
+    """An agent may make a folder where a file was expected: an ordinary error verdict naming
+    it, not an internal error of ClawSpec."""
+    (workspace / "out" / "adir").mkdir(parents=True)
+    verdict = evaluate_one(item, _context(workspace))
+    assert verdict.status == Status.ERROR
+    assert "is a folder" in verdict.message and "internal error" not in verdict.message

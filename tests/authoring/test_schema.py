@@ -39,8 +39,10 @@ LOADER_ONLY = {
     "duplicate_scenario_name": "duplicate scenario names",
     "escaped_template_variable": "template variables",
     "llm_call_count_min_above_max": "a minimum greater than the maximum",
+    "malformed_template_variable": "template variables",
     "path_escapes_workspace": "paths climbing out of the workspace",
     "scenario_name_control_character": "control characters in scenario names",
+    "scenario_named_like_an_outline_row": "duplicate scenario names",
     "unknown_template_variable": "template variables",
     "unset_env_variable": "unset {{env.NAME}} variables",
     "yaml_duplicate_key": "duplicate YAML keys (a YAML parser keeps the last one)",
@@ -180,3 +182,31 @@ def test_a_typed_field_of_an_outline_may_be_one_row_placeholder() -> None:
     contract["scenarios"][0]["then"][0]["max_total_tokens"] = "about {{vars.budget}}"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(contract, schema)
+
+
+def test_a_quoted_number_the_loader_reads_is_valid_in_both_schemas(tmp_path: Path) -> None:
+    """The guide: a number field takes a number or a quoted one (`min: "2"` is 2)."""
+    contract = {
+        "version": "1.0",
+        "target": {"type": "skill", "path": "s"},
+        "defaults": {"timeout": "120"},
+        "scenarios": [
+            {
+                "name": "drafts",
+                "when": {"invoke": "x"},
+                "then": [
+                    {"type": "tool_call_count", "tool": "write", "min": "2"},
+                    {"type": "artifact_exists", "path": "out.md", "timeout": " 5.5 "},
+                ],
+            }
+        ],
+    }
+    assert _errors("contract", contract) == []
+    (tmp_path / "s").mkdir()
+    (tmp_path / "c.clawspec.yaml").write_text(json.dumps(contract), encoding="utf-8")
+    assert main(["validate", str(tmp_path / "c.clawspec.yaml")]) == 0  # the loader agrees
+    config = {"concurrency": "4", "min_pass_rate": "0.5", "gateway": {"ready_timeout": "60"}}
+    assert _errors("config", config) == []
+    contract["scenarios"][0]["then"][0]["min"] = "two"
+    assert _errors("contract", contract)
+    assert _errors("config", {"concurrency": "4 lanes"})

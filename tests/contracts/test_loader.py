@@ -336,6 +336,25 @@ def test_validate_subfolder_finds_its_scenarios_file(
     assert out == "1 contract(s), 1 scenario(s), 2 assertion(s): valid\n"
 
 
+def test_unreadable_contracts_are_load_errors_named_where_they_were_found(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link to itself, a link to nothing and bytes that are not UTF-8: each that file's load
+    error (named as found, at a line and column where there is one), never a crash."""
+    (workspace / "loop.clawspec.yaml").symlink_to("loop.clawspec.yaml")
+    (workspace / "dangling.clawspec.yaml").symlink_to("missing.yaml")
+    (workspace / "latin1.clawspec.yaml").write_bytes(b'version: "1.0"\nname: caf\xe9\n')
+    code, out, err = _validate(capsys, ".")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "error: dangling.clawspec.yaml: cannot read contract: No such file or directory",
+        "error: latin1.clawspec.yaml:2:10: not UTF-8 text: byte 0xe9 cannot be read as UTF-8 "
+        "(save the file as UTF-8)",
+        "error: loop.clawspec.yaml: cannot read contract: Too many levels of symbolic links",
+        "3 problem(s) found; nothing was run",
+    ]
+
+
 def test_validate_folder_without_contracts_is_usage_error(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

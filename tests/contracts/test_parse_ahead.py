@@ -94,7 +94,10 @@ def test_the_child_parses_every_file_as_the_parent_would(tmp_path: Path) -> None
     errors = sorted(e for errs in seen["errors"] for e in errs)
     assert len(errors) == 2
     assert errors[0].startswith("broken.yaml:5:1: invalid YAML: expected ',' or ']'")
-    assert "cannot read contract" in errors[1]
+    assert errors[1] == (
+        "latin1.yaml:1:13: not UTF-8 text: byte 0xe9 cannot be read as UTF-8 (save the file as "
+        "UTF-8)"
+    )
 
 
 def test_a_slow_child_and_the_parent_meet_in_the_middle(tmp_path: Path) -> None:

@@ -73,6 +73,32 @@ def test_data_is_what_the_safe_loader_reads(item_depth: int | None) -> None:
     assert doc.data["merged"] == {"timeout": 30, "tags": ["a", "b"], "name": "merged"}
 
 
+MERGES = """\
+a: &a {k: 1, x: a, only_a: 1}
+b: &b {k: 2, x: b}
+over: &over
+  <<: *a
+  k: 3
+again:
+  <<: *over
+  x: c
+both:
+  <<: [*a, *b]
+twice: [*over, *over]
+"""
+
+
+@pytest.mark.parametrize("item_depth", [None, ASSERTION_DEPTH])
+def test_a_key_stated_beside_a_merge_overrides_the_merged_one(item_depth: int | None) -> None:
+    doc = parse_yaml(MERGES, Path("x.yaml"), item_depth=item_depth)
+    # Not compared with PyYAML's safe loader: it reads `again` with `a`'s `k` (a mapping
+    # merged into another after it was merged itself loses its own overrides there).
+    assert doc.data["over"] == {"k": 3, "x": "a", "only_a": 1}
+    assert doc.data["again"] == {"k": 3, "x": "c", "only_a": 1}
+    assert doc.data["both"] == {"k": 1, "x": "a", "only_a": 1}  # the first merged one wins
+    assert doc.data["twice"] == [doc.data["over"], doc.data["over"]]
+
+
 def test_contract_corpus_exists() -> None:
     assert len(CONTRACTS) >= 3
 
@@ -117,7 +143,7 @@ def test_item_marks_answer_only_for_list_items_they_hold() -> None:
         ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", Mark(3, 1)),
         ("x:\n  - {k: 1, k: 2}\n", "duplicate key 'k'", Mark(2, 12)),
         ("? [a]\n: 1\n", "mapping keys must be plain scalars", Mark(1, 3)),
-        ("base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n", "duplicate key 'k'", Mark(4, 3)),
+        ("base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n  k: 3\n", "duplicate key 'k'", Mark(5, 3)),
     ],
 )
 def test_structure_errors_point_at_the_key(

@@ -155,3 +155,71 @@ def test_provider_keys_in_the_users_openclaw_json_never_reach_an_output(
     written = "".join(p.read_text("utf-8") for p in (workspace / "reports").rglob("*.*"))
     for text in (err, json.dumps(report), written):
         assert literal not in text and from_env not in text
+
+
+# A stand-in gateway that gets ready and completes every hook run; with STAND_IN_FAILS set in
+# its environment (a variant's `env`), it exits the way OpenClaw does on a config it rejects.
+READY_GATEWAY = r"""
+import json, os, sys, uuid
+from http.server import BaseHTTPRequestHandler, HTTPServer
+cfg = json.load(open(os.environ["OPENCLAW_CONFIG_PATH"]))
+if os.environ.get("STAND_IN_FAILS"):
+    print("Invalid config: tools.profile: expected a string"); sys.exit(78)
+class H(BaseHTTPRequestHandler):
+    def _json(self, body):
+        data = json.dumps(body).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data))); self.end_headers()
+        self.wfile.write(data)
+    def do_GET(self):
+        self._json({"ready": True})
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._json({"ok": True, "runId": uuid.uuid4().hex, "completion": {"status": "ok"}})
+    def log_message(self, *a): pass
+HTTPServer(("127.0.0.1", cfg["gateway"]["port"]), H).serve_forever()
+"""
+
+
+def test_an_advisory_variants_gateway_that_does_not_start_skips_only_its_runs(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "stand_in.py").write_text(READY_GATEWAY, encoding="utf-8")
+    (workspace / "clawspec.yaml").write_text(
+        "report_dir: reports\n"
+        f"gateway: {{command: ['{sys.executable}', '{workspace / 'stand_in.py'}', gateway, run]}}\n"
+        "variants:\n"
+        "  - {name: current}\n"
+        "  - {name: next, env: {STAND_IN_FAILS: '1'}, required: false}\n",
+        encoding="utf-8",
+    )
+    code, err, report = _run(workspace, write_contract, capsys)
+    by_variant = {(s["name"], s["variant"]): s for s in report["scenarios"]}
+    assert code == 0, err
+    assert {k: s["status"] for k, s in by_variant.items()} == {
+        ("a", "current"): "pass", ("b", "current"): "pass",
+        ("a", "next"): "skip", ("b", "next"): "skip",
+    }  # fmt: skip
+    why = by_variant[("a", "next")]["message"]
+    assert why.startswith("not run: the gateway of advisory variant next did not start"), why
+    assert "code 78" in why and "the other variants went on" in why
+    # What it printed before it exited is kept where the progress line said.
+    kept = next((workspace / "reports" / "gateway-logs").glob("*/openclaw-gateway-next.log"))
+    assert "Invalid config" in kept.read_text(encoding="utf-8")
+
+
+def test_a_required_variants_gateway_that_does_not_start_stops_the_run(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "stand_in.py").write_text(READY_GATEWAY, encoding="utf-8")
+    (workspace / "clawspec.yaml").write_text(
+        "report_dir: reports\n"
+        f"gateway: {{command: ['{sys.executable}', '{workspace / 'stand_in.py'}', gateway, run]}}\n"
+        "variants:\n"
+        "  - {name: current}\n"
+        "  - {name: next, env: {STAND_IN_FAILS: '1'}}\n",
+        encoding="utf-8",
+    )
+    code, err, report = _run(workspace, write_contract, capsys)
+    assert code == 3 and "code 78" in err
+    assert {s["status"] for s in report["scenarios"]} == {"error"}

@@ -159,3 +159,34 @@ def test_default_command_not_found_and_no_npm_to_install_it(
         "set CLAWSPEC_OPENCLAW_BIN to an openclaw you installed"
     )
     assert os.environ["PATH"] == str(tmp_path)
+
+
+def test_a_gateway_that_never_gets_ready_leaves_its_output_and_no_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress line names where its log is kept: what it wrote is there after a failed
+    start too (here only its output: it stopped before writing a log), and its private folder,
+    the generated config with the run's tokens, is gone."""
+    from clawspec.config.loading import load_settings
+    from clawspec.gateway.managed import brought_up
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr("tempfile.tempdir", None)  # read TMPDIR again
+    bad = [
+        sys.executable,
+        "-c",
+        "print('Invalid config at openclaw.json: tools.profile'); exit(78)",
+    ]
+    settings = load_settings(None, {}, {"gateway": {"mode": "bring_up", "command": bad}})
+    log_dir = tmp_path / "reports" / "gateway-logs" / "run"
+    with (
+        pytest.raises(GatewayError, match="code 78"),
+        registry.scope({}),
+        brought_up(settings, tmp_path, ["main"], log_dir),
+    ):
+        raise AssertionError("it never got ready")
+    kept = log_dir / "openclaw-gateway.log"
+    assert "Invalid config at openclaw.json" in kept.read_text()
+    assert list(temp.iterdir()) == []

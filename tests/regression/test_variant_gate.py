@@ -169,6 +169,13 @@ def test_a_baseline_regression_of_an_advisory_variant_is_not_a_reason_to_fail() 
     assert mini[0].change == "regressed"  # shown
     assert compared.comparison.regressions == []  # not counted
     assert decide(compared, Policy("regression", None)).exit_code == ExitCode.OK
+    # Listed with the others, marked: the headline counts none of it.
+    from clawspec.reports.changes import change_sections
+
+    (section,) = [s for s in change_sections(compared) if s.key == "regressed"]
+    assert [item.text for item in section.items] == [
+        "pass → fail (advisory variant mini: does not fail the job)"
+    ]
 
 
 def test_a_run_of_one_variant_leaves_the_baselines_other_variants_out() -> None:
@@ -197,3 +204,22 @@ def test_a_shard_compares_only_what_it_ran_on_both_sides() -> None:
     found = with_variants(part, VARIANTS[:2], "sonnet", RegressionSettings())
     haiku = gate(found, "haiku")
     assert [c.change for c in haiku.scenarios] == ["regressed"]
+
+
+def test_what_is_let_through_says_why_for_the_policy_and_for_advisory_variants() -> None:
+    found = run(
+        {
+            "smoke": {"sonnet": "pass", "haiku": "fail", "mini": "error"},
+            "tools": {"sonnet": "pass", "haiku": "pass", "mini": "fail"},
+        }
+    )
+    outcome = decide(found, Policy("error", None))
+    assert outcome.exit_code == ExitCode.OK
+    assert outcome.reasons == (
+        "1 failed, let through (fail_on: error); "
+        "1 failed and 1 errored, let through (advisory variants)",
+    )
+    only_advisory = run({"smoke": {"sonnet": "pass", "haiku": "pass", "mini": "error"}})
+    assert decide(only_advisory, Policy("error", None)).reasons == (
+        "1 errored, let through (advisory variants)",
+    )

@@ -12,6 +12,7 @@ import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -239,6 +240,21 @@ def test_a_limit_reached_by_the_last_run_stopped_nothing_and_says_no_stop(
     assert "cost at least $0.10 (1 run unpriced) of $0.50" in out
     assert "add 'mystery-7' to model_pricing" in out
     assert "\nPASSED\n" in out
+
+
+def test_a_model_name_with_a_line_break_stays_on_the_spend_line(
+    workspace: Path, write_contract, gateway: SpendingGateway, github: Path, capsys
+) -> None:
+    """A model name comes from the gateway's records: one holding a line break and a workflow
+    command must not start a line of its own in the terminal or the step outputs."""
+    hostile = quote("acme/evil\n::error file=a.yaml,line=1::INJECTED\x07", safe="/")
+    write_contract(contract(f"[usage:{hostile}:1000:100:none]"))
+    assert main(["run", "."]) == 0
+    out = capsys.readouterr().out
+    assert "add 'evil ::error file=a.yaml,line=1::INJECTED' to model_pricing" in out
+    written = out + (github / "output").read_text("utf-8")
+    assert not [line for line in written.splitlines() if line.startswith("::error")]
+    assert "\x07" not in written
 
 
 def test_model_pricing_prices_usage_without_a_native_cost(

@@ -154,3 +154,45 @@ def test_publish_called_from_python_masks_the_settings_secrets_without_a_scope(
     for path in written:
         text = path.read_text(encoding="utf-8")
         assert token[:WINDOW] not in text and _masked(text), path.name
+
+
+URL_PASSWORD = "pw_" + token_urlsafe(20)
+
+
+def test_a_password_in_the_gateway_url_is_masked_in_every_output(tmp_path: Path) -> None:
+    """A gateway reached through a URL with a login (`http://user:password@host`): the URL is
+    in the report and in every error naming the request; its password is masked there, as
+    given in the settings (clawspec.yaml) or in the environment, and in the action's echo of
+    its command line."""
+    with (
+        HooksServer(HOOK_TOKEN, tmp_path / "ws", on_run=_hook_answer) as hooks,
+        GitHubApiServer(GITHUB_TOKEN) as github,
+    ):
+        url = hooks.base_url.replace("http://", f"http://gate:{URL_PASSWORD}@")
+        workspace = _workspace(tmp_path, f"report_dir: reports\ngateway_base_url: {url}\n", (
+            CONTRACT_HEAD + '  - name: refused\n    when: {invoke: "go [echo:500:0]"}\n'
+            "    then: [{type: artifact_exists, path: out/never.md}]\n"
+        ))  # fmt: skip
+        env = {**_base_env(tmp_path), **_github_env(tmp_path, github)}
+        run = _run_cli(workspace, env, debug=True)
+    report = json.loads(run.files["ws/outputs/report.json"])
+    assert report["source"]["gateway_url"] == hooks.base_url.replace("http://", "http://gate:***@")
+    assert "***@127.0.0.1" in run.files["ws/outputs/junit.xml"] + run.stderr + run.stdout
+    assert f"::add-mask::{URL_PASSWORD}" in run.stdout.splitlines()
+    rest = "\n".join(line for line in run.stdout.splitlines() if "::add-mask::" not in line)
+    everything = {**run.files, "stdout": rest, "stderr": run.stderr}
+    del everything["ws/clawspec.yaml"]  # where the user wrote it
+    found = {where: leaks(text, {"URL": URL_PASSWORD}) for where, text in everything.items()}
+    assert {where: names for where, names in found.items() if names} == {}
+
+
+def test_the_action_echoes_its_command_line_without_a_url_password(
+    tmp_path: Path, capsys: Any
+) -> None:
+    import entrypoint
+
+    url = f"http://gate:{URL_PASSWORD}@127.0.0.1:9"
+    environ = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_GATEWAY_BASE_URL": url}
+    code = entrypoint._run_action(environ, lambda argv: 0, lambda text: text)
+    out = capsys.readouterr().out
+    assert code == 0 and "gate:***@127.0.0.1:9" in out and URL_PASSWORD not in out

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from benchmarks.gateway_fake import run_lines
 from tests.support.hooks_api import HooksServer
@@ -55,8 +56,9 @@ class SpendingGateway:
         if sleep := re.search(r"\[sleep:([\d.]+)\]", message):
             time.sleep(float(sleep.group(1)))
         model, inputs, outputs, cost = "fake/fake-model", 1000, 100, "0"
-        if usage := re.search(r"\[usage:([\w./-]+):(\d+):(\d+):([\w.]+)\]", message):
+        if usage := re.search(r"\[usage:([\w./%-]+):(\d+):(\d+):([\w.]+)\]", message):
             model, inputs, outputs, cost = usage.groups()
+            model = unquote(model)  # a hostile name, percent-encoded in the marker
         key = body.get("sessionKey") or f"hook:{run_id}"
         record: dict[str, Any] = {
             "v": 1,
