@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from clawspec.judge.verdict import TOOL, TOOL_CHOICE, Usage
 from clawspec.net.deadline import Deadline, DeadlineExceeded, call_within
@@ -72,7 +73,8 @@ class RetryPolicy:
 
     base_delay_s: float = 0.5
     max_delay_s: float = 8.0
-    max_attempts: int = 10
+    # Never less between two attempts, whatever a server asks (`retry-after: 0` in a loop).
+    min_delay_s: float = 0.25
 
     def backoff_s(self, attempt: int) -> float:
         """Return the delay after failed attempt number `attempt` (1-based), with jitter."""
@@ -127,11 +129,12 @@ class JudgeClient:
         # message keeps it (a judge answering 500 is the cause, the cut-off only the end).
         answered = ""
         attempt = 0
-        while attempt < self.policy.max_attempts:
+        while True:
             remaining = deadline - self.clock()
             if remaining <= 0:
                 break
             attempt += 1
+            asked = 0.0  # what the server asked to wait this time (retry-after)
             # The injected clock's time left, as a deadline on the real clock.
             limit = Deadline.after(remaining, f"judge.timeout {fmt_number(self.timeout_s)} s")
             try:
@@ -145,18 +148,21 @@ class JudgeClient:
                 last = answered = self._describe_status(exc)
                 if exc.status_code not in RETRYABLE_STATUS and exc.status_code < 500:
                     raise JudgeCallError(f"judge request rejected: {last}") from None
-                delay = _retry_after_s(exc.response.headers)
-                if delay is None:
+                delay = asked = _retry_after_s(exc.response.headers) or 0.0
+                if not delay:
                     delay = self.policy.backoff_s(attempt)
             except anthropic.APIConnectionError as exc:
                 timed_out = isinstance(exc, anthropic.APITimeoutError)
-                last = "timed out" if timed_out else f"connection error: {self._clean(exc)}"
+                last = "timed out" if timed_out else f"connection error: {self._cause(exc)}"
                 delay = self.policy.backoff_s(attempt)
             except anthropic.AnthropicError as exc:
                 raise JudgeCallError(f"judge call failed: {self._clean(exc)}") from None
             else:
                 return self._reply(status, content_type, body)
+            delay = max(delay, self.policy.min_delay_s)
             if self.clock() + delay >= deadline:
+                if asked and asked >= deadline - self.clock():  # why no retry followed: said
+                    last += f" (it asked to wait {fmt_number(round(asked, 1))} s, past the budget)"
                 break
             if self.stop.wait(delay):
                 raise JudgeCallError(f"judge call interrupted; last: {last}")
@@ -226,6 +232,7 @@ class JudgeClient:
                 1,
                 _tokens(usage, "input_tokens"),
                 _tokens(usage, "output_tokens"),
+                unmetered=int(usage is None),
             ),
         )
 
@@ -246,6 +253,16 @@ class JudgeClient:
 
     def _clean(self, value: object) -> str:
         return redact(one_line(str(value), 160))
+
+    def _cause(self, exc: BaseException) -> str:
+        """What failed under the SDK's "Connection error.", and where: `[Errno 111] Connection
+        refused at 127.0.0.1:8080`."""
+        cause = exc.__cause__ or exc
+        while cause.__cause__ is not None and cause.__cause__ is not cause:
+            cause = cause.__cause__  # httpx's error wraps the socket's
+        where = urlsplit(str(getattr(self.sdk, "base_url", ""))).netloc
+        said = str(cause) or type(cause).__name__
+        return self._clean(said + (f" at {where}" if where else ""))
 
 
 def _anthropic(judge: JudgeSettings, env: Mapping[str, str]) -> tuple[Any, list[str]]:

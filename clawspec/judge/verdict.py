@@ -62,12 +62,16 @@ class Usage:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    # Calls whose answer said nothing of its usage (a proxy that drops it): their tokens and
+    # cost are unknown, never 0.
+    unmetered: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.calls + other.calls,
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
+            self.unmetered + other.unmetered,
         )
 
 
@@ -126,7 +130,7 @@ def usage_record(model: str, usage: Usage, pricing: Mapping[str, Any]) -> dict[s
     """
     keys = [key for key in pricing if key and key in model]
     cost = None
-    if keys:
+    if keys and not usage.unmetered:
         price = pricing[max(keys, key=len)]
         cost = round(
             usage.input_tokens / 1e6 * price.input_per_mtok
@@ -139,6 +143,7 @@ def usage_record(model: str, usage: Usage, pricing: Mapping[str, Any]) -> dict[s
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cost_usd": cost,
+        **({"unmetered_calls": usage.unmetered} if usage.unmetered else {}),
     }
 
 

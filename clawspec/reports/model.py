@@ -88,7 +88,9 @@ class AssertionResult(_Frozen):
         default_factory=list, description="More lines: each judge call, each violating item."
     )
     usage: dict[str, Any] | None = Field(
-        None, description="LLM judge usage: model, calls, input/output tokens, cost_usd."
+        None,
+        description="LLM judge usage: model, calls, input/output tokens, cost_usd (null when "
+        "unknown), unmetered_calls (calls whose answer gave no usage: tokens unknown).",
     )
     attempts: PassRate | None = Field(
         None, description="Repeated runs: how often this assertion passed."
@@ -738,3 +740,19 @@ def scenario_status(statuses: Iterable[Status]) -> Status:
 def advisory_variants(report: RunReport) -> set[str]:
     """Names of the variants marked `required: false`: shown, never failing the job."""
     return {v.name for v in report.variants if not v.required}
+
+
+def skipped_in_ran(scenarios: Iterable[ScenarioResult]) -> list[tuple[str, int, int]]:
+    """The skipped assertions of scenarios that ran, folded by reason: (reason, assertions,
+    scenarios), most assertions first. A trace backend or judge down while a scenario's file
+    assertions passed: the scenario passes, and every output says what went unchecked."""
+    found: dict[str, tuple[int, set[Key]]] = {}
+    for scenario in scenarios:
+        if scenario.status == Status.SKIP:
+            continue
+        for check in scenario.checks():
+            if check.status == Status.SKIP:
+                count, keys = found.get(check.message, (0, set()))
+                found[check.message] = (count + 1, keys | {scenario.identity.key})
+    folded = [(reason, count, len(keys)) for reason, (count, keys) in found.items()]
+    return sorted(folded, key=lambda item: -item[1])

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 from clawspec.config.values import parse_skip_budget
 from clawspec.errors import ExitCode
-from clawspec.reports.model import RunReport, Totals, advisory_variants
+from clawspec.reports.model import RunReport, ScenarioResult, Totals, advisory_variants
+from clawspec.status import Status
 from clawspec.text import pluralize
 
 if TYPE_CHECKING:
@@ -159,11 +160,10 @@ def _counted(report: RunReport, totals: Totals, policy: Policy) -> list[str]:
     """What the exit policy counts against the run: the skip budget (in every `fail_on`
     mode: it exists to stop silent outages), then what `fail_on` counts."""
     reasons: list[str] = []
-    if skip_budget_exceeded(totals, policy.max_skipped):
-        reasons.append(
-            f"{pluralize(totals.skipped, 'scenario')} skipped, over max_skipped "
-            f"({policy.max_skipped})"
-        )
+    advisory = advisory_variants(report)
+    counted = [s for s in report.scenarios if s.variant not in advisory]
+    if over := skip_budget_exceeded(counted, policy.max_skipped):
+        reasons.append(f"{over}, over max_skipped ({policy.max_skipped})")
     fail_on = policy.fail_on
     comparison = report.comparison
     found = comparison is not None and comparison.baseline_missing is None
@@ -182,14 +182,29 @@ def _counted(report: RunReport, totals: Totals, policy: Policy) -> list[str]:
     return reasons
 
 
-def skip_budget_exceeded(totals: Totals, max_skipped: str | None) -> bool:
-    """True when skipped scenarios exceed the budget (a count, or a ratio of all scenarios)."""
-    if max_skipped is None or totals.scenarios == 0:
-        return False
+def skip_budget_exceeded(scenarios: Sequence[ScenarioResult], max_skipped: str | None) -> str:
+    """What is over the skip budget, said ("3 scenarios skipped"); empty when nothing is.
+
+    A scenario counts when it was skipped, and also when it ran but one of its assertions was
+    skipped (a trace backend or judge down while its file assertions passed): the budget
+    exists to stop a silent outage from keeping CI green, and an outage rarely skips a whole
+    scenario. A count, or a ratio of all scenarios."""
+    if max_skipped is None or not scenarios:
+        return ""
+    whole = sum(1 for s in scenarios if s.status == Status.SKIP)
+    partly = sum(
+        1
+        for s in scenarios
+        if s.status != Status.SKIP and any(c.status == Status.SKIP for c in s.checks())
+    )
+    unchecked = whole + partly
     kind, limit = parse_skip_budget(max_skipped)
-    if kind == "count":
-        return totals.skipped > limit
-    return totals.skipped / totals.scenarios > limit
+    if unchecked <= (limit if kind == "count" else limit * len(scenarios)):
+        return ""
+    said = [f"{pluralize(whole, 'scenario')} skipped"] if whole else []
+    if partly:
+        said.append(f"{pluralize(partly, 'scenario')} with skipped assertions")
+    return " and ".join(said)
 
 
 def regression_reasons(report: RunReport) -> list[str]:

@@ -46,7 +46,8 @@ class RunSpend:
             if isinstance(judged, int | float) and cost is not None:
                 cost += judged
             elif not isinstance(judged, int | float):
-                unpriced.append(str(usage.get("model") or UNKNOWN_MODEL))
+                if not usage.get("unmetered_calls"):  # a price would not help unknown usage
+                    unpriced.append(str(usage.get("model") or UNKNOWN_MODEL))
                 cost = None
         return cls(tokens, cost, tuple(dict.fromkeys(unpriced)), totals is not None)
 

@@ -106,6 +106,15 @@ class TerminalReporter:
         skipped = [s for s in report.scenarios if s.status == Status.SKIP]
         for reason, count in _folded(s.message for s in skipped):
             self._print(f"  SKIP  {pluralize(count, 'scenario')}: {reason}")
+        # Skipped assertions of scenarios that ran (a trace backend or judge down while the
+        # file assertions passed): their scenarios pass, the outage must not go unsaid.
+        from clawspec.reports.model import skipped_in_ran
+
+        for reason, count, scenarios in skipped_in_ran(report.scenarios):
+            self._print(
+                f"  SKIP  {pluralize(count, 'assertion')} in {pluralize(scenarios, 'scenario')} "
+                f"that ran: {reason}"
+            )
         self._variants(report)
         t = report.totals
         self._print(

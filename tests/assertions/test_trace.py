@@ -841,6 +841,36 @@ def test_runner_skips_trace_assertions_without_a_backend_and_honours_the_skip_bu
     assert main(["run", ".", "--max-skipped", "0"]) == 1
 
 
+def test_a_scenario_whose_trace_assertions_skipped_counts_against_the_skip_budget(
+    workspace: Path,
+    write_contract: Callable[..., Path],
+    hooks: HooksServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The backend down while the scenario's file assertion passed: the scenario passes, but
+    the outage is said, and `--max-skipped 0` (the guard against silent outages) fails it."""
+    summary = workspace / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    config = workspace / "clawspec.yaml"
+    config.write_text("report_dir: reports\nobservability: {backend: none}\n", encoding="utf-8")
+    write_contract(
+        TRACE_ONLY.replace(
+            "    then:\n", "    then:\n      - {type: file_absent, path: never/written.md}\n", 1
+        )
+    )
+    assert main(["run", "."]) == 0
+    out = capsys.readouterr().out
+    assert "SKIP  2 assertions in 1 scenario that ran: no observability backend configured" in out
+    said = "**2 assertions** in 1 scenario that ran: no observability backend configured"
+    assert said in summary.read_text("utf-8")
+    assert main(["run", ".", "--max-skipped", "0"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED: 1 scenario with skipped assertions, over max_skipped (0)" in out
+    assert main(["run", ".", "--max-skipped", "1"]) == 0
+
+
 # -- Tool Search wrappers and late sub-agents ----------------------------------------------------
 
 

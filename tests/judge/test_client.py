@@ -106,13 +106,38 @@ def test_persistent_500s_end_within_time_bound_with_last_status(api: AnthropicAp
             client.ask(SYSTEM_PROMPT, "judge this", client.clock() + 1)
         finally:
             client.close()
-    # the deadline, not the count (10), ended the retries
-    assert 3 <= len(api.requests) < client.policy.max_attempts
+    # the deadline ended the retries (the client's clock reads 1 s after a few attempts)
+    assert 3 <= len(api.requests) < 10
     assert len(waits.delays) == len(api.requests) - 1  # a backoff between attempts
     assert str(caught.value).startswith(f"judge gave up after {len(api.requests)} attempts in ")
     assert str(caught.value).endswith(
         "s (judge.timeout 1 s): last HTTP 500 api_error: upstream exploded"
     )
+
+
+def test_a_rate_limit_is_retried_until_the_deadline_not_a_count(api: AnthropicApi) -> None:
+    """`retry-after: 1` on every call with a 20 s budget: retried for the whole budget (a
+    count of ten attempts gave up after ~10 s of a 120 s default)."""
+    api.script({"status": 429, "headers": {"retry-after": "1"}})
+    client = client_for(api.base_url, timeout=20)
+    now = [0.0]
+    client.clock = lambda: now[0]
+    waits: list[float] = []
+
+    class Advancing:  # waits cost what they ask, on the client's clock
+        def wait(self, seconds: float) -> bool:
+            waits.append(seconds)
+            now[0] += seconds
+            return False
+
+    client.stop = Advancing()  # type: ignore[assignment]
+    with pytest.raises(JudgeCallError) as caught:
+        try:
+            client.ask(SYSTEM_PROMPT, "judge this", client.clock() + 20)
+        finally:
+            client.close()
+    assert len(api.requests) == 20 and waits == [1.0] * 19
+    assert str(caught.value).startswith("judge gave up after 20 attempts in 19.0 s")
 
 
 def test_retry_after_beyond_the_deadline_stops_at_once(api: AnthropicApi) -> None:
@@ -174,7 +199,10 @@ def test_unreachable_server_is_retried_then_reported() -> None:
     with pytest.raises(JudgeCallError) as caught:
         ask(client_for(f"http://127.0.0.1:{port}", timeout=0.6), budget_s=0.6)
     assert "attempts in" in str(caught.value)
-    assert str(caught.value).endswith("last connection error: Connection error.")
+    # Where and why, not the SDK's bare "Connection error."
+    assert str(caught.value).endswith(
+        f"last connection error: [Errno 111] Connection refused at 127.0.0.1:{port}"
+    )
 
 
 def test_base_url_falls_back_to_environment(api: AnthropicApi) -> None:

@@ -18,7 +18,7 @@ from clawspec.reports.changes import change_headline, change_sections
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.markdown import code_span, inline, link, link_target, table_cell
 from clawspec.reports.github.trends import trend_table
-from clawspec.reports.model import RunReport, ScenarioResult
+from clawspec.reports.model import RunReport, ScenarioResult, skipped_in_ran
 from clawspec.reports.outcome import Policy, RunOutcome, decide
 from clawspec.reports.spend import spend_line, spend_of, token_disagreements, worth_saying
 from clawspec.reports.terminal import restates
@@ -237,6 +237,11 @@ def _details(scenarios: Iterable[ScenarioResult], check_limit: int | None = None
     for reason in folded:
         said = inline(reason, _MESSAGE_LIMIT)
         lines.append(f"- {ICON[Status.SKIP]} **{reasons[reason]:,} scenarios**: {said}")
+    for reason, count, ran in skipped_in_ran(scenarios):
+        lines.append(
+            f"- {ICON[Status.SKIP]} **{pluralize(count, 'assertion')}** in "
+            f"{pluralize(ran, 'scenario')} that ran: {inline(reason, _MESSAGE_LIMIT)}"
+        )
     return lines
 
 
