@@ -62,6 +62,26 @@ def no_baseline_judgement(report: RunReport) -> str:
     return "judged by the normal exit policy"
 
 
+def change_counts(report: RunReport) -> str | None:
+    """'Compared with the baseline: 1 regressed, 2 unchanged.' (None: not compared)."""
+    comparison = report.comparison
+    if comparison is None or comparison.baseline_missing is not None:
+        return None
+    counts = ", ".join(
+        f"{n:,} {kind.replace('_', ' ')}" for kind, n in comparison.counts.items() if n
+    )
+    return f"Compared with the baseline: {counts or 'no scenarios'}."
+
+
+TOTAL_LABELS = {"tokens": "Tokens", "cost_usd": "Cost (USD)", "duration_ms": "Duration (ms)"}
+
+
+def total_changes(report: RunReport) -> list[tuple[str, dict[str, Any]]]:
+    """The run's totals against the baseline's: (label, baseline/current/delta/ratio/over)."""
+    totals = report.comparison.details if report.comparison is not None else {}
+    return [(label, totals[key]) for key, label in TOTAL_LABELS.items() if key in totals]
+
+
 def change_sections(report: RunReport) -> list[ChangeSection]:
     """Return the non-empty sections, in the order reports show them."""
     by_key = {s.identity.key: s for s in report.scenarios}

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from clawspec.reports.turns import check_label, failing_turn, shown, turn_label
 from clawspec.status import Status
-from clawspec.text import clean, flat, fmt_duration_ms, one_line, pluralize, redact
+from clawspec.text import clean, flat, fmt_duration_ms, fmt_number, one_line, pluralize, redact
 
 if TYPE_CHECKING:
     # Not imported with this module: `clawspec run` builds its reporter before the first hook
@@ -198,9 +198,11 @@ class TerminalReporter:
     def _changes(self, report: RunReport) -> None:
         """Lead with change: regressions since the baseline, fixed, flaky, behaviour."""
         from clawspec.reports.changes import (
+            change_counts,
             change_headline,
             change_sections,
             no_baseline_judgement,
+            total_changes,
         )
 
         headline = change_headline(report)
@@ -214,6 +216,14 @@ class TerminalReporter:
             for item in section.items:
                 said = f"{item.label}: {item.text}" if item.label else item.text  # a total
                 self._print(f"  {section.key.upper():<9} {said}".rstrip())
+        if counts := change_counts(report):
+            self._print(counts)
+            for label, d in total_changes(report):
+                ratio = "" if d["ratio"] is None else f" ({d['ratio']:+.0%})"
+                self._print(
+                    f"  {label}: {fmt_number(d['baseline'])} → {fmt_number(d['current'])}"
+                    f"{ratio}" + (f", over {d['tolerance']:.0%}" if d["over"] else "")
+                )
 
 
 _NOT_PASSING = (Status.FAIL, Status.ERROR, Status.WARN)

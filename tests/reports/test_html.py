@@ -48,6 +48,8 @@ def test_the_page_holds_the_report_model_and_nothing_from_elsewhere() -> None:
         "judge": ["agent_identity_consistent", "llm_judge"],
         "selection": None,
         "variants": None,  # no variants: no side-by-side table
+        # the header's spend, as the terminal and the summary say it
+        "spend": {"cost": "at least $0.0096 (1 run unpriced)", "tokens": "6,076 tokens"},
     }
     assert not re.search(r"\b(src|href)=\"(?!data:|#)", page)  # no external file or CDN
     assert "<link" in page and 'href="data:,"' in page  # no favicon request either

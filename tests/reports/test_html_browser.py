@@ -356,3 +356,41 @@ def test_variants_show_side_by_side_and_link_to_their_runs(browser: Any, tmp_pat
     cell.click()
     assert _open_detail(browser) == ["✗ failed tools @ haiku"]
     assert [m for m in console_messages(browser) if m["level"] == "SEVERE"] == []
+
+
+def test_the_header_says_spend_and_a_missing_baseline_as_every_other_output(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Tokens as the run counted them (every attempt; a run without usage makes it `at
+    least`, never a smaller total read as complete), and a baseline asked for but not found
+    said as such, with no empty "changes" block that would read as "nothing changed"."""
+    from clawspec.reports.model import BudgetReport, Comparison
+
+    spent = BudgetReport(planned=4, runs=4, tokens=296, unmetered_runs=1, unpriced_runs=4)
+    found = report(scenario("a", "pass"), scenario("b", "fail")).model_copy(
+        update={"budget": spent, "comparison": Comparison(baseline_missing="none stored")}
+    )
+    open_report(browser, write_html(found, tmp_path / "r.html"))
+    header = browser.find_element("tag name", "header").text
+    assert "Tokens\nat least 296 tokens (1 run without usage)" in header
+    assert "Cost\nunknown (4 runs unpriced)" in header
+    assert "Baseline\nnone: none stored" in header
+    assert browser.execute_script("return document.getElementById('changes')") is None
+
+
+def test_a_tag_named_like_an_object_property_filters_like_any_other(
+    browser: Any, tmp_path: Path
+) -> None:
+    found = report(
+        scenario("a", "pass", tags=["constructor", "__proto__"]),
+        scenario("b", "pass", tags=["smoke"]),
+        scenario("c", "pass", tags=["toString"]),
+    )
+    open_report(browser, write_html(found, tmp_path / "r.html"))
+    chips = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.tag-chip'))"
+        ".map(function (b) { return b.textContent; })"
+    )
+    assert chips == ["#__proto__ (1)", "#constructor (1)", "#smoke (1)", "#toString (1)"]
+    browser.find_element("css selector", "[data-filter-tag='smoke']").click()
+    assert visible_rows(browser) == ["b"]

@@ -14,7 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clawspec.reports.changes import change_headline, change_sections
+from clawspec.reports.changes import (
+    change_counts,
+    change_headline,
+    change_sections,
+    total_changes,
+)
 from clawspec.reports.github.commands import GitHubRunner
 from clawspec.reports.github.markdown import code_span, inline, link, link_target, table_cell
 from clawspec.reports.github.trends import trend_table
@@ -179,15 +184,8 @@ def _change_block(report: RunReport, limit: int | None) -> list[str]:
 
 
 def _comparison_totals(report: RunReport) -> list[str]:
-    comparison = report.comparison
-    assert comparison is not None
-    counts = ", ".join(
-        f"{n:,} {kind.replace('_', ' ')}" for kind, n in comparison.counts.items() if n
-    )
-    lines = [f"Compared with the baseline: {counts or 'no scenarios'}.", ""]
-    labels = {"tokens": "Tokens", "cost_usd": "Cost (USD)", "duration_ms": "Duration (ms)"}
-    totals = comparison.details
-    rows = [(label, totals[key]) for key, label in labels.items() if key in totals]
+    lines = [change_counts(report) or "", ""]
+    rows = total_changes(report)
     if rows:
         lines += ["| Total | Baseline | Now | Change |", "| --- | ---: | ---: | ---: |"]
         for label, d in rows:

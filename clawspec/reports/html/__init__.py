@@ -68,6 +68,20 @@ def _cut_turns(data: dict[str, Any], limit: int) -> list[dict[str, Any]]:
     return cuts
 
 
+def _spend(report: RunReport) -> dict[str, str] | None:
+    """The header's tokens, cost and budget, as the other outputs say them (every attempt,
+    `at least` / `unknown` for runs without usage or price, never 0); None: nothing spent."""
+    from clawspec.reports.spend import cost_text, spend_line, spend_of, tokens_text, worth_saying
+
+    spend = spend_of(report)
+    if not worth_saying(spend):
+        return None
+    said = {"tokens": tokens_text(spend), "cost": cost_text(spend)}
+    if spend.limited:
+        said["budget"] = spend_line(spend)
+    return said
+
+
 def render_html(report: RunReport, reply_chars: int = REPLY_CHARS) -> str:
     """The report as one HTML page; every string passes through `clean` (controls, secrets).
     A conversation's `say` and `reply` texts are cut to `reply_chars` characters on the page.
@@ -84,6 +98,7 @@ def render_html(report: RunReport, reply_chars: int = REPLY_CHARS) -> str:
     said = report.selection.describe() if report.selection else None
     variants = table_data(variant_table(report))  # the variants side by side, if any
     context = {"judge": _judge_types(), "selection": said, "variants": variants}
+    context["spend"] = _spend(report)
     if cuts:  # only then: the pages of runs without conversations stay as they were
         context["cut"] = {"limit": reply_chars, "texts": cuts}
     embedded_context = embed_json(context)

@@ -184,63 +184,6 @@
 
   // -- totals, metadata, changes ----------------------------------------------------------
 
-  // A scenario's cost: null when any part of it is unknown (usage without a native cost or
-  // a model_pricing entry), or when it has no usage at all. Never a partial sum.
-  function scenarioCost(s) {
-    var cost = 0;
-    var known = true;
-    var runs = runEvidence(s);
-    if (!runs.length) known = false;
-    runs.forEach(function (ev) {
-      if (ev && ev.tokens && typeof ev.tokens.cost_usd === "number") cost += ev.tokens.cost_usd;
-      else known = false;
-    });
-    allChecks(s).forEach(function (a) {
-      if (!a.usage) return;
-      if (typeof a.usage.cost_usd === "number") cost += a.usage.cost_usd;
-      else known = false;
-    });
-    return known ? cost : null;
-  }
-
-  // What the agent runs spent: as the run counted it (every attempt), else summed from the
-  // scenarios that reached the agent.
-  function spendOf() {
-    if (report.budget) return report.budget;
-    var b = { runs: 0, cost_usd: 0, unpriced_runs: 0, tokens: 0, unpriced_models: [] };
-    scenarios.forEach(function (s) {
-      var ev = s.evidence;
-      if (!ev && !s.gateway_run_id && !(s.turns && s.turns.length)) return;
-      b.runs++;
-      var n = scenarioTokens(s);
-      if (n !== null) b.tokens += n;
-      var c = scenarioCost(s);
-      if (c === null) b.unpriced_runs++;
-      else b.cost_usd += c;
-    });
-    return b;
-  }
-
-  // "$0.05", "at least $0.05 (2 runs unpriced)" or "unknown (3 runs unpriced)": never $0 for
-  // a cost that is not known.
-  function costText(b) {
-    if (!b.unpriced_runs) return usd(b.cost_usd);
-    var unpriced = num(b.unpriced_runs) + (b.unpriced_runs === 1 ? " run" : " runs") + " unpriced";
-    if (b.unpriced_runs >= b.runs) return "unknown (" + unpriced + ")";
-    return "at least " + usd(b.cost_usd) + " (" + unpriced + ")";
-  }
-
-  function budgetText(b) {
-    var parts = [];
-    if (b.max_cost_usd !== null && b.max_cost_usd !== undefined) parts.push(usd(b.max_cost_usd));
-    if (b.max_tokens !== null && b.max_tokens !== undefined) parts.push(num(b.max_tokens) + " tokens");
-    if (b.max_duration_s !== null && b.max_duration_s !== undefined) parts.push(ms(b.max_duration_s * 1000));
-    if (!parts.length) return null;
-    return parts.join(", ") + (b.shard_share ? " (this shard's share: 1/" + b.shard_share + ")" : "") +
-      "; spent " + costText(b) + ", " + num(b.tokens) + " tokens, " + ms((b.duration_s || 0) * 1000) +
-      " in " + num(b.runs) + " of " + num(b.planned) + " agent runs";
-  }
-
   function unknownCost(t) {
     var models = (t && t.unpriced) || [];
     return "unknown" + (models.length ? " (no price for " + models.join(", ") + ")" : "");
@@ -277,11 +220,11 @@
         el("span", { "aria-hidden": "true" }, "\u26A0 "),
         "This run was interrupted: scenarios not run are reported as skipped."));
     }
-    var spend = spendOf();
-    if (spend.stopped) {
+    var stopped = report.budget && report.budget.stopped;
+    if (stopped) {
       header.appendChild(el("p", { class: "banner", role: "alert" },
         el("span", { "aria-hidden": "true" }, "\u26A0 "),
-        "Stopped: " + spend.stopped + ". The run fails: a partly checked suite is not green."));
+        "Stopped: " + stopped + ". The run fails: a partly checked suite is not green."));
     }
     var totals = el("ul", { class: "totals", id: "totals", "aria-label": "Totals" });
     totals.appendChild(el("li", { class: "total-all", "data-count": t.scenarios || 0 },
@@ -295,16 +238,8 @@
     });
     header.appendChild(totals);
 
-    var tokens = 0;
-    var anyTokens = false;
-    var cost = 0;
-    var anyCost = false;
-    scenarios.forEach(function (s) {
-      var n = scenarioTokens(s);
-      if (n !== null) { tokens += n; anyTokens = true; }
-      var c = scenarioCost(s);
-      if (c !== null) { cost += c; anyCost = true; }
-    });
+    // Spend as every other output says it (computed beside the report, in Python).
+    var spend = CONTEXT.spend || {};
     var src = report.source || {};
     var pairs = [
       ["Started", stamp(report.started_at)],
@@ -320,9 +255,9 @@
       ["Repository", src.repository],
       ["Job", src.job_url ? link(src.job_url) : null],
       ["Gateway", src.gateway_url ? [src.gateway_url, src.gateway_mode ? " (" + src.gateway_mode + ")" : ""].join("") : src.gateway_mode],
-      ["Tokens", anyTokens ? num(tokens) : null],
-      ["Cost", anyCost || spend.unpriced_runs ? costText(spend) : null],
-      ["Budget", report.budget ? budgetText(report.budget) : null],
+      ["Tokens", spend.tokens || null],
+      ["Cost", spend.cost || null],
+      ["Budget", spend.budget || null],
       ["Selection", CONTEXT.selection],
     ];
     if (report.shard) {
@@ -335,7 +270,8 @@
         ((m.missing || []).length ? "; missing " + m.missing.join(", ") : "") +
         (m.unreported ? "; " + num(m.unreported) + " scenarios in no report" : "")]);
     }
-    if (report.baseline_missing) pairs.push(["Baseline", "none: " + report.baseline_missing]);
+    var missing = report.comparison && report.comparison.baseline_missing;
+    if (missing) pairs.push(["Baseline", "none: " + missing]);
     if (report.baseline) {
       var b = report.baseline;
       pairs.push(["Baseline", [b.source, b.branch, b.commit, b.created_at].filter(Boolean).join(" \u00B7 ")]);
@@ -391,7 +327,7 @@
 
   function renderChanges() {
     var cmp = report.comparison;
-    if (!cmp) return null;
+    if (!cmp || cmp.baseline_missing) return null;  // none found: said in the header, not drawn as "no change"
     var block = el("section", { class: "changes", id: "changes", "aria-label": "Changes against the baseline" });
     block.appendChild(el("h2", null, "Changes against the baseline"));
     var byKind = {};
@@ -440,7 +376,8 @@
   var scenarioByKey = {};
   var byAnchor = {};
   var rows = [];
-  var state = { statuses: {}, tags: {}, query: "" };
+  // Keyed by tag names a user chose: no prototype, or `constructor` would be a tag already.
+  var state = { statuses: {}, tags: Object.create(null), query: "" };
   STATUS_ORDER.forEach(function (s) { state.statuses[s] = true; });
 
   function renderFilters() {
@@ -463,7 +400,7 @@
     });
     form.appendChild(statusGroup);
 
-    var tags = {};
+    var tags = Object.create(null);
     scenarios.forEach(function (s) { (s.tags || []).forEach(function (t) { tags[t] = (tags[t] || 0) + 1; }); });
     var tagNames = Object.keys(tags).sort();
     if (tagNames.length) {
@@ -582,7 +519,7 @@
     if (!row) return;
     if (!visible(row)) {  // a deep link wins over the filters
       STATUS_ORDER.forEach(function (s) { state.statuses[s] = true; });
-      state.tags = {};
+      state.tags = Object.create(null);
       state.query = "";
       document.getElementById("search").value = "";
       document.querySelectorAll("[data-filter-status]").forEach(function (b) { b.setAttribute("aria-pressed", "true"); });
@@ -1013,7 +950,13 @@
     }
     (s.turns || []).forEach(function (turn) {
       var tt = turn.evidence && turn.evidence.tokens;
-      if (!tt) return;
+      if (!tt) {
+        // Only the chat answer's total is known (no run record read for the turn).
+        if (typeof turn.tokens === "number") {
+          rowsOut.push(["Turn " + (turn.index + 1) + " (chat response)", "", "", num(turn.tokens), unknownCost(null)]);
+        }
+        return;
+      }
       rowsOut.push(["Turn " + (turn.index + 1) + " (" + tt.source + ")", num(tt.input), num(tt.output), num(tt.total),
         tt.cost_usd === null || tt.cost_usd === undefined ? unknownCost(tt) : usd(tt.cost_usd)]);
     });
