@@ -202,6 +202,11 @@ def _publish_github(
         "step outputs",
         lambda: write_outputs(runner, report, json_path, junit_path, outcome=outcome),
     )
+    if part := _variant_part(settings):
+        # A matrix leg of some variants (`--variant NAME`, one job each, one GITHUB_JOB): its
+        # check run and PR comment are its own, or the legs would replace each other's.
+        job = f"{context.github.job or 'job'} ({', '.join(part)})"
+        context = replace(context, github=replace(context.github, job=job))
     if settings.check_run is not False and whole:
         attempt(
             "check run",
@@ -226,6 +231,13 @@ def _publish_github(
             "PR comment",
             lambda: _comment(report, settings, context, outcome, err=err, http=http),
         )
+
+
+def _variant_part(settings: Settings) -> list[str]:
+    """The variants this run was limited to, when they are some of those configured."""
+    chosen = list(settings.selected_variants)
+    configured = {v.name for v in settings.variants}
+    return chosen if chosen and set(chosen) != configured else []
 
 
 def _comment(
