@@ -60,6 +60,9 @@ class NoBaseline:
 
     reason: str
     notes: tuple[str, ...] = ()
+    # The store itself did not answer (unreachable, forbidden, silent): not asked again for
+    # trends in the same run (a silent store would cost its whole wait once more).
+    store_down: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def find_baseline(
             )
         runs = store.runs(branch)
     except HistoryError as exc:
-        return NoBaseline(f"baseline '{spec}' unavailable: {exc}")
+        return NoBaseline(f"baseline '{spec}' unavailable: {exc}", store_down=True)
     if not runs:
         return NoBaseline(f"no stored run of '{branch}' in {store.label}")
     chosen = candidates(runs, source, context, git or Git(), current_run_id=current_run_id)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from clawspec.history.store import FolderStore, HistoryError
 from clawspec.net.deadline import Deadline, DeadlineExceeded, call_within
+from clawspec.secrets import register as register_secrets
 from clawspec.text import fmt_number
 
 TIMEOUTS_S = {"connect_timeout": 10, "read_timeout": 30}
@@ -32,6 +33,18 @@ T = TypeVar("T")
 def endpoint_url(configured: str | None, environ: Mapping[str, str]) -> str | None:
     """Return the S3 endpoint in effect: the config option, else the AWS SDK variables."""
     return configured or environ.get("AWS_ENDPOINT_URL_S3") or environ.get("AWS_ENDPOINT_URL")
+
+
+def _register(session: Any) -> None:
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        credentials = session.get_credentials()
+        frozen = credentials.get_frozen_credentials() if credentials is not None else None
+    except BotoCoreError:
+        return  # none to resolve: each call then says so
+    if frozen is not None:
+        register_secrets(frozen.secret_key, frozen.token)
 
 
 class S3Blobs:
@@ -53,7 +66,17 @@ class S3Blobs:
             if self.endpoint:
                 options["s3"] = {"addressing_style": "path"}
             config = Config(**TIMEOUTS_S, **options)
-            self._client = boto3.client("s3", endpoint_url=self.endpoint, config=config)
+            session = boto3.session.Session()
+            try:
+                self._client = session.client("s3", endpoint_url=self.endpoint, config=config)
+            except ValueError as exc:  # an endpoint that is no URL (`127.0.0.1:9000`)
+                raise HistoryError(
+                    f"{self.label}: the S3 endpoint {self.endpoint!r} is not usable ({exc}): "
+                    "give a URL such as http://127.0.0.1:9000 (history.s3_endpoint_url)"
+                ) from None
+            # Credentials the SDK resolved itself (a profile, SSO, a container role): masked
+            # like those of the environment, for a store that echoes them in an error.
+            _register(session)
         return self._client
 
     def _key(self, key: str) -> str:

@@ -3,17 +3,22 @@
 Every store keeps runs per branch. The folder stores (`dir:PATH`, `s3://bucket/prefix`) share
 this layout, so a folder copied to a bucket (or out of a CI cache) is still a valid store:
 
-    <prefix>/<branch>/<run-timestamp>-<sha>/clawspec-report.json
+    <prefix>/<branch>/<run-timestamp>-<sha>-<run>/clawspec-report.json
     <prefix>/<branch>/index.json
 
 - `<branch>` is the branch name percent-encoded into one path segment (`feature/x` →
   `feature%2Fx`), so one branch never lists another branch's runs;
 - `<run-timestamp>` is the run's start in UTC, `20261123T093613Z`: sorting names sorts by time;
-- `<sha>` is the first 12 hex digits of the commit (`nocommit` when unknown).
+- `<sha>` is the first 12 hex digits of the commit (`nocommit` when unknown);
+- `<run>` is the start of the run's id: two runs of one commit that start in the same second
+  (two jobs saving at once) keep a folder each. Older stores' `<run-timestamp>-<sha>` folders
+  are read as well.
 
 The index holds each run's metadata (commit, commit time, event, totals), so listing a branch is
-one read. The run folders are the truth: a run whose folder exists but is missing from the index
-(two saves raced) is read from its report and listed all the same.
+one read and one listing of its folders. The run folders are the truth: a run whose folder
+exists but is missing from the index (two saves raced) is read from its report and listed all
+the same, and one whose folder is gone (removed by hand) is not listed; each save writes the
+index again from what is listed.
 
 The `github` store (workflow artifacts) has no folders of its own; it maps workflow runs onto
 the same `StoredRun` records, so baseline choice and trends treat every store alike.
@@ -36,6 +41,7 @@ REPORT_NAME = "clawspec-report.json"
 INDEX_NAME = "index.json"
 INDEX_VERSION = 1
 SHA_CHARS = 12
+RUN_CHARS = 8
 
 
 class HistoryError(ClawSpecError):
@@ -146,7 +152,8 @@ def run_key(report: RunReport) -> str:
     started = parse_time(report.started_at) or datetime.now(UTC)
     commit = report.source.commit if report.source else None
     sha = (commit or "nocommit")[:SHA_CHARS]
-    return f"{started.astimezone(UTC).strftime(_KEY_TIME)}-{sha}"
+    run = "".join(c for c in report.run_id if c.isalnum())[:RUN_CHARS] or "run"
+    return f"{started.astimezone(UTC).strftime(_KEY_TIME)}-{sha}-{run}"
 
 
 def _key_time(key: str) -> str | None:
@@ -213,8 +220,11 @@ class FolderStore:
 
     def runs(self, branch: str) -> list[StoredRun]:
         segment = branch_segment(branch)
-        indexed = {run.key: run for run in self._index(segment).runs}
-        for key in self.blobs.children(segment):
+        folders = self.blobs.children(segment)
+        present = set(folders)
+        # An index entry whose folder is gone (removed by hand) is not a run any more.
+        indexed = {run.key: run for run in self._index(segment).runs if run.key in present}
+        for key in folders:
             if key in indexed:
                 continue
             # In the folders but not the index: a save that raced another one. Read it.
@@ -263,9 +273,10 @@ class FolderStore:
         # still finds (from its folder), never an index entry without a report.
         self.blobs.write(report_key, render_json(report).encode("utf-8"))
         record = run_record(report, branch, key, self.blobs.location(report_key), committed_at)
-        index = self._index(segment)
-        index.runs = [run for run in index.runs if run.key != key] + [record]
-        index.runs.sort(key=lambda run: (run.created_at or "", run.key))
+        # The index is written again from what is listed (this run included): a missing or
+        # damaged one is rebuilt, and runs whose folders are gone leave it.
+        runs = [run for run in self.runs(branch) if run.key != key] + [record]
+        index = _Index(runs=sorted(runs, key=lambda run: (run.created_at or "", run.key)))
         self.blobs.write(f"{segment}/{INDEX_NAME}", _dump(index.model_dump(mode="json")))
         return record
 

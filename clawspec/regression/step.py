@@ -46,7 +46,8 @@ def judge_against_history(
         note(line)
     # A PR's trend ends at its baseline: base-branch runs after its merge-base are not its.
     until = found.ref.created_at if isinstance(found, Baseline) else None
-    history = _recent(report, settings, context, note, until)
+    down = isinstance(found, NoBaseline) and found.store_down
+    history = [] if down else _recent(report, settings, context, note, until)
     if isinstance(found, NoBaseline):
         # Not a note here: every report's headline says it, with how the run was judged
         # (`changes.change_headline`), and the terminal's would say it a second time.

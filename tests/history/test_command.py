@@ -35,7 +35,7 @@ def test_history_lists_a_branch_newest_first(stored: Path, capsys: pytest.Captur
     assert lines[1].startswith(
         "  2026-11-21 03:00 UTC  bbbbbbbbbbbb  push          2 scenarios: 1 passed, 1 failed  "
     )
-    assert lines[1].endswith("hist/main/20261121T030000Z-bbbbbbbbbbbb/clawspec-report.json")
+    assert lines[1].endswith("hist/main/20261121T030000Z-bbbbbbbbbbbb-runb/clawspec-report.json")
     assert lines[2].startswith(
         "  2026-11-20 03:00 UTC  aaaaaaaaaaaa  schedule      2 scenarios: 2 passed  "
     )
@@ -92,7 +92,7 @@ def test_finish_fills_the_source_and_saves_the_baseline(
     assert result.report.source is not None
     assert (result.report.source.ci, result.report.source.branch) == ("gitlab", "main")
     assert result.report.source.gateway_url == "http://127.0.0.1:18789"
-    saved = tmp_path / "hist/main/20261122T080000Z-dddddddddddd/clawspec-report.json"
+    saved = tmp_path / "hist/main/20261122T080000Z-dddddddddddd-run1/clawspec-report.json"
     assert json.loads(saved.read_text(encoding="utf-8"))["source"]["event"] == "schedule"
 
 
@@ -119,7 +119,11 @@ def test_interrupted_runs_and_unwritable_stores_are_not_saved(
         "note: baseline not saved: stopped by the run budget (run budget spent: 2 of 1 tokens): "
         "a partly checked suite\n"
     )
-    skipped = run.model_copy(update={"totals": run.totals.model_copy(update={"skipped": 3})})
+    from tests.reports.factory import report as made
+    from tests.reports.factory import scenario
+
+    skipped = made(*(scenario(f"s{i}", "skip") for i in range(3)), scenario("ok", "pass"))
+    skipped = skipped.model_copy(update={"source": run.source, "started_at": run.started_at})
     err = io.StringIO()
     assert not save_baseline(skipped, Settings(baseline="dir:hist", max_skipped="1"), CIContext(),
                              err)  # fmt: skip

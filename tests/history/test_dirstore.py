@@ -31,15 +31,15 @@ def test_saved_runs_follow_the_layout_and_round_trip(tmp_path: Path) -> None:
     for item in (second, first, branch):  # saved out of order: listing still sorts by time
         store.save(item, committed_at="2026-11-19T10:00:00+00:00")
 
-    report_file = tmp_path / "hist/main/20261120T030000Z-aaaaaaaaaaaa/clawspec-report.json"
+    report_file = tmp_path / "hist/main/20261120T030000Z-aaaaaaaaaaaa-runa/clawspec-report.json"
     assert report_file.is_file()
     assert (
-        tmp_path / "hist/feature%2Fx/20261121T050000Z-ffffffffffff/clawspec-report.json"
+        tmp_path / "hist/feature%2Fx/20261121T050000Z-ffffffffffff-runf/clawspec-report.json"
     ).is_file()
     index = json.loads((tmp_path / "hist/main/index.json").read_text(encoding="utf-8"))
     assert [run["key"] for run in index["runs"]] == [
-        "20261120T030000Z-aaaaaaaaaaaa",
-        "20261121T030000Z-bbbbbbbbbbbb",
+        "20261120T030000Z-aaaaaaaaaaaa-runa",
+        "20261121T030000Z-bbbbbbbbbbbb-runb",
     ]
     assert store.branches() == ["feature/x", "main"]
     runs = store.runs("main")
@@ -63,6 +63,43 @@ def test_a_run_missing_from_the_index_is_still_listed(tmp_path: Path) -> None:
     assert [run.run_id for run in store.runs("main")] == ["run-a", "run-b"]
     index.write_text("{not json", encoding="utf-8")  # a damaged index is only a cache
     assert [run.run_id for run in store.runs("main")] == ["run-a", "run-b"]
+
+
+def test_a_run_folder_removed_by_hand_leaves_the_listing_and_the_next_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folders are the truth: a removed run is not a candidate (it hid the older baseline
+    behind "stored report is missing" notes), and the next save writes the index without it."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    store = dir_store("hist", tmp_path)
+    store.save(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00", "run-a"))
+    newer = store.save(past_run("main", MAIN_B, "2026-11-21T03:00:00+00:00", "run-b"))
+    shutil.rmtree(tmp_path / "hist/main" / newer.key)
+    assert [run.run_id for run in store.runs("main")] == ["run-a"]
+    found = find_baseline(
+        "dir:hist", RunSource(branch="main"), Settings(baseline="dir:hist"), NO_CI
+    )
+    assert isinstance(found, Baseline) and found.report.run_id == "run-a"
+    assert not [note for note in found.notes if "missing" in note]
+    (tmp_path / "hist/main/index.json").unlink()  # a lost index is written whole again
+    store.save(past_run("main", MAIN_B, "2026-11-22T03:00:00+00:00", "run-c"))
+    index = json.loads((tmp_path / "hist/main/index.json").read_text(encoding="utf-8"))
+    assert [run["run_id"] for run in index["runs"]] == ["run-a", "run-c"]
+
+
+def test_two_runs_of_one_commit_started_in_one_second_keep_a_folder_each(
+    tmp_path: Path,
+) -> None:
+    store = dir_store("hist", tmp_path)
+    for run_id in ("16a2c263679445b9", "9f0e1d2c3b4a5968"):
+        store.save(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00", run_id))
+    assert [run.run_id for run in store.runs("main")] == ["16a2c263679445b9", "9f0e1d2c3b4a5968"]
+    assert sorted(p.name for p in (tmp_path / "hist/main").iterdir() if p.is_dir()) == [
+        "20261120T030000Z-aaaaaaaaaaaa-16a2c263",
+        "20261120T030000Z-aaaaaaaaaaaa-9f0e1d2c",
+    ]
 
 
 def test_an_unreadable_run_the_index_lacks_is_skipped_not_the_whole_store(
@@ -104,7 +141,7 @@ def test_a_baseline_dated_in_the_future_is_used_and_said_to_be(
         "the baseline main @ bbbbbbbbbbbb, 2999-01-01 00:00 UTC is dated later than now"
     )
     store.save(past_run("main", FEATURE, "2026-11-21T03:00:00+00:00", "run-b"))
-    (tmp_path / "hist/main/29990101T000000Z-bbbbbbbbbbbb").rename(tmp_path / "gone")
+    (tmp_path / "hist/main/29990101T000000Z-bbbbbbbbbbbb-runahead").rename(tmp_path / "gone")
     found = find_baseline("dir:hist", source, Settings(baseline="dir:hist"), NO_CI)
     assert isinstance(found, Baseline) and "dated later" not in found.notes[-1]
 
@@ -148,7 +185,7 @@ def test_push_runs_compare_with_the_previous_run_of_their_branch(
     assert found.ref.run_id == "run-b"
     assert found.ref.created_at == "2026-11-21T03:00:00+00:00"
     assert found.ref.location.endswith(
-        "hist/main/20261121T030000Z-bbbbbbbbbbbb/clawspec-report.json"
+        "hist/main/20261121T030000Z-bbbbbbbbbbbb-runb/clawspec-report.json"
     )
     assert found.notes[-1] == (
         "baseline: previous run of 'main': main @ bbbbbbbbbbbb, 2026-11-21 03:00 UTC"
@@ -204,7 +241,9 @@ def test_save_without_a_baseline_uses_the_default_folder(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     message = save_report(past_run("main", MAIN_A, "2026-11-20T03:00:00+00:00"), Settings(), NO_CI)
-    saved = tmp_path / ".clawspec-history/main/20261120T030000Z-aaaaaaaaaaaa/clawspec-report.json"
+    saved = (
+        tmp_path / ".clawspec-history/main/20261120T030000Z-aaaaaaaaaaaa-run1/clawspec-report.json"
+    )
     assert message == f"baseline saved: {saved}"
     assert saved.is_file()
 

@@ -62,7 +62,7 @@ def test_save_then_compare_through_the_dir_store(
     # Said once, by the terminal's headline (not also as a note).
     assert "No baseline found: no stored run of 'main' in dir:" in out
     assert "no baseline found" not in err.lower()
-    saved = list((workspace / "hist/main").glob(f"*-{checkout[:12]}/clawspec-report.json"))
+    saved = list((workspace / "hist/main").glob(f"*-{checkout[:12]}-*/clawspec-report.json"))
     assert len(saved) == 1 and f"baseline saved: {saved[0]}" in err
     first = _report(workspace)
     assert first["source"]["branch"] == "main" and first["source"]["commit"] == checkout

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +45,15 @@ def test_s3_round_trip_in_the_shared_layout(s3_endpoint: str) -> None:
     feature = past_run("feature/x", "c" * 40, "2026-11-21T05:00:00+00:00", "run-c")
     messages = [save_report(run, settings, NO_CI) for run in (first, second, feature)]
     assert messages[0] == (
-        f"baseline saved: s3://{bucket}/team/agents/main/20261120T030000Z-aaaaaaaaaaaa/"
+        f"baseline saved: s3://{bucket}/team/agents/main/20261120T030000Z-aaaaaaaaaaaa-runa/"
         "clawspec-report.json"
     )
     keys = sorted(item["Key"] for item in client.list_objects_v2(Bucket=bucket)["Contents"])
     assert keys == [
-        "team/agents/feature%2Fx/20261121T050000Z-cccccccccccc/clawspec-report.json",
+        "team/agents/feature%2Fx/20261121T050000Z-cccccccccccc-runc/clawspec-report.json",
         "team/agents/feature%2Fx/index.json",
-        "team/agents/main/20261120T030000Z-aaaaaaaaaaaa/clawspec-report.json",
-        "team/agents/main/20261121T030000Z-bbbbbbbbbbbb/clawspec-report.json",
+        "team/agents/main/20261120T030000Z-aaaaaaaaaaaa-runa/clawspec-report.json",
+        "team/agents/main/20261121T030000Z-bbbbbbbbbbbb-runb/clawspec-report.json",
         "team/agents/main/index.json",
     ]
     store = open_store(spec, settings, NO_CI)
@@ -68,7 +70,7 @@ def test_s3_round_trip_in_the_shared_layout(s3_endpoint: str) -> None:
     assert found.report == second
     assert found.ref.source == f"s3://{bucket}/team/agents"
     assert found.ref.location == (
-        f"s3://{bucket}/team/agents/main/20261121T030000Z-bbbbbbbbbbbb/clawspec-report.json"
+        f"s3://{bucket}/team/agents/main/20261121T030000Z-bbbbbbbbbbbb-runb/clawspec-report.json"
     )
     recent = recent_runs(spec, "main", 14, settings, NO_CI)
     assert [report.run_id for _, report in recent.runs] == ["run-a", "run-b"]
@@ -88,7 +90,7 @@ def test_s3_endpoint_from_the_aws_sdk_variable(
     assert isinstance(found, Baseline) and found.report.run_id == "run-d"
     assert (
         found.ref.location
-        == f"s3://{bucket}/main/20261120T030000Z-dddddddddddd/clawspec-report.json"
+        == f"s3://{bucket}/main/20261120T030000Z-dddddddddddd-rund/clawspec-report.json"
     )
 
 
@@ -104,8 +106,8 @@ def test_s3_problems_are_reasons_not_crashes(s3_endpoint: str) -> None:
     missing = find_baseline(spec, RunSource(branch="main"), settings, NO_CI)
     assert isinstance(missing, NoBaseline)
     assert missing.reason.startswith(
-        f"baseline '{spec}' unavailable: s3://no-such-bucket-here/prefix/main/index.json "
-        f"at {s3_endpoint}: cannot read: NoSuchBucket"
+        f"baseline '{spec}' unavailable: s3://no-such-bucket-here/prefix/main "
+        f"at {s3_endpoint}: cannot list: NoSuchBucket"
     )
     with pytest.raises(HistoryError, match="cannot write: NoSuchBucket"):
         save_report(past_run("main", "e" * 40, "2026-11-20T03:00:00+00:00"), settings, NO_CI)
@@ -123,7 +125,7 @@ def test_s3_unreachable_endpoint_is_a_reason(tmp_path: Path) -> None:
         spec, RunSource(branch="main"), _settings(f"http://127.0.0.1:{port}", spec), NO_CI
     )
     assert isinstance(found, NoBaseline)
-    assert "cannot read: EndpointConnectionError" in found.reason
+    assert "cannot list: EndpointConnectionError" in found.reason
 
 
 def test_history_command_lists_an_s3_store(
@@ -140,5 +142,112 @@ def test_history_command_lists_an_s3_store(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"1 run of 'main' in s3://{bucket}/h, newest first:"
     assert lines[1].endswith(
-        f"s3://{bucket}/h/main/20261120T030000Z-ffffffffffff/clawspec-report.json"
+        f"s3://{bucket}/h/main/20261120T030000Z-ffffffffffff-run1/clawspec-report.json"
     )
+
+
+class _Denying(BaseHTTPRequestHandler):
+    """An S3 endpoint that refuses every call and echoes the secret it was signed with."""
+
+    secret = ""
+
+    def _deny(self) -> None:
+        body = (
+            "<?xml version='1.0' encoding='UTF-8'?><Error><Code>AccessDenied</Code>"
+            f"<Message>Access Denied for secret={self.secret}</Message></Error>"
+        ).encode()
+        self.send_response(403)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_PUT = do_HEAD = _deny
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_credentials_of_a_profile_are_masked_when_the_store_echoes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Not from the environment: the SDK resolves them from a profile, and ClawSpec never sees
+    a variable holding them; what a store answers must still not show them."""
+    secret = "profile-secret-" + "q7" * 12
+    credentials = tmp_path / "credentials"
+    credentials.write_text(
+        f"[ci]\naws_access_key_id = AKIAPROFILEKEY000001\naws_secret_access_key = {secret}\n"
+    )
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    monkeypatch.setenv("AWS_PROFILE", "ci")
+    _Denying.secret = secret
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Denying)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv(
+            "CLAWSPEC_HISTORY__S3_ENDPOINT_URL", f"http://127.0.0.1:{server.server_address[1]}"
+        )
+        assert cli.main(["history", "--baseline", "s3://bucket/h", "--branch", "main"]) == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+    out, err = capsys.readouterr()
+    assert "AccessDenied" in err and "secret=***" in err
+    assert secret not in out + err
+
+
+def test_an_endpoint_that_is_no_url_is_a_reason_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CLAWSPEC_HISTORY__S3_ENDPOINT_URL", "127.0.0.1:9000")
+    assert cli.main(["history", "--baseline", "s3://bucket/h", "--branch", "main"]) == 2
+    err = capsys.readouterr().err
+    assert "the S3 endpoint '127.0.0.1:9000' is not usable" in err and "internal error" not in err
+    found = find_baseline(
+        "s3://bucket/h",
+        RunSource(branch="main"),
+        _settings("127.0.0.1:9000", "s3://bucket/h"),
+        NO_CI,
+    )
+    assert isinstance(found, NoBaseline) and "is not usable" in found.reason
+
+
+def test_a_store_that_failed_the_baseline_lookup_is_not_asked_again_for_trends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A silent store costs its whole wait per question: one is enough to know it is down."""
+    import io
+
+    from clawspec.regression.step import judge_against_history
+
+    _Denying.secret = "irrelevant"
+    _Denying.seen = 0
+
+    class Counting(_Denying):
+        def _deny(self) -> None:
+            type(self).seen += 1
+            super()._deny()
+
+        do_GET = do_PUT = do_HEAD = _deny
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+        settings = _settings(endpoint, "s3://bucket/h")
+        run = past_run("main", "e" * 40, "2026-11-20T03:00:00+00:00")
+        find_baseline("s3://bucket/h", run.source, settings, NO_CI)
+        asked_once = Counting.seen
+        judged = judge_against_history(run, settings, NO_CI, io.StringIO())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert asked_once > 0 and Counting.seen == 2 * asked_once
+    assert judged.comparison is not None and "unavailable" in (
+        judged.comparison.baseline_missing or ""
+    )
+    assert judged.trends == []
