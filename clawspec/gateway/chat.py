@@ -33,7 +33,7 @@ import requests
 from clawspec import secrets
 from clawspec.net.deadline import GRACE_S, Deadline, Stopped, safe_url
 from clawspec.net.deadline import request as request_within
-from clawspec.net.failures import closed_before_answer, transport_reason
+from clawspec.net.failures import safe_to_resend, transport_reason
 from clawspec.text import one_line
 
 ChatErrorKind = Literal[
@@ -192,6 +192,7 @@ def _exchange(
     pauses = list(REFUSED_RETRY_PAUSES_S)
     stale = 1  # sends again after a keep-alive connection the gateway had just closed
     while True:
+        sent = time.monotonic()
         try:
             # A request begun once `stop` was set is simply made: no turn starts after an
             # interrupt, only an attempt at a refused connection gets here, and ends at once.
@@ -226,7 +227,7 @@ def _exchange(
                 message=f"{shown}: the gateway's answer was cut off ({detail})",
             ) from None
         except requests.ConnectionError as exc:
-            if stale and closed_before_answer(exc) and not deadline.passed():
+            if stale and safe_to_resend(exc, time.monotonic() - sent) and not deadline.passed():
                 stale -= 1  # the request never reached the gateway: once more, a new connection
                 continue
             refused = _refused(exc)

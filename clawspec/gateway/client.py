@@ -15,7 +15,7 @@ from clawspec.errors import GatewayError
 from clawspec.net import sessions
 from clawspec.net.deadline import GRACE_S, Deadline, DeadlineExceeded, call_within
 from clawspec.net.deadline import request as request_within
-from clawspec.net.failures import closed_before_answer, transport_reason
+from clawspec.net.failures import safe_to_resend, transport_reason
 from clawspec.text import fmt_number, one_line
 
 CONNECT_TIMEOUT_S = 10
@@ -367,7 +367,7 @@ def post_json(
         try:
             return post()
         except requests.ConnectionError as exc:
-            if not closed_before_answer(exc) or deadline.passed():
+            if deadline.passed() or not safe_to_resend(exc, time.monotonic() - started):
                 raise
             # A keep-alive connection the gateway had just closed (idle): the request never
             # reached it. Once more, on a new connection.

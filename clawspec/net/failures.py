@@ -46,3 +46,15 @@ def closed_before_answer(exc: Exception) -> bool:
     return "Connection aborted" in text and any(
         cause in text for cause in ("RemoteDisconnected", "ConnectionResetError", "BrokenPipe")
     )
+
+
+# A keep-alive connection the server closed for idleness fails at once, before any handler read
+# the request. One closed later (a proxy dropping a run in progress) may have started the
+# agent's run: sent again, the agent would run twice, with its side effects.
+STALE_CLOSE_S = 0.5
+
+
+def safe_to_resend(exc: Exception, waited_s: float) -> bool:
+    """True when the request that failed with `exc` after `waited_s` seconds never reached a
+    handler (`closed_before_answer`, at once), so sending it once more cannot repeat a run."""
+    return waited_s <= STALE_CLOSE_S and closed_before_answer(exc)

@@ -8,6 +8,7 @@ import json
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -29,10 +30,11 @@ CHAT_ANSWER = {
 
 
 @contextmanager
-def dropping(first: int, reset: bool) -> Iterator[tuple[str, list[bytes]]]:
+def dropping(first: int, reset: bool, hold_s: float = 0.0) -> Iterator[tuple[str, list[bytes]]]:
     """A server on 127.0.0.1 that reads each request whole and closes the first `first`
-    connections without a byte of answer (`reset`: with an RST, as a peer that aborts), then
-    answers 200 with CHAT_ANSWER. Yields its base URL and the requests it read."""
+    connections without a byte of answer (`reset`: with an RST, as a peer that aborts; after
+    `hold_s`, as a proxy dropping a run in progress), then answers 200 with CHAT_ANSWER.
+    Yields its base URL and the requests it read."""
     listener = socket.create_server(("127.0.0.1", 0))
     seen: list[bytes] = []
 
@@ -62,6 +64,7 @@ def dropping(first: int, reset: bool) -> Iterator[tuple[str, list[bytes]]]:
                     body += conn.recv(65536)
                 seen.append(head + b"\r\n\r\n" + body)
                 if len(seen) <= first:
+                    time.sleep(hold_s)
                     if reset:
                         linger = struct.pack("ii", 1, 0)  # close with an RST
                         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
@@ -94,6 +97,25 @@ def test_a_hook_request_on_a_dropped_connection_is_sent_once_more(reset: bool) -
         answer = post_json(http, url + "/hooks/agent", {"message": "hi"}, TOKEN, 10, "answer")
     assert answer.status_code == 200
     assert len(seen) == 2 and seen[0] == seen[1]  # the same request, twice
+
+
+def test_a_request_dropped_after_the_gateway_held_it_is_never_sent_again() -> None:
+    """Held for a second, then dropped: the gateway may have started the agent's run, and a
+    second request would run it twice."""
+    with (
+        dropping(1, False, hold_s=1.0) as (url, seen),
+        requests.Session() as http,
+        pytest.raises(InvocationError) as caught,
+    ):
+        post_json(http, url + "/hooks/agent", {"message": "hi"}, TOKEN, 10, "answer")
+    assert len(seen) == 1 and "remotedisconnected" in str(caught.value)
+    with (
+        dropping(1, False, hold_s=1.0) as (url, seen),
+        requests.Session() as http,
+        pytest.raises(ChatError),
+    ):
+        send(http, _turn(url))
+    assert len(seen) == 1
 
 
 def test_a_hook_request_is_sent_at_most_twice() -> None:
