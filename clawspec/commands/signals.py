@@ -1,9 +1,11 @@
-"""What SIGINT and SIGTERM mean while a command runs scenarios (`run`, `bless`): the first
-starts no more scenarios (running ones finish and are judged whole; a gateway still starting
-is stopped), the second abandons the running ones. The reports are written either way."""
+"""What SIGINT, SIGTERM and SIGHUP mean while a command runs scenarios (`run`, `bless`): the
+first starts no more scenarios (running ones finish and are judged whole; a gateway still
+starting is stopped), the second abandons the running ones. The reports are written either way.
+SIGHUP is what a closed terminal, a dropped SSH session or `timeout -s HUP` sends."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
@@ -12,20 +14,24 @@ from typing import Any
 
 
 def install(stop: threading.Event, abandon: threading.Event) -> Callable[[], None]:
-    """Handle SIGINT/SIGTERM by setting `stop`, then `abandon`; return what restores the
-    previous handlers."""
+    """Handle SIGINT/SIGTERM/SIGHUP by setting `stop`, then `abandon`; return what restores
+    the previous handlers."""
 
     def handle(signum: int, _frame: Any) -> None:
         if stop.is_set():
             abandon.set()
             return
         stop.set()
-        print(
-            f"\n{signal.Signals(signum).name}: starting no more scenarios; waiting for the "
-            "running ones (send again to abandon them); reports will still be written",
-            file=sys.stderr,
-            flush=True,
-        )
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            print(
+                f"\n{signal.Signals(signum).name}: starting no more scenarios; waiting for the "
+                "running ones (send again to abandon them); reports will still be written",
+                file=sys.stderr,
+                flush=True,
+            )
 
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    handled = [signal.SIGINT, signal.SIGTERM]
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        handled.append(signal.SIGHUP)
+    previous = {sig: signal.signal(sig, handle) for sig in handled}
     return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from clawspec.errors import BringUpStopped, ConfigError, GatewayError
 from clawspec.gateway import json5
 from clawspec.gateway.bootstrap_files import BootstrapGuard
+from clawspec.gateway.watchdog import Watchdog
 from clawspec.net import loopback
 from clawspec.secrets import config_credentials
 from clawspec.secrets import register as register_secrets
@@ -378,6 +379,7 @@ class GatewayProcess:
         self._output_path: Path | None = None
         self._log_path: Path | None = None
         self._state_dir: Path | None = None
+        self._watchdog: Watchdog | None = None
         self._bootstrap: BootstrapGuard | None = None
         self.running: RunningGateway | None = None
 
@@ -472,6 +474,8 @@ class GatewayProcess:
                 raise GatewayError(
                     f"gateway bring-up failed: cannot start {shlex.join(command)}: {exc.strerror}"
                 ) from exc
+        # Stops it and removes its state folder should ClawSpec be killed without its cleanup.
+        self._watchdog = Watchdog(self._proc.pid, state_dir, self.options.stop_grace_s)
         base_url = f"http://127.0.0.1:{port}"
         self._wait_ready(base_url, command)
         self.running = RunningGateway(
@@ -584,6 +588,8 @@ class GatewayProcess:
         _signal_all(pgid, alive | _family(pgid), signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
+        if self._watchdog is not None:  # stopped here: the watchdog has nothing to do
+            self._watchdog.release()
         if self._bootstrap is not None:  # the gateway is gone: nothing writes them again
             self._bootstrap.restore()
 

@@ -223,3 +223,51 @@ def test_a_required_variants_gateway_that_does_not_start_stops_the_run(
     code, err, report = _run(workspace, write_contract, capsys)
     assert code == 3 and "code 78" in err
     assert {s["status"] for s in report["scenarios"]} == {"error"}
+
+
+def test_a_gateway_outlives_no_clawspec_killed_without_its_cleanup(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """SIGKILL (a CI runner's timeout, the OOM killer): ClawSpec cannot stop what it started,
+    so its watchdog does: the gateway's process group is stopped and its state folder (the
+    generated config with the run's tokens) removed."""
+    import signal
+    import subprocess
+
+    marker = "held-4242"  # in the stand-in's command line: how its process is found
+    script = workspace / "stand_in.py"
+    script.write_text(READY_GATEWAY.replace("self.rfile.read", "time.sleep(60); self.rfile.read")
+                      .replace("import json, os, sys, uuid", "import json, os, sys, time, uuid"),
+                      encoding="utf-8")  # fmt: skip
+    (workspace / "clawspec.yaml").write_text(
+        f"report_dir: reports\ngateway: {{command: ['{sys.executable}', '{script}', {marker}]}}\n",
+        encoding="utf-8",
+    )
+    (workspace / "c.clawspec.yaml").write_text(CONTRACT, encoding="utf-8")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(Path(__file__).parents[2])}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "clawspec", "run", ".", "--bring-up"],
+        cwd=workspace, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert child.stderr is not None
+        for line in child.stderr:
+            if "running 2 scenarios" in line:
+                break
+        gateways = _sleepers(marker)
+        assert len(gateways) == 1 and [p.name for p in temp.glob("clawspec-gateway-*")]
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+        deadline = time.monotonic() + 15
+        while (_sleepers(marker) or list(temp.glob("clawspec-gateway-*"))) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.1)
+        assert _sleepers(marker) == []
+        assert list(temp.glob("clawspec-gateway-*")) == []
+    finally:
+        child.kill()
+        for pid in _sleepers(marker):
+            os.kill(pid, 9)

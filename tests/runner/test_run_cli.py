@@ -627,7 +627,9 @@ def _interrupted_report(workspace: Path, process: subprocess.Popen[str]) -> dict
     return report
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"]
+)
 def test_the_first_signal_lets_running_scenarios_finish_and_be_judged_whole(
     workspace: Path,
     write_contract,
