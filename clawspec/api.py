@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawspec.config.loading import resolve_settings
 from clawspec.contracts.discovery import discover
+from clawspec.errors import UsageError
 from clawspec.secrets import scoped
 
 # Only what loading and validating need is imported at module level: `clawspec validate` must
@@ -144,8 +145,11 @@ def run(
             on_warning=listener.on_warning,
         )
     ]
+    from clawspec.reports.publish import output_problems
     from clawspec.runner.session import run_loaded
 
+    if problems := output_problems(handed[0].settings):
+        raise UsageError("; ".join(problems) + "; nothing was run")
     # Handed over in a list the session empties: this frame keeps no reference to the
     # contracts, so they are freed before the results become models again.
     return run_loaded(
@@ -187,6 +191,10 @@ def merge(
     environ = dict(os.environ if environ is None else environ)
     note = note or (lambda text: print(text, file=sys.stderr, flush=True))
     settings, config_path = resolve_settings(config, Path.cwd(), environ, flags)
+    from clawspec.reports.publish import output_problems
+
+    if problems := output_problems(settings):
+        raise UsageError("; ".join(problems))
     # Shards of one run, or the runs of different variants (each whole or sharded), joined.
     parts, shards = [], []
     for group in runs(collect(patterns, note)):

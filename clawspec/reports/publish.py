@@ -38,6 +38,37 @@ def report_json_path(settings: Settings) -> Path:
     return Path(settings.report_json or Path(settings.report_dir) / REPORT_JSON_NAME)
 
 
+def output_problems(settings: Settings) -> list[str]:
+    """Why a report the settings ask for could not be written, said before anything runs (a
+    run whose JSON report or JUnit file is lost would be paid for and read as green): a path
+    that is a folder, a name too long, a folder that cannot be made or written in."""
+    import os
+
+    named = [
+        ("JSON report", report_json_path(settings)),
+        ("JUnit XML", settings.junit),
+        ("HTML report", settings.report_html),
+        ("Code Quality report", settings.codequality),
+        ("job summary file", settings.summary),
+    ]
+    problems = []
+    for what, value in named:
+        if not value:
+            continue
+        path = Path(value)
+        if len(os.fsencode(path.name)) > 255:  # asked first: the file system refuses it
+            problems.append(f"{what} '{value}': the file name is longer than 255 bytes")
+        elif path.is_dir():
+            problems.append(f"{what} '{value}' is a folder: give a file name")
+        else:
+            folder = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+            if folder is not None and not folder.is_dir():
+                problems.append(f"{what} '{value}': '{folder}' is a file, not a folder")
+            elif folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+                problems.append(f"{what} '{value}': cannot write in '{folder}'")
+    return problems
+
+
 def publish(
     report: RunReport,
     settings: Settings,

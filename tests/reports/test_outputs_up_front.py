@@ -1,0 +1,74 @@
+"""A report that could not be written is said before anything runs (exit 2): a run whose JUnit
+file or JSON report is lost would be paid for, and read as green by CI. Through the CLI, against
+a hook endpoint on 127.0.0.1 that counts what reaches it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import main
+from clawspec.reports.atomic import write_atomic
+from tests.support.hooks_api import HooksServer
+
+TOKEN = "hooks-outputs-token-9876"
+CONTRACT = """version: "1.0"
+target: {type: skill, path: skills/x}
+scenarios:
+  - name: writes
+    when: {invoke: "go [write:out/a.md]"}
+    then: [{type: artifact_exists, path: out/a.md}]
+"""
+
+
+@pytest.fixture
+def hooks(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HooksServer]:
+    with HooksServer(TOKEN, workspace) as server:
+        monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
+        monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", server.base_url)
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--junit", "reports/j.xml"], "JUnit XML 'reports/j.xml' is a folder: give a file name"),
+        (
+            ["--report-json", "reports/clawspec-report.json"],
+            "JSON report 'reports/clawspec-report.json' is a folder: give a file name",
+        ),
+        (
+            ["--junit", "blocker/j.xml"],
+            "JUnit XML 'blocker/j.xml': 'blocker' is a file, not a folder",
+        ),
+        (["--junit", "x" * 252 + ".xml"], "the file name is longer than 255 bytes"),
+    ],
+    ids=["junit-folder", "json-folder", "under-a-file", "name-too-long"],
+)
+def test_an_output_that_cannot_be_written_stops_the_run_before_it_starts(
+    workspace: Path,
+    write_contract,
+    hooks: HooksServer,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    said: str,
+) -> None:
+    write_contract(CONTRACT)
+    (workspace / "reports" / "j.xml").mkdir(parents=True)
+    (workspace / "reports" / "clawspec-report.json").mkdir()
+    (workspace / "blocker").write_text("a file", encoding="utf-8")
+    assert main(["run", ".", *flags]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "nothing was run" in err
+    assert hooks.requests == []
+
+
+def test_a_report_name_near_the_limit_is_written_and_writes_do_not_share_a_partial_file(
+    tmp_path: Path,
+) -> None:
+    long_name = tmp_path / ("x" * 250 + ".xml")  # 254 bytes: legal, with no room for a suffix
+    assert write_atomic(long_name, b"<a/>").read_bytes() == b"<a/>"
+    first = write_atomic(tmp_path / "r.json", b"1")
+    assert first.read_bytes() == b"1" and not list(tmp_path.glob("*.partial"))
