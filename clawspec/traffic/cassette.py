@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from clawspec.secrets import MASK, registered
 from clawspec.text import redact
@@ -67,12 +67,22 @@ class Cassette(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    clawspec_cassette: int = FORMAT
+    clawspec_cassette: int = Field(FORMAT, description="The file format's version: FORMAT.")
     scenario: str
     index: int = Field(ge=1, description="Order of the call within the scenario when recorded.")
     recorded_at: str
     request: RecordedRequest
     response: RecordedResponse
+
+    @field_validator("clawspec_cassette")
+    @classmethod
+    def _known_format(cls, version: int) -> int:
+        if version != FORMAT:
+            raise ValueError(
+                f"format version {version}, and this ClawSpec reads version {FORMAT}: record "
+                "it again (clawspec run --model-traffic record)"
+            )
+        return version
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,14 @@ def _unused(report: Path, workspace: Path) -> list[Path]:
         for item in load_dir(folder).files:
             if item.cassette.index not in used:
                 unused.append(item.path)
+        owner = _owner(folder)
+        if owner == folder:  # a replay without repeats reads no attempt's own recording
+            for attempt in sorted(owner.glob("attempt-*")):
+                if re.fullmatch(r"attempt-\d+", attempt.name):
+                    unused += [item.path for item in load_dir(attempt).files]
+        else:  # a repeated replay reads the attempts' recordings, never the scenario's own
+            # (the report holds what the last attempt used: the others' folders are not judged)
+            unused += [item.path for item in load_dir(owner).files]
     return unused
 
 

@@ -7,6 +7,9 @@ scenario's folder when the scenario starts and answers from it, never from the n
 
 from __future__ import annotations
 
+import contextlib
+import re
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,11 +110,17 @@ class TrafficSession:
             if kept is None or (not kept.recorded and traffic.recorded):
                 first[traffic.folder] = traffic
         written: list[Path] = []
+        attempts: dict[Path, set[Path]] = {}  # a repeated scenario's folder -> its attempts
         for traffic in first.values():
             try:
                 written += write_dir(traffic.folder, traffic.recorded)
             except OSError as exc:  # the runs are done and paid for: say so, keep the rest
                 self.unsaved.append(f"{traffic.folder}: {exc.strerror or exc}")
+                continue
+            if _ATTEMPT.fullmatch(traffic.folder.name):
+                attempts.setdefault(traffic.folder.parent, set()).add(traffic.folder)
+        for owner, recorded in attempts.items():
+            _drop_older_recordings(owner, recorded)
         return written
 
     def route(self, routes: Routes) -> None:
@@ -258,3 +267,18 @@ class TrafficSession:
             "object": "list",
             "data": [{"id": n, "object": "model", "owned_by": "clawspec-replay"} for n in names],
         }
+
+
+_ATTEMPT = re.compile(r"attempt-\d+")
+
+
+def _drop_older_recordings(owner: Path, recorded: set[Path]) -> None:
+    """A scenario recorded again with repeats: its recording made without repeats, and those
+    of attempts this recording did not make, are of an older run (a replay without repeats
+    would read them as if current)."""
+    for child in owner.iterdir():
+        with contextlib.suppress(OSError):
+            if child.is_file() and child.suffix == ".json":
+                child.unlink()
+            elif child.is_dir() and _ATTEMPT.fullmatch(child.name) and child not in recorded:
+                shutil.rmtree(child)

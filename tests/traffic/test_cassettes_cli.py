@@ -196,3 +196,48 @@ def test_tools_are_one_line_each_and_the_file_loads_back(tmp_path: Path) -> None
     read = '{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}},'
     assert [line.strip() for line in lines if '"name": "read"' in line] == [read]
     assert load_dir(tmp_path / "s").files[0].cassette.request.body["tools"] == tools
+
+
+def test_check_with_a_report_judges_the_recordings_a_replay_could_not_have_read(
+    workspace: Path, write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replay without repeats reads the scenario's own recording, never its attempts'; one
+    with repeats reads the attempts', never the scenario's own: the others are unused."""
+    write_contract(CONTRACT, "x.clawspec.yaml")
+    drafts = scenario_dir(workspace / "tapes", "x.clawspec.yaml", "drafts")
+    sends = scenario_dir(workspace / "tapes", "x.clawspec.yaml", "sends")
+    for folder in (drafts, sends):
+        write_dir(folder, [cassette("x", 1)])
+        write_dir(folder / "attempt-1", [cassette("x", 1)])
+
+    def replayed(folder: Path) -> dict:
+        traffic = {"mode": "replay", "cassette": str(folder), "calls": 1, "used": [1]}
+        return {"status": "pass", "model_traffic": traffic}
+
+    report = workspace / "report.json"
+    scenarios = [replayed(drafts), replayed(sends / "attempt-1")]
+    report.write_text(json.dumps({"scenarios": scenarios}), "utf-8")
+    assert (
+        main(["cassettes", "check", ".", "--cassette-dir", "tapes", "--report", str(report)]) == 1
+    )
+    unused = sorted(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("unused:")
+    )
+    assert unused == [
+        "unused: x.clawspec/drafts/attempt-1/1.json: the replay did not need it",
+        "unused: x.clawspec/sends/1.json: the replay did not need it",
+    ]
+
+
+def test_a_cassette_of_another_format_version_is_invalid_not_replayed(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = recorded / "skills/x/tests/scenarios/drafts/2.json"
+    path.write_text(
+        path.read_text("utf-8").replace('"clawspec_cassette": 1', '"clawspec_cassette": 99')
+    )
+    assert [f.path.name for f in load_dir(path.parent).files] == ["1.json"]
+    main(["cassettes", "check", "."])
+    out = capsys.readouterr().out
+    assert "invalid: skills/x/tests/scenarios/drafts/2.json: not a ClawSpec cassette: " in out
+    assert "format version 99, and this ClawSpec reads version 1" in out

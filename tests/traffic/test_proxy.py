@@ -317,3 +317,21 @@ def test_a_call_under_way_when_the_run_ends_is_still_recorded(tmp_path: Path) ->
     assert recorded.scenario == "greet.yaml::late"
     streamed = "".join(line for event in recorded.response.events for line in event.lines)
     assert "Late a" in streamed and streamed.endswith("data: [DONE]")
+
+
+def test_recording_again_with_repeats_leaves_no_older_recording_a_replay_could_read(
+    tmp_path: Path,
+) -> None:
+    """Recorded once without repeats, then with two: the scenario's own recording (which a
+    replay without repeats reads) and a third attempt's of an earlier recording are older than
+    this one, and go."""
+    folder, _ = record_greet(tmp_path)
+    (folder / "attempt-3").mkdir()
+    (folder / "attempt-3" / "1.json").write_text("{}", "utf-8")
+    with ScriptedProvider(SCRIPT) as provider, session("record", {"fake": provider.base_url}) as s:
+        for attempt in (1, 2):
+            with s.scenario("greet.yaml::greets", folder / f"attempt-{attempt}", HOOK):
+                url = f"{s.base_url}/fake/chat/completions"
+                assert post(url, chat_body(str(uuid.uuid4())), traceparent())[0] == 200
+    assert sorted(p.name for p in folder.iterdir()) == ["attempt-1", "attempt-2"]
+    assert [f.path.name for f in load_dir(folder / "attempt-2").files] == ["1.json"]
