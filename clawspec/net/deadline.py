@@ -40,6 +40,13 @@ from clawspec.text import fmt_number
 GRACE_S = 5.0
 CONNECT_TIMEOUT_S = 10.0  # a connection takes at most this (or the time left, if less)
 READ_SIZE = 64 * 1024  # at most this much per read; a read returns what has arrived
+# No answer ClawSpec asks for is anywhere near this (a trace's spans, a GitHub listing); a
+# server sending more (a bug, or hostile) would hold it all in memory: it is not read on.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+
+
+class BodyTooLarge(requests.RequestException):
+    """An answer longer than MAX_BODY_BYTES: not read to its end."""
 _EXPIRED_SLACK_S = 0.05  # a socket timeout this close to the deadline is the deadline
 
 T = TypeVar("T")
@@ -178,6 +185,7 @@ def _read_body(response: requests.Response, deadline: Deadline, what: str) -> by
 
     raw = response.raw
     chunks: list[bytes] = []
+    size = 0
     while True:
         left = deadline.remaining()
         if left <= 0:
@@ -197,6 +205,12 @@ def _read_body(response: requests.Response, deadline: Deadline, what: str) -> by
             raise requests.exceptions.SSLError(exc) from None
         if not chunk:
             return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BodyTooLarge(
+                f"{what}: the answer is longer than {MAX_BODY_BYTES // (1024 * 1024)} MiB; not "
+                "read on"
+            )
         chunks.append(chunk)
 
 

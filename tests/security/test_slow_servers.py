@@ -13,6 +13,7 @@ more). Lower bounds stay (a call cut too early): a slow machine only makes a cal
 from __future__ import annotations
 
 import http.client
+import http.server
 import json
 import re
 import threading
@@ -502,3 +503,42 @@ def test_a_trickling_model_provider_is_cut_off_by_the_proxy(
         assert (
             f"upstream POST {server.url}/chat/completions did not finish within 2 s" in raw.decode()
         )
+
+
+def test_an_answer_too_long_to_hold_is_not_read_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace backend (a bug, or hostile) answering hundreds of MB: the call ends once the
+    cap is passed, instead of holding it all in memory."""
+    from clawspec.net import deadline as net
+
+    monkeypatch.setattr(net, "MAX_BODY_BYTES", 1024 * 1024)
+    sent = [0]
+
+    class Endless(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                while sent[0] < 64 * 1024 * 1024:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    sent[0] += len(chunk)
+            except OSError:
+                pass  # the client stopped reading
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1/spans"
+        with pytest.raises(net.BodyTooLarge, match="longer than 1 MiB; not read on"):
+            request(requests.Session(), "GET", url, deadline=Deadline.after(30))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert sent[0] < 64 * 1024 * 1024  # it stopped sending: nobody read on

@@ -91,6 +91,11 @@ class HttpApi:
             raise self.unavailable(f"timed out after {self.timeout_s[1]:g} s") from None
         except requests.ConnectionError as exc:
             raise self.unavailable(connection_cause(exc, self.timeout_s[1])) from None
+        except net.BodyTooLarge:
+            raise self.unavailable(
+                f"its answer to {where} is longer than "
+                f"{net.MAX_BODY_BYTES // (1024 * 1024)} MiB; not read on"
+            ) from None
         except requests.RequestException as exc:
             raise self.unavailable(f"request failed ({type(exc).__name__})") from None
         status = response.status_code
