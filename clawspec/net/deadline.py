@@ -47,6 +47,8 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 
 class BodyTooLarge(requests.RequestException):
     """An answer longer than MAX_BODY_BYTES: not read to its end."""
+
+
 _EXPIRED_SLACK_S = 0.05  # a socket timeout this close to the deadline is the deadline
 
 T = TypeVar("T")

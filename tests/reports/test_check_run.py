@@ -359,6 +359,10 @@ def test_a_failed_update_says_how_many_annotations_were_added(
         publish_check_run(
             _failing(120), CIContext.from_environ(environ), TOKEN, FAILED, sleep=_no_sleep
         )
+    # The check run itself says so too: its summary counted all 120.
+    (run,) = api.check_runs()
+    assert len(run["output"]["annotations"]) == 50
+    assert "**Only 50 of the 120 annotations could be added**" in run["output"]["summary"]
 
 
 # ---------------------------------------------------------------- publish: permissions

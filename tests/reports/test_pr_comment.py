@@ -79,6 +79,20 @@ def test_the_marker_is_found_on_a_later_page(api: GitHubApiServer, environ: dict
     assert "page=3" in pages[-1]
 
 
+def test_a_comment_deleted_after_it_was_found_is_written_again(
+    api: GitHubApiServer, environ: dict[str, str]
+) -> None:
+    """Deleted between the listing and the update (a person, another job): the update's 404 is
+    no missing permission; a new comment is made."""
+    api.add_comment(7, f"{MARKER}\nold results")
+    api.fail_next(404, "Not Found", methods=("PATCH",))
+    result = publish_pr_comment(
+        mixed_report(), CIContext.from_environ(environ), TOKEN, sleep=_no_sleep
+    )
+    assert result is not None and result.action == "created"
+    assert [r.method for r in api.requests] == ["GET", "PATCH", "POST"]
+
+
 def test_a_502_is_retried(api: GitHubApiServer, environ: dict[str, str]) -> None:
     api.fail_next(502, "Bad Gateway", methods=("POST",))
     waits: list[float] = []

@@ -105,6 +105,24 @@ def test_failures_only_view_comes_before_cutting_failures() -> None:
     assert "**the-failure**" in text
 
 
+def test_the_room_is_used_before_failures_are_cut() -> None:
+    """As many failing scenarios as fit are listed: one more would not fit (halving the list
+    until it fitted wasted up to half of the room)."""
+    import re
+
+    scenarios = [scenario(f"f{i:03}", "fail", assertion("fail", "x" * 150)) for i in range(300)]
+    whole = len(render_summary(report(*scenarios)).encode())
+    budget = whole * 7 // 10
+    text = render_summary(report(*scenarios), max_bytes=budget)
+    assert len(text.encode()) <= budget
+    found = re.search(r"Only the first ([\d,]+) of the 300 scenarios that did not pass", text)
+    assert found is not None
+    shown = int(found.group(1))
+    assert shown > 150 and f"**f{shown - 1:03}**" in text and f"**f{shown:03}**" not in text
+    more = render_summary(report(*scenarios), max_bytes=budget + 5_000)
+    assert f"**f{shown:03}**" in more  # one more fits in a little more room
+
+
 def test_a_tiny_budget_keeps_only_the_totals() -> None:
     scenarios = [scenario(f"f{i}", "fail", assertion("fail", "x" * 200)) for i in range(50)]
     text = render_summary(report(*scenarios), max_bytes=900)

@@ -35,7 +35,12 @@ CALL_S = 90.0
 
 
 class GitHubApiError(Exception):
-    """A call failed; the message is safe to print (method, URL without query, status, reason)."""
+    """A call failed; the message is safe to print (method, URL without query, status, reason).
+    `status`: the HTTP status GitHub answered (None: no answer)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class GitHubForbiddenError(GitHubApiError):
@@ -108,8 +113,8 @@ class GitHubApi:
                 response.status_code == 404 and method != "GET"
             )
             if forbidden and not limited:  # a rate limit that never lifted is not a permission
-                raise GitHubForbiddenError(text)
-            raise GitHubApiError(text)
+                raise GitHubForbiddenError(text, response.status_code)
+            raise GitHubApiError(text, response.status_code)
         return response
 
     def _retry_wait(self, response: requests.Response, attempt: int) -> float | None:

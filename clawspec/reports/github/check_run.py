@@ -17,6 +17,7 @@ text, what comes from outside shows as data (`markdown`).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -236,9 +237,20 @@ def _send(
             api.request("PATCH", f"{url}/{check_id}", {"output": update})
         except GitHubApiError as exc:
             added = len(first) + PER_REQUEST * (number - 1)
+            # Its summary counts every annotation: say on the check run itself that some are
+            # missing (best effort: GitHub just failed a call).
+            note = (
+                f"\n\n> **Only {added:,} of the {len(annotations):,} annotations could be "
+                "added** (GitHub refused the rest); every failure is in the job summary and "
+                "the JSON report."
+            )
+            with contextlib.suppress(GitHubApiError):
+                fixed = {"title": output["title"], "summary": output["summary"] + note}
+                api.request("PATCH", f"{url}/{check_id}", {"output": fixed})
             raise type(exc)(
                 f"check run {check_id} created, but only {added} of {len(annotations)} "
-                f"annotations were added: {exc}"
+                f"annotations were added: {exc}",
+                exc.status,
             ) from None
         sent += 1
     return CheckRunResult(check_id, data.get("html_url"), verdict, len(annotations), sent)

@@ -224,9 +224,16 @@ def write_comment(
         return CommentResult("skipped", reason=why)
     if action == "update" and existing is not None:
         url = f"{api.api_url}/repos/{target.repository}/issues/comments/{existing['id']}"
-        data = api.request("PATCH", url, {"body": body}).json()
-        comment_id = int(data.get("id", existing["id"]))
-        return CommentResult("updated", comment_id, data.get("html_url"), why)
+        try:
+            data = api.request("PATCH", url, {"body": body}).json()
+        except GitHubApiError as exc:
+            if exc.status != 404:
+                raise
+            # Deleted since it was listed (by a person, or another job): a new one. Should the
+            # token be unable to write after all, creating it says so.
+        else:
+            comment_id = int(data.get("id", existing["id"]))
+            return CommentResult("updated", comment_id, data.get("html_url"), why)
     url = f"{api.api_url}/repos/{target.repository}/issues/{target.number}/comments"
     data = api.request("POST", url, {"body": body}).json()
     return CommentResult("created", int(data["id"]), data.get("html_url"), why)

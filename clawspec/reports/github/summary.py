@@ -10,7 +10,7 @@ through `markdown`: it shows as data, never as a link, image, mention, reference
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -436,39 +436,56 @@ def _parts_note(report: RunReport) -> list[str]:
     return [f"Merged from {pluralize(merged.total, 'shard')}.", ""]
 
 
-def _views(report: RunReport, limit_name: str) -> Iterable[_View]:
-    """Yield ever smaller views of the report: all, not passing, first N of those, counts."""
+def _views(report: RunReport, limit_name: str) -> _Views:
+    """The views of the report to try, largest first: all, not passing; then the first N of
+    those not passing, for the largest N that fits; then the first one with few checks, and
+    the totals."""
     everything = report.scenarios
-    yield _View(everything)
     failing = [s for s in everything if s.status in _NOT_PASSING]
     cut = len(everything) - len(failing)
     reason = f"to stay within {limit_name}. All results are in the JSON and JUnit reports."
+    larger = [_View(everything)]
     if cut and failing:
-        yield _View(
-            failing,
-            f"Only the scenarios that did not pass are listed ({len(failing):,}); "
-            f"{pluralize(cut, 'passing scenario')} left out {reason}",
+        larger.append(
+            _View(
+                failing,
+                f"Only the scenarios that did not pass are listed ({len(failing):,}); "
+                f"{pluralize(cut, 'passing scenario')} left out {reason}",
+            )
         )
-    shown = len(failing)
-    while shown > 1:
-        shown //= 2
-        yield _View(
+
+    def first(shown: int) -> _View:
+        return _View(
             failing[:shown],
             f"Only the first {shown:,} of the {len(failing):,} scenarios that did not pass are "
             f"listed; {len(everything) - shown:,} left out {reason}",
             change_limit=shown,
         )
+
+    smaller = []
     # One scenario with thousands of failing checks: its first checks still fit.
-    first = failing[:1]
-    for checks in (100, 20, 5) if first else ():
-        yield _View(
-            first,
-            f"Only the first scenario that did not pass is listed, with at most {checks} of its "
-            f"checks; {len(everything) - 1:,} scenarios left out {reason}",
-            change_limit=1,
-            check_limit=checks,
+    for checks in (100, 20, 5) if failing else ():
+        smaller.append(
+            _View(
+                failing[:1],
+                f"Only the first scenario that did not pass is listed, with at most {checks} "
+                f"of its checks; {len(everything) - 1:,} scenarios left out {reason}",
+                change_limit=1,
+                check_limit=checks,
+            )
         )
-    yield _View((), f"Only the totals are shown; every scenario was left out {reason}", False, 10)
+    smaller.append(
+        _View((), f"Only the totals are shown; every scenario was left out {reason}", False, 10)
+    )
+    return _Views(larger, first, len(failing) - 1, smaller)
+
+
+@dataclass(frozen=True)
+class _Views:
+    larger: list[_View]
+    first: Callable[[int], _View]  # the first N not passing
+    most: int  # the largest N worth trying (fewer than all of them)
+    smaller: list[_View]
 
 
 def render_summary(
@@ -488,8 +505,28 @@ def render_summary(
     written is what was measured.
     """
     outcome = outcome or decide(report, Policy())
+    views = _views(report, limit_name)
+
+    def fitting(view: _View) -> str | None:
+        text = clean(_render(report, outcome, view, title))
+        return text if len(text.encode("utf-8")) <= max_bytes else None
+
+    for view in views.larger:
+        if (text := fitting(view)) is not None:
+            return text
+    # The most scenarios that fit, found by halving the range (each try renders the summary):
+    # the room is used before anything is cut.
+    low, high, best = 1, views.most, None
+    while low <= high:
+        middle = (low + high) // 2
+        if (text := fitting(views.first(middle))) is not None:
+            best, low = text, middle + 1
+        else:
+            high = middle - 1
+    if best is not None:
+        return best
     text = ""
-    for view in _views(report, limit_name):
+    for view in views.smaller:
         text = clean(_render(report, outcome, view, title))
         if len(text.encode("utf-8")) <= max_bytes:
             return text
