@@ -381,3 +381,14 @@ def test_a_workspace_root_that_is_not_there_is_said_where_it_was_given(tmp_path:
     with pytest.raises(ConfigError, match=r"clawspec\.yaml: workspace: no such folder"):
         load_settings(_file(tmp_path, "workspace: nowhere\n"), {})
     assert load_settings(_file(tmp_path, "workspace: .\n"), {}).workspace == tmp_path.resolve()
+
+
+def test_a_misspelled_thinking_level_is_a_config_error_not_silently_ignored() -> None:
+    """OpenClaw runs an unknown level at its default without a word: the variant would be
+    compared with itself."""
+    variants = [{"name": "a", "thinking": "hgih"}]
+    with pytest.raises(ConfigError, match=r"unknown thinking level 'hgih'.*did you mean 'high'"):
+        load_settings(None, {}, {"variants": variants})
+    for level in ("off", "high", "xhigh"):
+        settings = load_settings(None, {}, {"variants": [{"name": "a", "thinking": level}]})
+        assert settings.variants[0].thinking == level

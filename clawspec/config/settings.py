@@ -310,6 +310,10 @@ class ChangedSettings(_Section):
 _RELEASE = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?")
 
 
+# The thinking levels OpenClaw 2026.9.6 knows (its THINKING_LEVELS; providers take some).
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "adaptive", "max", "ultra")
+
+
 def _off(value: Any) -> Any:
     """YAML 1.1 reads an unquoted `off` (and `no`, `false`) as false: the word the docs show
     for a setting whose values are words is taken as written. True stays true: no word is meant
@@ -365,6 +369,22 @@ class VariantSettings(_Section):
     @classmethod
     def _thinking_off(cls, value: Any) -> Any:
         return _off(value)
+
+    @field_validator("thinking")
+    @classmethod
+    def _thinking_known(cls, value: str | None) -> str | None:
+        """OpenClaw ignores a level it does not know without a word (the run keeps its
+        default): a misspelled one would compare a variant with itself."""
+        if value is None or value in THINKING_LEVELS:
+            return value
+        import difflib
+
+        close = difflib.get_close_matches(value, THINKING_LEVELS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise ValueError(
+            f"unknown thinking level '{value}' (OpenClaw knows {', '.join(THINKING_LEVELS)})"
+            f"{hint}"
+        )
 
     @field_validator("openclaw_version")
     @classmethod

@@ -33,7 +33,7 @@ from clawspec.gateway.watchdog import Watchdog
 from clawspec.net import loopback
 from clawspec.secrets import config_credentials
 from clawspec.secrets import register as register_secrets
-from clawspec.text import redact
+from clawspec.text import redact, strip_ansi
 from clawspec.traffic.routing import ProxyRoutes, route_providers
 
 if TYPE_CHECKING:
@@ -605,5 +605,6 @@ class GatewayProcess:
             lines += [f"[stdout] {line}" for line in _tail(self._output_path, n) if line.strip()]
         if self._log_path is not None:
             lines += [f"[log] {_condense_log_line(line)}" for line in _tail(self._log_path, n)]
-        lines = [redact(line) for line in lines]
+        # The gateway colours its console output: its escapes are no part of a message.
+        lines = [redact(strip_ansi(line)) for line in lines]
         return lines[-n:] if len(lines) > n else lines

@@ -63,14 +63,20 @@ def test_missing_command(tmp_path: Path) -> None:
 
 
 def test_command_exits_early_reports_code_and_output(tmp_path: Path) -> None:
-    cmd = ["sh", "-c", "echo 'config invalid: boom-marker' >&2; exit 3"]
+    # Coloured, as OpenClaw's console is: the escapes are no part of the message.
+    cmd = [
+        "sh",
+        "-c",
+        "printf '\\033[90m12:00\\033[39m config invalid: boom-marker\\n' >&2; exit 3",
+    ]
     gw = GatewayProcess(_options(tmp_path, cmd))
     with pytest.raises(GatewayError) as err, gw:
         pytest.fail("must not become ready")
     first, *rest = str(err.value).splitlines()
     assert "exited with code 3 before it was ready" in first
     assert "command: sh -c" in first
-    assert any("boom-marker" in line for line in rest)
+    assert any(line.endswith("12:00 config invalid: boom-marker") for line in rest), rest
+    assert "\x1b" not in str(err.value)
     _assert_gone(gw.pid)
 
 
