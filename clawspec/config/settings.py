@@ -382,8 +382,7 @@ class VariantSettings(_Section):
         close = difflib.get_close_matches(value, THINKING_LEVELS, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         raise ValueError(
-            f"unknown thinking level '{value}' (OpenClaw knows {', '.join(THINKING_LEVELS)})"
-            f"{hint}"
+            f"unknown thinking level '{value}' (OpenClaw knows {', '.join(THINKING_LEVELS)}){hint}"
         )
 
     @field_validator("openclaw_version")
@@ -632,6 +631,14 @@ class Settings(BaseModel):
         if len(references) > 1:
             raise ValueError(f"at most one variant may be the reference; found {references}")
         return value
+
+    @property
+    def trace_backend(self) -> str:
+        """The trace backend in effect: unset means `local` in bring-up mode, else `none`."""
+        name = self.observability.backend
+        if name is None:
+            return "local" if self.gateway.mode == "bring_up" else "none"
+        return name
 
     @property
     def reference_variant(self) -> VariantSettings | None:

@@ -43,10 +43,7 @@ REPORT_POLL_DELAY_MS = 250
 
 def backend_name(settings: Settings) -> str:
     """Return the configured backend name: unset means `local` in bring-up mode, else `none`."""
-    name = settings.observability.backend
-    if name is None:
-        return "local" if settings.gateway.mode == "bring_up" else "none"
-    return name
+    return settings.trace_backend
 
 
 def make_backend(settings: Settings, environ: Mapping[str, str]) -> TraceBackend | None:

@@ -59,6 +59,7 @@ def run_source(
     if settings is not None:
         found["gateway_url"] = settings.gateway_base_url
         found["gateway_mode"] = settings.gateway.mode
+        found["trace_backend"] = settings.trace_backend
     return RunSource.model_validate(found)
 
 

@@ -448,6 +448,9 @@ class RunSource(_Frozen):
     job_url: str | None = None
     gateway_url: str | None = None
     gateway_mode: str | None = Field(None, description="target or bring_up.")
+    trace_backend: str | None = Field(
+        None, description="Where traces were looked up: local, opik, phoenix, langfuse or none."
+    )
 
 
 class ShardInfo(_Frozen):

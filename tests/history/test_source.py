@@ -54,6 +54,7 @@ def test_github_pull_request_uses_the_head_commit_and_the_event(tmp_path: Path) 
         job_url="https://github.com/octo/agents/actions/runs/777",
         gateway_url="http://127.0.0.1:9999",
         gateway_mode="target",
+        trace_backend="none",
     )
 
 

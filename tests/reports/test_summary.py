@@ -261,3 +261,14 @@ def test_one_scenario_with_thousands_of_failing_checks_is_still_named_in_a_small
     cut = "Only the first scenario that did not pass is listed, with at most 100 of its checks"
     assert cut in text
     assert "… and 2,900 more not passing checks" in text
+
+
+def test_without_a_trace_backend_the_trace_cell_says_so_not_that_none_was_found() -> None:
+    from clawspec.reports.model import RunSource
+
+    failing = report(scenario("broken", "fail", assertion("fail", "nope")))
+    none = failing.model_copy(update={"source": RunSource(trace_backend="none")})
+    assert "— no trace backend configured" in render_summary(none)
+    assert "no trace found" not in render_summary(none)
+    phoenix = failing.model_copy(update={"source": RunSource(trace_backend="phoenix")})
+    assert "— no trace found" in render_summary(phoenix)

@@ -94,7 +94,7 @@ def _totals_table(report: RunReport) -> list[str]:
     ]
 
 
-def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
+def _scenario_table(scenarios: Sequence[ScenarioResult], traced: bool = True) -> list[str]:
     repeated = any(s.attempts is not None for s in scenarios)
     lines = [
         "| Status | Scenario | Contract | Duration | Trace |"
@@ -102,7 +102,7 @@ def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
         "| --- | --- | --- | ---: | --- |" + (" ---: |" if repeated else ""),
     ]
     for s in scenarios:
-        trace = _trace_cell(s)
+        trace = _trace_cell(s, traced)
         rate = ""
         if repeated and s.attempts is not None:
             rate = f" {s.attempts.passes}/{s.attempts.attempts}{' 🎲 flaky' if s.flaky else ''} |"
@@ -117,7 +117,7 @@ def _scenario_table(scenarios: Sequence[ScenarioResult]) -> list[str]:
     return lines
 
 
-def _trace_cell(s: ScenarioResult) -> str:
+def _trace_cell(s: ScenarioResult, traced: bool = True) -> str:
     """The Trace cell: a link to the backend's UI where there is one; else the id, as code (it
     copies as it is, and GitHub does not take it for a commit), with where its spans are (a
     local trace's only in this run's reports: the HTML report's section of the scenario, as
@@ -134,7 +134,9 @@ def _trace_cell(s: ScenarioResult) -> str:
     # A trace is looked up only once the agent ran: a failure's checks ran on its run; an
     # error may have come before it (a refused hook, a gateway that is down).
     ran = s.status == Status.FAIL or s.gateway_run_id is not None or s.evidence is not None
-    return "— no trace found" if ran else "— no agent run"
+    if not ran:
+        return "— no agent run"
+    return "— no trace found" if traced else "— no trace backend configured"
 
 
 def _where(contract: str, line: int, *, table: bool = False) -> str:
@@ -326,7 +328,8 @@ def _render(report: RunReport, outcome: RunOutcome, view: _View, title: str) -> 
     if view.cut_note:
         lines += [f"> [!NOTE]\n> {view.cut_note}", ""]
     if view.show_table and view.scenarios:
-        lines += [*_scenario_table(view.scenarios), ""]
+        traced = report.source is None or report.source.trace_backend != "none"
+        lines += [*_scenario_table(view.scenarios, traced), ""]
     details = _details(view.scenarios, view.check_limit) if view.show_table else []
     if details:
         lines += ["### Not passing", "", *details, ""]
