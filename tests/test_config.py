@@ -392,3 +392,9 @@ def test_a_misspelled_thinking_level_is_a_config_error_not_silently_ignored() ->
     for level in ("off", "high", "xhigh"):
         settings = load_settings(None, {}, {"variants": [{"name": "a", "thinking": level}]})
         assert settings.variants[0].thinking == level
+
+
+def test_an_empty_agent_id_is_a_config_error() -> None:
+    """Sent as `agentId: ""`, the gateway would pick an agent nobody asked for."""
+    with pytest.raises(ConfigError, match="default_agent_id: String should have at least 1"):
+        load_settings(None, {"CLAWSPEC_DEFAULT_AGENT_ID": ""} | {}, {"default_agent_id": ""})

@@ -330,7 +330,9 @@ class VariantSettings(_Section):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Unique name of the variant.")
     model: str | None = Field(None, description="The hook request's model override.")
     thinking: str | None = Field(None, description="The hook request's thinking level.")
-    agent_id: str | None = Field(None, description="The agent that runs its scenarios.")
+    agent_id: str | None = Field(
+        None, min_length=1, description="The agent that runs its scenarios."
+    )
     openclaw_config: dict[str, Any] | None = Field(
         None, description="Bring-up: merged into this variant's gateway config."
     )
@@ -473,7 +475,9 @@ class Settings(BaseModel):
     )
     scenario_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_PATTERNS))
     timezone: str | None = None
-    default_agent_id: str = "main"
+    default_agent_id: str = Field(
+        "main", min_length=1, description="The agent of scenarios that name none."
+    )
     concurrency: int = Field(4, ge=1, le=64)
     max_skipped: SkipBudget = None
     fail_on: Literal["fail", "error", "never", "regression"] = Field(

@@ -33,7 +33,7 @@ class Target(_Strict):
     path: str
     trigger: str | None = None
     agent_id: str | None = Field(
-        None, description="Agent that runs the scenario (default: config)."
+        None, min_length=1, description="Agent that runs the scenario (default: config)."
     )
     trigger_mode: Literal["hooks", "webhook"] | None = Field(
         None, description="How to invoke (default: config `trigger_mode`)."
@@ -104,7 +104,7 @@ class Scenario(_Strict):
         "(default: defaults.stop_on_failure).",
     )
     timeout: float | None = Field(None, gt=0, description="Overrides defaults.timeout.")
-    agent_id: str | None = None
+    agent_id: str | None = Field(None, min_length=1)
     # Repeats: each overrides the run's setting (config / --repeat) for this scenario.
     repeat: int | None = Field(
         None, ge=1, le=100, description="Attempts of this scenario (default: config `repeat`)."
