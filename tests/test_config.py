@@ -397,4 +397,4 @@ def test_a_misspelled_thinking_level_is_a_config_error_not_silently_ignored() ->
 def test_an_empty_agent_id_is_a_config_error() -> None:
     """Sent as `agentId: ""`, the gateway would pick an agent nobody asked for."""
     with pytest.raises(ConfigError, match="default_agent_id: String should have at least 1"):
-        load_settings(None, {"CLAWSPEC_DEFAULT_AGENT_ID": ""} | {}, {"default_agent_id": ""})
+        load_settings(None, {}, {"default_agent_id": ""})
