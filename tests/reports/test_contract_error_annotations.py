@@ -34,7 +34,7 @@ def test_contract_errors_are_error_annotations_on_their_lines(
     captured = capsys.readouterr()
     annotations = [line for line in captured.out.splitlines() if line.startswith("::error ")]
     assert annotations[0].startswith(
-        "::error file=tests/a.clawspec.yaml,line=7,title=ClawSpec%3A contract error::"
+        "::error file=tests/a.clawspec.yaml,line=7,col=10,title=ClawSpec%3A contract error::"
     )
     assert "unknown assertion type 'artifact_exist'" in annotations[0]
     assert len(annotations) == 10  # GitHub keeps ten errors a step

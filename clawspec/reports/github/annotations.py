@@ -278,7 +278,9 @@ def warn_on_github(
 
 
 # A contract error as the loader words it: `path:line:column: what is wrong`.
-_AT = re.compile(r"^(?P<path>[^\n]+?):(?P<line>\d+):\d+: (?P<text>.+)$", re.DOTALL)
+_AT = re.compile(
+    r"^(?P<path>[^\n]+?):(?P<line>\d+):(?P<col>\d+): (?P<text>.+)$", re.DOTALL
+)
 
 
 def contract_errors_on_github(
@@ -300,6 +302,11 @@ def contract_errors_on_github(
             continue
         file = repo_relative(found["path"], context.repository_root)
         annotation = Annotation(
-            "error", found["text"], "ClawSpec: contract error", file, int(found["line"])
+            "error",
+            found["text"],
+            "ClawSpec: contract error",
+            file,
+            int(found["line"]),
+            int(found["col"]),
         )
         runner.annotate(annotation)

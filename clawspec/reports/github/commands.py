@@ -88,6 +88,7 @@ class Annotation:
     title: str = ""
     file: str | None = None
     line: int | None = None
+    col: int | None = None
 
 
 class GitHubRunner:
@@ -149,7 +150,12 @@ class GitHubRunner:
         self.command(
             annotation.level,
             annotation.message,
-            {"file": annotation.file, "line": annotation.line, "title": annotation.title},
+            {
+                "file": annotation.file,
+                "line": annotation.line,
+                "col": annotation.col,
+                "title": annotation.title,
+            },
         )
 
     def summary_path(self) -> Path | None:
