@@ -398,3 +398,12 @@ def test_an_empty_agent_id_is_a_config_error() -> None:
     """Sent as `agentId: ""`, the gateway would pick an agent nobody asked for."""
     with pytest.raises(ConfigError, match="default_agent_id: String should have at least 1"):
         load_settings(None, {}, {"default_agent_id": ""})
+
+
+def test_a_misspelled_option_is_named_with_the_closest_one_at_its_depth(tmp_path: Path) -> None:
+    path = _file(tmp_path, "report_dri: out\ngateway: {ready_timout: 5}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, {})
+    said = str(caught.value)
+    assert "unknown option 'report_dri' (did you mean 'report_dir'?)" in said
+    assert "unknown option 'gateway.ready_timout' (did you mean 'ready_timeout'?)" in said

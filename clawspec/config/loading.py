@@ -332,6 +332,23 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _closest_option(loc: tuple[Any, ...]) -> str:
+    """` (did you mean 'report_dir'?)` for a misspelled option, at any depth it sits."""
+    import difflib
+
+    from pydantic import BaseModel
+
+    model: Any = Settings
+    for part in loc[:-1]:  # down to the section holding it
+        field = model.model_fields.get(str(part)) if isinstance(model, type) else None
+        annotation = getattr(field, "annotation", None)
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def _explain(
     exc: ValidationError, doc: SourceDoc | None, env_data: dict[str, Any], flags: Mapping[str, Any]
 ) -> list[str]:
@@ -341,7 +358,7 @@ def _explain(
         dotted = ".".join(map(str, loc))
         kind = err["type"]
         what = (
-            f"unknown option '{dotted}'"
+            f"unknown option '{dotted}'{_closest_option(loc)}"
             if kind == "extra_forbidden"
             else f"{dotted}: {err['msg'].removeprefix('Value error, ')}"
         )

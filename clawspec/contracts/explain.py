@@ -84,6 +84,18 @@ def explain(errors: list[Any], doc: SourceDoc) -> list[tuple[Loc, str, bool]]:
             out.append((loc, "'turns' needs at least one turn (a 'say')", True))
         elif kind == "too_short" and field == "scenarios":
             out.append((loc, "'scenarios' needs at least one scenario", True))
+        elif (
+            kind in ("model_attributes_type", "dict_type", "model_type")
+            and len(loc) >= 2
+            and loc[-2] in PHASES
+            and isinstance(err.get("input"), str)
+        ):
+            # `then: [run_completed]`: the type written where the assertion's mapping goes.
+            given = err["input"]
+            example = f"{{type: {given}}}" if given in REGISTRY else "{type: …, …}"
+            out.append(
+                (loc, f"an assertion is a mapping, such as {example}; found '{given}'", False)
+            )
         elif kind == "model_type" and _is_turn(loc):
             out.append((loc, _turn_shape(err.get("input")), False))
         elif kind == "model_type" and isinstance(field, str):

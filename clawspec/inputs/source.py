@@ -267,6 +267,13 @@ def _explain_yaml_error(
             # e.g. an unclosed quote: the problem is at the end of the file, the cause earlier.
             started = exc.context_mark
             problem += f" ({exc.context} at {started.line + 1}:{started.column + 1})"
+        if "'\\t'" in problem:  # a tab where YAML reads indentation
+            problem += " (YAML indents with spaces, never tabs)"
+        elif "another document" in problem and text.startswith("---"):
+            problem += (
+                " (a Markdown file with front matter, such as a SKILL.md, is not a contract: "
+                "give the YAML file of its scenarios)"
+            )
         return f"invalid YAML: {problem}", where
     return "invalid YAML", Mark(1, 1)
 

@@ -678,3 +678,11 @@ def _regen() -> None:
 
 if __name__ == "__main__" and "--regen" in sys.argv:
     _regen()
+
+
+def test_a_markdown_file_given_to_validate_is_said_to_be_no_contract(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "SKILL.md").write_text("---\nname: x\ndescription: y\n---\n# Hi\n", "utf-8")
+    code, _, err = _validate(capsys, "SKILL.md")
+    assert code == 2 and "such as a SKILL.md, is not a contract" in err
