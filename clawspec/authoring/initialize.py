@@ -150,10 +150,18 @@ def describe(result: InitResult) -> str:
     """One line per file, then the notes and what to do next."""
     lines = [f"{VERBS[(result.written, a.action)]:>14}  {a.path}" for a in result.actions]
     lines += [f"note: {note}" for note in result.notes]
+    contracts = [a for a in result.actions if a.path.endswith((".yaml", ".yml"))]
+    contracts = [a for a in contracts if not a.path.startswith((".github/", "clawspec.yaml"))]
     if result.written and any(a.action in ("create", "replace") for a in result.actions):
-        lines.append(
-            "next: clawspec validate && clawspec run --bring-up, then clawspec bless "
-            "CONTRACT --scenario NAME to propose what the agent does in every run (clawspec "
-            "docs getting-started-in-an-existing-workspace)"
-        )
+        if contracts:
+            lines.append(
+                "next: clawspec validate && clawspec run --bring-up, then clawspec bless "
+                "CONTRACT --scenario NAME to propose what the agent does in every run (clawspec "
+                "docs getting-started-in-an-existing-workspace)"
+            )
+        else:  # nothing to validate yet: `validate` would only say "no contract files found"
+            lines.append(
+                "next: write a contract (skills/<name>/tests/scenarios.yaml, clawspec docs "
+                "contracts), or add a skill or an agent and run clawspec init again"
+            )
     return "\n".join(console_line(line) for line in lines)

@@ -321,3 +321,14 @@ def test_a_hostile_skill_name_still_makes_a_contract_that_validates(tmp_path: Pa
         "a foo: bar ]0;title end-smoke",
         "a foo: bar ]0;title end-negative",
     ]
+
+
+def test_in_a_folder_without_skills_the_next_step_is_a_contract_not_validate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`validate` would only say "no contract files found" there."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    out = capsys.readouterr().out
+    assert "next: clawspec validate" not in out
+    assert "next: write a contract (skills/<name>/tests/scenarios.yaml" in out
