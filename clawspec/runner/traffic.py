@@ -131,8 +131,10 @@ def traffic_problem(traffic: ScenarioTraffic | None) -> str:
     # the first changed line itself, so the terminal and the annotations show what differs
     edit = next((line.strip() for line in first[1:] if line.startswith(("  +", "  -"))), "")
     more = f" (and {len(traffic.unmatched) - 1} more)" if len(traffic.unmatched) > 1 else ""
-    where = "; the whole diff: model_traffic.diff in the JSON report"
-    return one_line(f"model traffic replay: {first[0]} {changed} {edit}{more}{where}", 500)
+    # Only a difference has a diff worth pointing at (a scenario never recorded has none).
+    where = "; the whole diff: model_traffic.diff in the JSON report" if changed or edit else ""
+    said = " ".join(part for part in (first[0], changed, edit) if part)
+    return one_line(f"model traffic replay: {said}{more}{where}", 500)
 
 
 def traffic_result(traffic: ScenarioTraffic | None, env: RunEnv) -> ModelTrafficResult | None:

@@ -174,6 +174,8 @@ def test_replay_of_an_unrecorded_scenario_says_how_to_record_it(tmp_path: Path) 
     assert status == 400
     assert "nothing recorded for this scenario" in t.unmatched[0][0]
     assert "--model-traffic record" in t.unmatched[0][0]
+    said = traffic_problem(t)  # no diff to point at, and no stray space
+    assert said.endswith("(record it with --model-traffic record)") and " ;" not in said
 
 
 def test_a_request_no_scenario_claims_is_refused_in_replay(tmp_path: Path) -> None:
