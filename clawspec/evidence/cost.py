@@ -31,6 +31,8 @@ def usage_cost(
         if native is not None:
             total += native
             continue
+        if inputs == 0 and outputs == 0:
+            continue  # no token used (a call refused before the model): nothing to price
         key = price_key(model, dict(pricing)) if model else None
         if key is None:
             unpriced.append(model or UNKNOWN_MODEL)
