@@ -215,9 +215,11 @@ def _testcase(
     change: str | None,
     strict: bool = False,
     reply_chars: int = REPLY_CHARS,
+    role: str | None = None,
 ) -> tuple[str, str]:
     """The testcase element and the tag of its outcome ("" when it passed). `strict`: nothing
-    the Jenkins xUnit plugin's schema lacks (file, line, properties)."""
+    the Jenkins xUnit plugin's schema lacks (file, line, properties). `role`: its variant's
+    (reference, required or advisory: an advisory one's failures never fail the job)."""
     identity = scenario.identity
     # With variants, `name @ variant`: one test per scenario and variant, distinct for every
     # consumer (GitLab and Jenkins key a test on classname + name).
@@ -234,6 +236,7 @@ def _testcase(
     pairs = [
         ("target", scenario.target),
         ("variant", identity.variant),
+        ("variant_role", role),
         ("run_id", scenario.run_id),
         ("gateway_run_id", scenario.gateway_run_id),
         ("trace_url", trace.url if trace else None),
@@ -334,6 +337,12 @@ def render_junit(
     spend = spend_of(report)
     if worth_saying(spend):  # what the agent runs spent, next to the budget
         pairs.append(("spend", spend_line(spend)))
+    if report.selection is not None:  # --changed-since: how many ran, and since when
+        pairs.append(("selection", report.selection.describe()))
+    roles = {
+        v.name: "reference" if v.reference else "required" if v.required else "advisory"
+        for v in report.variants
+    }
     head = _properties(xml, _SUITE + 1, pairs)
     extra = {"timestamp": report.started_at} if report.started_at else {}
     grouped = _suites(report)
@@ -343,7 +352,16 @@ def render_junit(
         path = repo_relative(contract, repo_root, workspace)
         name = names[contract]
         cases = [
-            _testcase(xml, s, name, path, changes.get(s.identity.key), strict, reply_chars)
+            _testcase(
+                xml,
+                s,
+                name,
+                path,
+                changes.get(s.identity.key),
+                strict,
+                reply_chars,
+                roles.get(s.identity.variant or ""),
+            )
             for s in scenarios
         ]
         ms = sum(s.duration_ms for s in scenarios)

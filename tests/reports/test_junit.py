@@ -145,3 +145,18 @@ def test_a_scenario_with_thousands_of_failing_checks_lists_the_first_hundred() -
     assert len(listed) == MAX_BODY_CHECKS == 100
     assert body.splitlines()[-1] == "... and 2,900 more (every check is in the JSON report)"
     assert len(body) < 120_000
+
+
+def test_a_changed_only_run_says_in_each_suite_what_it_left_out() -> None:
+    from clawspec.reports.model import SelectionInfo
+
+    selection = SelectionInfo(
+        changed_since="HEAD~1", commit="fa3947d0aa11", changed_files=1, selected=2, total=18,
+        left_out=[f"c.yaml::s{i}" for i in range(16)],
+    )  # fmt: skip
+    found = report(scenario("a", "pass")).model_copy(update={"selection": selection})
+    root = ET.fromstring(render_junit(found))
+    said = {
+        p.get("name"): p.get("value") for p in root.iter("property") if p.get("name") == "selection"
+    }
+    assert said == {"selection": "ran 2 of 18 scenarios: 16 unaffected by changes since fa3947d"}

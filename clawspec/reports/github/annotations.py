@@ -278,9 +278,7 @@ def warn_on_github(
 
 
 # A contract error as the loader words it: `path:line:column: what is wrong`.
-_AT = re.compile(
-    r"^(?P<path>[^\n]+?):(?P<line>\d+):(?P<col>\d+): (?P<text>.+)$", re.DOTALL
-)
+_AT = re.compile(r"^(?P<path>[^\n]+?):(?P<line>\d+):(?P<col>\d+): (?P<text>.+)$", re.DOTALL)
 
 
 def contract_errors_on_github(
