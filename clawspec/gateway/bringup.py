@@ -593,6 +593,17 @@ class GatewayProcess:
         if self._bootstrap is not None:  # the gateway is gone: nothing writes them again
             self._bootstrap.restore()
 
+    def ended(self) -> str | None:
+        """How the gateway's process ended, when it did on its own (not stopped by ClawSpec):
+        'exited with code 1', 'was killed by signal 9'; None while it runs."""
+        proc = self._proc
+        if proc is None or self._stopped:
+            return None
+        code = proc.poll()
+        if code is None:
+            return None
+        return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None

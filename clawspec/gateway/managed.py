@@ -8,7 +8,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -40,6 +40,8 @@ class RunGateway:
     # Why it is not there: an advisory variant's gateway that did not start (its runs are
     # skipped with this reason; the run goes on).
     failed: str | None = None
+    # A brought-up gateway: how its process ended, once it has (GatewayProcess.ended).
+    ended: Callable[[], str | None] | None = None
 
 
 @contextmanager
@@ -190,7 +192,7 @@ def brought_up(
     try:
         with process as gateway:
             _progress(f"gateway{whose} ready in {time.monotonic() - started:.0f} s")
-            yield _running(settings, gateway, kept)
+            yield replace(_running(settings, gateway, kept), ended=process.ended)
     finally:
         # Also when it never got ready: what it wrote is kept where the progress line said,
         # and its private folder (the generated config holding the run's tokens) goes.

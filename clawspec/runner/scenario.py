@@ -114,6 +114,9 @@ class RunEnv:
     by_variant: dict[str, RunEnv] = field(default_factory=dict)
     # Where the gateway's log is kept after the run (named in messages: the live one goes).
     kept_log: Path | None = None
+    # A brought-up gateway: how it ended, once its process has ("exited with code 1", "was
+    # killed by signal 9"), else None. A request it cannot answer then says why.
+    gateway_ended: Callable[[], str | None] | None = None
     # Providers found unreachable: one object for the whole run, the variants' envs included.
     outages: Outages = field(default_factory=Outages)
     # Which attempt of a repeated scenario runs in this environment (0-based): in record mode
@@ -304,7 +307,11 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
         except InvocationError as exc:
             state.unreachable = exc.unreachable
             ctx.run = _with(run, gateway_run_id=exc.gateway_run_id)
+            ended = env.gateway_ended() if exc.unreachable and env.gateway_ended else None
             cause = _failure_cause(exc, ctx, request, env, plan.id)
+            if ended:  # not "unreachable": ClawSpec started it, and knows it is gone
+                where = f"; its log: {env.kept_log}" if env.kept_log else ""
+                cause = f" (the gateway ClawSpec started {ended} during the run{where})"
             state.message = f"invocation failed: {exc}{cause}"
         else:
             ctx.run = _with(

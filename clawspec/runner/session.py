@@ -111,6 +111,7 @@ def run_loaded(
                 traffic=traffic,
                 kept_log=gateway.kept_log,
                 outages=outages,  # shared by every variant's environment
+                gateway_ended=gateway.ended,
             )
             from clawspec.evidence.trace import backend_name, run_backend
 
@@ -258,6 +259,7 @@ def _variant_envs(env: RunEnv, gateways: RunGateways, listener: RunListener) -> 
             kept_log=gateway.kept_log,
             by_variant={},
             outages=env.outages if gateway.failed is None else _down(gateway),
+            gateway_ended=gateway.ended,
         )
         for name, gateway in gateways.by_variant.items()
     }

@@ -271,3 +271,26 @@ def test_a_gateway_outlives_no_clawspec_killed_without_its_cleanup(
         child.kill()
         for pid in _sleepers(marker):
             os.kill(pid, 9)
+
+
+def test_a_gateway_that_dies_during_the_run_is_said_to_have_died(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "could not be reached": ClawSpec started it and knows how it ended."""
+    script = workspace / "stand_in.py"
+    script.write_text(
+        READY_GATEWAY.replace(
+            'self.rfile.read(int(self.headers.get("Content-Length") or 0))',
+            "os.kill(os.getpid(), 9)",
+        ),
+        encoding="utf-8",
+    )
+    (workspace / "clawspec.yaml").write_text(
+        f"report_dir: reports\ngateway: {{command: ['{sys.executable}', '{script}']}}\n",
+        encoding="utf-8",
+    )
+    code, _, report = _run(workspace, write_contract, capsys)
+    assert code == 3
+    message = report["scenarios"][0]["message"]
+    assert "(the gateway ClawSpec started was killed by signal 9 during the run" in message
+    assert "its log: reports/gateway-logs/" in message
