@@ -206,6 +206,9 @@ def merge(
         parts.append(merge_shards(checked))
     configured = [v.name for v in settings.variants]
     report = parts[0] if len(parts) == 1 else join(parts, configured)
+    # A part's own comparison was made under its job's settings: the merge's decide (a part
+    # compared under `fail_on: regression` must not speak for a merge judged by `fail`).
+    report = report.model_copy(update={"comparison": None, "baseline": None, "trends": []})
     if warning := unknown_variants(report, configured, config_path):
         note(warning)
     if absent := missing_variants(report, settings.variants):

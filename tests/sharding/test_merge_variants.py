@@ -220,3 +220,21 @@ def test_a_merge_without_the_variants_configured_says_what_it_cannot_judge(
     assert "the reports ran on variant(s) haiku, mini, sonnet, which " in err
     assert "bare.yaml does not define" in err and "--config FILE" in err
     assert read_report(config / "bare.json")["variant_comparisons"] == []
+
+
+def test_a_parts_own_comparison_does_not_speak_for_the_merge(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A part compared under its job's `fail_on: regression` without a baseline: the merge,
+    judged by `fail`, says nothing of that part's missing baseline."""
+    from clawspec.reports.model import Comparison
+
+    missing = Comparison(baseline_missing="no baseline configured (set --baseline)")
+    write(
+        config / "jobs" / "sonnet.json",
+        run_report(results("sonnet"), "sonnet", comparison=missing),
+    )
+    assert main(["merge", "jobs", "--fail-on", "fail", "--report-json", "m.json"]) == 1
+    out = capsys.readouterr().out
+    assert "No baseline" not in out and "baseline" not in out.lower()
+    assert read_report(config / "m.json")["comparison"] is None
