@@ -4,6 +4,7 @@ after every run, and the headings and keys of every version of each."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from clawspec.bless.observed import MAX_FILES, contract_path, written_paths
@@ -35,7 +36,8 @@ def files(
     for e, names in zip(evidence, variables, strict=True):
         per_run.append({with_variables(f.path, names): f for f in e.files})
         roots = [names["workspace"]] if names.get("workspace") else []
-        named = [contract_path(p, roots) for p in written_paths(e.tools)]
+        folder = Path(names["workspace"]) if names.get("workspace") else None
+        named = [contract_path(p, roots) for p in written_paths(e.tools, folder)]
         # At the files' bound, a missing one may only have been left out of the report.
         found = {f.path for f in e.files}
         gone = [] if len(e.files) >= MAX_FILES else [p for p in named if p not in found]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,13 +193,16 @@ def _files(tools: list[ToolCallRecord], workspace: Path) -> list[FileSeen]:
     what exists after the run may become an `artifact_exists` (bless lists the paths the calls
     named that are missing, from the calls themselves)."""
     roots = (str(workspace), str(workspace.resolve()))
-    named = dict.fromkeys(contract_path(p, roots) for p in written_paths(tools))
+    named = dict.fromkeys(contract_path(p, roots) for p in written_paths(tools, workspace))
     found = (_file(p, workspace) for p in named)
     return _unique_files(f for f in found if f is not None)
 
 
-def written_paths(tools: Iterable[ToolCallRecord]) -> list[str]:
-    """The paths the writing calls among `tools` named, as they named them, in order."""
+def written_paths(tools: Iterable[ToolCallRecord], workspace: Path | None = None) -> list[str]:
+    """The paths the writing calls among `tools` named, in order: as they named them, except
+    a relative path that is a file in the calling agent's own folder (`<workspace>/<agent>/`,
+    where OpenClaw puts an agent other than its default one: a delegated `notary`'s
+    `notes/x.md` is `notary/notes/x.md`) and not one of the workspace's own."""
     paths: list[str] = []
     for tool in tools:
         if tool.name in WRITING_TOOLS and isinstance(tool.args, dict):
@@ -206,8 +210,21 @@ def written_paths(tools: Iterable[ToolCallRecord]) -> list[str]:
                 (tool.args[k] for k in PATH_KEYS if isinstance(tool.args.get(k), str)), None
             )
             if named:
-                paths.append(named)
+                paths.append(_in_agent_folder(named, tool.agent, workspace))
     return paths
+
+
+_AGENT_FOLDER = re.compile(r"[A-Za-z0-9_][\w.-]*")
+
+
+def _in_agent_folder(named: str, agent: str | None, workspace: Path | None) -> str:
+    if workspace is None or not agent or posixpath.isabs(named):
+        return named
+    if not _AGENT_FOLDER.fullmatch(agent):
+        return named
+    inside = posixpath.normpath(posixpath.join(agent, named))
+    mine = inside.startswith(f"{agent}/") and (workspace / inside).is_file()
+    return inside if mine and not (workspace / named).is_file() else named
 
 
 def contract_path(named: str, roots: Iterable[str]) -> str:

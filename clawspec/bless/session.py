@@ -282,7 +282,7 @@ def _block(proposal: Proposal, existing: Callable[[int | None], list[dict[str, A
     if not proposal.items:
         lines.append("  []  # nothing held in every run")
     if proposal.unstable:
-        lines.append("# held in only some runs (not proposed):")
+        lines.append("# not held in every run (not proposed):")
         for item in proposal.unstable:
             lines.append(f"#   - {flow(item.mapping)}  # {item.comment}")
     if proposal.left_out:

@@ -98,6 +98,25 @@ def test_a_file_deleted_or_never_written_is_not_proposed_and_is_listed_with_why(
         )
 
 
+def test_a_file_a_delegated_agent_wrote_in_its_own_folder_is_found_there(tmp_path: Path) -> None:
+    """OpenClaw puts an agent other than its default one in a folder of its own: a notary's
+    `notes/x.md` is `notary/notes/x.md`, not a file "deleted, or the write failed"."""
+    (tmp_path / "notary" / "notes").mkdir(parents=True)
+    (tmp_path / "notary" / "notes" / "x.md").write_text("# Notarised\n", "utf-8")
+    tools = [
+        ToolCallRecord(name="sessions_spawn", agent="main", args={"agentId": "notary"}),
+        ToolCallRecord(name="write", agent="notary", args={"path": "notes/x.md", "content": "."}),
+    ]
+    assert [f.path for f in _files(tools, tmp_path)] == ["notary/notes/x.md"]
+    variables = {"workspace": str(tmp_path)}
+    runs = [evidence(tools, files=_files(tools, tmp_path), variables=variables) for _ in range(2)]
+    whole = _whole(runs)
+    assert {"type": "artifact_exists", "path": "notary/notes/x.md"} in _of(
+        whole.items, "artifact_exists"
+    )
+    assert not [i for i in whole.unstable if i.mapping.get("path") == "notes/x.md"]
+
+
 # -- 3. OpenClaw's placeholder is not what the agent said ------------------------------------
 
 
