@@ -161,7 +161,7 @@ def describe(result: InitResult) -> str:
             )
         else:  # nothing to validate yet: `validate` would only say "no contract files found"
             lines.append(
-                "next: write a contract (skills/<name>/tests/scenarios.yaml, clawspec docs "
-                "contracts), or add a skill or an agent and run clawspec init again"
+                "next: write a contract in skills/<name>/tests/scenarios.yaml, or add a skill or "
+                "an agent and run clawspec init again (clawspec docs contracts)"
             )
     return "\n".join(console_line(line) for line in lines)

@@ -526,6 +526,31 @@ def _soul_long(doc: Document, _: LintOptions) -> Iterable[Hit]:
 
 
 @rule(
+    "contract-invalid",
+    "error",
+    "contract",
+    "The contract loads: what `clawspec validate` reports (an unset `{{env.NAME}}` aside).",
+)
+def _contract_invalid(doc: Document, options: LintOptions) -> Iterable[Hit]:
+    """A contract that does not load must not count as linted and clean. The variables a CI
+    lint job may lack (secrets) are left to `validate`, where the run's environment is."""
+    import re
+
+    from clawspec.contracts.loader import load_contract
+
+    if doc.contract is None:
+        return
+    cwd = Path.cwd().resolve()
+    root = cwd if cwd in doc.path.resolve().parents else doc.path.resolve().parent
+    found = load_contract(doc.path, root, options.environ or {})
+    for message in found if isinstance(found, list) else []:
+        if "environment variable '" in message and "is not set" in message:
+            continue
+        at = re.match(r"^.+?:(\d+):(\d+): (.*)$", message, re.DOTALL)
+        yield (int(at[1]), int(at[2]), at[3]) if at else (1, 1, message)
+
+
+@rule(
     "outline-column-unused",
     "warning",
     "contract",

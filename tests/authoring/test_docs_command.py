@@ -64,11 +64,21 @@ def test_an_unknown_topic_is_a_usage_error_naming_the_closest(
 def test_the_hint_init_prints_names_a_section_that_exists(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["init", str(tmp_path)]) == 0
-    hint = next(line for line in capsys.readouterr().out.splitlines() if "next:" in line)
-    command = hint[hint.index("clawspec docs") :].rstrip(")").split()
-    assert main(command[1:]) == 0
-    assert capsys.readouterr().out.startswith("## Getting started in an existing workspace\n")
+    (tmp_path / "skills" / "notes").mkdir(parents=True)  # a skill: its contract is written
+    (tmp_path / "skills" / "notes" / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: Takes notes.\n---\n# Notes\n", "utf-8"
+    )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder, section in (
+        (tmp_path, "## Getting started in an existing workspace\n"),
+        (empty, "## Contracts\n"),  # nothing to validate yet: how to write a contract
+    ):
+        assert main(["init", str(folder)]) == 0
+        hint = next(line for line in capsys.readouterr().out.splitlines() if "next:" in line)
+        command = hint[hint.index("clawspec docs") :].rstrip(")").split()
+        assert main(command[1:]) == 0
+        assert capsys.readouterr().out.startswith(section)
 
 
 @pytest.mark.slow

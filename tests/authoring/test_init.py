@@ -331,4 +331,4 @@ def test_in_a_folder_without_skills_the_next_step_is_a_contract_not_validate(
     assert main(["init"]) == 0
     out = capsys.readouterr().out
     assert "next: clawspec validate" not in out
-    assert "next: write a contract (skills/<name>/tests/scenarios.yaml" in out
+    assert "next: write a contract in skills/<name>/tests/scenarios.yaml" in out

@@ -171,6 +171,14 @@ CASES: dict[str, tuple[str, bytes | str, int, int, str]] = {
         "no '## Vibe' section",
     ),
     "soul-too-long": ("SOUL.md", GOOD_SOUL + ("word " * 4000 + "\n") * 2, 11, 1, "characters"),
+    "contract-invalid": (
+        "case.clawspec.yaml",
+        'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n  - name: drafts\n'
+        "    when: {invoke: /send}\n    then: [{type: tool_was_caled, tool: x}]\n",
+        6,
+        13,
+        "unknown assertion type 'tool_was_caled' (did you mean 'tool_was_called'?)",
+    ),
     "outline-column-unused": (
         "case.clawspec.yaml",
         'version: "1.0"\ntarget: {type: skill, path: s}\nscenarios:\n  - name: drafts\n'
