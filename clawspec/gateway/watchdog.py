@@ -21,7 +21,7 @@ from pathlib import Path
 
 # Run by the watchdog process: `python -c WATCHDOG <pgid> <state folder> <grace s>`, the pipe
 # on its standard input. Only the standard library: it must start in milliseconds.
-WATCHDOG = r"""
+WATCHDOG = r"""# clawspec gateway watchdog (named in its command line, for `ps`)
 import os, shutil, signal, sys, time
 pgid, state, grace = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

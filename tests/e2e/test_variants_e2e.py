@@ -183,10 +183,27 @@ def test_junit_has_one_testcase_per_scenario_and_variant(
 
 
 def _gateway_families(cli_pid: int) -> set[int]:
-    """Every process of the gateways the CLI started: each one leads a session of its own."""
+    """Every process of the gateways the CLI started: each one leads a session of its own
+    (as does each gateway's watchdog, told apart by its command line)."""
     stats = _proc_stats()
-    leaders = {pid for pid, (ppid, pgrp) in stats.items() if ppid == cli_pid and pgrp == pid}
+    leaders = {
+        pid
+        for pid, (ppid, pgrp) in stats.items()
+        if ppid == cli_pid and pgrp == pid and not _is_watchdog(pid)
+    }
     return {pid for pid, (_, pgrp) in stats.items() if pgrp in leaders}
+
+
+def _watchdogs(cli_pid: int) -> set[int]:
+    stats = _proc_stats()
+    return {pid for pid, (ppid, _) in stats.items() if ppid == cli_pid and _is_watchdog(pid)}
+
+
+def _is_watchdog(pid: int) -> bool:
+    try:
+        return b"clawspec gateway watchdog" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def test_a_signal_lets_the_running_scenario_be_judged_and_stops_every_gateway(
@@ -237,6 +254,7 @@ def test_a_signal_lets_the_running_scenario_be_judged_and_stops_every_gateway(
     reader.start()
     seen: set[int] = set()
     leaders: set[int] = set()
+    watchdogs: set[int] = set()
     try:
         # Both gateways are up (every gateway is brought up before the first run) and the
         # first variant's run is held by the provider; the other variant's run of the same
@@ -250,6 +268,8 @@ def test_a_signal_lets_the_running_scenario_be_judged_and_stops_every_gateway(
         stats = _proc_stats()
         leaders = {pid for pid in seen if stats.get(pid, (0, 0))[1] == pid}
         assert len(leaders) == 2, (leaders, proc.poll())
+        watchdogs = _watchdogs(proc.pid)
+        assert len(watchdogs) == 2, watchdogs  # one for each gateway
         proc.send_signal(signal.SIGTERM)  # start no more scenarios; the running one goes on
         assert said.wait(60), "".join(output)
         provider.release()  # only now does the agent write its file and finish
@@ -261,7 +281,7 @@ def test_a_signal_lets_the_running_scenario_be_judged_and_stops_every_gateway(
             proc.kill()
     text = "".join(output)
     assert proc.returncode == 130, text
-    alive = seen & set(_proc_stats())
+    alive = (seen | watchdogs) & set(_proc_stats())
     assert alive == set(), f"gateway processes left running: {sorted(alive)}"
     report = json.loads((work / "interrupted" / "clawspec-report.json").read_text("utf-8"))
     assert report["interrupted"] is True
