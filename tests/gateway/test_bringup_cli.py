@@ -181,18 +181,23 @@ HTTPServer(("127.0.0.1", cfg["gateway"]["port"]), H).serve_forever()
 """
 
 
-def test_an_advisory_variants_gateway_that_does_not_start_skips_only_its_runs(
-    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _variant_failing_to_start(workspace: Path, extra: str) -> None:
+    """Variants `current` and `next` on stand-in gateways; `next`'s does not start."""
     (workspace / "stand_in.py").write_text(READY_GATEWAY, encoding="utf-8")
     (workspace / "clawspec.yaml").write_text(
         "report_dir: reports\n"
         f"gateway: {{command: ['{sys.executable}', '{workspace / 'stand_in.py'}', gateway, run]}}\n"
         "variants:\n"
         "  - {name: current}\n"
-        "  - {name: next, env: {STAND_IN_FAILS: '1'}, required: false}\n",
+        f"  - {{name: next, env: {{STAND_IN_FAILS: '1'}}{extra}}}\n",
         encoding="utf-8",
     )
+
+
+def test_an_advisory_variants_gateway_that_does_not_start_skips_only_its_runs(
+    workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _variant_failing_to_start(workspace, ", required: false")
     code, err, report = _run(workspace, write_contract, capsys)
     by_variant = {(s["name"], s["variant"]): s for s in report["scenarios"]}
     assert code == 0, err
@@ -211,15 +216,7 @@ def test_an_advisory_variants_gateway_that_does_not_start_skips_only_its_runs(
 def test_a_required_variants_gateway_that_does_not_start_stops_the_run(
     workspace: Path, write_contract, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (workspace / "stand_in.py").write_text(READY_GATEWAY, encoding="utf-8")
-    (workspace / "clawspec.yaml").write_text(
-        "report_dir: reports\n"
-        f"gateway: {{command: ['{sys.executable}', '{workspace / 'stand_in.py'}', gateway, run]}}\n"
-        "variants:\n"
-        "  - {name: current}\n"
-        "  - {name: next, env: {STAND_IN_FAILS: '1'}}\n",
-        encoding="utf-8",
-    )
+    _variant_failing_to_start(workspace, "")
     code, err, report = _run(workspace, write_contract, capsys)
     assert code == 3 and "code 78" in err
     assert {s["status"] for s in report["scenarios"]} == {"error"}
