@@ -196,7 +196,7 @@ def test_bless_proposes_only_what_held_in_every_run(blessed: dict[str, Any]) -> 
     budget = next(line for line in proposed if "token_budget" in line)
     assert "# held in 3 of 3 runs; tokens " in budget and "\u2013" in budget, budget
     # What varied is listed apart, never proposed.
-    unstable = out[out.index("# held in only some runs") :]
+    unstable = out[out.index("# not held in every run") :]
     assert "{type: tool_was_called, tool: edit}  # held in 1 of 3 runs" in unstable
     assert "They cover the brief" not in "\n".join(proposed)
     assert "2026-11-2" not in "\n".join(proposed)  # no literal date: {{today}} or a pattern
