@@ -75,6 +75,9 @@ def _main(argv: Sequence[str] | None, command_line: list[str]) -> int:
     if command_line[1:] == ["--version"]:  # what argparse would print, without building it
         print(VERSION)
         return ExitCode.OK
+    # Until a command puts its own handlers in place (after its imports), SIGTERM and SIGHUP
+    # end it as Ctrl-C does: "interrupted", exit 130, never Python's bare 143 or 129.
+    _interrupt_on(("SIGTERM", "SIGHUP"))
     # pydantic looks for plugins in every installed package's entry points the first time it
     # builds a model (tens of milliseconds on each call); ClawSpec uses none. A user who sets
     # the variable keeps their choice.
@@ -103,6 +106,17 @@ def _main(argv: Sequence[str] | None, command_line: list[str]) -> int:
             level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler]
         )
         return _dispatch(args, command_line)
+
+
+def _interrupt_on(names: Sequence[str]) -> None:
+    import signal
+
+    def interrupt(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    for name in names:
+        if hasattr(signal, name):  # not on Windows
+            signal.signal(getattr(signal, name), interrupt)
 
 
 def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:

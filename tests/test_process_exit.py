@@ -61,3 +61,33 @@ def test_the_command_ends_through_it(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "no contract files found" in done.stderr
     assert done.stdout == "True\n"
+
+
+def test_a_signal_before_a_command_handles_signals_is_an_interrupt(tmp_path: Path) -> None:
+    """SIGTERM or SIGHUP while a command imports or loads, before it handles signals itself
+    (`validate` never does): "interrupted" and exit 130, never Python's bare 143 or 129. The
+    command is held at its start (a hook in `sitecustomize`) until the signal is sent."""
+    import os
+    import signal
+
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys, time\n"
+        "import clawspec.commands.validate as command\n"
+        "def held(args):\n"
+        "    print('held', file=sys.stderr, flush=True)\n"
+        "    time.sleep(60)\n"
+        "command.run = held\n",
+        "utf-8",
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "clawspec", "validate", "."],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert child.stderr is not None
+        assert child.stderr.readline() == "held\n"
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=30)
+        assert (child.returncode, err.strip()) == (130, "interrupted"), (sig, err)
