@@ -105,9 +105,11 @@ def _turn_said(scenario: ScenarioResult, reply_chars: int) -> list[str]:
     return [f"{label} said: {said}", f"{label} replied: {replied}"]
 
 
-def _stdout(scenario: ScenarioResult, reply_chars: int) -> str:
+def _stdout(scenario: ScenarioResult, reply_chars: int, in_body: tuple[Status, ...] = ()) -> str:
+    """The scenario's checks and what it said, but for the checks the failure's body lists
+    (`in_body`: their statuses): GitLab shows the body and then this, one after the other."""
     lines = []
-    checks = scenario.checks()  # a conversation's turns' checks too, in the order they ran
+    checks = [a for a in scenario.checks() if a.status not in in_body]  # turns' checks too
     warned = [a for a in checks if a.status == Status.WARN]
     lines += [f"warning: {_assertion_line(scenario, a)}" for a in warned]
     lines += [_assertion_line(scenario, a) for a in checks if a not in warned]
@@ -249,6 +251,7 @@ def _testcase(
             xml, _CASE + 1, [(name, value) for name, value in pairs if value]
         )
     outcome = ""
+    in_body: tuple[Status, ...] = ()
     if scenario.status in _OUTCOME:
         tag, kind, statuses = _OUTCOME[scenario.status]
         element = _outcome(
@@ -256,7 +259,8 @@ def _testcase(
         )
         outcome = tag if element else ""
         children[tag] = element
-    stdout = _stdout(scenario, reply_chars)
+        in_body = statuses if element else ()
+    stdout = _stdout(scenario, reply_chars, in_body)
     if stdout:
         children["system-out"] = [xml.element("system-out", {}, _CASE + 1, text=stdout)]
     ordered = [element for tag in _CHILD_ORDER for element in children.get(tag, [])]

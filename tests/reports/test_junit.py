@@ -160,3 +160,15 @@ def test_a_changed_only_run_says_in_each_suite_what_it_left_out() -> None:
         p.get("name"): p.get("value") for p in root.iter("property") if p.get("name") == "selection"
     }
     assert said == {"selection": "ran 2 of 18 scenarios: 16 unaffected by changes since fa3947d"}
+
+
+def test_a_failing_check_is_in_the_body_once_not_again_in_system_out() -> None:
+    """GitLab shows the failure's body and then `System Out`: the same lines twice before."""
+    failing = scenario(
+        "broken", "fail", assertion("pass", "fine", index=0), assertion("fail", "nope", index=1)
+    )
+    case = ET.fromstring(render_junit(report(failing))).find(".//testcase")
+    assert case is not None
+    body, out = case.findtext("failure") or "", case.findtext("system-out") or ""
+    assert "FAIL then[1]" in body and "FAIL then[1]" not in out
+    assert "PASS then[0]" in out
