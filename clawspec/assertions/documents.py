@@ -49,9 +49,11 @@ def read_text(
     with strict `errors`, bytes that are not UTF-8 raise NotTextError (a DataError, the
     assertion's verdict: an agent may write anything), as does a folder where the file
     should be. Any other OSError passes through."""
-    if path.is_dir():
-        raise NotAFileError(f"'{shown or path.name}' is a folder, not a file")
-    with path.open("rb") as handle:
+    try:
+        opened = path.open("rb")
+    except IsADirectoryError:
+        raise NotAFileError(f"'{shown or path.name}' is a folder, not a file") from None
+    with opened as handle:
         size = os.fstat(handle.fileno()).st_size  # a file known too large is not read at all
         data = handle.read(max_bytes + 1) if size <= max_bytes else b""
         if size > max_bytes or len(data) > max_bytes:

@@ -41,18 +41,13 @@ REPORT_LOOKUP_MS = 2000
 REPORT_POLL_DELAY_MS = 250
 
 
-def backend_name(settings: Settings) -> str:
-    """Return the configured backend name: unset means `local` in bring-up mode, else `none`."""
-    return settings.trace_backend
-
-
 def make_backend(settings: Settings, environ: Mapping[str, str]) -> TraceBackend | None:
     """Return the configured trace backend, or None for `none`.
 
     Raises ImportError when the backend's module is missing, and whatever its constructor
     raises for bad configuration; `scenario_trace` turns both into a skip reason.
     """
-    name = backend_name(settings)
+    name = settings.trace_backend
     if name == "none":
         return None
     module_name, class_name = BACKENDS[name]
@@ -87,7 +82,7 @@ def report_trace(ctx: EvalContext, timeout_ms: int = REPORT_LOOKUP_MS) -> None:
     link, and takes the spans as they are. What it finds (or why not) is kept as the scenario's
     trace, so the report reads it as it reads one an assertion fetched. Never raises.
     """
-    if ctx.evidence.built_trace() is not None or backend_name(ctx.settings) == "none":
+    if ctx.evidence.built_trace() is not None or ctx.settings.trace_backend == "none":
         return
     observability = ctx.settings.observability
     related = related_ids(ctx.evidence)  # read before `trace`: its lock is not reentrant
@@ -149,7 +144,7 @@ def _lookup(
     delay_ms: int | None = None,
     complete: bool = True,
 ) -> Trace | TraceUnavailable:
-    name = backend_name(ctx.settings)
+    name = ctx.settings.trace_backend
     try:
         backend = _backend(ctx)
     except TraceUnavailable as exc:

@@ -192,7 +192,7 @@ def brought_up(
     try:
         with process as gateway:
             _progress(f"gateway{whose} ready in {time.monotonic() - started:.0f} s")
-            yield replace(_running(settings, gateway, kept), ended=process.ended)
+            yield _running(settings, gateway, kept, process.ended)
     finally:
         # Also when it never got ready: what it wrote is kept where the progress line said,
         # and its private folder (the generated config holding the run's tokens) goes.
@@ -203,8 +203,10 @@ def brought_up(
             shutil.rmtree(process.state_dir, ignore_errors=True)
 
 
-def _running(settings: Settings, gateway: RunningGateway, kept: Path) -> RunGateway:
-    """The run's settings pointing at the started gateway."""
+def _running(
+    settings: Settings, gateway: RunningGateway, kept: Path, ended: Callable[[], str | None]
+) -> RunGateway:
+    """The run's settings pointing at the started gateway; `ended` says how its process ended."""
     return RunGateway(
         settings.model_copy(
             update={
@@ -219,6 +221,7 @@ def _running(settings: Settings, gateway: RunningGateway, kept: Path) -> RunGate
         ),
         gateway.log_path,
         kept,
+        ended=ended,
     )
 
 

@@ -219,11 +219,17 @@ class FolderStore:
         return sorted(unquote(name) for name in self.blobs.children(""))
 
     def runs(self, branch: str) -> list[StoredRun]:
+        return self._listed(branch, {})
+
+    def _listed(self, branch: str, known: dict[str, StoredRun]) -> list[StoredRun]:
+        """The runs of `branch` its folders hold, and the `known` records (a run just saved:
+        taken as they are, not read back from their reports)."""
         segment = branch_segment(branch)
         folders = self.blobs.children(segment)
         present = set(folders)
         # An index entry whose folder is gone (removed by hand) is not a run any more.
         indexed = {run.key: run for run in self._index(segment).runs if run.key in present}
+        indexed.update(known)
         for key in folders:
             if key in indexed:
                 continue
@@ -275,8 +281,8 @@ class FolderStore:
         record = run_record(report, branch, key, self.blobs.location(report_key), committed_at)
         # The index is written again from what is listed (this run included): a missing or
         # damaged one is rebuilt, and runs whose folders are gone leave it.
-        runs = [run for run in self.runs(branch) if run.key != key] + [record]
-        index = _Index(runs=sorted(runs, key=lambda run: (run.created_at or "", run.key)))
+        runs = self._listed(branch, {key: record})  # this run's report is not read back
+        index = _Index(runs=runs)
         self.blobs.write(f"{segment}/{INDEX_NAME}", _dump(index.model_dump(mode="json")))
         return record
 

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawspec.reports.model import RunReport, ScenarioChange, ScenarioResult
+from clawspec.reports.model import RunReport, ScenarioChange, ScenarioResult, advisory_variants
 from clawspec.status import Status
 from clawspec.text import one_line
 
@@ -92,7 +92,7 @@ def change_sections(report: RunReport) -> list[ChangeSection]:
     behaviour = ChangeSection("behaviour", "Behaviour changes")
     # An advisory variant's regressions are listed, marked: they are not what the headline
     # counts (they never fail the job).
-    advisory = {v.name for v in report.variants if not v.required}
+    advisory = advisory_variants(report)
 
     def failing(change: ScenarioChange, text: str) -> ChangeItem:
         if change.key[1] in advisory:

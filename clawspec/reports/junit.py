@@ -343,10 +343,7 @@ def render_junit(
         pairs.append(("spend", spend_line(spend)))
     if report.selection is not None:  # --changed-since: how many ran, and since when
         pairs.append(("selection", report.selection.describe()))
-    roles = {
-        v.name: "reference" if v.reference else "required" if v.required else "advisory"
-        for v in report.variants
-    }
+    roles = {v.name: v.role for v in report.variants}
     head = _properties(xml, _SUITE + 1, pairs)
     extra = {"timestamp": report.started_at} if report.started_at else {}
     grouped = _suites(report)

@@ -572,6 +572,13 @@ class VariantInfo(_Frozen):
     agent_id: str | None = None
     openclaw_version: str | None = None
 
+    @property
+    def role(self) -> str:
+        """'reference', 'required' or 'advisory'."""
+        if self.reference:
+            return "reference"
+        return "required" if self.required else "advisory"
+
 
 class VariantComparison(_Frozen):
     """A variant against the reference variant, scenario by scenario, with the classes and

@@ -92,9 +92,7 @@ class Column:
     @property
     def role(self) -> str:
         """'reference', 'required' or 'advisory'."""
-        if self.info.reference:
-            return "reference"
-        return "required" if self.info.required else "advisory"
+        return self.info.role
 
     def models_text(self) -> str:
         """'anthropic/claude-haiku-4-5', or with several 'a (9), b (1)'; '' when not known."""

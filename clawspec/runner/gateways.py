@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import AbstractContextManager, ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -117,16 +117,19 @@ def gateways_for_run(
 
 
 def _started(
-    stack: ExitStack, starting: Any, settings: Settings, variant: VariantSettings
+    stack: ExitStack,
+    starting: AbstractContextManager[RunGateway],
+    settings: Settings,
+    variant: VariantSettings,
 ) -> RunGateway:
-    """A variant's gateway, started. One an advisory variant's gateway that did not start
-    stands for, with the reason its runs are skipped: an advisory variant never fails the job,
-    so the other variants go on."""
-    if variant.required:
-        return stack.enter_context(starting)
+    """A variant's gateway, started. For an advisory variant's gateway that did not start, a
+    stand-in with the reason its runs are skipped: an advisory variant never fails the job, so
+    the other variants go on."""
     try:
         return stack.enter_context(starting)
     except GatewayError as exc:
+        if variant.required:
+            raise
         return RunGateway(
             settings,
             failed=f"not run: the gateway of advisory variant {variant.name} did not start "

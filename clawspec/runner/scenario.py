@@ -308,10 +308,11 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
             state.unreachable = exc.unreachable
             ctx.run = _with(run, gateway_run_id=exc.gateway_run_id)
             ended = env.gateway_ended() if exc.unreachable and env.gateway_ended else None
-            cause = _failure_cause(exc, ctx, request, env, plan.id)
             if ended:  # not "unreachable": ClawSpec started it, and knows it is gone
                 where = f"; its log: {env.kept_log}" if env.kept_log else ""
                 cause = f" (the gateway ClawSpec started {ended} during the run{where})"
+            else:
+                cause = _failure_cause(exc, ctx, request, env, plan.id)
             state.message = f"invocation failed: {exc}{cause}"
         else:
             ctx.run = _with(

@@ -113,11 +113,11 @@ def run_loaded(
                 outages=outages,  # shared by every variant's environment
                 gateway_ended=gateway.ended,
             )
-            from clawspec.evidence.trace import backend_name, run_backend
+            from clawspec.evidence.trace import run_backend
 
             # Also without trace assertions: a scenario that does not pass looks its trace up
             # for the report.
-            if needs_trace(plans) or backend_name(settings) != "none":
+            if needs_trace(plans) or settings.trace_backend != "none":
                 env.trace_backend = run_backend(settings, environ)
             env.by_variant = _variant_envs(env, gateways, listener)
             listener.on_run_start(len(plans))

@@ -103,6 +103,14 @@ class Loaded:
     problems: list[LoadProblem] = field(default_factory=list)
 
 
+# A repeated scenario's attempt records into `attempt-<n>/` under its folder (n from 1).
+ATTEMPT_FOLDER = re.compile(r"attempt-\d+")
+
+
+def is_attempt_folder(folder: Path) -> bool:
+    return ATTEMPT_FOLDER.fullmatch(folder.name) is not None
+
+
 def safe_name(name: str) -> str:
     """A scenario name as a folder name (no separators, nothing hidden)."""
     cleaned = _UNSAFE.sub("_", name).strip("._") or "_"

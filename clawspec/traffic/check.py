@@ -10,12 +10,11 @@ Stale, unused and invalid make the exit code 1; missing ones are listed.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawspec.errors import UsageError
-from clawspec.traffic.cassette import load_dir
+from clawspec.traffic.cassette import is_attempt_folder, load_dir
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ def check(
 def _owner(folder: Path) -> Path:
     """The scenario folder a cassette folder records: a repeated scenario's attempts record
     into `attempt-<n>/` under it."""
-    return folder.parent if re.fullmatch(r"attempt-\d+", folder.name) else folder
+    return folder.parent if is_attempt_folder(folder) else folder
 
 
 def _unused(report: Path, workspace: Path) -> list[Path]:
@@ -100,7 +99,7 @@ def _unused(report: Path, workspace: Path) -> list[Path]:
         owner = _owner(folder)
         if owner == folder:  # a replay without repeats reads no attempt's own recording
             for attempt in sorted(owner.glob("attempt-*")):
-                if re.fullmatch(r"attempt-\d+", attempt.name):
+                if is_attempt_folder(attempt):
                     unused += [item.path for item in load_dir(attempt).files]
         else:  # a repeated replay reads the attempts' recordings, never the scenario's own
             # (the report holds what the last attempt used: the others' folders are not judged)

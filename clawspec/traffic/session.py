@@ -8,7 +8,6 @@ scenario's folder when the scenario starts and answers from it, never from the n
 from __future__ import annotations
 
 import contextlib
-import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from clawspec.traffic.cassette import (
     CassetteFile,
     RecordedRequest,
     RecordedResponse,
+    is_attempt_folder,
     load_dir,
     write_dir,
 )
@@ -117,7 +117,7 @@ class TrafficSession:
             except OSError as exc:  # the runs are done and paid for: say so, keep the rest
                 self.unsaved.append(f"{traffic.folder}: {exc.strerror or exc}")
                 continue
-            if _ATTEMPT.fullmatch(traffic.folder.name):
+            if is_attempt_folder(traffic.folder):
                 attempts.setdefault(traffic.folder.parent, set()).add(traffic.folder)
         for owner, recorded in attempts.items():
             _drop_older_recordings(owner, recorded)
@@ -269,9 +269,6 @@ class TrafficSession:
         }
 
 
-_ATTEMPT = re.compile(r"attempt-\d+")
-
-
 def _drop_older_recordings(owner: Path, recorded: set[Path]) -> None:
     """A scenario recorded again with repeats: its recording made without repeats, and those
     of attempts this recording did not make, are of an older run (a replay without repeats
@@ -280,5 +277,5 @@ def _drop_older_recordings(owner: Path, recorded: set[Path]) -> None:
         with contextlib.suppress(OSError):
             if child.is_file() and child.suffix == ".json":
                 child.unlink()
-            elif child.is_dir() and _ATTEMPT.fullmatch(child.name) and child not in recorded:
+            elif child.is_dir() and is_attempt_folder(child) and child not in recorded:
                 shutil.rmtree(child)

@@ -14,7 +14,7 @@ from clawspec.assertions.base import RunInfo, Status
 from clawspec.config.settings import Settings
 from clawspec.evidence import trace as trace_evidence
 from clawspec.evidence.store import Evidence, LogKey, RunBackend
-from clawspec.evidence.trace import NO_BACKEND, backend_name, make_backend, scenario_trace
+from clawspec.evidence.trace import NO_BACKEND, make_backend, scenario_trace
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.runner.scenario import trace_ref
 from clawspec.traces.backends.base import TraceQuery
@@ -115,7 +115,7 @@ def test_backend_name_defaults_to_local_only_in_bring_up_mode(
     observability: dict[str, str], mode: str, expected: str
 ) -> None:
     config = Settings.model_validate({"observability": observability, "gateway": {"mode": mode}})
-    assert backend_name(config) == expected
+    assert config.trace_backend == expected
 
 
 @pytest.mark.usefixtures("fake_backends")

@@ -510,28 +510,28 @@ def render_summary(
     outcome = outcome or decide(report, Policy())
     views = _views(report, limit_name)
 
-    def fitting(view: _View) -> str | None:
-        text = clean(_render(report, outcome, view, title))
-        return text if len(text.encode("utf-8")) <= max_bytes else None
+    def rendered(view: _View) -> str:
+        return clean(_render(report, outcome, view, title))
+
+    def fits(text: str) -> bool:
+        return len(text.encode("utf-8")) <= max_bytes
 
     for view in views.larger:
-        if (text := fitting(view)) is not None:
+        if fits(text := rendered(view)):
             return text
     # The most scenarios that fit, found by halving the range (each try renders the summary):
     # the room is used before anything is cut.
     low, high, best = 1, views.most, None
     while low <= high:
         middle = (low + high) // 2
-        if (text := fitting(views.first(middle))) is not None:
+        if fits(text := rendered(views.first(middle))):
             best, low = text, middle + 1
         else:
             high = middle - 1
     if best is not None:
         return best
-    text = ""
     for view in views.smaller:
-        text = clean(_render(report, outcome, view, title))
-        if len(text.encode("utf-8")) <= max_bytes:
+        if fits(text := rendered(view)):
             return text
     # Even the totals do not fit (a tiny budget): cut hard at a line boundary.
     data = text.encode("utf-8")[:max_bytes]
