@@ -367,6 +367,9 @@ def _signal_all(pgid: int, pids: set[int], sig: signal.Signals) -> None:
             os.kill(pid, sig)
 
 
+ENDED_WAIT_S = 1.0
+
+
 class GatewayProcess:
     """Context manager: `with GatewayProcess(opts) as gw:` yields a ready RunningGateway."""
 
@@ -593,14 +596,17 @@ class GatewayProcess:
         if self._bootstrap is not None:  # the gateway is gone: nothing writes them again
             self._bootstrap.restore()
 
-    def ended(self) -> str | None:
+    def ended(self, wait_s: float = ENDED_WAIT_S) -> str | None:
         """How the gateway's process ended, when it did on its own (not stopped by ClawSpec):
-        'exited with code 1', 'was killed by signal 9'; None while it runs."""
+        'exited with code 1', 'was killed by signal 9'; None while it runs. Asked after a
+        request found it gone: a dying process closes its sockets before its exit status is
+        there to read, so that is waited for a moment (`wait_s`)."""
         proc = self._proc
         if proc is None or self._stopped:
             return None
-        code = proc.poll()
-        if code is None:
+        try:
+            code = proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
             return None
         return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
