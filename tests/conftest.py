@@ -9,11 +9,18 @@ from typing import Any
 
 import pytest
 
+from clawspec.gateway.install import CACHE_ENV
+
 
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No CLAWSPEC_*, CI, AWS or token variable of the developer's shell leaks into a test."""
+    """No CLAWSPEC_*, CI, AWS or token variable of the developer's shell leaks into a test.
+
+    The cache folder stays: it says where this machine keeps its OpenClaw installs (a test of the
+    cache's own default sets or removes it itself)."""
     for name in list(os.environ):
+        if name == CACHE_ENV:
+            continue
         if name.startswith(
             ("CLAWSPEC_", "GITHUB_", "INPUT_", "OPENCLAW_", "GITLAB_", "CI_", "JENKINS_", "AWS_")
         ) or name in (

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway
+from clawspec.gateway.install import CACHE_ENV
 from tests.support.scripted_provider import MODEL_ID, ScriptedProvider
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,11 +100,12 @@ def run_clawspec(
     unset: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """`clawspec run WORK ARGS…` as a user runs it, in its own process, against `launcher`
-    (no CLAWSPEC_/GITHUB_ variables of the test environment leak in, nor those in `unset`)."""
+    (no CLAWSPEC_/GITHUB_ variables of the test environment leak in, nor those in `unset`; the
+    cache folder of this machine's OpenClaw installs does)."""
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("CLAWSPEC_", "GITHUB_")) and k not in unset
+        if (k == CACHE_ENV or not k.startswith(("CLAWSPEC_", "GITHUB_"))) and k not in unset
     }
     env.update({"CLAWSPEC_OPENCLAW_BIN": launcher, "PYTHONPATH": str(REPO), **(extra_env or {})})
     argv = [sys.executable, "-m", "clawspec", "run", str(work), "--no-color", *args]

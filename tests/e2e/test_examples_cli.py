@@ -126,7 +126,7 @@ def test_exit_code_and_totals(examples_run: dict) -> None:
         "errored": 1,
         "skipped": 0,
         "warned": 0,
-    }
+    }, proc.stdout  # the terminal's failure list says why a scenario did not end as expected
     assert "7 scenarios: 3 passed, 3 failed, 1 errored" in proc.stdout
 
 
