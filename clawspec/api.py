@@ -19,6 +19,7 @@ from clawspec.secrets import scoped
 # The contract loader (and the assertion models it builds) is imported once the files are
 # known, while they are being parsed (`load`).
 if TYPE_CHECKING:
+    from clawspec.config.settings import Settings
     from clawspec.contracts.loader import LoadedContract
     from clawspec.runner.run import RunListener
 
@@ -79,6 +80,7 @@ def _load(
     flags: Mapping[str, Any] | None,
     meanwhile: Callable[[], object] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    settled: Callable[[Settings], object] | None = None,
 ) -> Loaded:
     """`load`; where the CLI allowed it, a large suite's files are parsed in a forked process
     while this one builds the assertion models and runs `meanwhile` (contracts/parse_ahead.py)."""
@@ -93,6 +95,8 @@ def _load(
         # Resolving registers the settings' secrets (`load_settings`) before any contract
         # is read: what the contracts reference is masked from here on.
         settings, _ = resolve_settings(config, Path(paths[0]), environ, flags)
+        if settled is not None:
+            settled(settings)
         workspace = (settings.workspace or Path.cwd()).resolve()
         files = discover(paths, settings.scenario_patterns, on_warning, workspace=workspace)
         limits = ContractLimits.from_settings(settings)
@@ -111,6 +115,16 @@ def _load(
 def validate(paths: Sequence[str | Path], **options: Any) -> list[LoadedContract]:
     """Load and validate contracts; raise ContractError listing every problem."""
     return load(paths, **options).contracts
+
+
+def _outputs_ready(settings: Settings) -> None:
+    """Before any contract is read: every report path can be written (said now, not after a
+    paid-for run), and no earlier run's report is left where this run's goes."""
+    from clawspec.reports.publish import clear_earlier_reports, output_problems
+
+    if problems := output_problems(settings):
+        raise UsageError("; ".join(problems) + "; nothing was run")
+    clear_earlier_reports(settings)
 
 
 def _import_session() -> None:
@@ -143,13 +157,11 @@ def run(
             flags,
             meanwhile=_import_session,
             on_warning=listener.on_warning,
+            settled=_outputs_ready,
         )
     ]
-    from clawspec.reports.publish import output_problems
     from clawspec.runner.session import run_loaded
 
-    if problems := output_problems(handed[0].settings):
-        raise UsageError("; ".join(problems) + "; nothing was run")
     # Handed over in a list the session empties: this frame keeps no reference to the
     # contracts, so they are freed before the results become models again.
     return run_loaded(

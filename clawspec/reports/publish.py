@@ -69,6 +69,28 @@ def output_problems(settings: Settings) -> list[str]:
     return problems
 
 
+def clear_earlier_reports(settings: Settings) -> list[Path]:
+    """Remove the files an earlier run left where this run writes its reports; the removed.
+
+    Called once the paths are known and before any contract is read: a run that ends without
+    results (invalid contracts, an unreachable gateway, a crash or a signal before it starts)
+    must not leave the last run's JUnit or JSON report there, read as this run's by a CI
+    system whose workspace outlives a build (Jenkins, self-hosted runners). A run that gets
+    further writes its own, interrupted or not."""
+    removed = []
+    for value in (
+        report_json_path(settings),
+        settings.junit,
+        settings.report_html,
+        settings.codequality,
+    ):
+        path = Path(value) if value else None
+        if path is not None and path.is_file():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 def publish(
     report: RunReport,
     settings: Settings,

@@ -72,3 +72,60 @@ def test_a_report_name_near_the_limit_is_written_and_writes_do_not_share_a_parti
     assert write_atomic(long_name, b"<a/>").read_bytes() == b"<a/>"
     first = write_atomic(tmp_path / "r.json", b"1")
     assert first.read_bytes() == b"1" and not list(tmp_path.glob("*.partial"))
+
+
+EARLIER = {
+    "reports/clawspec-report.json": '{"earlier": "run", "totals": {"failed": 0}}',
+    "reports/junit.xml": '<testsuites tests="1" failures="0"/>',
+    "reports/report.html": "<html>earlier</html>",
+    "reports/cq.json": "[]",
+}
+OUTPUT_FLAGS = [
+    "--junit", "reports/junit.xml", "--report-html", "reports/report.html",
+    "--codequality", "reports/cq.json",
+]  # fmt: skip
+
+
+def _earlier_reports(workspace: Path) -> None:
+    for name, text in EARLIER.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text, encoding="utf-8")
+    (workspace / "reports" / "notes.txt").write_text("the user's own file", encoding="utf-8")
+
+
+def test_a_run_stopped_by_an_invalid_contract_leaves_no_earlier_report_behind(
+    workspace: Path, write_contract, hooks: HooksServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CI workspace that outlives a build (Jenkins, a self-hosted runner) would read the last
+    build's green JUnit file as this build's."""
+    _earlier_reports(workspace)
+    write_contract(CONTRACT.replace("artifact_exists", "artifact_exist"))
+    assert main(["run", ".", *OUTPUT_FLAGS]) == 2
+    assert "unknown assertion type 'artifact_exist'" in capsys.readouterr().err
+    assert [p for p in EARLIER if (workspace / p).exists()] == []
+    assert (workspace / "reports" / "notes.txt").read_text(encoding="utf-8") == "the user's own file"
+    assert hooks.requests == []
+
+
+def test_a_run_against_an_unreachable_gateway_leaves_no_earlier_report_behind(
+    workspace: Path, write_contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _earlier_reports(workspace)
+    write_contract(CONTRACT)
+    monkeypatch.setenv("CLAWSPEC_HOOKS_TOKEN", TOKEN)
+    monkeypatch.setenv("CLAWSPEC_GATEWAY_BASE_URL", "http://127.0.0.1:9")  # nothing listens
+    assert main(["run", ".", *OUTPUT_FLAGS]) == 3
+    left = {p: (workspace / p).read_text("utf-8") for p in EARLIER if (workspace / p).exists()}
+    assert [p for p, text in left.items() if text == EARLIER[p]] == [], left
+
+
+def test_a_run_that_runs_writes_its_own_reports_in_place_of_the_earlier_ones(
+    workspace: Path, write_contract, hooks: HooksServer
+) -> None:
+    _earlier_reports(workspace)
+    write_contract(CONTRACT)
+    assert main(["run", ".", *OUTPUT_FLAGS]) == 0
+    assert len(hooks.requests) == 1
+    for name, earlier in EARLIER.items():
+        assert (workspace / name).read_text(encoding="utf-8") != earlier, name
+    assert '"passed": 1' in (workspace / "reports/clawspec-report.json").read_text("utf-8")
