@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from clawspec.config.loading import resolve_settings
 from clawspec.contracts.discovery import discover
-from clawspec.errors import UsageError
+from clawspec.errors import ContractError, UsageError
 from clawspec.secrets import scoped
 
 # Only what loading and validating need is imported at module level: `clawspec validate` must
@@ -149,17 +149,30 @@ def run(
     environ = dict(os.environ if environ is None else environ)
     # The runner's modules are imported while a large suite's files are parsed ahead.
     listener = listener or _Quiet()
-    handed = [
-        _load(
+    settled: list[Settings] = []
+
+    def ready(settings: Settings) -> None:
+        _outputs_ready(settings)
+        settled.append(settings)
+
+    try:
+        loaded = _load(
             paths,
             config,
             environ,
             flags,
             meanwhile=_import_session,
             on_warning=listener.on_warning,
-            settled=_outputs_ready,
+            settled=ready,
         )
-    ]
+    except ContractError as exc:
+        if settled:  # the pull request hears that this push ran nothing
+            from clawspec.reports.publish import publish_stopped
+
+            publish_stopped(exc.messages, settled[0], environ)
+        raise
+    handed = [loaded]
+    del loaded
     from clawspec.runner.session import run_loaded
 
     # Handed over in a list the session empties: this frame keeps no reference to the

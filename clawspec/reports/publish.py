@@ -286,6 +286,39 @@ def _publish_github(
         )
 
 
+def publish_stopped(
+    problems: list[str],
+    settings: Settings,
+    environ: Mapping[str, str],
+    *,
+    err: TextIO | None = None,
+    http: object | None = None,
+) -> None:
+    """On GitHub, a run that invalid contracts stopped before anything ran says so on its pull
+    request: the job's comment (which held an earlier push's verdicts, green perhaps) is
+    updated, or created, unless `pr_comment` is off. A shard's comment is left: every shard
+    stops alike and the merge job does not run. A failure here is a warning, as for a run."""
+    from clawspec.reports.github.commands import running_on_github
+    from clawspec.reports.github.pr_comment import PrCommentError, publish_stopped_comment
+
+    err = err or sys.stderr
+    context = CIContext.from_environ(environ)
+    if settings.pr_comment == "off" or settings.shard or not running_on_github(context):
+        return
+    if part := _variant_part(settings):
+        job = f"{context.github.job or 'job'} ({', '.join(part)})"
+        context = replace(context, github=replace(context.github, job=job))
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    try:
+        result = publish_stopped_comment(context, token, problems, http=http)  # type: ignore[arg-type]
+    except PrCommentError as exc:
+        print(clean(f"warning: PR comment not written: {exc}"), file=err, flush=True)
+        return
+    if result is not None:
+        print(clean(f"PR comment {result.action}: {result.url or result.comment_id} (nothing ran)"),
+              file=err, flush=True)  # fmt: skip
+
+
 def _variant_part(settings: Settings) -> list[str]:
     """The variants this run was limited to, when they are some of those configured."""
     chosen = list(settings.selected_variants)

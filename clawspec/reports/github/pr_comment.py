@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -32,12 +32,13 @@ from clawspec.reports.github.api import (
     GitHubApiError,
     GitHubForbiddenError,
 )
+from clawspec.reports.github.markdown import code_span
 from clawspec.reports.github.summary import render_summary
 from clawspec.reports.model import RunReport
 from clawspec.reports.outcome import RunOutcome
 from clawspec.reports.turns import check_label, turn_label
-from clawspec.secrets import register, scope
-from clawspec.text import clean, cut
+from clawspec.secrets import mask, register, scope
+from clawspec.text import clean, cut, one_line
 
 # GitHub refuses comment bodies over 65,536 characters; stay well below (bytes >= characters).
 MAX_BODY_CHARS = 65_536
@@ -222,7 +223,14 @@ def write_comment(
     action, why = decide(mode, report, None if existing is None else str(existing.get("body")))
     if action == "skip":
         return CommentResult("skipped", reason=why)
-    if action == "update" and existing is not None:
+    return _put(api, target, existing if action == "update" else None, body, why)
+
+
+def _put(
+    api: GitHubApi, target: PrTarget, existing: dict[str, Any] | None, body: str, why: str
+) -> CommentResult:
+    """Update `existing`, else (none, or deleted since it was listed) create the comment."""
+    if existing is not None:
         url = f"{api.api_url}/repos/{target.repository}/issues/comments/{existing['id']}"
         try:
             data = api.request("PATCH", url, {"body": body}).json()
@@ -237,6 +245,57 @@ def write_comment(
     url = f"{api.api_url}/repos/{target.repository}/issues/{target.number}/comments"
     data = api.request("POST", url, {"body": body}).json()
     return CommentResult("created", int(data["id"]), data.get("html_url"), why)
+
+
+# How many of the problems that stopped a run the comment lists (the log and annotations have
+# them all).
+STOPPED_LISTED = 20
+
+
+def render_stopped_comment(marker: str, problems: Sequence[str]) -> str:
+    """The comment of a run that invalid contracts stopped before anything ran: the problems,
+    and no verdicts (an earlier run's would be read as this push's)."""
+    listed = "\n".join(f"- {code_span(one_line(p))}" for p in problems[:STOPPED_LISTED])
+    more = len(problems) - STOPPED_LISTED
+    more_line = f"\n- … and {more} more in the job's log" if more > 0 else ""
+    return cut(
+        f"{marker}\n### ClawSpec: nothing ran\n\n"
+        f"{len(problems)} problem(s) in the contracts stopped the run before any scenario "
+        f"ran (exit 2):\n\n{listed}{more_line}\n\n"
+        "Fix them and push again: the results will replace this comment.\n",
+        MAX_BODY_CHARS,
+        mark="",
+    )
+
+
+def publish_stopped_comment(
+    context: CIContext,
+    token: str | None,
+    problems: Sequence[str],
+    *,
+    http: requests.Session | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    backoff_s: float = BACKOFF_S,
+) -> CommentResult | None:
+    """Say on the pull request that invalid contracts stopped the run: this job's comment is
+    updated (it held an earlier push's results), or created. None: not about a pull request."""
+    target = find_target(context)
+    if target is None:
+        return None
+    if not token:
+        raise PrCommentError(
+            "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
+        )
+    with scope():
+        register(token)
+        body = mask(render_stopped_comment(target.marker, problems))
+        api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
+        try:
+            return _put(api, target, latest_comment(api, target), body, "nothing ran")
+        except PrCommentForbiddenError as exc:
+            raise PrCommentForbiddenError(clean(f"{exc}; {FORK_HINT}")) from None
+        except PrCommentError as exc:
+            raise PrCommentError(clean(str(exc))) from None
 
 
 def publish_pr_comment(

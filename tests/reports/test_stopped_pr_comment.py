@@ -1,0 +1,98 @@
+"""A push whose contracts are invalid runs nothing (exit 2): the pull request's comment must not
+keep showing the previous push's verdicts as if they were this one's. Through the CLI, against
+the local GitHub REST server and a hook endpoint on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clawspec.cli import main
+from tests.support.github_api import GitHubApiServer
+from tests.support.hooks_api import HooksServer
+
+TOKEN = "hooks-stopped-token-5678"
+GITHUB_TOKEN = "ghs_stoppedRunToken77"
+PR = 11
+CONTRACT = """version: "1.0"
+target: {type: skill, path: skills/x}
+scenarios:
+  - name: writes
+    when: {invoke: "go [write:out/a.md]"}
+    then: [{type: artifact_exists, path: out/a.md}]
+"""
+BROKEN = CONTRACT.replace("artifact_exists", "artifact_exist")
+
+
+@pytest.fixture
+def github(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[GitHubApiServer, HooksServer]]:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": PR}}))
+    with GitHubApiServer(GITHUB_TOKEN) as server, HooksServer(TOKEN, workspace) as hooks:
+        env = {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_API_URL": server.url,
+            "GITHUB_REPOSITORY": "octo/agents",
+            "GITHUB_WORKFLOW": "CI",
+            "GITHUB_JOB": "contracts",
+            "GITHUB_TOKEN": GITHUB_TOKEN,
+            "GITHUB_SHA": "f" * 40,
+            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+            "GITHUB_OUTPUT": str(tmp_path / "output"),
+            "CLAWSPEC_HOOKS_TOKEN": TOKEN,
+            "CLAWSPEC_GATEWAY_BASE_URL": hooks.base_url,
+        }
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        yield server, hooks
+
+
+def test_the_comment_of_a_push_that_ran_nothing_says_so_then_turns_back_to_results(
+    workspace: Path,
+    write_contract,
+    github: tuple[GitHubApiServer, HooksServer],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server, hooks = github
+    write_contract(CONTRACT)
+    assert main(["run", ".", "--pr-comment=always"]) == 0
+    (first,) = server.comments(PR)
+    assert "writes" in first["body"] and "nothing ran" not in first["body"]
+
+    write_contract(BROKEN)
+    assert main(["run", ".", "--pr-comment=always"]) == 2
+    (stopped,) = server.comments(PR)  # the same comment, updated in place
+    assert stopped["id"] == first["id"]
+    body = stopped["body"]
+    assert body.startswith("<!-- clawspec:CI:contracts -->\n### ClawSpec: nothing ran")
+    assert "1 problem(s) in the contracts" in body
+    assert "unknown assertion type 'artifact_exist'" in body and "case.clawspec.yaml:6" in body
+    assert "clawspec-verdicts" not in body  # no verdicts: none were reached
+    assert len(hooks.requests) == 1  # only the first run's
+    assert "PR comment updated" in capsys.readouterr().err
+
+    write_contract(CONTRACT)
+    assert main(["run", ".", "--pr-comment=always"]) == 0
+    (again,) = server.comments(PR)
+    assert again["id"] == first["id"] and "nothing ran" not in again["body"]
+
+
+def test_a_first_push_with_broken_contracts_gets_a_comment_unless_comments_are_off(
+    workspace: Path, write_contract, github: tuple[GitHubApiServer, HooksServer]
+) -> None:
+    server, _ = github
+    write_contract(BROKEN + "  - name: writes\n    when: {invoke: x}\n    then: []\n")
+    assert main(["run", ".", "--pr-comment=off"]) == 2
+    assert server.comments(PR) == []
+    assert main(["run", ".", "--pr-comment=failures"]) == 2
+    (comment,) = server.comments(PR)
+    assert "3 problem(s) in the contracts" in comment["body"]
+    assert GITHUB_TOKEN not in comment["body"]
