@@ -103,7 +103,8 @@ def test_a_run_stopped_by_an_invalid_contract_leaves_no_earlier_report_behind(
     assert main(["run", ".", *OUTPUT_FLAGS]) == 2
     assert "unknown assertion type 'artifact_exist'" in capsys.readouterr().err
     assert [p for p in EARLIER if (workspace / p).exists()] == []
-    assert (workspace / "reports" / "notes.txt").read_text(encoding="utf-8") == "the user's own file"
+    notes = (workspace / "reports" / "notes.txt").read_text(encoding="utf-8")
+    assert notes == "the user's own file"
     assert hooks.requests == []
 
 
