@@ -48,6 +48,8 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any, TextIO
 
+from clawspec.nested import strings_in
+
 # Credentials ClawSpec never reads into settings but must still mask in every output: the judge's
 # and the trace backends' keys, which their SDKs / clients read from the environment themselves.
 MASKED_ENV = (
@@ -343,21 +345,8 @@ def register_settings(settings: Any, environ: Mapping[str, str]) -> None:
     registry.add(*(s.get_secret_value() for s in (*found, *settings.masked) if s))
     dump = getattr(settings, "model_dump", None)
     if dump is not None:
-        registry.add(*url_passwords(*_strings(dump(mode="json"))))
+        registry.add(*url_passwords(*strings_in(dump(mode="json"))))
     registry.add_environment(environ)
-
-
-def _strings(data: Any) -> Iterator[str]:
-    """Every string inside nested mappings and lists."""
-    todo = [data]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, dict):
-            todo.extend(node.values())
-        elif isinstance(node, list | tuple):
-            todo.extend(node)
 
 
 @contextmanager

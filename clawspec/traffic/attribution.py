@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawspec.traffic.normalize import strings_in
+from clawspec.nested import strings_in
 
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
 _ids = itertools.count(1)
@@ -109,7 +109,7 @@ class Attributor:
     def attribute(self, headers: Mapping[str, str], body: Any) -> Registration | None:
         """The invocation this request belongs to, binding a new trace on first sight."""
         trace = trace_id(headers)
-        texts = strings_in(body)
+        texts = list(strings_in(body))
         with self._lock:
             chosen = self._traces.get(trace) if trace else None
             if chosen is None:

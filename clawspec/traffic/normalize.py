@@ -202,18 +202,3 @@ def render(value: Any) -> str:
     ):
         return "\n".join(str(part.get("text", "")) for part in value)
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-
-
-def strings_in(data: Any) -> list[str]:
-    """Every string value in a body (for finding a scenario's hook message)."""
-    out: list[str] = []
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return out
