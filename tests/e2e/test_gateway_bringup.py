@@ -130,6 +130,7 @@ def test_own_gateway_exits_cleanly(
         command=[openclaw_launcher, "gateway", "run"],
         user_config=user,
         extra_config=provider_config(provider.base_url),
+        state_dir=tmp_path / "state",  # the test's own (a default one would stay in /tmp)
     )
     gw = GatewayProcess(opts)
     with gw as running:

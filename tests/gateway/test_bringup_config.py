@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 import sys
 import urllib.request
@@ -45,7 +46,9 @@ USER_CONFIG = """// the user's own openclaw.json (JSON5)
 """
 
 
-def test_bring_up_with_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bring_up_with_user_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     for name in ("no_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
     user = tmp_path / "openclaw.json"
@@ -64,6 +67,9 @@ def test_bring_up_with_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         with urllib.request.urlopen(f"{running.base_url}/readyz", timeout=5) as resp:
             assert json.loads(resp.read()) == {"ready": True}
         state = running.state_dir
+        # A private temporary folder, as a run gets (the run's cleanup removes it; here the
+        # test does).
+        request.addfinalizer(lambda: shutil.rmtree(state, ignore_errors=True))
         assert stat.S_IMODE(state.stat().st_mode) == 0o700
         config_path = state / "openclaw.json"
         assert stat.S_IMODE(config_path.stat().st_mode) == 0o600
