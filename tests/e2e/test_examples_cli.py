@@ -41,19 +41,33 @@ def _checkout(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     return work
 
 
+# What OpenClaw 2026.9.6's gateway log says when concurrent first runs of a fresh gateway meet
+# inside its agent state store (docs/gateway.md): a sub-agent or a run that never starts.
+OPENCLAW_STORE_RACE = ("another OpenClaw process owns", "schema-missing")
+
+
 @pytest.fixture(scope="module")
 def examples_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Run every example once (concurrency 4) and return the JSON report and the CLI output."""
-    work = _checkout(tmp_path_factory, "examples")
-    scripts = load_scripts(work / "provider-scripts.json")
-    with ScriptedProvider(scripts, port=18080) as provider:  # the port openclaw.json names
-        proc = run_clawspec(
-            work, openclaw_launcher, "--report-dir", str(work / "reports"),
-            "--junit", str(work / "reports/junit.xml"),
-            "--report-html", str(work / "reports/report.html"),
-            "--codequality", str(work / "reports/gl-code-quality.json"),
-        )  # fmt: skip
-        requests = provider.requests
+    """Run every example once (concurrency 4) and return the JSON report and the CLI output.
+
+    Run once more, on a new gateway, only when the first run's gateway log shows OpenClaw's
+    own store race: its verdicts are OpenClaw's failure, not ClawSpec's (said in the output)."""
+    for attempt in (1, 2):
+        work = _checkout(tmp_path_factory, "examples")
+        scripts = load_scripts(work / "provider-scripts.json")
+        with ScriptedProvider(scripts, port=18080) as provider:  # the port openclaw.json names
+            proc = run_clawspec(
+                work, openclaw_launcher, "--report-dir", str(work / "reports"),
+                "--junit", str(work / "reports/junit.xml"),
+                "--report-html", str(work / "reports/report.html"),
+                "--codequality", str(work / "reports/gl-code-quality.json"),
+            )  # fmt: skip
+            requests = provider.requests
+        log = kept_gateway_log(work / "reports").read_text("utf-8")
+        raced = [line for line in log.splitlines() if any(m in line for m in OPENCLAW_STORE_RACE)]
+        if not raced or attempt == 2:
+            break
+        print(f"OpenClaw's store race in the first run, run again: {raced[0][:300]}")
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     return {
         "proc": proc,
