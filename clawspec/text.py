@@ -128,6 +128,14 @@ def capped(items: Iterable[str], limit: int = 5, sep: str = ", ", *, quote: bool
     return shown + (f" … and {len(items) - limit} more" if len(items) > limit else "")
 
 
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """` (did you mean 'report_dir'?)` when one of `choices` is close to `name`, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def quote_list(items: Iterable[str], limit: int = 5) -> str:
     """Return "'a', 'b' … and 3 more" with at most `limit` items shown."""
     return capped(items, limit, quote=True)

@@ -268,6 +268,9 @@ def config_schema() -> dict[str, Any]:
         ]
     }
     _lint_rule_ids(schema["$defs"]["LintSettings"]["properties"]["rules"])
+    schema["$defs"]["LintIgnore"]["properties"]["rule"]["enum"] = list(
+        schema["$defs"]["LintSettings"]["properties"]["rules"]["properties"]
+    )
     _accept_quoted_numbers(schema)
     _drop_titles(schema)
     schema.update(
@@ -281,7 +284,8 @@ def config_schema() -> dict[str, Any]:
 
 
 def _lint_rule_ids(rules: dict[str, Any]) -> None:
-    """`lint.rules` keys are the lint rule registry's ids (an unknown id is a config error)."""
+    """`lint.rules` keys are the lint rule registry's ids (an unknown id is a config error;
+    the configuration reads them from here, `clawspec/config/lint_rules.py`)."""
     from clawspec.lint.rules import RULES
 
     setting = rules.pop("additionalProperties")

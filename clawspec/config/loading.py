@@ -22,6 +22,7 @@ from clawspec.config.variants import variant_problems
 from clawspec.errors import ConfigError
 from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
 from clawspec.secrets import MASKED_ENV, SECRET_ENV, register_settings
+from clawspec.text import did_you_mean
 
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 ENV_PREFIX = "CLAWSPEC_"
@@ -334,8 +335,6 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _closest_option(loc: tuple[Any, ...]) -> str:
     """` (did you mean 'report_dir'?)` for a misspelled option, at any depth it sits."""
-    import difflib
-
     from pydantic import BaseModel
 
     model: Any = Settings
@@ -345,8 +344,7 @@ def _closest_option(loc: tuple[Any, ...]) -> str:
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return ""
         model = annotation
-    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(str(loc[-1]), model.model_fields)
 
 
 def _explain(
@@ -355,16 +353,20 @@ def _explain(
     lines = []
     for err in exc.errors(include_url=False):
         loc = tuple(err["loc"])
-        dotted = ".".join(map(str, loc))
+        # A mapping's key (a `lint.rules` rule id) is said where the key is written, under
+        # the mapping's name; the message names the key.
+        is_key = loc[-1:] == ("[key]",)
+        loc = loc[:-1] if is_key else loc
+        dotted = ".".join(map(str, loc[:-1] if is_key else loc))
         kind = err["type"]
         what = (
             f"unknown option '{dotted}'{_closest_option(loc)}"
             if kind == "extra_forbidden"
             else f"{dotted}: {err['msg'].removeprefix('Value error, ')}"
         )
-        if kind not in ("extra_forbidden", "missing") and "input" in err:
+        if kind not in ("extra_forbidden", "missing") and "input" in err and not is_key:
             shown = err["input"]
-            what += "" if "found" in what else f", found {shown!r}"
+            what += "" if "found" in what or f"{shown!r}" in what else f", found {shown!r}"
         if loc and loc[0] in flags:
             # The budget's flags are its fields' names (--max-cost-usd), not --budget.
             flag = loc[1] if loc[0] == "budget" and len(loc) > 1 else loc[0]

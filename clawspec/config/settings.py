@@ -22,6 +22,7 @@ from pydantic import (
     field_validator,
 )
 
+from clawspec.config.lint_rules import LintRuleId, LintRuleSetting
 from clawspec.config.values import parse_duration, parse_shard, parse_skip_budget
 from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
@@ -100,7 +101,7 @@ class JudgeSettings(_Section):
 class LintIgnore(_Section):
     """One rule silenced for the files a glob matches."""
 
-    rule: str = Field(description="The rule id to silence.")
+    rule: LintRuleId = Field(description="The rule id to silence.")
     path: str = Field(
         description="Glob of the files, relative to the folder of clawspec.yaml (`**` for any "
         "folders), e.g. `skills/healthcheck/SKILL.md`."
@@ -110,7 +111,7 @@ class LintIgnore(_Section):
 class LintSettings(_Section):
     """`clawspec lint`: rules switched off or re-graded, and the sections every SOUL.md needs."""
 
-    rules: dict[str, Literal["off", "error", "warning"] | bool] = Field(
+    rules: dict[LintRuleId, LintRuleSetting] = Field(
         default_factory=dict,
         description="Rule id → off/false (disabled), error or warning (severity override).",
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
+from clawspec.lint.rules import RULES
 from tests.lint.test_rules import GOOD_SKILL, GOOD_SOUL
 
 BAD_NAME = GOOD_SKILL.replace("name: send-newsletter", "name: Send_Newsletter")
@@ -104,13 +105,64 @@ def test_soul_sections_come_from_clawspec_yaml(
     )
 
 
-def test_unknown_rule_in_config_is_a_config_error(
+CONTRACT = """\
+version: "1.0"
+target: {type: skill, path: skills/send-newsletter}
+scenarios:
+  - name: drafts
+    when: {invoke: "/send-newsletter"}
+    then:
+      - {type: artifact_exists, path: memory/drafts/weekly.md}
+"""
+BAD_LINT_SECTION = """\
+report_dir: reports
+lint:
+  rules:
+    no-such-rule: off
+    bin-undeclard: warning
+  ignore:
+    - {rule: env-undeclard, path: 'skills/**'}
+"""
+
+
+@pytest.mark.parametrize("command", ["validate", "run", "lint"])
+def test_a_bad_lint_section_is_a_config_error_of_every_command_where_it_is_written(
+    project: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Checked with the rest of the configuration: `validate` finds the typo and `run` does
+    not start, instead of it showing only once someone runs `lint`."""
+    contract = project / "skills" / "send-newsletter" / "tests" / "scenarios.yaml"
+    contract.parent.mkdir()
+    contract.write_text(CONTRACT, "utf-8")
+    config = project / "clawspec.yaml"
+    config.write_text(BAD_LINT_SECTION, "utf-8")
+    assert main([command]) == 2
+    known = ", ".join(sorted(RULES))  # the lint rule registry's ids, all of them
+    assert capsys.readouterr().err == (
+        f"error: {config}:4:5: lint.rules: unknown rule 'no-such-rule' (known: {known})\n"
+        f"{config}:5:5: lint.rules: unknown rule 'bin-undeclard' "
+        "(did you mean 'bin-undeclared'?)\n"
+        f"{config}:7:8: lint.ignore.0.rule: unknown rule 'env-undeclard' "
+        "(did you mean 'env-undeclared'?)\n"
+    )
+    assert not (project / "reports").exists()  # nothing ran, no report was written
+    config.write_text(
+        "lint:\n  rules: {bin-undeclared: warning, body-empty: off}\n"
+        "  ignore: [{rule: env-undeclared, path: 'skills/**'}]\n",
+        "utf-8",
+    )
+    assert main(["validate"]) == 0
+
+
+def test_a_rule_setting_that_is_no_severity_is_said_once_where_it_is_written(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "clawspec.yaml").write_text("lint:\n  rules:\n    no-such-rule: off\n", "utf-8")
+    config = project / "clawspec.yaml"
+    config.write_text("lint:\n  rules:\n    body-empty: loud\n", "utf-8")
     assert main(["lint"]) == 2
-    assert "lint.rules: unknown rule 'no-such-rule' (known: file-unreadable" in (
-        capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"error: {config}:3:5: lint.rules.body-empty: expected off, false, true, error or "
+        "warning, found 'loud'\n"
     )
 
 

@@ -325,6 +325,6 @@ def test_config_ignore_with_an_unknown_rule_is_a_config_error(
         "lint:\n  ignore:\n    - {rule: bins, path: skills/alpha/SKILL.md}\n", "utf-8"
     )
     assert main(["lint"]) == 2
-    assert "lint.ignore[0].rule: unknown rule 'bins' (known: file-unreadable" in (
+    assert "clawspec.yaml:3:8: lint.ignore.0.rule: unknown rule 'bins' (known: bin-undeclared" in (
         capsys.readouterr().err
     )
