@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from clawspec import secrets as registry
-from clawspec.cli import build_parser
+from clawspec.cli import build_parser, main
 from clawspec.commands.options import run_flags
 from clawspec.config.loading import find_config, load_settings
 from clawspec.config.settings import Settings
@@ -407,3 +407,30 @@ def test_a_misspelled_option_is_named_with_the_closest_one_at_its_depth(tmp_path
     said = str(caught.value)
     assert "unknown option 'report_dri' (did you mean 'report_dir'?)" in said
     assert "unknown option 'gateway.ready_timout' (did you mean 'ready_timeout'?)" in said
+
+
+def test_every_key_given_twice_in_the_file_is_named_at_once_with_its_other_problems(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through `validate`, as a user meets it: one run shows everything to fix in the file."""
+    (workspace / "clawspec.yaml").write_text(
+        "concurrency: 2\nconcurrency: 3\ngateway:\n  mode: target\n  mode: managed\n"
+        "report_dri: out\n",
+        encoding="utf-8",
+    )
+    assert main(["validate", "."]) == 2
+    config = workspace / "clawspec.yaml"
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {config}:2:1: duplicate key 'concurrency' (first given at 1:1): "
+        "remove or rename one of them",
+        f"{config}:5:3: duplicate key 'mode' (first given at 4:3): remove or rename one of them",
+        f"{config}:6:1: unknown option 'report_dri' (did you mean 'report_dir'?)",
+    ]
+    # Keys given twice and nothing else wrong: still refused, each named.
+    config.write_text("concurrency: 2\nconcurrency: 3\nrepeat: 1\nrepeat: 2\n", "utf-8")
+    assert main(["validate", "."]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {config}:2:1: duplicate key 'concurrency' (first given at 1:1): "
+        "remove or rename one of them",
+        f"{config}:4:1: duplicate key 'repeat' (first given at 3:1): remove or rename one of them",
+    ]

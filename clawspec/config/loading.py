@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from clawspec.config.settings import DEFAULT_REPORT_DIR, MIB, Settings
 from clawspec.config.variants import variant_problems
 from clawspec.errors import ConfigError
-from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
+from clawspec.inputs.source import DuplicateKeys, SourceDoc, SourceError, parse_yaml
 from clawspec.secrets import MASKED_ENV, SECRET_ENV, register_settings
 from clawspec.text import did_you_mean
 
@@ -96,6 +96,30 @@ def load_settings(
 ) -> Settings:
     """Merge the layers and validate once; raise ConfigError naming where a bad value came from."""
     doc = _read_file(config_path) if config_path else None
+    # Keys stated twice are named together, with the file's other problems (the first value
+    # of each is read): one run shows everything to fix.
+    duplicates = doc.duplicates if doc else ()
+    twice = [f"{config_path}:{d.mark.line}:{d.mark.column}: {d.message}" for d in duplicates]
+    try:
+        settings = _validated(doc, config_path, environ, flags)
+    except ConfigError as exc:
+        if not twice:
+            raise
+        raise ConfigError("\n".join([*twice, str(exc)])) from None
+    if twice:
+        raise ConfigError("\n".join(twice))
+    # The one way secrets travel: from here on every output masks them (clawspec/secrets.py).
+    register_settings(settings, environ)
+    return settings
+
+
+def _validated(
+    doc: SourceDoc | None,
+    config_path: Path | None,
+    environ: Mapping[str, str],
+    flags: Mapping[str, Any] | None,
+) -> Settings:
+    """The settings of the file's data (`doc`), the environment and the flags, merged."""
     file_data = dict(doc.data) if doc else {}
     if doc is not None:
         from clawspec.config_options import adopt_legacy_options
@@ -154,8 +178,6 @@ def load_settings(
     problems = variant_problems(settings)
     if problems:
         raise ConfigError("\n".join(_located(doc, loc, what) for loc, what in problems))
-    # The one way secrets travel: from here on every output masks them (clawspec/secrets.py).
-    register_settings(settings, environ)
     return settings
 
 
@@ -265,6 +287,8 @@ def _read_file(path: Path) -> SourceDoc:
                 f"{path}:1:1: configuration file is over the limit of {CONFIG_MAX_BYTES:,} bytes"
             )
         doc = parse_yaml(data.decode("utf-8"), path)
+    except DuplicateKeys as exc:  # load_settings names every one
+        doc = exc.doc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
     except OSError as exc:

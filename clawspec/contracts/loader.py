@@ -22,7 +22,7 @@ from clawspec.contracts.reading import Parsed, parsed_here, read_contract
 from clawspec.errors import ContractError
 from clawspec.identity import contract_path
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits
-from clawspec.inputs.source import SourceDoc, parse_yaml
+from clawspec.inputs.source import DuplicateKeys, SourceDoc, parse_yaml
 
 
 @dataclass(frozen=True)
@@ -104,32 +104,50 @@ def load_contract(
     if isinstance(first, list):
         return first
     text, doc = first
+    # Keys stated twice are reported together, and with the file's other problems (the data
+    # holds each key's first value): one run of `validate` shows what to fix.
+    duplicates = [
+        f"{shown}:{dup.mark.line}:{dup.mark.column}: {dup.message}" for dup in doc.duplicates
+    ]
     if not isinstance(doc.data, dict):
         found = "an empty file" if doc.data is None else type(doc.data).__name__
         return [
             f"{shown}:1:1: a contract must be a mapping with 'version', 'target' and "
-            f"'scenarios'; found {found}"
+            f"'scenarios'; found {found}",
+            *duplicates,
         ]
     legacy = legacy_kind(doc.data)
     if legacy is not None:
-        mark = parse_yaml(text, path, alias_nodes=limits.alias_nodes).key_mark((legacy[0],))
+        mark = _every_position(text, path, limits).key_mark((legacy[0],))
         return [
             f"{shown}:{mark.line}:{mark.column}: this looks like a legacy ClawSpec {legacy[1]} "
             "file "
-            f"('{legacy[0]}' at the top, no 'scenarios'): run `clawspec migrate {shown}`"
+            f"('{legacy[0]}' at the top, no 'scenarios'): run `clawspec migrate {shown}`",
+            *duplicates,
         ]
-    try:
-        contract, entries = _validate(shown, doc, path, workspace, environ, text, limits)
-        return LoadedContract(path, shown, contract, doc, key, entries)
-    except ContractError:
-        pass
+    if not duplicates:
+        try:
+            contract, entries = _validate(shown, doc, path, workspace, environ, text, limits)
+            return LoadedContract(path, shown, contract, doc, key, entries)
+        except ContractError:
+            pass
     # every position, to point at each problem exactly
-    doc = parse_yaml(text, path, alias_nodes=limits.alias_nodes)
+    doc = _every_position(text, path, limits)
     try:
-        contract, entries = _validate(shown, doc, path, workspace, environ, text, limits)
+        contract, entries = _validate(
+            shown, doc, path, workspace, environ, text, limits, duplicates
+        )
         return LoadedContract(path, shown, contract, doc, key, entries)
     except ContractError as exc:
         return exc.messages
+
+
+def _every_position(text: str, path: Path, limits: ContractLimits) -> SourceDoc:
+    """The document with the position of every key and value (its duplicates in it)."""
+    try:
+        return parse_yaml(text, path, alias_nodes=limits.alias_nodes)
+    except DuplicateKeys as exc:
+        return exc.doc
 
 
 def _validate(
@@ -140,11 +158,13 @@ def _validate(
     environ: Mapping[str, str],
     text: str,
     limits: ContractLimits,
+    found: Sequence[str] = (),
 ) -> tuple[Contract, tuple[tuple[int, ExampleRow | None], ...] | None]:
     """The validated contract (each outline row an entry of its own) and its entries
-    (LoadedContract.entries); ContractError lists every problem, in file order."""
+    (LoadedContract.entries); ContractError lists every problem, `found` (messages of problems
+    already known) among them, in file order."""
     # The semantic checks run whether or not the structure is valid: every error, at once.
-    errors = check_semantics(shown, doc, workspace, environ, may_hold_templates(text))
+    errors = [*found, *check_semantics(shown, doc, workspace, environ, may_hold_templates(text))]
     # Outline errors may be in a data file: they sort where the outline is.
     order: dict[str, tuple[int, int]] = {}
     expansion = expand(shown, doc, path, workspace, environ, limits.max_bytes)

@@ -22,7 +22,7 @@ from typing import Any
 from clawspec.contracts.discovery import display_path
 from clawspec.identity import contract_path
 from clawspec.inputs.paths import PathEscapeError, resolve_in_workspace
-from clawspec.inputs.source import Loc, Mark, SourceDoc, SourceError, parse_yaml
+from clawspec.inputs.source import DuplicateKeys, Loc, Mark, SourceDoc, SourceError, parse_yaml
 
 RESERVED = ("id", "tags", "description")
 SUFFIXES = (".csv", ".yaml", ".yml", ".json", ".jsonl")
@@ -460,6 +460,10 @@ def _yaml_rows(
     """A YAML list of mappings."""
     try:
         doc = parse_yaml(text, path)
+    except DuplicateKeys as exc:  # every one, and the rows' own problems
+        doc = exc.doc
+        for dup in doc.duplicates:
+            out.add(f"{shown}:{dup.mark.line}:{dup.mark.column}", dup.message, order)
     except SourceError as exc:
         out.problems.append(Problem(f"{shown}:{exc.mark.line}:{exc.mark.column}", str(exc), order))
         return

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from clawspec.contracts.discovery import display_path
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits, too_large
-from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
+from clawspec.inputs.source import DuplicateKeys, SourceDoc, SourceError, parse_yaml
 
 # scenarios[i].turns[t].then[j]: the deepest list item whose start a valid contract keeps (a
 # conversation's turn holds assertions two levels below a scenario's given|then[j]).
@@ -46,6 +46,8 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
         # Other positions than where scenarios and assertions start are needed only to report
         # errors: the first pass keeps only those (LoadedContract's lines).
         return text, parse_yaml(text, path, ASSERTION_DEPTH, limits.alias_nodes)
+    except DuplicateKeys as exc:  # the loader reports them with the file's other problems
+        return text, exc.doc
     except SourceError as exc:
         return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
 

@@ -75,6 +75,22 @@ class ItemMarks(Mapping[Loc, Mark]):
         return sum(len(starts) // 2 for starts in self._lists.values())
 
 
+class Duplicate(NamedTuple):
+    """A key a mapping states again: where, and where the mapping first states it."""
+
+    key: str
+    mark: Mark
+    first: Mark
+
+    @property
+    def message(self) -> str:
+        first = self.first
+        return (
+            f"duplicate key '{self.key}' (first given at {first.line}:{first.column}): "
+            "remove or rename one of them"
+        )
+
+
 @dataclass
 class SourceDoc:
     """Plain data plus the position of every value (and of the key that holds it)."""
@@ -83,6 +99,8 @@ class SourceDoc:
     data: Any
     values: Mapping[Loc, Mark] = field(default_factory=dict)
     keys: dict[Loc, Mark] = field(default_factory=dict)
+    # Keys a mapping states again, in file order: the data holds each one's first value.
+    duplicates: tuple[Duplicate, ...] = ()
 
     def value_mark(self, loc: Loc) -> Mark:
         """Return where the value at `loc` starts (or its nearest parent's)."""
@@ -99,6 +117,17 @@ class SourceError(ValueError):
     def __init__(self, message: str, mark: Mark) -> None:
         super().__init__(message)
         self.mark = mark
+
+
+class DuplicateKeys(SourceError):
+    """Keys stated twice in one mapping: the first one as the message, every one in
+    `doc.duplicates`, and the document otherwise read (each key's first value), so that a
+    caller can report them all at once with the document's other problems."""
+
+    def __init__(self, doc: SourceDoc) -> None:
+        first = doc.duplicates[0]
+        super().__init__(first.message, first.mark)
+        self.doc = doc
 
 
 def _nearest(marks: Mapping[Loc, Mark], loc: Loc) -> Mark:
@@ -120,7 +149,8 @@ def parse_yaml(
     """Parse one YAML document, raising SourceError at YAML's problem mark.
 
     Data nested deeper than MAX_DEPTH, or aliases repeating more than `alias_nodes` values in
-    all, are SourceErrors too (inputs/limits.py), whichever parser reads the file.
+    all, are SourceErrors too (inputs/limits.py), whichever parser reads the file. Keys stated
+    twice are DuplicateKeys, raised once the whole document is read: it names every one.
     With `item_depth`, keep only where the list items at most that deep start (no other value,
     no key), for a document whose other positions are needed only to report errors: large
     suites load faster and smaller, and a document with an error is parsed again with every
@@ -145,6 +175,11 @@ class _DepthLimited:
     while composing (libyaml stops at 1,000 levels itself; `_build` checks its nodes)."""
 
     _depth = 0
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)  # type: ignore[call-arg]
+        # Filled while the data is built (`_key`): every duplicate key, not the first only.
+        self.duplicates: list[Duplicate] = []
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self._depth > MAX_DEPTH:
@@ -198,6 +233,10 @@ def _parse(
         else:
             doc = SourceDoc(path, None, ItemMarks())
             doc.data = _build_items(loader, node, (), doc.values, item_depth)  # type: ignore[arg-type]
+        if loader.duplicates:
+            # An aliased mapping is built once per alias: each duplicate once, in file order.
+            doc.duplicates = tuple(sorted(set(loader.duplicates), key=lambda d: d.mark))
+            raise DuplicateKeys(doc)
         return doc
     finally:
         loader.dispose()
@@ -351,8 +390,12 @@ def _build(loader: Any, node: yaml.Node, loc: Loc, doc: SourceDoc) -> Any:
     doc.values[loc] = _mark(node)  # type: ignore[index]
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
-        for key_node, value_node in _pairs(loader, node):
-            key = _key(loader, key_node, result)
+        pairs = _pairs(loader, node)
+        for key_node, value_node in pairs:
+            key = _key(loader, key_node, result, pairs)
+            if key is None:  # stated again: read for its own duplicates, its positions aside
+                _build(loader, value_node, (*loc, key_node.value), SourceDoc(doc.path, None))
+                continue
             doc.keys[(*loc, key)] = _mark(key_node)
             result[key] = _build(loader, value_node, (*loc, key), doc)
         return result
@@ -367,8 +410,12 @@ def _build_items(loader: Any, node: yaml.Node, loc: Loc, marks: ItemMarks, depth
         return _plain(loader, node, len(loc))
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
-        for key_node, value_node in _pairs(loader, node):
-            key = _key(loader, key_node, result)
+        pairs = _pairs(loader, node)
+        for key_node, value_node in pairs:
+            key = _key(loader, key_node, result, pairs)
+            if key is None:  # stated again: read for its own duplicates, its positions aside
+                _build_items(loader, value_node, (*loc, key_node.value), ItemMarks(), depth)
+                continue
             result[key] = _build_items(loader, value_node, (*loc, key), marks, depth)
         return result
     if isinstance(node, yaml.SequenceNode):
@@ -385,9 +432,12 @@ def _plain(loader: Any, node: yaml.Node, level: int) -> Any:
         _check_depth(node)
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
-        for key_node, value_node in _pairs(loader, node):
-            key = _key(loader, key_node, result)
-            if value_node.tag == _STR_TAG and isinstance(value_node, yaml.ScalarNode):
+        pairs = _pairs(loader, node)
+        for key_node, value_node in pairs:
+            key = _key(loader, key_node, result, pairs)
+            if key is None:  # stated again: read for its own duplicates only
+                _plain(loader, value_node, level + 1)
+            elif value_node.tag == _STR_TAG and isinstance(value_node, yaml.ScalarNode):
                 # Most values are text: `_scalar` inlined (a large suite has 100,000s of them).
                 text = value_node.value
                 result[key] = sys.intern(text) if len(text) <= _SHARED_LEN else text
@@ -450,15 +500,23 @@ def _key_text(node: yaml.Node) -> object:
     return node.value if isinstance(node, yaml.ScalarNode) else id(node)
 
 
-def _key(loader: Any, node: yaml.Node, mapping: dict[str, Any]) -> str:
-    """The key `node` holds, as text; raises SourceError if it is not a scalar or repeats."""
+def _key(
+    loader: Any, node: yaml.Node, mapping: dict[str, Any], pairs: list[tuple[yaml.Node, yaml.Node]]
+) -> str | None:
+    """The key `node` holds, as text; None if `mapping` has it already (noted in the loader's
+    duplicates, with where `pairs` first states it). Raises SourceError if it is not a scalar."""
+    key = _key_string(loader, node)
+    if key not in mapping:
+        return key
+    first = next(k for k, _ in pairs if _key_string(loader, k) == key)
+    loader.duplicates.append(Duplicate(key, _mark(node), _mark(first)))
+    return None
+
+
+def _key_string(loader: Any, node: yaml.Node) -> str:
     if node.tag == _STR_TAG and isinstance(node, yaml.ScalarNode):
-        key = sys.intern(node.value)
-    else:
-        key = _scalar(loader, node) if isinstance(node, yaml.ScalarNode) else None
-        if not isinstance(key, str | int | float | bool):
-            raise SourceError("mapping keys must be plain scalars", _mark(node))
-        key = str(key) if not isinstance(key, str) else key
-    if key in mapping:
-        raise SourceError(f"duplicate key '{key}'", _mark(node))
-    return key
+        return sys.intern(node.value)
+    key = _scalar(loader, node) if isinstance(node, yaml.ScalarNode) else None
+    if not isinstance(key, str | int | float | bool):
+        raise SourceError("mapping keys must be plain scalars", _mark(node))
+    return str(key) if not isinstance(key, str) else key

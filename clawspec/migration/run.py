@@ -24,7 +24,7 @@ import yaml
 from clawspec.contracts.discovery import PRUNED_DIRS, display_path
 from clawspec.contracts.loader import load_contract
 from clawspec.errors import UsageError
-from clawspec.inputs.source import SourceDoc, SourceError, parse_yaml
+from clawspec.inputs.source import DuplicateKeys, SourceDoc, SourceError, parse_yaml
 from clawspec.migration import contracts as m
 from clawspec.migration.agents import AgentIds
 from clawspec.migration.rewrite import Note, Rewrite
@@ -348,6 +348,8 @@ def _still_invalid(path: Path, text: str, root: Path, changed: bool, dry_run: bo
     """The contract loader's own messages for `text` as it would be at `path`."""
     try:
         doc = parse_yaml(text, path)
+    except DuplicateKeys as exc:  # the loader names every one, with the file's other problems
+        doc = exc.doc
     except SourceError as exc:  # only a file we did not rewrite can fail here
         return [f"{display_path(path)}:{exc.mark.line}:{exc.mark.column}: {exc}"]
     found = load_contract(path, root, _AnyEnvironment(), (text, doc))

@@ -686,3 +686,38 @@ def test_a_markdown_file_given_to_validate_is_said_to_be_no_contract(
     (workspace / "SKILL.md").write_text("---\nname: x\ndescription: y\n---\n# Hi\n", "utf-8")
     code, _, err = _validate(capsys, "SKILL.md")
     assert code == 2 and "such as a SKILL.md, is not a contract" in err
+
+
+def test_every_duplicate_key_of_a_file_is_reported_at_once_with_its_other_problems(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One run names each key given twice (and where it was first given) and the problems
+    of the rest of the file, in file order: the user fixes them all in one go."""
+    name = _copy_case("yaml_duplicate_keys_several", workspace)
+    code, out, err = _validate(capsys, name)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"error: {name}:6:5: duplicate key 'when' (first given at 5:5): "
+        "remove or rename one of them",
+        f"error: {name}:10:9: duplicate key 'path' (first given at 9:9): "
+        "remove or rename one of them",
+        f"error: {name}:12:5: duplicate key 'name' (first given at 11:5): "
+        "remove or rename one of them",
+        f"error: {name}:17:9: scenario 'other', then[0] (file_present): unknown field 'timout' "
+        "(allowed: path)",
+        "4 problem(s) found; nothing was run",
+    ]
+
+
+def test_a_duplicate_key_inside_a_value_given_twice_is_reported_too(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second value is not used, but a key given twice inside it is a mistake to fix."""
+    (workspace / "case.clawspec.yaml").write_text(
+        VALID_CONTRACT + "    when: {invoke: again, invoke: twice}\n", encoding="utf-8"
+    )
+    code, _, err = _validate(capsys, "case.clawspec.yaml")
+    positions = re.findall(r"case\.clawspec\.yaml:(\d+:\d+): duplicate key '(\w+)'", err)
+    assert code == 2
+    assert positions == [("12:5", "when"), ("12:27", "invoke")]
+    assert err.endswith("2 problem(s) found; nothing was run\n")

@@ -319,6 +319,17 @@ def _outline(examples: str) -> str:
             id="data-file-row-not-a-mapping",
         ),
         pytest.param(
+            _outline("{file: cases.yaml}"),
+            {"cases.yaml": "- {topic: A, budget: 1, topic: B}\n- {topic: C, budget: 2, budget: 3}\n"
+                           "- just text\n"},
+            ["cases.yaml:1:25: scenario 'drafts': duplicate key 'topic' (first given at 1:4): "
+             "remove or rename one of them",
+             "cases.yaml:2:25: scenario 'drafts': duplicate key 'budget' (first given at 2:14): "
+             "remove or rename one of them",
+             "cases.yaml:3:3: scenario 'drafts': row 3 must be a mapping, found str"],
+            id="data-file-duplicate-keys-all-at-once",
+        ),
+        pytest.param(
             _outline("{file: cases.jsonl}"),
             {"cases.jsonl": '{"topic": "A", "budget": 1}\n[1, 2]\n'},
             ["cases.jsonl:2:1: scenario 'drafts': row 2 must be a mapping, found list"],

@@ -14,7 +14,14 @@ import yaml
 
 from clawspec.contracts.explain import PHASES
 from clawspec.contracts.reading import ASSERTION_DEPTH
-from clawspec.inputs.source import ItemMarks, Mark, SourceError, parse_yaml
+from clawspec.inputs.source import (
+    Duplicate,
+    DuplicateKeys,
+    ItemMarks,
+    Mark,
+    SourceError,
+    parse_yaml,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACTS = sorted(
@@ -136,14 +143,21 @@ def test_item_marks_answer_only_for_list_items_they_hold() -> None:
     assert doc.value_mark(("b", "c", "d", 0)) == Mark(1, 1)
 
 
+_FIX = ": remove or rename one of them"
+
+
 @pytest.mark.parametrize("item_depth", [None, ASSERTION_DEPTH])
 @pytest.mark.parametrize(
     ("text", "message", "mark"),
     [
-        ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", Mark(3, 1)),
-        ("x:\n  - {k: 1, k: 2}\n", "duplicate key 'k'", Mark(2, 12)),
+        ("a: 1\nb: 2\na: 3\n", f"duplicate key 'a' (first given at 1:1){_FIX}", Mark(3, 1)),
+        ("x:\n  - {k: 1, k: 2}\n", f"duplicate key 'k' (first given at 2:6){_FIX}", Mark(2, 12)),
         ("? [a]\n: 1\n", "mapping keys must be plain scalars", Mark(1, 3)),
-        ("base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n  k: 3\n", "duplicate key 'k'", Mark(5, 3)),
+        (
+            "base: &b {k: 1}\nm:\n  <<: *b\n  k: 2\n  k: 3\n",
+            f"duplicate key 'k' (first given at 4:3){_FIX}",
+            Mark(5, 3),
+        ),
     ],
 )
 def test_structure_errors_point_at_the_key(
@@ -152,3 +166,30 @@ def test_structure_errors_point_at_the_key(
     with pytest.raises(SourceError) as caught:
         parse_yaml(text, Path("x.yaml"), item_depth=item_depth)
     assert (str(caught.value), caught.value.mark) == (message, mark)
+
+
+@pytest.mark.parametrize("item_depth", [None, ASSERTION_DEPTH])
+def test_every_duplicate_key_is_named_and_the_rest_of_the_document_read(
+    item_depth: int | None,
+) -> None:
+    """Each key given again, once even where an alias repeats its mapping, in file order; the
+    data holds each key's first value, and keys given twice inside a repeated value count."""
+    text = (
+        "m: &m {k: 1, k: 2}\n"  # 1
+        "a: 1\n"  # 2
+        "list:\n"  # 3
+        "  - {x: 1, x: 2}\n"  # 4
+        "a: {y: 1, y: 2}\n"  # 5: the repeated value has its own
+        "n: *m\n"  # 6: the alias repeats line 1's mapping, not its duplicate
+    )
+    with pytest.raises(DuplicateKeys) as caught:
+        parse_yaml(text, Path("x.yaml"), item_depth=item_depth)
+    doc = caught.value.doc
+    assert doc.duplicates == (
+        Duplicate("k", Mark(1, 14), Mark(1, 8)),
+        Duplicate("x", Mark(4, 12), Mark(4, 6)),
+        Duplicate("a", Mark(5, 1), Mark(2, 1)),
+        Duplicate("y", Mark(5, 11), Mark(5, 5)),
+    )
+    assert doc.data == {"m": {"k": 1}, "a": 1, "list": [{"x": 1}], "n": {"k": 1}}
+    assert caught.value.mark == Mark(1, 14)  # a SourceError at the first, for other callers
