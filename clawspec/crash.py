@@ -245,27 +245,10 @@ def openclaw_version() -> str | None:
 
 
 def _openclaw_version() -> str | None:
-    import json
-
     # Imported here, under the caller's guard: the bug being reported may be in these modules.
     from clawspec.gateway.bringup import find_openclaw
-    from clawspec.gateway.install import installed_runtime
+    from clawspec.gateway.release import launcher_release
 
     launcher = find_openclaw()
-    if launcher is None:
-        return None
-    path = Path(launcher).resolve()
-    starts = [path]
-    # ClawSpec's own install (<folder>/bin/openclaw, a shell script): its entry file.
-    runtime = installed_runtime(path.parent.parent, version=None)
-    if runtime is not None:
-        starts.insert(0, runtime.entry)
-    for start in starts:
-        for folder in start.parents:
-            manifest = folder / "package.json"
-            if manifest.is_file():
-                data = json.loads(manifest.read_text(encoding="utf-8"))
-                if data.get("name") == "openclaw":
-                    return f"{data.get('version', '?')} ({folder})"
-                break
-    return None
+    release = launcher_release(launcher) if launcher is not None else None
+    return f"{release.version} ({release.package})" if release is not None else None

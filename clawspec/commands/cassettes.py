@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from clawspec.commands.options import add_paths, given
 from clawspec.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from clawspec.config.settings import Settings
 
 NAME = "cassettes"
 
@@ -45,7 +49,24 @@ def run(args: argparse.Namespace) -> ExitCode:
         for index, scenario in enumerate(contract.contract.scenarios)
         for plan in [ScenarioPlan(contract, index, scenario)]
     }
-    result = check(root, expected, report, loaded.workspace)
+    result = check(root, expected, report, loaded.workspace, _bring_up_release(loaded.settings))
     for line in render(result):
         print(line)
     return ExitCode.OK if result.ok else ExitCode.FAILED
+
+
+def _bring_up_release(settings: Settings) -> str | None:
+    """The OpenClaw release a bring-up here runs (the one recordings are compared with): the
+    release of the openclaw it would start, the pinned one when none is installed yet (the
+    first bring-up installs it); None for a gateway command of your own (not told)."""
+    if settings.gateway.command:
+        return None
+    from clawspec.gateway.bringup import find_openclaw
+    from clawspec.gateway.install import OPENCLAW_VERSION
+    from clawspec.gateway.release import launcher_release
+
+    launcher = find_openclaw()
+    if launcher is None:
+        return OPENCLAW_VERSION
+    release = launcher_release(launcher)
+    return release.version if release is not None else None

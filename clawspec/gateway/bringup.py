@@ -104,6 +104,9 @@ class RunningGateway:
     state_dir: Path
     workspace: Path
     pid: int
+    # The OpenClaw release it runs, when its launcher says (gateway/release.py); None when that
+    # cannot be told (a command of the user's own that is not an openclaw package's launcher).
+    openclaw_version: str | None = None
 
 
 def find_openclaw() -> str | None:
@@ -121,6 +124,14 @@ def find_openclaw() -> str | None:
         cached = installed(install_dir(), OPENCLAW_VERSION, f"{node_package()}@24")
         return str(cached) if cached else None
     return None
+
+
+def _release(launcher: str) -> str | None:
+    """The release `launcher` runs (recorded with the model traffic), else None."""
+    from clawspec.gateway.release import launcher_release
+
+    release = launcher_release(launcher)
+    return release.version if release is not None else None
 
 
 def gateway_config(log_path: Path | None) -> dict[str, Any] | None:
@@ -491,6 +502,7 @@ class GatewayProcess:
             state_dir=state_dir,
             workspace=workspace,
             pid=self._proc.pid,
+            openclaw_version=_release(command[0]),
         )
         return self.running
 

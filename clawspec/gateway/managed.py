@@ -42,6 +42,9 @@ class RunGateway:
     failed: str | None = None
     # A brought-up gateway: how its process ended, once it has (GatewayProcess.ended).
     ended: Callable[[], str | None] | None = None
+    # The OpenClaw release it runs, when known (a brought-up gateway's launcher says; a target
+    # is not asked): stored with the model calls it records, named when a replay misses.
+    openclaw_version: str | None = None
 
 
 @contextmanager
@@ -222,6 +225,7 @@ def _running(
         gateway.log_path,
         kept,
         ended=ended,
+        openclaw_version=gateway.openclaw_version,
     )
 
 

@@ -109,6 +109,9 @@ class RunEnv:
     trace_backend: RunBackend | None = None
     # The model traffic proxy of a hermetic run (model_traffic record/replay), else None.
     traffic: TrafficSession | None = None
+    # The OpenClaw release of this environment's gateway when known (RunGateway), which its
+    # recordings store and a replay miss compares with theirs.
+    openclaw_version: str | None = None
     # The environment of each variant that runs on a gateway of its own (its settings, client
     # and log), by variant name; the other plans run on this one (runner/gateways.py).
     by_variant: dict[str, RunEnv] = field(default_factory=dict)

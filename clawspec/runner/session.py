@@ -109,6 +109,7 @@ def run_loaded(
                 bugs=Noted(report_dir, ["clawspec", *sys.argv[1:]]),
                 gateway_log=gateway.log_path,
                 traffic=traffic,
+                openclaw_version=gateway.openclaw_version,
                 kept_log=gateway.kept_log,
                 outages=outages,  # shared by every variant's environment
                 gateway_ended=gateway.ended,
@@ -256,6 +257,7 @@ def _variant_envs(env: RunEnv, gateways: RunGateways, listener: RunListener) -> 
             settings=gateway.settings,
             client=gateway_client(gateway.settings, env.http, listener),
             gateway_log=gateway.log_path,
+            openclaw_version=gateway.openclaw_version,
             kept_log=gateway.kept_log,
             by_variant={},
             outages=env.outages if gateway.failed is None else _down(gateway),

@@ -110,7 +110,9 @@ def model_traffic(
         folder = attempt_folder(folder, env.attempt, env.traffic.mode)
     wait_s = min(ATTRIBUTION_WAIT_S, timeout_s)
     conversation = plan.scenario.turns is not None
-    with env.traffic.scenario(plan.id, folder, message, wait_s, conversation) as traffic:
+    with env.traffic.scenario(
+        plan.id, folder, message, wait_s, conversation, env.openclaw_version
+    ) as traffic:
         yield traffic
 
 

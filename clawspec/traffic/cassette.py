@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     from clawspec.config.settings import Settings
     from clawspec.identity import ScenarioIdentity
 
-FORMAT = 1
+# The format this ClawSpec writes. 2 added `openclaw_version`: a ClawSpec that reads only 1
+# refuses a field it does not know (`extra="forbid"`), so the version says why instead. A file
+# of format 1 (no OpenClaw release) is still read.
+FORMAT = 2
+READABLE = (1, 2)
 # Request headers worth keeping (they change the answer, never carry a credential).
 KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta", "openai-beta")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -71,16 +75,23 @@ class Cassette(BaseModel):
     scenario: str
     index: int = Field(ge=1, description="Order of the call within the scenario when recorded.")
     recorded_at: str
+    openclaw_version: str | None = Field(
+        None,
+        description="The OpenClaw release of the gateway that made the call; null when it "
+        "could not be told (a target gateway, a gateway command of your own, format 1).",
+    )
     request: RecordedRequest
     response: RecordedResponse
 
     @field_validator("clawspec_cassette")
     @classmethod
     def _known_format(cls, version: int) -> int:
-        if version != FORMAT:
+        if version not in READABLE:
+            newer = " or upgrade ClawSpec" if version > FORMAT else ""
             raise ValueError(
-                f"format version {version}, and this ClawSpec reads version {FORMAT}: record "
-                "it again (clawspec run --model-traffic record)"
+                f"format version {version}, and this ClawSpec reads versions "
+                f"{READABLE[0]} to {FORMAT}: record it again (clawspec run --model-traffic "
+                f"record){newer}"
             )
         return version
 

@@ -3,8 +3,10 @@
 - stale: a cassette folder whose contract or scenario no longer exists;
 - unused: cassette files a replay run did not need (from its JSON report, `--report`);
 - invalid: files that are not ClawSpec cassettes;
-- missing: scenarios without a recording (a replay would make them `error`).
-Stale, unused and invalid make the exit code 1; missing ones are listed.
+- missing: scenarios without a recording (a replay would make them `error`);
+- recorded on another OpenClaw release than the one a bring-up here would run (its prompts
+  change between releases, so a replay is likely to miss).
+Stale, unused and invalid make the exit code 1; missing and other-release ones are listed.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ class CheckResult:
     unused: list[Path] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    # The release a bring-up here runs, and the folders recorded on others (with theirs).
+    openclaw_version: str | None = None
+    other_release: list[tuple[Folder, list[str]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -54,17 +59,27 @@ def scan(root: Path) -> list[Folder]:
 
 
 def check(
-    root: Path, expected: dict[Path, str], report: Path | None = None, workspace: Path | None = None
+    root: Path,
+    expected: dict[Path, str],
+    report: Path | None = None,
+    workspace: Path | None = None,
+    openclaw_version: str | None = None,
 ) -> CheckResult:
     """Compare the cassettes under `root` with the scenarios that exist (`expected`: folder ->
-    scenario id) and, given a replay report, with what that replay used."""
-    result = CheckResult(root, scan(root))
+    scenario id), with the OpenClaw release a replay here runs on (`openclaw_version`; None:
+    not known, not compared) and, given a replay report, with what that replay used."""
+    result = CheckResult(root, scan(root), openclaw_version=openclaw_version)
     known = {folder.resolve() for folder in expected}
     for folder in result.folders:
-        if _owner(folder.path).resolve() not in known:
+        stale = _owner(folder.path).resolve() not in known
+        if stale:
             result.stale.append(folder)
         loaded = load_dir(folder.path)
         result.invalid += [f"{_rel(p.path, root)}: {p.message}" for p in loaded.problems]
+        # Cassettes of format 1, or recorded against a target gateway, name no release.
+        recorded_on = {v for f in loaded.files if (v := f.cassette.openclaw_version)}
+        if openclaw_version is not None and not stale and recorded_on - {openclaw_version}:
+            result.other_release.append((folder, sorted(recorded_on)))
     present = {_owner(folder.path).resolve() for folder in result.folders}
     result.missing = sorted(
         scenario for folder, scenario in expected.items() if folder.resolve() not in present
@@ -126,6 +141,12 @@ def render(result: CheckResult) -> list[str]:
     lines += [
         f"missing: {scenario}: no recording (replay would be an error)"
         for scenario in result.missing
+    ]
+    lines += [
+        f"other release: {_rel(folder.path, result.root)}: recorded on OpenClaw "
+        f"{', '.join(versions)}, a bring-up here runs {result.openclaw_version}: a replay may "
+        "miss; record it again"
+        for folder, versions in result.other_release
     ]
     for folder in sorted(result.folders, key=lambda f: f.size, reverse=True)[:5]:
         lines.append(f"size: {_size(folder.size):>9}  {_rel(folder.path, result.root)}")

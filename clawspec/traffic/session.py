@@ -51,6 +51,9 @@ class ScenarioTraffic:
     scenario: str
     folder: Path
     serial: int = 0  # order of the invocation in the run
+    # The OpenClaw release of the gateway it runs on, when known: stored with its recording,
+    # compared with the recording's on a replay miss.
+    openclaw_version: str | None = None
     calls: int = 0
     used: list[int] = field(default_factory=list)  # replay: cassette indexes that answered
     unmatched: list[list[str]] = field(default_factory=list)  # replay: one diff per miss
@@ -142,10 +145,14 @@ class TrafficSession:
         message: str,
         wait_s: float = 60.0,
         conversation: bool = False,
+        openclaw_version: str | None = None,
     ) -> Iterator[ScenarioTraffic]:
-        """Attribute the model calls made while the block runs (and by its traces) to it."""
+        """Attribute the model calls made while the block runs (and by its traces) to it;
+        `openclaw_version`: the release of the gateway it runs on, None when not known."""
         registration = self._attributor.register(scenario_id, message, wait_s, conversation)
-        traffic = ScenarioTraffic(scenario_id, folder, registration.serial)
+        traffic = ScenarioTraffic(
+            scenario_id, folder, registration.serial, openclaw_version=openclaw_version
+        )
         with self._lock:
             self._invocations[registration.serial] = traffic
         try:
@@ -185,6 +192,7 @@ class TrafficSession:
                     scenario=registration.scenario,
                     index=len(traffic.recorded) + 1,
                     recorded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                    openclaw_version=traffic.openclaw_version,
                     request=request,
                     response=answer,
                 )
@@ -246,8 +254,10 @@ class TrafficSession:
         body = self.normalizer.body(request.body)
         best = closest(request.endpoint, body, [entry[2] for entry in library])
         assert best is not None
+        recorded_on = next(e[0].cassette.openclaw_version for e in library if e[2] is best)
         return [
-            f"model call {number} differs from the closest recording {best.name}:",
+            f"model call {number} differs from the closest recording {best.name}"
+            f"{_upgraded(recorded_on, traffic.openclaw_version)}:",
             *explain(request.endpoint, body, best),
         ]
 
@@ -267,6 +277,18 @@ class TrafficSession:
             "object": "list",
             "data": [{"id": n, "object": "model", "owned_by": "clawspec-replay"} for n in names],
         }
+
+
+def _upgraded(recorded_on: str | None, replayed_on: str | None) -> str:
+    """Both releases when the recording was made on another OpenClaw than the one replaying it:
+    its prompts change between releases, so that is the likelier cause of a miss than an edit
+    of yours. Nothing when either is unknown (an older cassette, a target gateway)."""
+    if recorded_on is None or replayed_on is None or recorded_on == replayed_on:
+        return ""
+    return (
+        f" (recorded on OpenClaw {recorded_on}, replayed on {replayed_on}: record again "
+        "after an upgrade, --model-traffic record)"
+    )
 
 
 def _drop_older_recordings(owner: Path, recorded: set[Path]) -> None:

@@ -4,6 +4,8 @@ replay with the provider stopped, and refuse a changed prompt with a diff.
 Two `clawspec run --bring-up` processes, each in its own fresh workspace (so the recording is
 also proven to replay from another checkout path). The replay's workspace changes the prompt of
 one scenario (`changed-note`): it is an error with a diff, and the others replay beside it.
+That scenario's recording is made to name an earlier OpenClaw release, as after an upgrade: its
+error names both releases.
 Runs inside the loopback-only namespace.
 """
 
@@ -23,6 +25,7 @@ from tests.e2e.conftest import kept_gateway_log, provider_config
 from tests.support.scripted_provider import ScriptedProvider
 
 REPO = Path(__file__).resolve().parents[2]
+EARLIER_RELEASE = "2000.1.1"  # what the changed scenario's recording is made to name
 RUN_ID = re.compile(r"\b[0-9a-f]{16}\b")
 PROVIDER_KEY = "sk-clawspec-e2e-RECOGNISABLE-provider-key"
 TODAY = "2026-01-31"
@@ -147,10 +150,22 @@ def hermetic(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -
         # main session may fire during the run) carry none and belong to no scenario.
         recorded["provider_calls"] = sum(1 for call in calls if call.script)
         recorded["gateway_own_calls"] = sum(1 for call in calls if not call.script)
+    recorded["releases"] = {
+        json.loads(path.read_text("utf-8"))["openclaw_version"]
+        for path in cassettes.rglob("*.json")
+    }
+    # As if recorded before an upgrade of OpenClaw: its replay misses (the prompt changed).
+    changed = cassettes / "agents" / "main" / "tests" / "scenarios" / "changed-note"
+    for path in changed.glob("*.json"):
+        data = json.loads(path.read_text("utf-8"))
+        path.write_text(json.dumps({**data, "openclaw_version": EARLIER_RELEASE}), "utf-8")
     # The provider is stopped: nothing listens on its port any more.
     replay_work = _workspace(tmp_path_factory.mktemp("replay"), port, "Write another note")
     replayed = _run(replay_work, openclaw_launcher, "replay", cassettes)
-    return {"record": recorded, "replay": replayed, "cassettes": cassettes}
+    # ClawSpec's own install (scripts/install-openclaw.sh): <folder>/bin/openclaw.
+    manifest = Path(openclaw_launcher).resolve().parents[1] / "app/node_modules/openclaw"
+    release = json.loads((manifest / "package.json").read_text("utf-8"))["version"]
+    return {"record": recorded, "replay": replayed, "cassettes": cassettes, "release": release}
 
 
 def _summary(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -190,6 +205,8 @@ def test_recording_passes_and_writes_one_cassette_per_model_call(hermetic: dict)
         assert "could not be attributed" not in recorded["proc"].stderr
     traffic = recorded["scenarios"]["delegates"]["model_traffic"]
     assert traffic["mode"] == "record" and 4 <= traffic["calls"] <= len(delegates)
+    # Every call names the release the gateway ran (the installed package's own manifest).
+    assert recorded["releases"] == {hermetic["release"]}
     for row, folder in zip(ROWS, ("topics_alpha", "topics_beta"), strict=True):
         assert recorded["scenarios"][row]["status"] == "pass", recorded["scenarios"][row]
         assert sorted(p.name for p in (root / folder).glob("*.json")) == ["1.json", "2.json"]
@@ -233,8 +250,9 @@ def test_a_changed_prompt_is_an_error_with_a_diff_naming_the_message(hermetic: d
     scenario = replayed["scenarios"]["changed-note"]
     assert scenario["status"] == "error", scenario
     assert scenario["message"].startswith(
-        "model traffic replay: model call 1 differs from the closest recording 1.json: "
-        "messages[1] (user) changed:"
+        "model traffic replay: model call 1 differs from the closest recording 1.json "
+        f"(recorded on OpenClaw {EARLIER_RELEASE}, replayed on {hermetic['release']}: record "
+        "again after an upgrade, --model-traffic record): messages[1] (user) changed:"
     ), scenario["message"]
     diff = scenario["model_traffic"]["diff"]
     assert any(line.startswith("  -") and "Write a note" in line for line in diff), diff

@@ -7,6 +7,7 @@ import shutil
 import stat
 import sys
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,28 @@ def test_a_proxy_in_the_environment_never_takes_the_gateways_loopback_traffic(
         env = json.loads((running.state_dir / "env.json").read_text())
     expected = "corp.example,.internal,127.0.0.1,localhost,::1"
     assert (env["no_proxy"], env["NO_PROXY"]) == (expected, expected)
+
+
+def test_the_gateway_names_the_openclaw_release_its_launcher_belongs_to(tmp_path: Path) -> None:
+    """Read from the openclaw package the launcher is in (what its recordings store); a
+    command outside one (a wrapper, another program) has no release that can be told."""
+    package = tmp_path / "lib" / "node_modules" / "openclaw"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        json.dumps({"name": "openclaw", "version": "2026.9.5", "bin": {"openclaw": "gw.py"}}),
+        encoding="utf-8",
+    )
+    launcher = package / "gw.py"
+    launcher.write_text(f"#!{sys.executable}\n{READY_SERVER}", encoding="utf-8")
+    launcher.chmod(0o755)
+    bin_link = tmp_path / "bin" / "openclaw"  # as npm links it
+    bin_link.parent.mkdir()
+    bin_link.symlink_to(launcher)
+    own = _stand_in(tmp_path / "own")
+    with GatewayProcess(replace(own, command=[str(bin_link), "gateway", "run"])) as running:
+        assert running.openclaw_version == "2026.9.5"
+    with GatewayProcess(_stand_in(tmp_path / "other")) as running:
+        assert running.openclaw_version is None
 
 
 def test_default_workspace_and_plugin_allow(tmp_path: Path) -> None:

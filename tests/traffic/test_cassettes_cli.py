@@ -57,7 +57,7 @@ def recorded(workspace: Path, write_contract: Callable[..., Path]) -> Path:
 def test_cassette_folders_are_named_after_contract_and_scenario(recorded: Path) -> None:
     assert (recorded / "skills/x/tests/scenarios/drafts/1.json").is_file()
     text = (recorded / "skills/x/tests/scenarios/drafts/1.json").read_text("utf-8")
-    assert text.startswith('{\n  "clawspec_cassette": 1,')  # pretty-printed for PR diffs
+    assert text.startswith('{\n  "clawspec_cassette": 2,')  # pretty-printed for PR diffs
 
 
 def test_check_reports_stale_missing_and_sizes(
@@ -234,10 +234,53 @@ def test_a_cassette_of_another_format_version_is_invalid_not_replayed(
 ) -> None:
     path = recorded / "skills/x/tests/scenarios/drafts/2.json"
     path.write_text(
-        path.read_text("utf-8").replace('"clawspec_cassette": 1', '"clawspec_cassette": 99')
+        path.read_text("utf-8").replace('"clawspec_cassette": 2', '"clawspec_cassette": 99')
     )
     assert [f.path.name for f in load_dir(path.parent).files] == ["1.json"]
     main(["cassettes", "check", "."])
     out = capsys.readouterr().out
     assert "invalid: skills/x/tests/scenarios/drafts/2.json: not a ClawSpec cassette: " in out
-    assert "format version 99, and this ClawSpec reads version 1" in out
+    assert (
+        "format version 99, and this ClawSpec reads versions 1 to 2: record it again (clawspec "
+        "run --model-traffic record) or upgrade ClawSpec" in out
+    )
+
+
+def _openclaw_package(folder: Path, version: str) -> Path:
+    """An installed openclaw package of `version`; returns its launcher."""
+    folder.mkdir(parents=True)
+    (folder / "package.json").write_text(
+        json.dumps({"name": "openclaw", "version": version}), encoding="utf-8"
+    )
+    launcher = folder / "openclaw.mjs"
+    launcher.write_text("// entry\n", encoding="utf-8")
+    return launcher
+
+
+def test_check_lists_recordings_made_on_another_openclaw_release(
+    workspace: Path,
+    write_contract: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Listed, not a problem: a replay on the release a bring-up here runs is likely to miss.
+    Recordings that name no release (format 1, a target gateway) are not judged."""
+    write_contract(CONTRACT, "x.clawspec.yaml")
+    old = cassette("drafts", 1).model_copy(update={"openclaw_version": "2026.9.5"})
+    write_dir(scenario_dir(workspace / "tapes", "x.clawspec.yaml", "drafts"), [old])
+    write_dir(scenario_dir(workspace / "tapes", "x.clawspec.yaml", "sends"), [cassette("s", 1)])
+    launcher = _openclaw_package(workspace.parent / "node_modules" / "openclaw", "2026.9.6")
+    monkeypatch.setenv("CLAWSPEC_OPENCLAW_BIN", str(launcher))
+    assert main(["cassettes", "check", ".", "--cassette-dir", "tapes"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("other release:")] == [
+        "other release: x.clawspec/drafts: recorded on OpenClaw 2026.9.5, a bring-up here runs "
+        "2026.9.6: a replay may miss; record it again"
+    ]
+    assert out[-1] == "ok"
+    # A gateway command of your own runs a release that cannot be told: nothing is compared.
+    (workspace / "clawspec.yaml").write_text(
+        "gateway: {command: 'my-gateway --port 1'}\n", encoding="utf-8"
+    )
+    assert main(["cassettes", "check", ".", "--cassette-dir", "tapes"]) == 0
+    assert "other release:" not in capsys.readouterr().out
