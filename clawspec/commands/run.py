@@ -11,7 +11,9 @@ from clawspec.commands.options import add_outputs, add_paths, run_flags
 from clawspec.errors import ExitCode
 
 if TYPE_CHECKING:
-    pass
+    from clawspec.crash import Faults
+    from clawspec.reports.terminal import TerminalReporter
+    from clawspec.runner.finish import RunResult
 
 NAME = "run"
 
@@ -183,7 +185,28 @@ def run(args: argparse.Namespace) -> ExitCode:
         )
     finally:
         restore()
+    if stop.is_set() and not result.report.interrupted:
+        # The signal cut nothing short: the run keeps its own verdict (reports/outcome.py).
+        print(
+            "note: the signal came once every scenario had started, and each finished: "
+            "the run is complete",
+            file=sys.stderr,
+            flush=True,
+        )
     faults = Faults()
+    try:
+        _print_summary(reporter, result, faults)
+    except KeyboardInterrupt:
+        # The run is over and its reports are written: a signal now cuts only this text.
+        print("\ninterrupted while printing the summary; the reports are complete", file=sys.stderr)
+    # The reports are written: a bug in the summary costs only the summary.
+    report_dir = result.written[0].parent if result.written else None
+    faults.raise_if_any(report_dir=report_dir, written=result.written)
+    return result.exit_code
+
+
+def _print_summary(reporter: TerminalReporter, result: RunResult, faults: Faults) -> None:
+    """The run's summary, then the files it wrote."""
     with faults.guard("TerminalReporter.summary"):
         reporter.summary(result.report, result.outcome)
     if result.report.shard:
@@ -195,10 +218,6 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"report: {display_path(path)}")
     for path in result.gateway_logs:
         print(f"gateway log: {display_path(path)}")
-    # The reports are written: a bug in the summary costs only the summary.
-    report_dir = result.written[0].parent if result.written else None
-    faults.raise_if_any(report_dir=report_dir, written=result.written)
-    return result.exit_code
 
 
 def _shard_line(shard: Any) -> str:

@@ -45,6 +45,7 @@ class Ran(NamedTuple):
 
     invoked: bool
     unreachable: bool
+    interrupted: bool  # an interrupt kept part of it from running
 
 
 class KeptResults:

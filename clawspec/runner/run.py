@@ -199,7 +199,9 @@ def _execute(
             result = _result(plans[index], outcomes[index], env, running)
             listener.on_scenario_done(result)
             kept.keep(index, result)
-            outcomes[index] = [Ran(o.invoked, o.unreachable) for o in outcomes[index] if o]
+            outcomes[index] = [
+                Ran(o.invoked, o.unreachable, o.interrupted) for o in outcomes[index] if o
+            ]
 
     _report_until_done(
         threads,
@@ -228,10 +230,17 @@ def _finish(
 ) -> RunOutcome:
     """The run once its reporting loop ended: the results of what did not finish (abandoned,
     never started) and the run's record."""
-    interrupted = env.stop.is_set()
     broken = bool(faults)  # a bug, not the user, stopped the run: say so, not "interrupted"
     with done:
         unreported = [i for i in range(len(plans)) if i not in kept]
+        # A signal makes the run incomplete only when it cut something short: an attempt
+        # abandoned or never started, a conversation's turns not sent. One that came once
+        # every attempt had started, and each finished, leaves a complete run: its verdict
+        # is its results', not an interruption's.
+        cut = bool(unreported) or any(
+            o.interrupted for attempt_outcomes in outcomes for o in attempt_outcomes if o
+        )
+        interrupted = env.stop.is_set() and cut
         # Attempts that never started: only these a spend limit can have stopped.
         held_back = sum(
             1
@@ -240,20 +249,18 @@ def _finish(
             if outcome is None and (index, attempt) not in running
         )
         for index in unreported:
-            kept.keep(
+            result = _result(
+                plans[index],
+                outcomes[index],
+                env,
+                running,
                 index,
+                broken,
                 # Not interrupted: a spend limit, once reached, stopped what never started.
-                _result(
-                    plans[index],
-                    outcomes[index],
-                    env,
-                    running,
-                    index,
-                    broken,
-                    None if interrupted else budget,
-                    budget,
-                ),
+                None if interrupted else budget,
+                budget,
             )
+            kept.keep(index, result)
     invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
     unreachable = bool(invoked) and all(o.unreachable for o in invoked)
     run = FinishedRun(

@@ -183,6 +183,9 @@ class ScenarioOutcome:
     unreachable: bool  # ... and the gateway could not be reached at all
     # A repeated scenario's attempt: its own evidence, kept per attempt in the report (bless).
     observed: AttemptEvidence | None = None
+    # An interrupt kept part of it from running (a conversation's later turns): the run is
+    # then incomplete, although the scenario finished.
+    interrupted: bool = False
 
 
 def new_run_id() -> str:
@@ -522,7 +525,8 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     observed = None
     if state.invoked and (plan.scenario.repeat or env.settings.repeat) > 1:
         observed = _observed(result, state)
-    return ScenarioOutcome(result, state.invoked, state.unreachable, observed)
+    interrupted = talk is not None and talk.interrupted
+    return ScenarioOutcome(result, state.invoked, state.unreachable, observed, interrupted)
 
 
 def no_turns(scenario: Scenario) -> list[TurnResult] | None:

@@ -590,10 +590,15 @@ class _Stderr:
 
 
 def _run_with_held_runs(
-    workspace: Path, server: HooksServer, gateway_env: dict[str, str], grace_s: float | None = None
+    workspace: Path,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+    grace_s: float | None = None,
+    stdout: int = subprocess.DEVNULL,
 ) -> tuple[subprocess.Popen[str], _Stderr]:
-    """`clawspec run` of HELD_RUNS with two lanes, returned once both running scenarios' runs
-    have reached the gateway, which holds them until `server.released` is set."""
+    """`clawspec run` of HELD_RUNS (or of its first two scenarios) with two lanes, returned
+    once both running scenarios' runs have reached the gateway, which holds them until
+    `server.released` is set."""
     env = {**os.environ, **gateway_env, "PYTHONPATH": str(Path(__file__).parents[2])}
     if grace_s is not None:  # a shorter grace period, set at the child's start-up
         hook = workspace.parent / "hook"
@@ -607,7 +612,7 @@ def _run_with_held_runs(
         [sys.executable, "-m", "clawspec", "run", ".", "--concurrency", "2", *JUNIT],
         cwd=workspace,
         env=env,
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -692,6 +697,77 @@ def test_past_the_first_signal_running_scenarios_are_interrupted(
     junit = (workspace / "reports" / "junit.xml").read_text("utf-8")
     assert 'name="judged-pass" time="0.000"' not in junit
     assert "Traceback" not in stderr.text()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_that_cut_nothing_short_leaves_the_run_its_own_verdict(
+    workspace: Path,
+    write_contract,
+    server: HooksServer,
+    gateway_env: dict[str, str],
+    sig: signal.Signals,
+) -> None:
+    """Every scenario had started when the signal came, and each finished in the grace
+    period: nothing was abandoned or left unstarted, so the run is complete and ends as
+    its results say (1: one failed), not as interrupted (130)."""
+    write_contract(HELD_RUNS.split("  - name: never-started-1")[0])
+    process, stderr = _run_with_held_runs(workspace, server, gateway_env, stdout=subprocess.PIPE)
+    process.send_signal(sig)
+    stderr.wait_for(f"{sig.name}: starting no more scenarios")
+    server.released.set()  # the held runs complete only now, after the signal
+    assert process.wait(timeout=60) == 1
+    assert process.stdout is not None
+    out = process.stdout.read()
+    process.stdout.close()
+    assert "\nFAILED: 1 failed\n" in out, out
+    assert "(interrupted)" not in out and "INTERRUPTED" not in out
+    assert (
+        "note: the signal came once every scenario had started, and each finished: "
+        "the run is complete\n"
+    ) in stderr.text()
+    report = _report(workspace)
+    assert report["interrupted"] is False
+    assert [(s["name"], s["status"]) for s in report["scenarios"]] == [
+        ("judged-pass", "pass"),
+        ("judged-fail", "fail"),
+    ]
+    junit = (workspace / "reports" / "junit.xml").read_text("utf-8")
+    assert "interrupted" not in junit
+
+
+def test_a_signal_while_the_summary_is_printed_keeps_the_finished_runs_verdict(
+    workspace: Path, write_contract, server: HooksServer, gateway_env: dict[str, str]
+) -> None:
+    """The run is over and its reports are written when the terminal summary starts: a
+    SIGINT then (sent by the child to itself, at that point) stops the text, not the verdict."""
+    write_contract(WRITES_DRAFT)
+    hook = workspace.parent / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import os, signal, time\n"
+        "from clawspec.reports.terminal import TerminalReporter\n"
+        "def summary(self, report, outcome=None):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(5)  # the signal is handled before this returns\n"
+        "TerminalReporter.summary = summary\n",
+        "utf-8",
+    )
+    path = os.pathsep.join([str(hook), str(Path(__file__).parents[2])])
+    done = subprocess.run(
+        [sys.executable, "-m", "clawspec", "run", "."],
+        check=False,
+        cwd=workspace,
+        env={**os.environ, **gateway_env, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.endswith(
+        "\ninterrupted while printing the summary; the reports are complete\n"
+    ), done.stderr
+    assert "Traceback" not in done.stderr
+    assert _report(workspace)["interrupted"] is False
 
 
 def test_on_github_secrets_are_masked_before_the_first_scenario_line(
