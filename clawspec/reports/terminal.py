@@ -84,6 +84,8 @@ class TerminalReporter:
                 line += f" [tags: {', '.join(result.tags)}]"
             if result.status != Status.PASS and result.message:
                 line += f"\n      {flat(result.message)}"
+            if held := _skipped_attempts(result):
+                line += f"\n      {held}"
             self._print(line)
 
     def on_warning(self, message: str) -> None:
@@ -237,6 +239,17 @@ def restates(scenario: ScenarioResult, check: AssertionResult) -> bool:
     (`ScenarioResult.restates`): said with the check, the reports do not say it twice. A
     report written before the runner recorded it says it twice at worst."""
     return scenario.restates is not None and scenario.restates.of(check)
+
+
+def _skipped_attempts(result: ScenarioResult) -> str:
+    """How many of a repeated scenario's attempts were skipped, and why (the first one's
+    reason), when others ran: its pass rate counts only those, e.g. "2/2 attempts passed"
+    of a `repeat: 3` whose third a spend limit held back. Empty otherwise."""
+    runs = result.attempts.runs if result.attempts is not None else []
+    skipped = [run for run in runs if run.status == Status.SKIP]
+    if not skipped or result.status == Status.SKIP:  # all skipped: its message says why
+        return ""
+    return f"{len(skipped)} of {len(runs)} attempts skipped: {flat(skipped[0].message)}"
 
 
 def _folded(reasons: Iterable[str]) -> list[tuple[str, int]]:

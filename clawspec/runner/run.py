@@ -213,7 +213,9 @@ def _execute(
         env.halt,
         partial(_prepare, faults),
     )
-    return _finish(plans, env, outcomes, running, kept, done, faults, budget, started_at, clock)
+    return _finish(
+        plans, env, outcomes, running, kept, done, faults, budget, listener, started_at, clock
+    )
 
 
 def _finish(
@@ -225,11 +227,13 @@ def _finish(
     done: threading.Condition,
     faults: Faults,
     budget: Budget,
+    listener: RunListener,
     started_at: datetime,
     clock: float,
 ) -> RunOutcome:
     """The run once its reporting loop ended: the results of what did not finish (abandoned,
-    never started) and the run's record."""
+    never started, a repeated scenario's attempts a spend limit held back), each reported to
+    `listener` as a finished one is, and the run's record."""
     broken = bool(faults)  # a bug, not the user, stopped the run: say so, not "interrupted"
     with done:
         unreported = [i for i in range(len(plans)) if i not in kept]
@@ -261,6 +265,12 @@ def _finish(
                 budget,
             )
             kept.keep(index, result)
+            # Every selected scenario gets its progress line, also one that never (fully)
+            # ran: the count reaches the total, and a repeated scenario a spend limit cut
+            # shows the attempts that did run. (Under the lock: only lanes past the grace
+            # period, whose results no longer count, wait for it.)
+            with faults.guard("reporting a scenario that did not finish"):
+                listener.on_scenario_done(result)
     invoked = [o for attempt_outcomes in outcomes for o in attempt_outcomes if o and o.invoked]
     unreachable = bool(invoked) and all(o.unreachable for o in invoked)
     run = FinishedRun(

@@ -134,6 +134,31 @@ def test_a_token_limit_stops_the_run_the_same_way(
     )
 
 
+def test_every_scenario_gets_its_progress_line_when_a_limit_holds_back_repeated_attempts(
+    workspace: Path, write_contract, gateway: SpendingGateway, capsys
+) -> None:
+    """s0 runs 3 times; the limit is reached after its second attempt: its third and the
+    other scenarios never start, and each still has its line, with its status and why."""
+    text = contract(*["[usage:fake/m:400:100:0]"] * 3)
+    write_contract(text.replace("  - name: s0\n", "  - name: s0\n    repeat: 3\n", 1))
+    configure(workspace, "concurrency: 1\nbudget: {max_tokens: 1000}\n")
+    assert main(["run", ".", "--no-color"]) == 1
+    assert gateway.started == ["s0", "s0"]
+    reason = "run budget spent: 1,000 of 1,000 tokens after 2 of 5 runs"
+    report = report_of(workspace)
+    assert [s["status"] for s in report["scenarios"]] == ["pass", "skip", "skip"]
+    lines = capsys.readouterr().out.splitlines()
+    progress = [line for line in lines if line.startswith("[")]
+    assert len(progress) == 3, lines
+    assert progress[0].startswith("[1/3] PASS  case.clawspec.yaml::s0 (")
+    assert progress[0].endswith(" 2/2 attempts passed (1.00, 95% CI 0.34-1.00)")
+    held = f"      1 of 3 attempts skipped: not run: {reason}"
+    assert lines[lines.index(progress[0]) + 1] == held
+    for n, line in enumerate(progress[1:], 1):
+        assert line.startswith(f"[{n + 1}/3] SKIP  case.clawspec.yaml::s{n} ("), lines
+        assert lines[lines.index(line) + 1] == f"      not run: {reason}"
+
+
 def test_under_the_limit_the_run_passes_and_says_what_it_spent(
     workspace: Path, write_contract, gateway: SpendingGateway, capsys
 ) -> None:

@@ -521,9 +521,13 @@ scenarios:
     process.send_signal(signal.SIGINT)
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)  # second signal: abandon the running scenario
-    _, err = process.communicate(timeout=30)
+    out, err = process.communicate(timeout=30)
     assert process.returncode == 130
     assert "SIGINT: starting no more scenarios" in err
+    # Each scenario has its progress line, the ones the interrupt cut short too.
+    assert "[1/2] ERROR case.clawspec.yaml::hangs (" in out
+    assert "\n      interrupted: abandoned while running\n" in out
+    assert "[2/2] SKIP  case.clawspec.yaml::never-started (0 ms)\n" in out
     report = _report(workspace)
     assert report["interrupted"] is True
     assert [(s["name"], s["status"], s["message"]) for s in report["scenarios"]] == [
