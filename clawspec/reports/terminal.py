@@ -28,6 +28,10 @@ COLOURS = {
 }
 
 
+# Progress lines of scenarios that never ran, shown per reason; the summary counts the rest.
+NOT_RUN_SHOWN = 10
+
+
 class TerminalReporter:
     """Prints progress and the final summary; secrets are masked in everything printed."""
 
@@ -42,6 +46,8 @@ class TerminalReporter:
         self.total = total
         self.finished = 0
         self._lock = threading.Lock()
+        # Scenarios that never ran, by reason: a spend limit or an interrupt can leave thousands.
+        self._not_run: dict[str, int] = {}
 
     def _print(self, text: str = "", stream: TextIO | None = None) -> None:
         # The colours are ours: only the secrets (the active registry's) are masked.
@@ -73,6 +79,15 @@ class TerminalReporter:
         with self._lock:
             self.finished += 1
             progress = f"[{self.finished}/{self.total}] " if self.total > 1 else ""
+            if result.status == Status.SKIP and result.run_id is None:
+                seen = self._not_run[result.message] = self._not_run.get(result.message, 0) + 1
+                if seen == NOT_RUN_SHOWN + 1:
+                    self._print(
+                        f"{progress}… more scenarios not run for the same reason: counted in "
+                        "the summary"
+                    )
+                if seen > NOT_RUN_SHOWN:
+                    return
             line = (
                 f"{progress}{self._label(result.status)} {flat(result.identity.label)} "
                 f"({fmt_duration_ms(result.duration_ms)})"

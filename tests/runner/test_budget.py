@@ -159,6 +159,25 @@ def test_every_scenario_gets_its_progress_line_when_a_limit_holds_back_repeated_
         assert lines[lines.index(line) + 1] == f"      not run: {reason}"
 
 
+def test_of_many_scenarios_a_limit_kept_from_running_a_few_lines_show_the_summary_counts(
+    workspace: Path, write_contract, gateway: SpendingGateway, capsys
+) -> None:
+    """A spend limit reached early in a large suite leaves thousands that never ran: ten
+    progress lines show them, then one line says the rest are counted in the summary."""
+    write_contract(contract(*["[usage:fake/m:800:200:0]"] * 30))
+    configure(workspace, "concurrency: 1\nbudget: {max_tokens: 1000}\n")
+    assert main(["run", ".", "--no-color"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    progress = [line for line in lines if line.startswith("[")]
+    assert progress[0].startswith("[1/30] PASS  case.clawspec.yaml::s0 (")
+    skipped = [line for line in progress if " SKIP  " in line]
+    assert [line.split(" ", 1)[0] for line in skipped] == [f"[{n}/30]" for n in range(2, 12)]
+    assert progress[-1] == (
+        "[12/30] … more scenarios not run for the same reason: counted in the summary"
+    )
+    assert len(report_of(workspace)["scenarios"]) == 30
+
+
 def test_under_the_limit_the_run_passes_and_says_what_it_spent(
     workspace: Path, write_contract, gateway: SpendingGateway, capsys
 ) -> None:
