@@ -9,7 +9,7 @@ from clawspec.commands.options import add_paths, given
 from clawspec.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from clawspec.config.settings import Settings
+    from clawspec.config.settings import Settings, VariantSettings
 
 NAME = "cassettes"
 
@@ -36,23 +36,41 @@ def run(args: argparse.Namespace) -> ExitCode:
     from clawspec.runner.scenario import ScenarioPlan
     from clawspec.runner.traffic import replay_folder
     from clawspec.traffic.cassette import cassette_root
-    from clawspec.traffic.check import check, render
+    from clawspec.traffic.check import Expected, check, render
 
     if args.cassettes_command != "check":
         raise UsageError("usage: clawspec cassettes check [PATH ...] [--report FILE]")
     loaded = load(args.paths, config=args.config, flags=given(args, ["workspace", "cassette_dir"]))
-    root = cassette_root(loaded.settings, loaded.workspace)
+    settings, workspace = loaded.settings, loaded.workspace
+    root = cassette_root(settings, workspace)
     report = Path(args.report) if args.report else None
-    expected = {  # the cassette folder of every scenario of the loaded contracts -> its id
-        replay_folder(plan, loaded.settings, loaded.workspace): plan.id
+    release = _bring_up_release(settings)
+    # A replay runs each scenario once per configured variant (in its own sub-folder), or once
+    # without variants: the folders of those runs are the ones a replay reads.
+    variants: list[VariantSettings | None] = [*settings.variants] or [None]
+    expected = {  # the cassette folder of every run of the loaded contracts -> that run
+        replay_folder(plan, settings, workspace): Expected(
+            plan.identity.label,
+            _variant_release(variant, release),
+            variant.name if variant is not None else None,
+        )
         for contract in loaded.contracts
         for index, scenario in enumerate(contract.contract.scenarios)
-        for plan in [ScenarioPlan(contract, index, scenario)]
+        for variant in variants
+        for plan in [ScenarioPlan(contract, index, scenario, variant)]
     }
-    result = check(root, expected, report, loaded.workspace, _bring_up_release(loaded.settings))
+    result = check(root, expected, report, workspace)
     for line in render(result):
         print(line)
     return ExitCode.OK if result.ok else ExitCode.FAILED
+
+
+def _variant_release(variant: VariantSettings | None, default: str | None) -> str | None:
+    """The OpenClaw release a variant's replay runs on: its own `openclaw_version` (a gateway
+    of its own running that release), else the default gateway's."""
+    if variant is not None and variant.openclaw_version:
+        return variant.openclaw_version
+    return default
 
 
 def _bring_up_release(settings: Settings) -> str | None:

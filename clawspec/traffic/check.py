@@ -1,11 +1,13 @@
 """`clawspec cassettes check`: stale, unused, unreadable and missing cassettes, and their size.
 
-- stale: a cassette folder whose contract or scenario no longer exists;
+- stale: a cassette folder no replay reads: its contract, scenario or variant no longer exists
+  (with variants configured, a scenario's own recording made without them too);
 - unused: cassette files a replay run did not need (from its JSON report, `--report`);
 - invalid: files that are not ClawSpec cassettes;
-- missing: scenarios without a recording (a replay would make them `error`);
-- recorded on another OpenClaw release than the one a bring-up here would run (its prompts
-  change between releases, so a replay is likely to miss).
+- missing: scenario runs without a recording (each scenario once per configured variant; a
+  replay would make them `error`);
+- recorded on another OpenClaw release than the one a bring-up here would run for that run
+  (its prompts change between releases, so a replay is likely to miss).
 Stale, unused and invalid make the exit code 1; missing and other-release ones are listed.
 """
 
@@ -26,17 +28,27 @@ class Folder:
     size: int
 
 
+@dataclass(frozen=True)
+class Expected:
+    """A run a replay here makes (a scenario, or one of its variants): its label (`<id>`, or
+    `<id> @ <variant>`) and the OpenClaw release its gateway runs (None: not told, not compared)."""
+
+    label: str
+    openclaw_version: str | None = None
+    variant: str | None = None
+
+
 @dataclass
 class CheckResult:
     root: Path
     folders: list[Folder] = field(default_factory=list)
-    stale: list[Folder] = field(default_factory=list)
+    stale: list[tuple[Folder, str]] = field(default_factory=list)  # each with why
     unused: list[Path] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
-    # The release a bring-up here runs, and the folders recorded on others (with theirs).
-    openclaw_version: str | None = None
-    other_release: list[tuple[Folder, list[str]]] = field(default_factory=list)
+    # Folders recorded on other releases than the one a bring-up here runs for them: each with
+    # the releases it names and that one.
+    other_release: list[tuple[Folder, list[str], str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -60,33 +72,45 @@ def scan(root: Path) -> list[Folder]:
 
 def check(
     root: Path,
-    expected: dict[Path, str],
+    expected: dict[Path, Expected],
     report: Path | None = None,
     workspace: Path | None = None,
-    openclaw_version: str | None = None,
 ) -> CheckResult:
-    """Compare the cassettes under `root` with the scenarios that exist (`expected`: folder ->
-    scenario id), with the OpenClaw release a replay here runs on (`openclaw_version`; None:
-    not known, not compared) and, given a replay report, with what that replay used."""
-    result = CheckResult(root, scan(root), openclaw_version=openclaw_version)
-    known = {folder.resolve() for folder in expected}
+    """Compare the cassettes under `root` with the runs a replay here makes (`expected`: the
+    folder each reads -> the run, with the OpenClaw release it runs on) and, given a replay
+    report, with what that replay used."""
+    result = CheckResult(root, scan(root))
+    known = {folder.resolve(): run for folder, run in expected.items()}
+    # Scenario folders whose runs read their variants' sub-folders instead.
+    varied = {folder.parent for folder, run in known.items() if run.variant is not None}
     for folder in result.folders:
-        stale = _owner(folder.path).resolve() not in known
-        if stale:
-            result.stale.append(folder)
+        owner = _owner(folder.path).resolve()
+        run = known.get(owner)
+        if run is None:
+            result.stale.append((folder, _why_stale(owner in varied)))
         loaded = load_dir(folder.path)
         result.invalid += [f"{_rel(p.path, root)}: {p.message}" for p in loaded.problems]
         # Cassettes of format 1, or recorded against a target gateway, name no release.
         recorded_on = {v for f in loaded.files if (v := f.cassette.openclaw_version)}
-        if openclaw_version is not None and not stale and recorded_on - {openclaw_version}:
-            result.other_release.append((folder, sorted(recorded_on)))
+        release = run.openclaw_version if run is not None else None
+        if release is not None and recorded_on - {release}:
+            result.other_release.append((folder, sorted(recorded_on), release))
     present = {_owner(folder.path).resolve() for folder in result.folders}
     result.missing = sorted(
-        scenario for folder, scenario in expected.items() if folder.resolve() not in present
+        run.label for folder, run in expected.items() if folder.resolve() not in present
     )
     if report is not None:
         result.unused = _unused(report, workspace or Path.cwd())
     return result
+
+
+def _why_stale(varied: bool) -> str:
+    if varied:
+        return (
+            "recorded without variants, and with variants a replay reads each variant's "
+            "sub-folder; delete it"
+        )
+    return "no such contract, scenario or variant any more"
 
 
 def _owner(folder: Path) -> Path:
@@ -129,10 +153,10 @@ def render(result: CheckResult) -> list[str]:
         f"cassettes in {result.root}: {files} file(s) in {len(result.folders)} scenario "
         f"folder(s), {_size(result.size)}"
     ]
-    for folder in result.stale:
+    for folder, why in result.stale:
         lines.append(
             f"stale: {_rel(folder.path, result.root)} ({folder.files} file(s), "
-            f"{_size(folder.size)}): no such contract or scenario any more"
+            f"{_size(folder.size)}): {why}"
         )
     lines += [
         f"unused: {_rel(path, result.root)}: the replay did not need it" for path in result.unused
@@ -144,9 +168,9 @@ def render(result: CheckResult) -> list[str]:
     ]
     lines += [
         f"other release: {_rel(folder.path, result.root)}: recorded on OpenClaw "
-        f"{', '.join(versions)}, a bring-up here runs {result.openclaw_version}: a replay may "
-        "miss; record it again"
-        for folder, versions in result.other_release
+        f"{', '.join(versions)}, a bring-up here runs {release}: a replay may miss; record it "
+        "again"
+        for folder, versions, release in result.other_release
     ]
     for folder in sorted(result.folders, key=lambda f: f.size, reverse=True)[:5]:
         lines.append(f"size: {_size(folder.size):>9}  {_rel(folder.path, result.root)}")

@@ -69,7 +69,7 @@ def test_check_reports_stale_missing_and_sizes(
     assert out[0].startswith(f"cassettes in {recorded}: 3 file(s) in 2 scenario folder(s), ")
     assert any(
         line.startswith("stale: skills/x/tests/scenarios/gone (1 file(s), ")
-        and line.endswith("): no such contract or scenario any more")
+        and line.endswith("): no such contract, scenario or variant any more")
         for line in out
     )
     assert (
