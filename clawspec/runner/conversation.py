@@ -32,7 +32,7 @@ from clawspec.runner.judging import (
     hook_message,
     report_evidence,
 )
-from clawspec.runner.traffic import model_traffic
+from clawspec.runner.traffic import model_traffic, replay_missed
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
@@ -98,12 +98,17 @@ def run_turns(state: StartedScenario) -> None:
         first = _message(state, turns[0])
         timeout_s = plan.scenario.timeout or contract.defaults.timeout
         if first is not None:
-            state.traffic = scope.enter_context(model_traffic(plan, env, first, timeout_s))
+            state.traffic = scope.enter_context(
+                model_traffic(plan, env, first, timeout_s, state.ctx.stop)
+            )
         total = len(turns)
         for index, turn in enumerate(turns):
             if env.stop.is_set():  # after the first interrupt no new turn starts
                 talk.interrupted = True  # first: `so_far` may read it from another thread
                 talk.ended = f"interrupted: {_later_turns(index, total, 'not sent')}"
+                break
+            if replay_missed(state.traffic):  # the scenario is an error naming the miss
+                talk.ended = f"{_later_turns(index, total, 'not sent')} after a replay miss"
                 break
             result = _run_turn(state, talk, index, turn)
             if result is None:  # abandoned while it ran: it has no verdict

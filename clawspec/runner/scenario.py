@@ -24,6 +24,7 @@ from clawspec.crash import Noted
 from clawspec.evidence.store import Evidence, RunBackend
 from clawspec.gateway.client import GatewayClient, InvocationError, InvokeRequest, RefusalCheck
 from clawspec.identity import ScenarioIdentity
+from clawspec.runner.halt import Halt
 from clawspec.runner.judging import (
     evaluate_assertion,
     evidence_from_now,
@@ -31,7 +32,12 @@ from clawspec.runner.judging import (
     report_evidence,
 )
 from clawspec.runner.outages import Outages, keys_of
-from clawspec.runner.traffic import model_traffic, traffic_problem, traffic_result
+from clawspec.runner.traffic import (
+    model_traffic,
+    replay_missed,
+    traffic_problem,
+    traffic_result,
+)
 from clawspec.text import one_line
 
 if TYPE_CHECKING:
@@ -100,7 +106,7 @@ class RunEnv:
     # grace period's end): then what a scenario waits for or reads (log lines, traces, the
     # judge) stops at once.
     stop: threading.Event = field(default_factory=threading.Event)
-    halt: threading.Event = field(default_factory=threading.Event)
+    halt: Halt = field(default_factory=Halt)
     # Where an assertion's internal bug is recorded (its crash log); None: only logged.
     bugs: Noted | None = None
     gateway_log: Path | None = None  # fixed in bring-up mode; else from gateway_log_pattern
@@ -279,7 +285,8 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
         run,
         evidence,
         poll_interval_s=plan.contract.contract.defaults.poll_interval,
-        stop=env.halt,
+        # Its own: set when the run halts, or at a replay miss in any of its runs.
+        stop=env.halt.scenario_stop(),
         timeout_s=plan.scenario.timeout or plan.contract.contract.defaults.timeout,
         started_clock=started_clock,
     )
@@ -306,7 +313,7 @@ def start_scenario(plan: ScenarioPlan, env: RunEnv) -> StartedScenario:
     request = replace(request, refused_for_good=_refusal_watch(ctx))
     with ExitStack() as scope:
         state.traffic = scope.enter_context(
-            model_traffic(plan, env, request.message, request.timeout_s)
+            model_traffic(plan, env, request.message, request.timeout_s, ctx.stop)
         )
         try:
             outcome = env.client.invoke(request)
@@ -466,7 +473,12 @@ def check_scenario(state: StartedScenario) -> ScenarioOutcome:
     with state.scope:
         if state.invoked and not message and not partial:
             for index in range(len(scenario.then)):
-                results.append(evaluate_assertion(plan, "then", index, ctx, state.values, env))
+                if replay_missed(state.traffic):
+                    break  # the scenario is an error naming the miss: judge no further
+                result = evaluate_assertion(plan, "then", index, ctx, state.values, env)
+                if replay_missed(state.traffic):
+                    break  # its waits were cut short by the miss: what it found says nothing
+                results.append(result)
 
     # Imported after the agent run, not with this module (see runner/run.py).
     from clawspec.reports.model import CheckRef, ScenarioResult, scenario_status

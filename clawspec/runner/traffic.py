@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -96,11 +97,12 @@ def _holds_cassettes(folder: Path) -> bool:
 
 @contextmanager
 def model_traffic(
-    plan: ScenarioPlan, env: RunEnv, message: str, timeout_s: float
+    plan: ScenarioPlan, env: RunEnv, message: str, timeout_s: float, stop: threading.Event
 ) -> Iterator[ScenarioTraffic | None]:
     """While the block runs, the proxy attributes new model calls to this scenario: those
     whose request carries `message` (a hook's message; a conversation's first turn, which
-    every later turn's request holds in its history)."""
+    every later turn's request holds in its history). A replay miss in any of them (a
+    sub-agent's too) sets `stop`, the scenario's: what it waits for ends at once."""
     if env.traffic is None:
         yield None
         return
@@ -111,9 +113,14 @@ def model_traffic(
     wait_s = min(ATTRIBUTION_WAIT_S, timeout_s)
     conversation = plan.scenario.turns is not None
     with env.traffic.scenario(
-        plan.id, folder, message, wait_s, conversation, env.openclaw_version
+        plan.id, folder, message, wait_s, conversation, env.openclaw_version, stop
     ) as traffic:
         yield traffic
+
+
+def replay_missed(traffic: ScenarioTraffic | None) -> bool:
+    """Whether replay could not answer one of the scenario's model calls so far."""
+    return traffic is not None and bool(traffic.unmatched)
 
 
 def traffic_problem(traffic: ScenarioTraffic | None) -> str:

@@ -59,6 +59,9 @@ class ScenarioTraffic:
     unmatched: list[list[str]] = field(default_factory=list)  # replay: one diff per miss
     recorded: list[Cassette] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # unreadable cassette files
+    # Set at the first miss, whichever of the scenario's runs made the call (a sub-agent's
+    # too): the scenario is an error naming it whatever happens next, so it stops waiting.
+    stop: threading.Event = field(default_factory=threading.Event)
 
 
 class TrafficSession:
@@ -146,13 +149,17 @@ class TrafficSession:
         wait_s: float = 60.0,
         conversation: bool = False,
         openclaw_version: str | None = None,
+        stop: threading.Event | None = None,
     ) -> Iterator[ScenarioTraffic]:
         """Attribute the model calls made while the block runs (and by its traces) to it;
-        `openclaw_version`: the release of the gateway it runs on, None when not known."""
+        `openclaw_version`: the release of the gateway it runs on, None when not known; `stop`
+        is set at its first replay miss."""
         registration = self._attributor.register(scenario_id, message, wait_s, conversation)
         traffic = ScenarioTraffic(
             scenario_id, folder, registration.serial, openclaw_version=openclaw_version
         )
+        if stop is not None:
+            traffic.stop = stop
         with self._lock:
             self._invocations[registration.serial] = traffic
         try:
@@ -220,6 +227,7 @@ class TrafficSession:
                 return RecordedResponse.model_validate(self.normalizer.restore(response))
             lines = self._explain(traffic, request, library)
             traffic.unmatched.append(lines)
+            traffic.stop.set()
         return Unmatched("clawspec replay: no recorded model call matches: " + " | ".join(lines))
 
     def _library(self, traffic: ScenarioTraffic) -> Library:
