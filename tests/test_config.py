@@ -434,3 +434,21 @@ def test_every_key_given_twice_in_the_file_is_named_at_once_with_its_other_probl
         "remove or rename one of them",
         f"{config}:4:1: duplicate key 'repeat' (first given at 3:1): remove or rename one of them",
     ]
+
+
+def test_a_variant_named_like_an_attempt_folder_is_refused_where_it_is_named(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repeated scenario records each attempt in `attempt-<n>/` beside the variants' folders:
+    a variant named so would have its recordings taken for an attempt's (and removed when the
+    scenario is recorded again)."""
+    config = workspace / "clawspec.yaml"
+    config.write_text(
+        "variants:\n  - {name: attempt-2, model: fake/a}\n  - {name: attempt-two, model: fake/b}\n",
+        encoding="utf-8",
+    )
+    assert main(["validate", "."]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {config}:2:6: variants.0.name: 'attempt-2' is the folder name of a repeated "
+        "scenario's attempt (its recordings sit beside the variants'): choose another name"
+    ]

@@ -23,7 +23,12 @@ from pydantic import (
 )
 
 from clawspec.config.lint_rules import LintRuleId, LintRuleSetting
-from clawspec.config.values import parse_duration, parse_shard, parse_skip_budget
+from clawspec.config.values import (
+    ATTEMPT_FOLDER,
+    parse_duration,
+    parse_shard,
+    parse_skip_budget,
+)
 from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
 DEFAULT_PATTERNS = [
@@ -329,6 +334,17 @@ class VariantSettings(_Section):
     own."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Unique name of the variant.")
+
+    @field_validator("name")
+    @classmethod
+    def _not_an_attempt(cls, name: str) -> str:
+        if ATTEMPT_FOLDER.fullmatch(name):
+            raise ValueError(
+                f"'{name}' is the folder name of a repeated scenario's attempt (its recordings "
+                "sit beside the variants'): choose another name"
+            )
+        return name
+
     model: str | None = Field(None, description="The hook request's model override.")
     thinking: str | None = Field(None, description="The hook request's thinking level.")
     agent_id: str | None = Field(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from clawspec.config.values import ATTEMPT_FOLDER
 from clawspec.secrets import MASK, registered
 from clawspec.text import redact
 
@@ -112,10 +113,6 @@ class LoadProblem:
 class Loaded:
     files: list[CassetteFile] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
-
-
-# A repeated scenario's attempt records into `attempt-<n>/` under its folder (n from 1).
-ATTEMPT_FOLDER = re.compile(r"attempt-\d+")
 
 
 def is_attempt_folder(folder: Path) -> bool:
