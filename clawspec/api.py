@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -124,7 +125,22 @@ def _outputs_ready(settings: Settings) -> None:
 
     if problems := output_problems(settings):
         raise UsageError("; ".join(problems) + "; nothing was run")
-    clear_earlier_reports(settings)
+    clear_earlier_reports(settings, keep=_reports_read(settings))
+
+
+def _reports_read(settings: Settings) -> list[Path]:
+    """The earlier reports a run reads (a report file as its baseline, those `durations`
+    names): never removed as stale, though they may sit where this run writes its own."""
+    from clawspec.history.stores import source_kind
+    from clawspec.sharding.report_files import expand
+
+    read = []
+    if settings.baseline and source_kind(settings.baseline) == "file":
+        read.append(Path(settings.baseline))
+    # Nothing there yet is no error here: the run says so when it balances its shards.
+    with contextlib.suppress(UsageError):
+        read += [found.path for found in expand([settings.durations])] if settings.durations else []
+    return read
 
 
 def _import_session() -> None:

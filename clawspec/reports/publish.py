@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -69,14 +69,17 @@ def output_problems(settings: Settings) -> list[str]:
     return problems
 
 
-def clear_earlier_reports(settings: Settings) -> list[Path]:
-    """Remove the files an earlier run left where this run writes its reports; the removed.
+def clear_earlier_reports(settings: Settings, keep: Iterable[Path] = ()) -> list[Path]:
+    """Remove the files an earlier run left where this run writes its reports, but those in
+    `keep` (a report this run reads: its baseline, the durations that balance its shards);
+    return the removed.
 
     Called once the paths are known and before any contract is read: a run that ends without
     results (invalid contracts, an unreachable gateway, a crash or a signal before it starts)
     must not leave the last run's JUnit or JSON report there, read as this run's by a CI
     system whose workspace outlives a build (Jenkins, self-hosted runners). A run that gets
     further writes its own, interrupted or not."""
+    kept = {path.resolve() for path in keep}
     removed = []
     for value in (
         report_json_path(settings),
@@ -85,7 +88,7 @@ def clear_earlier_reports(settings: Settings) -> list[Path]:
         settings.codequality,
     ):
         path = Path(value) if value else None
-        if path is not None and path.is_file():
+        if path is not None and path.is_file() and path.resolve() not in kept:
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed

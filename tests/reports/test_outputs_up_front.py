@@ -4,6 +4,7 @@ a hook endpoint on 127.0.0.1 that counts what reaches it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -130,3 +131,24 @@ def test_a_run_that_runs_writes_its_own_reports_in_place_of_the_earlier_ones(
     for name, earlier in EARLIER.items():
         assert (workspace / name).read_text(encoding="utf-8") != earlier, name
     assert '"passed": 1' in (workspace / "reports/clawspec-report.json").read_text("utf-8")
+
+
+def test_a_report_the_run_reads_as_its_baseline_or_durations_is_never_removed(
+    workspace: Path, write_contract, hooks: HooksServer
+) -> None:
+    """Comparing with the last local run (`--baseline` its report, where this run writes its
+    own) or balancing shards by it: a stopped run must not delete what the next one reads."""
+    write_contract(CONTRACT)
+    assert main(["run", "."]) == 0
+    report = workspace / "reports" / "clawspec-report.json"
+    earlier = report.read_text("utf-8")
+    write_contract(CONTRACT.replace("artifact_exists", "artifact_exist"))
+    for flags in (["--baseline", str(report)], ["--durations", "reports"]):
+        assert main(["run", ".", *flags]) == 2
+        assert report.read_text("utf-8") == earlier, flags
+    write_contract(CONTRACT)
+    assert main(["run", ".", "--baseline", str(report)]) == 0
+    compared = json.loads(report.read_text("utf-8"))["comparison"]
+    assert [(c["id"], c["change"]) for c in compared["scenarios"]] == [
+        ("case.clawspec.yaml::writes", "unchanged")
+    ]
