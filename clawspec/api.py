@@ -131,15 +131,18 @@ def _outputs_ready(settings: Settings) -> None:
 def _reports_read(settings: Settings) -> list[Path]:
     """The earlier reports a run reads (a report file as its baseline, those `durations`
     names): never removed as stale, though they may sit where this run writes its own."""
-    from clawspec.history.stores import source_kind
-    from clawspec.sharding.report_files import expand
+    read: list[Path] = []
+    if settings.baseline:  # imported only then: a plain run's first request waits for neither
+        from clawspec.history.stores import source_kind
 
-    read = []
-    if settings.baseline and source_kind(settings.baseline) == "file":
-        read.append(Path(settings.baseline))
-    # Nothing there yet is no error here: the run says so when it balances its shards.
-    with contextlib.suppress(UsageError):
-        read += [found.path for found in expand([settings.durations])] if settings.durations else []
+        if source_kind(settings.baseline) == "file":
+            read.append(Path(settings.baseline))
+    if settings.durations:
+        from clawspec.sharding.report_files import expand
+
+        # Nothing there yet is no error here: the run says so when it balances its shards.
+        with contextlib.suppress(UsageError):
+            read += [found.path for found in expand([settings.durations])]
     return read
 
 

@@ -23,12 +23,8 @@ from pydantic import (
 )
 
 from clawspec.config.lint_rules import LintRuleId, LintRuleSetting
-from clawspec.config.values import (
-    ATTEMPT_FOLDER,
-    parse_duration,
-    parse_shard,
-    parse_skip_budget,
-)
+from clawspec.config.values import parse_duration, parse_shard, parse_skip_budget
+from clawspec.traffic.folders import ATTEMPT_FOLDER
 from clawspec.traffic.volatile import DEFAULT_VOLATILE_FIELDS, DEFAULT_VOLATILE_PATTERNS
 
 DEFAULT_PATTERNS = [

@@ -1,6 +1,5 @@
 """The spelling of option values that the settings check on load and other packages read
-again: durations (the budget), skip budgets (the exit decision), shards (the split), the
-folder name of a repeated scenario's attempt (recordings; no variant may take it).
+again: durations (the budget), skip budgets (the exit decision), shards (the split).
 
 They live here, below those packages, because `Settings` refuses a malformed value when the
 configuration is loaded, long before the package that uses the value runs.
@@ -10,10 +9,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-
-# A repeated scenario's attempt records into `attempt-<n>/` under its folder (n from 1), beside
-# its variants' folders: a variant of that name would be read as an attempt.
-ATTEMPT_FOLDER = re.compile(r"attempt-\d+")
 
 
 def parse_duration(value: Any) -> float:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from clawspec.config.values import ATTEMPT_FOLDER
 from clawspec.secrets import MASK, registered
 from clawspec.text import redact
 
@@ -113,10 +112,6 @@ class LoadProblem:
 class Loaded:
     files: list[CassetteFile] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
-
-
-def is_attempt_folder(folder: Path) -> bool:
-    return ATTEMPT_FOLDER.fullmatch(folder.name) is not None
 
 
 def safe_name(name: str) -> str:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clawspec.errors import UsageError
-from clawspec.traffic.cassette import is_attempt_folder, load_dir
+from clawspec.traffic.cassette import load_dir
+from clawspec.traffic.folders import is_attempt_folder
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,11 @@ from clawspec.traffic.cassette import (
     CassetteFile,
     RecordedRequest,
     RecordedResponse,
-    is_attempt_folder,
     load_dir,
     write_dir,
 )
 from clawspec.traffic.diff import Candidate, closest, explain
+from clawspec.traffic.folders import is_attempt_folder
 from clawspec.traffic.normalize import Normalizer
 from clawspec.traffic.proxy import ModelProxy, Unmatched
 from clawspec.traffic.routing import Routes
