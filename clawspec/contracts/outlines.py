@@ -408,22 +408,48 @@ def _cell_marks(text: str, line: int, header: list[str]) -> dict[str, Mark]:
     return marks
 
 
+class _Keys:
+    """A JSON decoder's `object_pairs_hook` that keeps each key's first value, as the YAML
+    reader does, and notes every key an object gives twice (JSON's own reader keeps the last,
+    silently: a row would run with a value its author did not see)."""
+
+    def __init__(self) -> None:
+        self.twice: list[str] = []
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                self.twice.append(key)
+            else:
+                result[key] = value
+        return result
+
+    def report(self, out: Rows, at: str, order: tuple[int, int]) -> None:
+        """Each key noted since the last report, as a problem of the row at `at`."""
+        for key in dict.fromkeys(self.twice):
+            out.add(at, f"duplicate key '{key}': remove or rename one of them", order)
+        self.twice.clear()
+
+
 def _jsonl_rows(
     out: Rows, text: str, path: Path, shown: str, source: str, order: tuple[int, int]
 ) -> None:
     """One JSON mapping per line; blank lines are skipped."""
     position = 0
+    keys = _Keys()
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         position += 1
         at = f"{shown}:{number}:1"
         try:
-            item = json.loads(line)
+            item = json.loads(line, object_pairs_hook=keys)
         except json.JSONDecodeError as exc:
             where = f"{shown}:{number}:{exc.colno}"
             out.problems.append(Problem(where, f"invalid JSON: {exc.msg}", order))
             continue
+        keys.report(out, at, order)
         _add_row(out, item, position, at, order, shown, Mark(number, 1), source=source)
 
 
@@ -431,7 +457,8 @@ def _json_rows(
     out: Rows, text: str, path: Path, shown: str, source: str, order: tuple[int, int]
 ) -> None:
     """A JSON list of mappings, each row's line read from where it starts."""
-    decoder = json.JSONDecoder()
+    keys = _Keys()
+    decoder = json.JSONDecoder(object_pairs_hook=keys)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -450,6 +477,7 @@ def _json_rows(
         line = text.count("\n", 0, index) + 1
         column = index - (text.rfind("\n", 0, index) + 1) + 1
         at = f"{shown}:{line}:{column}"
+        keys.report(out, at, order)
         _add_row(out, item, position, at, order, shown, Mark(line, column), source=source)
         index = end
 

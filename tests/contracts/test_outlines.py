@@ -331,6 +331,24 @@ def _outline(examples: str) -> str:
         ),
         pytest.param(
             _outline("{file: cases.jsonl}"),
+            {"cases.jsonl": '{"topic": "A", "budget": 1, "topic": "B"}\n'
+                            '{"topic": "C", "budget": 2, "budget": 3, "budget": 4}\n'},
+            ["cases.jsonl:1:1: scenario 'drafts': duplicate key 'topic': remove or rename one "
+             "of them",
+             "cases.jsonl:2:1: scenario 'drafts': duplicate key 'budget': remove or rename one "
+             "of them"],
+            id="jsonl-duplicate-keys",
+        ),
+        pytest.param(
+            _outline("{file: cases.json}"),
+            {"cases.json": '[\n  {"topic": "A", "budget": 1},\n  {"topic": "B", "budget": 2, '
+                           '"topic": "C"}\n]'},
+            ["cases.json:3:3: scenario 'drafts': duplicate key 'topic': remove or rename one "
+             "of them"],
+            id="json-duplicate-keys",
+        ),
+        pytest.param(
+            _outline("{file: cases.jsonl}"),
             {"cases.jsonl": '{"topic": "A", "budget": 1}\n[1, 2]\n'},
             ["cases.jsonl:2:1: scenario 'drafts': row 2 must be a mapping, found list"],
             id="jsonl-line-not-a-mapping",
