@@ -538,16 +538,24 @@ def _contract_invalid(doc: Document, options: LintOptions) -> Iterable[Hit]:
 
     from clawspec.contracts.loader import load_contract
 
-    if doc.contract is None:
+    # Also when its YAML did not parse (a syntax error, a key given twice): the other rules
+    # read valid YAML only, this one says what `validate` would.
+    if doc.unreadable is not None:
         return
     cwd = Path.cwd().resolve()
-    root = cwd if cwd in doc.path.resolve().parents else doc.path.resolve().parent
+    here = doc.path.resolve()
+    root = cwd if cwd in here.parents else here.parent
     found = load_contract(doc.path, root, options.environ or {})
     for message in found if isinstance(found, list) else []:
         if "environment variable '" in message and "is not set" in message:
             continue
-        at = re.match(r"^.+?:(\d+):(\d+): (.*)$", message, re.DOTALL)
-        yield (int(at[1]), int(at[2]), at[3]) if at else (1, 1, message)
+        at = re.match(r"^(.+?):(\d+):(\d+): (.*)$", message, re.DOTALL)
+        if at is None:
+            yield 1, 1, message
+        elif (root / at[1]).resolve() == here:
+            yield int(at[2]), int(at[3]), at[4]
+        else:  # in another file (an outline's data file): said with its own place
+            yield 1, 1, message
 
 
 @rule(

@@ -249,3 +249,42 @@ def test_usage_errors(
     (project / "reports").mkdir()
     assert main(args) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_contract_whose_yaml_does_not_parse_is_never_linted_clean(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Keys given twice or a YAML syntax error: `validate` refuses the contract, so lint says
+    so too (its other rules read valid YAML only); a data file's problem keeps its own place."""
+    tests = project / "skills" / "send-newsletter" / "tests"
+    (tests / "data").mkdir(parents=True)
+    head = 'version: "1.0"\ntarget: {type: skill, path: skills/send-newsletter}\nscenarios:\n'
+    (tests / "twice.clawspec.yaml").write_text(
+        head + "  - name: one\n    when: {invoke: /x}\n    when: {invoke: /y}\n"
+        "    then: [{type: artifact_exists, path: a.md, path: b.md}]\n",
+        "utf-8",
+    )
+    (tests / "broken.clawspec.yaml").write_text(
+        head + '  - name: one\n    when: {invoke: "/x"\n', "utf-8"
+    )
+    (tests / "rows.clawspec.yaml").write_text(
+        head + '  - name: drafts\n    when: {invoke: "/x {{vars.topic}}"}\n'
+        "    then: [{type: artifact_exists, path: a.md}]\n"
+        "    examples: {file: data/rows.yaml}\n",
+        "utf-8",
+    )
+    (tests / "data" / "rows.yaml").write_text("- {id: a, topic: A, topic: B}\n", "utf-8")
+    assert main(["lint", "skills"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    where = "skills/send-newsletter/tests"
+    assert out[:-1] == [
+        f"{where}/broken.clawspec.yaml:6:1: error [contract-invalid] invalid YAML: expected ',' "
+        "or '}', but got '<stream end>' (while parsing a flow mapping at 5:11)",
+        f"{where}/rows.clawspec.yaml:1:1: error [contract-invalid] {where}/data/rows.yaml:1:21: "
+        "scenario 'drafts': duplicate key 'topic' (first given at 1:11): remove or rename one "
+        "of them",
+        f"{where}/twice.clawspec.yaml:6:5: error [contract-invalid] duplicate key 'when' (first "
+        "given at 5:5): remove or rename one of them",
+        f"{where}/twice.clawspec.yaml:7:48: error [contract-invalid] duplicate key 'path' (first "
+        "given at 7:36): remove or rename one of them",
+    ]
