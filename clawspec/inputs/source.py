@@ -180,6 +180,9 @@ class _DepthLimited:
         super().__init__(stream)  # type: ignore[call-arg]
         # Filled while the data is built (`_key`): every duplicate key, not the first only.
         self.duplicates: list[Duplicate] = []
+        # id(a mapping's pairs) -> (the pairs, key -> its first key node), for the mappings
+        # that give a key twice.
+        self.firsts: dict[int, tuple[Any, dict[str, Any]]] = {}
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self._depth > MAX_DEPTH:
@@ -508,8 +511,17 @@ def _key(
     key = _key_string(loader, node)
     if key not in mapping:
         return key
-    first = next(k for k, _ in pairs if _key_string(loader, k) == key)
-    loader.duplicates.append(Duplicate(key, _mark(node), _mark(first)))
+    # Where each key of this mapping is first given, found once per mapping with a duplicate
+    # (a search per duplicate took minutes for a file with thousands).
+    found = loader.firsts.get(id(pairs))
+    if found is None:
+        firsts: dict[str, Any] = {}
+        for key_node, _ in pairs:
+            firsts.setdefault(_key_string(loader, key_node), key_node)
+        # The pairs are kept with it: their id is never another list's while it is looked up.
+        found = loader.firsts[id(pairs)] = (pairs, firsts)
+    firsts = found[1]
+    loader.duplicates.append(Duplicate(key, _mark(node), _mark(firsts[key])))
     return None
 
 

@@ -193,3 +193,23 @@ def test_every_duplicate_key_is_named_and_the_rest_of_the_document_read(
     )
     assert doc.data == {"m": {"k": 1}, "a": 1, "list": [{"x": 1}], "n": {"k": 1}}
     assert caught.value.mark == Mark(1, 14)  # a SourceError at the first, for other callers
+
+
+@pytest.mark.parametrize("item_depth", [None, ASSERTION_DEPTH])
+def test_many_mappings_with_keys_given_twice_each_point_at_their_own_first(
+    item_depth: int | None,
+) -> None:
+    """Where a key was first given is found once per mapping (not searched again for every
+    duplicate): each of many mappings, one after another, still points at its own."""
+    text = "".join(f"- {{a{i}: 1, b: 2, a{i}: 3, b: 4}}\n" for i in range(1, 301))
+    with pytest.raises(DuplicateKeys) as caught:
+        parse_yaml(text, Path("x.yaml"), item_depth=item_depth)
+    duplicates = caught.value.doc.duplicates
+    assert len(duplicates) == 600
+    for line in (1, 150, 300):
+        key, later = f"a{line}", len(f"- {{a{line}: 1, b: 2, ")
+        assert Duplicate(key, Mark(line, later + 1), Mark(line, 4)) in duplicates
+        assert (
+            Duplicate("b", Mark(line, later + len(f"a{line}: 3, ") + 1), Mark(line, later - 5))
+            in duplicates
+        )
