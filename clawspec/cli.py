@@ -124,15 +124,19 @@ def _dispatch(args: argparse.Namespace, command_line: Sequence[str]) -> int:
     import logging
 
     from clawspec.secrets import mask
+    from clawspec.text import flat
 
     try:
         return int(_commands()[args.command](args))
     except ContractError as exc:
         from clawspec.reports.github.annotations import contract_errors_on_github
 
-        for message in exc.messages:
+        # One line each: a file name or a key holding a line break must not start a line of
+        # its own (`::error::` there is a command to GitHub's runner).
+        messages = [flat(message) for message in exc.messages]
+        for message in messages:
             print(mask(f"error: {message}"), file=sys.stderr)
-        contract_errors_on_github(exc.messages)
+        contract_errors_on_github(messages)
         print(f"{len(exc.messages)} problem(s) found; nothing was run", file=sys.stderr)
         return int(exc.exit_code)
     except ClawSpecError as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -22,7 +22,7 @@ from clawspec.config.variants import variant_problems
 from clawspec.errors import ConfigError
 from clawspec.inputs.source import DuplicateKeys, SourceDoc, SourceError, parse_yaml
 from clawspec.secrets import MASKED_ENV, SECRET_ENV, register_settings
-from clawspec.text import did_you_mean
+from clawspec.text import did_you_mean, flat
 
 CONFIG_NAMES = ("clawspec.yaml", "clawspec.yml")
 ENV_PREFIX = "CLAWSPEC_"
@@ -105,9 +105,9 @@ def load_settings(
     except ConfigError as exc:
         if not twice:
             raise
-        raise ConfigError("\n".join([*twice, str(exc)])) from None
+        raise ConfigError(_lines([*twice, str(exc)])) from None
     if twice:
-        raise ConfigError("\n".join(twice))
+        raise ConfigError(_lines(twice))
     # The one way secrets travel: from here on every output masks them (clawspec/secrets.py).
     register_settings(settings, environ)
     return settings
@@ -174,10 +174,10 @@ def _validated(
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError("\n".join(_explain(exc, doc, env_data, flags or {}))) from None
+        raise ConfigError(_lines(_explain(exc, doc, env_data, flags or {}))) from None
     problems = variant_problems(settings)
     if problems:
-        raise ConfigError("\n".join(_located(doc, loc, what) for loc, what in problems))
+        raise ConfigError(_lines(_located(doc, loc, what) for loc, what in problems))
     return settings
 
 
@@ -355,6 +355,12 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = value
     return merged
+
+
+def _lines(problems: Iterable[str]) -> str:
+    """One line per problem: a key or a path in the file may hold a line break, which must not
+    start a line of its own (a CI system reads a line starting `::error::` as a command)."""
+    return "\n".join(flat(problem) for problem in problems)
 
 
 def _closest_option(loc: tuple[Any, ...]) -> str:
