@@ -128,6 +128,23 @@ def _outputs_ready(settings: Settings) -> None:
     clear_earlier_reports(settings, keep=_reports_read(settings))
 
 
+def _say_stopped(problems: list[str], settings: Settings, environ: Mapping[str, str]) -> None:
+    """The PR comment of a run invalid contracts stopped: the job's, or a shard's that
+    publishes its own; a shard that does not is left to the merge job. `shard: auto` outside a
+    sharded job is the whole selection."""
+    from clawspec.ci_context import CIContext
+    from clawspec.reports.publish import publish_stopped
+    from clawspec.sharding.split import resolve_shard
+
+    try:
+        shard = resolve_shard(settings.shard, CIContext.from_environ(environ))
+    except UsageError:
+        return  # the run says what is wrong with it
+    if shard is not None and not settings.shard_publish:
+        return
+    publish_stopped(problems, settings, environ, shard=shard.index if shard else None)
+
+
 def _reports_read(settings: Settings) -> list[Path]:
     """The earlier reports a run reads (a report file as its baseline, those `durations`
     names): never removed as stale, though they may sit where this run writes its own."""
@@ -186,9 +203,7 @@ def run(
         )
     except ContractError as exc:
         if settled:  # the pull request hears that this push ran nothing
-            from clawspec.reports.publish import publish_stopped
-
-            publish_stopped(exc.messages, settled[0], environ)
+            _say_stopped(exc.messages, settled[0], environ)
         raise
     handed = [loaded]
     del loaded

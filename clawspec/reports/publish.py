@@ -294,22 +294,27 @@ def publish_stopped(
     settings: Settings,
     environ: Mapping[str, str],
     *,
+    shard: int | None = None,
     err: TextIO | None = None,
     http: object | None = None,
 ) -> None:
     """On GitHub, a run that invalid contracts stopped before anything ran says so on its pull
     request: the job's comment (which held an earlier push's verdicts, green perhaps) is
-    updated, or created, unless `pr_comment` is off. A shard's comment is left: every shard
-    stops alike and the merge job does not run. A failure here is a warning, as for a run."""
+    updated, or created, unless `pr_comment` is off; `shard`: the index of a shard that
+    publishes its own (the caller leaves out the others: the merge job speaks for the whole).
+    A failure here is a warning, as for a run."""
     from clawspec.reports.github.commands import running_on_github
     from clawspec.reports.github.pr_comment import PrCommentError, publish_stopped_comment
 
     err = err or sys.stderr
     context = CIContext.from_environ(environ)
-    if settings.pr_comment == "off" or settings.shard or not running_on_github(context):
+    if settings.pr_comment == "off" or not running_on_github(context):
         return
     if part := _variant_part(settings):
         job = f"{context.github.job or 'job'} ({', '.join(part)})"
+        context = replace(context, github=replace(context.github, job=job))
+    if shard is not None:  # a shard that publishes its own marks its own
+        job = f"{context.github.job or 'job'}-shard-{shard}"
         context = replace(context, github=replace(context.github, job=job))
     token = settings.github_token.get_secret_value() if settings.github_token else None
     try:

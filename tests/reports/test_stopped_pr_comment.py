@@ -96,3 +96,25 @@ def test_a_first_push_with_broken_contracts_gets_a_comment_unless_comments_are_o
     (comment,) = server.comments(PR)
     assert "3 problem(s) in the contracts" in comment["body"]
     assert GITHUB_TOKEN not in comment["body"]
+
+
+def test_shard_auto_outside_a_sharded_job_says_it_and_a_shard_leaves_it_to_the_merge(
+    workspace: Path, write_contract, github: tuple[GitHubApiServer, HooksServer]
+) -> None:
+    """`shard: auto` without a sharded job's variables runs (here: stops) the whole selection:
+    its comment is the job's. A shard that does not publish its own leaves the comment of the
+    whole to the merge job; one that does marks its own."""
+    server, _ = github
+    write_contract(BROKEN)
+    assert main(["run", ".", "--pr-comment=always", "--shard", "1/2"]) == 2
+    assert server.comments(PR) == []
+    assert main(["run", ".", "--pr-comment=always", "--shard", "auto"]) == 2
+    (whole,) = server.comments(PR)
+    assert whole["body"].startswith("<!-- clawspec:CI:contracts -->\n### ClawSpec: nothing ran")
+    (workspace / "clawspec.yaml").write_text("report_dir: reports\nshard_publish: true\n", "utf-8")
+    assert main(["run", ".", "--pr-comment=always", "--shard", "2/2"]) == 2
+    markers = sorted(c["body"].splitlines()[0] for c in server.comments(PR))
+    assert markers == [
+        "<!-- clawspec:CI:contracts -->",
+        "<!-- clawspec:CI:contracts-shard-2 -->",
+    ]
