@@ -145,6 +145,17 @@ def _say_stopped(problems: list[str], settings: Settings, environ: Mapping[str, 
     publish_stopped(problems, settings, environ, shard=shard.index if shard else None)
 
 
+def _merged_inputs(patterns: Sequence[str]) -> list[Path]:
+    """The report files a merge reads (none when a pattern names nothing: said by `collect`)."""
+    from clawspec.sharding.report_files import expand
+
+    found: list[Path] = []
+    for pattern in patterns:
+        with contextlib.suppress(UsageError):
+            found += [item.path for item in expand([pattern])]
+    return found
+
+
 def _reports_read(settings: Settings) -> list[Path]:
     """The earlier reports a run reads (a report file as its baseline, those `durations`
     names): never removed as stale, though they may sit where this run writes its own."""
@@ -250,13 +261,22 @@ def merge(
     environ = dict(os.environ if environ is None else environ)
     note = note or (lambda text: print(text, file=sys.stderr, flush=True))
     settings, config_path = resolve_settings(config, Path.cwd(), environ, flags)
-    from clawspec.reports.publish import output_problems
+    from clawspec.reports.publish import clear_earlier_reports, output_problems
 
     if problems := output_problems(settings):
         raise UsageError("; ".join(problems))
+    # No earlier merge's outputs are left to be read as this one's; the reports merged stay.
+    clear_earlier_reports(settings, keep=_merged_inputs(patterns))
+    try:
+        found = collect(patterns, note)
+    except UsageError as exc:  # nothing to merge: the pull request hears it, not stale verdicts
+        from clawspec.reports.publish import publish_stopped
+
+        publish_stopped([str(exc)], settings, environ, merge=True)
+        raise
     # Shards of one run, or the runs of different variants (each whole or sharded), joined.
     parts, shards = [], []
-    for group in runs(collect(patterns, note)):
+    for group in runs(found):
         if group[0].report.shard is None:
             parts.append(group[0].report)
             continue

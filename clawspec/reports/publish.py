@@ -295,14 +295,16 @@ def publish_stopped(
     environ: Mapping[str, str],
     *,
     shard: int | None = None,
+    merge: bool = False,
     err: TextIO | None = None,
     http: object | None = None,
 ) -> None:
     """On GitHub, a run that invalid contracts stopped before anything ran says so on its pull
     request: the job's comment (which held an earlier push's verdicts, green perhaps) is
     updated, or created, unless `pr_comment` is off; `shard`: the index of a shard that
-    publishes its own (the caller leaves out the others: the merge job speaks for the whole).
-    A failure here is a warning, as for a run."""
+    publishes its own (the caller leaves out the others: the merge job speaks for the whole);
+    `merge`: said by a merge that found no report to merge. A failure here is a warning, as
+    for a run."""
     from clawspec.reports.github.commands import running_on_github
     from clawspec.reports.github.pr_comment import PrCommentError, publish_stopped_comment
 
@@ -318,7 +320,13 @@ def publish_stopped(
         context = replace(context, github=replace(context.github, job=job))
     token = settings.github_token.get_secret_value() if settings.github_token else None
     try:
-        result = publish_stopped_comment(context, token, problems, http=http)  # type: ignore[arg-type]
+        result = publish_stopped_comment(
+            context,
+            token,
+            problems,
+            merge=merge,
+            http=http,  # type: ignore[arg-type]
+        )
     except PrCommentError as exc:
         print(clean(f"warning: PR comment not written: {exc}"), file=err, flush=True)
         return

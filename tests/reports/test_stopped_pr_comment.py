@@ -118,3 +118,35 @@ def test_shard_auto_outside_a_sharded_job_says_it_and_a_shard_leaves_it_to_the_m
         "<!-- clawspec:CI:contracts -->",
         "<!-- clawspec:CI:contracts-shard-2 -->",
     ]
+
+
+def test_a_merge_with_nothing_to_merge_says_so_and_leaves_no_earlier_merged_report(
+    workspace: Path, write_contract, github: tuple[GitHubApiServer, HooksServer]
+) -> None:
+    """The shards of a broken push stop before writing a report; the merge job (run with
+    `if: always()`) then finds nothing: its comment and outputs must not stay the last push's."""
+    server, _ = github
+    write_contract(CONTRACT + CONTRACT.split("scenarios:\n", 1)[1].replace("writes", "again"))
+    merged = ["--pr-comment=always", "--junit", "merged/junit.xml", "--report-json",
+              "merged/report.json"]  # fmt: skip
+    for index in (1, 2):
+        shard = ["--shard", f"{index}/2", "--report-json", f"shards/s{index}.json"]
+        assert main(["run", ".", *shard]) == 0
+    assert main(["merge", "shards/*.json", *merged]) == 0
+    (green,) = server.comments(PR)
+    assert "nothing ran" not in green["body"]
+
+    write_contract(BROKEN)
+    for index in (1, 2):
+        shard = ["--shard", f"{index}/2", "--report-json", f"shards/s{index}.json"]
+        assert main(["run", ".", *shard]) == 2
+    assert not list((workspace / "shards").glob("*.json"))  # their own earlier ones, removed
+    assert main(["merge", "shards/*.json", *merged]) == 2
+    (stopped,) = server.comments(PR)
+    assert stopped["id"] == green["id"]
+    assert stopped["body"].startswith(
+        "<!-- clawspec:CI:contracts -->\n### ClawSpec: nothing ran\n\nThe merge found no report"
+    )
+    assert "shards/*.json: matches no file" in stopped["body"]
+    assert not (workspace / "merged" / "junit.xml").exists()
+    assert not (workspace / "merged" / "report.json").exists()

@@ -252,16 +252,22 @@ def _put(
 STOPPED_LISTED = 20
 
 
-def render_stopped_comment(marker: str, problems: Sequence[str]) -> str:
-    """The comment of a run that invalid contracts stopped before anything ran: the problems,
-    and no verdicts (an earlier run's would be read as this push's)."""
+def render_stopped_comment(marker: str, problems: Sequence[str], merge: bool = False) -> str:
+    """The comment of a run that invalid contracts stopped before anything ran, or of a merge
+    that found no report to merge: the problems, and no verdicts (an earlier run's would be
+    read as this push's)."""
     listed = "\n".join(f"- {code_span(one_line(p))}" for p in problems[:STOPPED_LISTED])
     more = len(problems) - STOPPED_LISTED
     more_line = f"\n- … and {more} more in the job's log" if more > 0 else ""
+    said = (
+        "The merge found no report to merge (exit 2): the shard or variant jobs may have "
+        "stopped before writing theirs (invalid contracts?), and their logs say why"
+        if merge
+        else f"{len(problems)} problem(s) in the contracts stopped the run before any scenario "
+        "ran (exit 2)"
+    )
     return cut(
-        f"{marker}\n### ClawSpec: nothing ran\n\n"
-        f"{len(problems)} problem(s) in the contracts stopped the run before any scenario "
-        f"ran (exit 2):\n\n{listed}{more_line}\n\n"
+        f"{marker}\n### ClawSpec: nothing ran\n\n{said}:\n\n{listed}{more_line}\n\n"
         "Fix them and push again: the results will replace this comment.\n",
         MAX_BODY_CHARS,
         mark="",
@@ -273,6 +279,7 @@ def publish_stopped_comment(
     token: str | None,
     problems: Sequence[str],
     *,
+    merge: bool = False,
     http: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
     backoff_s: float = BACKOFF_S,
@@ -288,7 +295,7 @@ def publish_stopped_comment(
         )
     with scope():
         register(token)
-        body = mask(render_stopped_comment(target.marker, problems))
+        body = mask(render_stopped_comment(target.marker, problems, merge))
         api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
         try:
             return _put(api, target, latest_comment(api, target), body, "nothing ran")
