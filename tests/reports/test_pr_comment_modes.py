@@ -15,6 +15,7 @@ from clawspec.reports.github.pr_comment import (
     fingerprint_of,
     publish_pr_comment,
     render_pr_comment,
+    render_stopped_comment,
     verdict_fingerprint,
 )
 from clawspec.reports.model import Comparison, RunReport, ScenarioChange
@@ -111,6 +112,8 @@ def test_fingerprint_is_in_the_body_and_ignores_durations_and_messages() -> None
         ("changes", "red", "red", "update"),
         ("changes", "green", "red", "create"),
         ("changes", "red", "old", "update"),  # a comment without a fingerprint
+        ("changes", "red", "nothing ran", "create"),  # the first verdicts since it
+        ("changes", "green", "nothing ran", "create"),
         ("changes", "red", None, "create"),  # no baseline: the first results
         ("changes", "red vs red baseline", None, "skip"),
         ("changes", "red vs green baseline", None, "create"),
@@ -123,7 +126,11 @@ def test_what_each_mode_does(mode: str, data: str, existing: str | None, expecte
         "red vs red baseline": _against_baseline(_red(), {"a": "pass", "b": "fail"}),
         "red vs green baseline": _against_baseline(_red(), {"a": "pass", "b": "pass"}),
     }
-    bodies = {None: None, "old": f"{MARKER}\nold results"}
+    bodies = {
+        None: None,
+        "old": f"{MARKER}\nold results",
+        "nothing ran": render_stopped_comment(MARKER, ["a.yaml:1:1: bad"]),
+    }
     body = bodies[existing] if existing in bodies else render_pr_comment(reports[existing], MARKER)
     assert decide(mode, reports[data], body)[0] == expected
 

@@ -152,6 +152,8 @@ def decide(mode: str, report: RunReport, existing: str | None) -> tuple[str, str
     if mode == "changes":
         if existing is not None:
             before = fingerprint_of(existing)
+            if STOPPED_MARK in existing:  # "nothing ran": these are the first verdicts since
+                return "create", "the last comment said nothing ran"
             if before is not None and before != verdict_fingerprint(report):
                 return "create", "the verdicts changed since the last comment"
             return "update", "the verdicts are those of the last comment"
@@ -247,6 +249,8 @@ def _put(
     return CommentResult("created", int(data["id"]), data.get("html_url"), why)
 
 
+# In the body of a comment that says nothing ran: the `changes` mode's next results are new.
+STOPPED_MARK = "<!-- clawspec-nothing-ran -->"
 # How many of the problems that stopped a run the comment lists (the log and annotations have
 # them all).
 STOPPED_LISTED = 20
@@ -268,7 +272,7 @@ def render_stopped_comment(marker: str, problems: Sequence[str], merge: bool = F
     )
     return cut(
         f"{marker}\n### ClawSpec: nothing ran\n\n{said}:\n\n{listed}{more_line}\n\n"
-        "Fix them and push again: the results will replace this comment.\n",
+        f"Fix them and push again: the results will replace this comment.\n{STOPPED_MARK}\n",
         MAX_BODY_CHARS,
         mark="",
     )
