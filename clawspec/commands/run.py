@@ -187,12 +187,14 @@ def run(args: argparse.Namespace) -> ExitCode:
         restore()
     if stop.is_set() and not result.report.interrupted:
         # The signal cut nothing short: the run keeps its own verdict (reports/outcome.py).
-        print(
-            "note: the signal came once every scenario had started, and each finished: "
-            "the run is complete",
-            file=sys.stderr,
-            flush=True,
+        budget = result.report.budget
+        said = (
+            "the spend limit had already stopped the run, and the scenarios running finished"
+            if budget is not None and budget.stopped
+            else "the signal came once every scenario had started, and each finished: the "
+            "run is complete"
         )
+        print(f"note: {said}", file=sys.stderr, flush=True)
     faults = Faults()
     try:
         _print_summary(reporter, result, faults)

@@ -241,8 +241,17 @@ def _finish(
         # abandoned or never started, a conversation's turns not sent. One that came once
         # every attempt had started, and each finished, leaves a complete run: its verdict
         # is its results', not an interruption's.
-        cut = bool(unreported) or any(
-            o.interrupted for attempt_outcomes in outcomes for o in attempt_outcomes if o
+        # Scenarios that never started were held back by a spend limit, when one was reached
+        # (a signal after it stops nothing more); those abandoned in flight were cut short.
+        abandoned = any(
+            (index, attempt) in running
+            for index in unreported
+            for attempt in range(len(outcomes[index]))
+        )
+        cut = (
+            abandoned
+            or (bool(unreported) and budget.reason() is None)
+            or any(o.interrupted for attempt_outcomes in outcomes for o in attempt_outcomes if o)
         )
         interrupted = env.stop.is_set() and cut
         # Attempts that never started: only these a spend limit can have stopped.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -230,6 +231,49 @@ def test_runs_in_flight_when_the_limit_is_reached_finish_and_are_counted(
     # Every run in flight finished and was counted: s0 (and s2 if it had started).
     assert budget["runs"] == len(started)
     assert round(budget["cost_usd"], 9) == round(1.0 + 0.1 * (len(started) - 1), 9)
+
+
+def test_a_signal_after_the_limit_stopped_the_run_leaves_it_the_limits_verdict(
+    workspace: Path, write_contract, gateway: SpendingGateway
+) -> None:
+    """The limit is reached (s1) while s0 is in flight; a SIGINT then cuts nothing short: s0
+    finishes, and what never started was held back by the limit, not by the signal. The run
+    fails by its budget (1), its skips name the limit, and it is not 'interrupted' (130)."""
+    write_contract(
+        contract(
+            "[wait:first] [usage:fake/m:1000:0:0.1]",
+            "[usage:fake/m:1000:0:1.0]",
+            *["[wait:rest] [usage:fake/m:1000:0:0.1]"] * 3,
+        )
+    )
+    configure(workspace, "concurrency: 2\nbudget: {max_cost_usd: 0.5}\n")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "clawspec", "run", ".", "--no-color"],
+        cwd=workspace,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert child.stdout is not None
+    lines: list[str] = []
+    for text in child.stdout:
+        lines.append(text)
+        if "case.clawspec.yaml::s1" in text:  # the limit is reached: now the signal
+            child.send_signal(signal.SIGINT)
+        if "SIGINT: starting no more scenarios" in text:
+            gateway.gate("first").set()
+            gateway.gate("rest").set()
+    assert child.wait(timeout=120) == 1, "".join(lines)
+    report = report_of(workspace)
+    assert report["interrupted"] is False
+    reason = "run budget spent: $1.00 of $0.50 after 1 of 5 runs"
+    assert report["budget"]["stopped"] == reason
+    skipped = [s["message"] for s in report["scenarios"] if s["status"] == "skip"]
+    assert skipped and all(message == f"not run: {reason}" for message in skipped), skipped
+    assert "INTERRUPTED" not in "".join(lines)
+    note = "note: the spend limit had already stopped the run, and the scenarios running finished"
+    assert note in "".join(lines)
 
 
 def test_a_run_of_unknown_cost_stops_a_cost_budget_naming_the_model(
