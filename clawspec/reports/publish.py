@@ -86,6 +86,7 @@ def clear_earlier_reports(settings: Settings, keep: Iterable[Path] = ()) -> list
         settings.junit,
         settings.report_html,
         settings.codequality,
+        settings.summary,
     ):
         path = Path(value) if value else None
         if path is not None and path.is_file() and path.resolve() not in kept:

@@ -81,10 +81,10 @@ class TerminalReporter:
             progress = f"[{self.finished}/{self.total}] " if self.total > 1 else ""
             if result.status == Status.SKIP and result.run_id is None:
                 seen = self._not_run[result.message] = self._not_run.get(result.message, 0) + 1
-                if seen == NOT_RUN_SHOWN + 1:
+                if seen == NOT_RUN_SHOWN + 1:  # the line stands for all the rest: no count
                     self._print(
-                        f"{progress}… more scenarios not run for the same reason: counted in "
-                        "the summary"
+                        "      … the other scenarios not run for the same reason are counted "
+                        "in the summary"
                     )
                 if seen > NOT_RUN_SHOWN:
                     return

@@ -80,10 +80,11 @@ EARLIER = {
     "reports/junit.xml": '<testsuites tests="1" failures="0"/>',
     "reports/report.html": "<html>earlier</html>",
     "reports/cq.json": "[]",
+    "reports/summary.md": "## ClawSpec: passed",
 }
 OUTPUT_FLAGS = [
     "--junit", "reports/junit.xml", "--report-html", "reports/report.html",
-    "--codequality", "reports/cq.json",
+    "--codequality", "reports/cq.json", "--summary", "reports/summary.md",
 ]  # fmt: skip
 
 

@@ -56,6 +56,15 @@ FORK_HINT = (
 )
 
 
+# The same, for a run that ran nothing: no summary holds results then, the log and the
+# annotations hold the problems.
+STOPPED_FORK_HINT = (
+    "the token may not write to this pull request (pull requests from forks get a read-only "
+    "GITHUB_TOKEN); the job's log and annotations carry the problems. Grant 'permissions: "
+    "pull-requests: write', or run the comment from a 'workflow_run' workflow"
+)
+
+
 # The comment's errors are the client's (the names stay for the callers that catch them).
 PrCommentError = GitHubApiError
 PrCommentForbiddenError = GitHubForbiddenError
@@ -304,7 +313,7 @@ def publish_stopped_comment(
         try:
             return _put(api, target, latest_comment(api, target), body, "nothing ran")
         except PrCommentForbiddenError as exc:
-            raise PrCommentForbiddenError(clean(f"{exc}; {FORK_HINT}")) from None
+            raise PrCommentForbiddenError(clean(f"{exc}; {STOPPED_FORK_HINT}")) from None
         except PrCommentError as exc:
             raise PrCommentError(clean(str(exc))) from None
 
