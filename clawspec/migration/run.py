@@ -283,6 +283,11 @@ def migrate_file(
     except (OSError, UnicodeDecodeError) as exc:
         result.errors.append(f"{shown}: cannot read: {exc}")
         return result
+    except DuplicateKeys as exc:  # every key given twice, at once: one run to fix them all
+        for dup in exc.doc.duplicates:
+            at = f"{shown}:{dup.mark.line}:{dup.mark.column}"
+            result.errors.append(f"{at}: cannot read: {dup.message}")
+        return result
     except SourceError as exc:
         result.errors.append(f"{shown}:{exc.mark.line}:{exc.mark.column}: cannot read: {exc}")
         return result

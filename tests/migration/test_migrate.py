@@ -326,3 +326,17 @@ def test_unreadable_file_is_an_error_not_a_traceback(
     (ws / "broken.clawspec.yaml").write_text("target: [\n", "utf-8")
     assert main(["migrate", "broken.clawspec.yaml"]) == 2
     assert "error: broken.clawspec.yaml:2:1: cannot read: invalid YAML" in capsys.readouterr().err
+
+
+def test_every_key_given_twice_is_named_at_once(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / "twice.clawspec.yaml").write_text(
+        "name: a\nname: b\ntarget: {path: x, path: y}\n", "utf-8"
+    )
+    assert main(["migrate", "twice.clawspec.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "twice.clawspec.yaml:2:1: cannot read: duplicate key 'name' (first given at 1:1)" in err
+    assert (
+        "twice.clawspec.yaml:3:19: cannot read: duplicate key 'path' (first given at 3:10)" in err
+    )
