@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from clawspec.errors import ConfigError
 from clawspec.text import one_line
+from clawspec.traffic.folders import is_attempt_folder
 
 if TYPE_CHECKING:
     from clawspec.config.settings import Settings
@@ -92,7 +93,12 @@ def attempt_folder(folder: Path, attempt: int, mode: str) -> Path:
 
 
 def _holds_cassettes(folder: Path) -> bool:
-    return folder.is_dir() and any(folder.glob("*.json"))
+    """Recordings in the folder, or in its attempts' (`attempt-<n>/`: a repeated scenario's)."""
+    if not folder.is_dir():
+        return False
+    return any(folder.glob("*.json")) or any(
+        is_attempt_folder(inner) and any(inner.glob("*.json")) for inner in folder.iterdir()
+    )
 
 
 @contextmanager
