@@ -130,6 +130,8 @@ def _unused(report: Path, workspace: Path) -> list[Path]:
         traffic = scenario.get("model_traffic") or {}
         if traffic.get("mode") != "replay" or scenario.get("status") == "skip":
             continue
+        if traffic.get("unmatched"):  # stopped at a miss: what came after it was never asked
+            continue
         folder = Path(traffic["cassette"])
         folder = folder if folder.is_absolute() else workspace / folder
         used = set(traffic.get("used") or [])

@@ -198,6 +198,27 @@ def test_tools_are_one_line_each_and_the_file_loads_back(tmp_path: Path) -> None
     assert load_dir(tmp_path / "s").files[0].cassette.request.body["tools"] == tools
 
 
+def test_a_replay_that_stopped_at_a_miss_judges_no_recording_unused(
+    recorded: Path, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The calls after a miss were never asked: the recording the miss was compared with,
+    and the later ones, are what must be recorded again, not 'unused' files to delete."""
+    (recorded / "skills/x/tests/scenarios/gone").rename(recorded / "skills/x/tests/scenarios/sends")
+    traffic = {
+        "mode": "replay",
+        "cassette": ".clawspec/cassettes/skills/x/tests/scenarios/drafts",
+        "calls": 2,
+        "used": [1],
+        "unmatched": 1,
+    }
+    report = workspace / "report.json"
+    report.write_text(
+        json.dumps({"scenarios": [{"status": "error", "model_traffic": traffic}]}), "utf-8"
+    )
+    assert main(["cassettes", "check", ".", "--report", str(report)]) == 0
+    assert not any(line.startswith("unused:") for line in capsys.readouterr().out.splitlines())
+
+
 def test_check_with_a_report_judges_the_recordings_a_replay_could_not_have_read(
     workspace: Path, write_contract: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
