@@ -9,6 +9,8 @@ from clawspec.commands.options import add_paths, given
 from clawspec.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from clawspec.config.settings import Settings, VariantSettings
 
 NAME = "cassettes"
@@ -59,10 +61,26 @@ def run(args: argparse.Namespace) -> ExitCode:
         for variant in variants
         for plan in [ScenarioPlan(contract, index, scenario, variant)]
     }
-    result = check(root, expected, report, workspace)
+    result = check(root, expected, report, workspace, _within(args.paths, workspace, root))
     for line in render(result):
         print(line)
     return ExitCode.OK if result.ok else ExitCode.FAILED
+
+
+def _within(paths: list[str], workspace: Path, root: Path) -> list[Path] | None:
+    """The cassette folders of the contracts the paths name (a contract's folder is its path
+    relative to the workspace, without its suffix); None when a path is the workspace or
+    outside it: then every recording is judged."""
+    from pathlib import Path
+
+    within = []
+    for named in paths or ["."]:
+        path = Path(named).resolve()
+        if not path.is_relative_to(workspace.resolve()) or path == workspace.resolve():
+            return None
+        relative = path.relative_to(workspace.resolve())
+        within.append(root / (relative.with_suffix("") if path.is_file() else relative))
+    return within
 
 
 def _variant_release(variant: VariantSettings | None, default: str | None) -> str | None:

@@ -14,6 +14,7 @@ Stale, unused and invalid make the exit code 1; missing and other-release ones a
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,11 +77,20 @@ def check(
     expected: dict[Path, Expected],
     report: Path | None = None,
     workspace: Path | None = None,
+    within: Sequence[Path] | None = None,
 ) -> CheckResult:
     """Compare the cassettes under `root` with the runs a replay here makes (`expected`: the
     folder each reads -> the run, with the OpenClaw release it runs on) and, given a replay
-    report, with what that replay used."""
-    result = CheckResult(root, scan(root))
+    report, with what that replay used. `within`: the folders under `root` of the contracts
+    checked (None: all); a recording outside them belongs to contracts not loaded, and is
+    never called stale."""
+    scanned = scan(root)
+    if within is not None:
+        inside = [folder.resolve() for folder in within]
+        scanned = [
+            f for f in scanned if any(f.path.resolve().is_relative_to(top) for top in inside)
+        ]
+    result = CheckResult(root, scanned)
     known = {folder.resolve(): run for folder, run in expected.items()}
     # Scenario folders whose runs read their variants' sub-folders instead.
     varied = {folder.parent for folder, run in known.items() if run.variant is not None}

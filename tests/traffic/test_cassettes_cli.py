@@ -305,3 +305,26 @@ def test_check_lists_recordings_made_on_another_openclaw_release(
     )
     assert main(["cassettes", "check", ".", "--cassette-dir", "tapes"]) == 0
     assert "other release:" not in capsys.readouterr().out
+
+
+def test_a_check_of_some_contracts_judges_only_their_recordings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bundled examples' recordings, checked for one folder or one file: the others'
+    contracts were not loaded, so their recordings are neither stale nor counted."""
+    import shutil
+
+    work = tmp_path / "examples"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples", work)
+    monkeypatch.chdir(work)
+    for scope in (["skills/newsletter"], ["skills/newsletter/tests/scenarios.yaml"], []):
+        if not scope:
+            monkeypatch.chdir(work / "skills")  # from a sub-folder: its contracts
+        assert main(["cassettes", "check", *scope]) == 0, scope
+        out = capsys.readouterr().out.splitlines()
+        assert not any(line.startswith("stale:") for line in out), out
+        assert " in 4 scenario folder(s), " in out[0], out
+        assert out[-1] == "ok"
+    monkeypatch.chdir(work)
+    assert main(["cassettes", "check", "."]) == 0
+    assert " in 7 scenario folder(s), " in capsys.readouterr().out
