@@ -266,7 +266,7 @@ def merge(
     if problems := output_problems(settings):
         raise UsageError("; ".join(problems))
     # No earlier merge's outputs are left to be read as this one's; the reports merged stay.
-    clear_earlier_reports(settings, keep=_merged_inputs(patterns))
+    clear_earlier_reports(settings, keep=[*_merged_inputs(patterns), *_reports_read(settings)])
     try:
         found = collect(patterns, note)
     except UsageError as exc:  # nothing to merge: the pull request hears it, not stale verdicts
