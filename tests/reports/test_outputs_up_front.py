@@ -153,3 +153,19 @@ def test_a_report_the_run_reads_as_its_baseline_or_durations_is_never_removed(
     assert [(c["id"], c["change"]) for c in compared["scenarios"]] == [
         ("case.clawspec.yaml::writes", "unchanged")
     ]
+
+
+def test_a_merge_keeps_the_report_it_compares_with_and_removes_its_own_earlier_outputs(
+    workspace: Path, write_contract, hooks: HooksServer
+) -> None:
+    write_contract(CONTRACT)
+    for index in (1, 2):
+        assert main(["run", ".", "--shard", f"{index}/2", "--report-json", f"s/{index}.json"]) == 0
+    merged = workspace / "reports" / "merged.json"
+    assert main(["merge", "s/*.json", "--report-json", str(merged), "--junit", "m.xml"]) == 0
+    earlier = merged.read_text("utf-8")
+    # Nothing to merge: its earlier JUnit goes; the report named as its baseline stays.
+    flags = ["--report-json", str(merged), "--junit", "m.xml", "--baseline", str(merged)]
+    assert main(["merge", "none/*.json", *flags]) == 2
+    assert merged.read_text("utf-8") == earlier
+    assert not (workspace / "m.xml").exists()
