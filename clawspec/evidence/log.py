@@ -41,6 +41,14 @@ __all__ = [
 ]
 
 
+# What to do when the gateway's log is not where ClawSpec looks: a gateway of your own writes
+# it where its `logging.file` says (at debug level for the tool lines), or ClawSpec starts one.
+LOG_NOT_FOUND_FIX = (
+    "point `gateway_log_pattern` at the log your gateway writes (its `logging.file`, at "
+    "`logging.level: debug`), or run with --bring-up to have ClawSpec start the gateway"
+)
+
+
 class RunLog:
     """The run's log index (shared by the scenario's assertions) or why it is unusable.
 
@@ -206,7 +214,10 @@ class RunLog:
             )
         timeout = ctx.timeout_s
         if not index.exists:
-            return cls(index, label, Verdict.errored(f"{kind} '{path}' not found"), timeout)
+            text = f"{kind} '{path}' not found"
+            if log_path is None:  # the gateway's own: where it is, is a setting
+                text += f": {LOG_NOT_FOUND_FIX}"
+            return cls(index, label, Verdict.errored(text), timeout)
         if not index.found:
             text = _not_found(kind, path, label, ids, keys, index, is_active)
             problem = Verdict.errored(text)

@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from clawspec.assertions.base import EvalContext, RunInfo, Status
+from clawspec.evidence.log import LOG_NOT_FOUND_FIX
 from clawspec.evidence.store import Evidence
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.plugin_records import TokenUsage
@@ -158,7 +159,7 @@ def test_token_budget_of_a_conversation_needs_no_readable_log(workspace: Path) -
     ctx = context(workspace, "w1", log="no-such.log", plugin=False)
     status, message = check(ctx, "type: token_budget\nmax_total_tokens: 300")
     assert status == Status.ERROR
-    assert message == f"gateway log '{workspace / 'openclaw.log'}' not found"
+    assert message == f"gateway log '{workspace / 'openclaw.log'}' not found: {LOG_NOT_FOUND_FIX}"
 
 
 def test_token_budget_skips_when_plugin_has_no_record_of_the_run(workspace: Path) -> None:
@@ -229,7 +230,7 @@ def test_missing_log_is_error(workspace: Path, assertion: str) -> None:
     ctx = context(workspace, log="no-such.log")
     assert check(ctx, assertion) == (
         Status.ERROR,
-        f"gateway log '{workspace / 'openclaw.log'}' not found",
+        f"gateway log '{workspace / 'openclaw.log'}' not found: {LOG_NOT_FOUND_FIX}",
     )
 
 
