@@ -197,7 +197,16 @@ def check(shards: Sequence[ShardReport]) -> list[ShardReport]:
             raise UsageError(
                 f"{item.label()} is a shard of another selection than {reference.label()}: "
                 f"selection fingerprint {item.shard.fingerprint[:19]}… vs {common[:19]}… "
-                "(different contracts, filters or commit); merge only the shards of one run"
+                "(different contracts or filters); merge only the shards of one run"
+            )
+        commits = (_commit(item), _commit(reference))
+        if None not in commits and commits[0] != commits[1]:
+            # The selection can be the same on two commits: an earlier build's report left in
+            # a workspace that outlives builds (Jenkins) would stand in for a shard that died.
+            raise UsageError(
+                f"{item.label()} ran on commit {str(commits[0])[:12]} and {reference.label()} "
+                f"on {str(commits[1])[:12]}: an earlier build's report? Merge only the shards "
+                "of one run (clear the shard reports' folder before each build)"
             )
         if item.shard.total != reference.shard.total:
             raise UsageError(
@@ -224,6 +233,11 @@ def check(shards: Sequence[ShardReport]) -> list[ShardReport]:
     for item in by_index.values():
         _check_positions(item)
     return [by_index[i] for i in sorted(by_index)]
+
+
+def _commit(item: ShardReport) -> str | None:
+    source = item.report.source
+    return source.commit if source is not None else None
 
 
 def _first(shards: Sequence[ShardReport], fingerprint: str) -> int:

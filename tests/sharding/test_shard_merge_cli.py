@@ -167,6 +167,28 @@ def test_a_shard_of_another_selection_is_refused(
     assert not (workspace / "reports" / "clawspec-report.json").exists()
 
 
+def test_a_shard_of_an_earlier_build_on_another_commit_is_refused(
+    workspace: Path,
+    run_shards: RunShards,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Jenkins workspace keeps files between builds: the shard report an earlier build
+    left must not stand in for this build's shard that died before writing one (the
+    selection alone is the same on both commits)."""
+    write_suite(workspace, failing=False)
+    monkeypatch.setenv("JENKINS_URL", "http://jenkins.invalid/")
+    monkeypatch.setenv("GIT_COMMIT", "1" * 40)
+    run_shards(3)
+    monkeypatch.setenv("GIT_COMMIT", "2" * 40)
+    run_shards(3, only=(1, 3))  # shard 2 of this build died: build 1's file is still there
+    capsys.readouterr()
+    assert main(["merge", "reports/shards"]) == 2
+    err = capsys.readouterr().err
+    assert "(shard 2/3) ran on commit 111111111111 and " in err, err
+    assert "on 222222222222: an earlier build's report?" in err
+
+
 def test_shards_split_differently_or_twice_or_not_shards_are_refused(
     workspace: Path, run_shards: RunShards, capsys: pytest.CaptureFixture[str]
 ) -> None:
