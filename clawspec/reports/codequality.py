@@ -164,7 +164,30 @@ def findings(
             if count:
                 item["fingerprint"] = fingerprint(**{**key, "kind": f"{key['kind']}#{count + 1}"})
             found.append(item)
-    return found
+    return found + _missing_shards(report, repo_root, workspace)
+
+
+def _missing_shards(
+    report: RunReport, repo_root: str | Path | None, workspace: Path | None
+) -> list[dict[str, Any]]:
+    """One finding per shard a merge lacks, on the first contract merged (GitLab needs a file):
+    the merge request shows the report is incomplete, not only fewer findings."""
+    merged = report.merged
+    if merged is None or not merged.missing or not report.scenarios:
+        return []
+    path = repo_relative(report.scenarios[0].identity.contract, repo_root, workspace)
+    message = f"{merged.missing_message()}: the merged report is incomplete"
+    return [
+        _finding(
+            _printable(one_line(cleaner()(message), _DESCRIPTION_LIMIT)),
+            "clawspec/merge",
+            {"path": "", "scenario": "", "phase": "merge", "index": index, "kind": "shard"},
+            "critical",
+            _printable(path),
+            1,
+        )
+        for index in merged.missing
+    ]
 
 
 def render_codequality(

@@ -239,7 +239,8 @@ def test_the_rich_report_regressed_errored_and_skipped() -> None:
     checks = _by_check(items)
     assert checks["clawspec/artifact_matches_golden"]["severity"] == "blocker"  # regressed
     assert checks["clawspec/scenario"]["severity"] == "critical"  # provider-down errored
-    assert len(items) == 2  # the skipped and the warned-without-assertions scenario: none
+    assert checks["clawspec/merge"]["severity"] == "critical"  # its missing shard
+    assert len(items) == 3  # the skipped and the warned-without-assertions scenario: none
 
 
 def test_publish_writes_it_when_configured_also_for_an_interrupted_run(tmp_path: Path) -> None:

@@ -128,11 +128,16 @@ def test_a_missing_shard_fails_the_merge_and_the_report_says_which(
         [
             *("merge", "reports/shards", "--fail-on", "never"),
             *("--report-json", "m.json", "--junit", "m.xml", "--report-html", "m.html"),
+            *("--codequality", "cq.json"),
         ]
     )
     assert code == 1
     err = capsys.readouterr().err
     assert "error: shard 3/4 missing: 11 of 44 scenarios have no result" in err
+    # GitLab's merge request shows the gap too, not only fewer findings.
+    (gap,) = json.loads((workspace / "cq.json").read_text("utf-8"))
+    assert gap["check_name"] == "clawspec/merge" and gap["severity"] == "critical"
+    assert gap["description"].startswith("shard 3/4 missing: 11 of 44 scenarios have no result")
     merged = read_report(workspace / "m.json")
     assert merged["merged"]["missing"] == [3]
     assert merged["merged"]["present"] == [1, 2, 4]
