@@ -259,11 +259,7 @@ def _publish_github(
         "step outputs",
         lambda: write_outputs(runner, report, json_path, junit_path, outcome=outcome),
     )
-    if part := _variant_part(settings):
-        # A matrix leg of some variants (`--variant NAME`, one job each, one GITHUB_JOB): its
-        # check run and PR comment are its own, or the legs would replace each other's.
-        job = f"{context.github.job or 'job'} ({', '.join(part)})"
-        context = replace(context, github=replace(context.github, job=job))
+    context = _leg_context(context, settings)
     if settings.check_run is not False and whole:
         attempt(
             "check run",
@@ -283,7 +279,7 @@ def _publish_github(
             # Matrix jobs share one GITHUB_JOB: give each shard's comment its own marker so
             # the shards neither overwrite each other nor the merged comment.
             job = f"{context.github.job or 'job'}-shard-{report.shard.index}"
-            context = replace(context, github=replace(context.github, job=job))
+            context = _job_named(context, job)
         attempt(
             "PR comment",
             lambda: _comment(report, settings, context, outcome, err=err, http=http),
@@ -313,12 +309,9 @@ def publish_stopped(
     context = CIContext.from_environ(environ)
     if settings.pr_comment == "off" or not running_on_github(context):
         return
-    if part := _variant_part(settings):
-        job = f"{context.github.job or 'job'} ({', '.join(part)})"
-        context = replace(context, github=replace(context.github, job=job))
+    context = _leg_context(context, settings)
     if shard is not None:  # a shard that publishes its own marks its own
-        job = f"{context.github.job or 'job'}-shard-{shard}"
-        context = replace(context, github=replace(context.github, job=job))
+        context = _job_named(context, f"{context.github.job or 'job'}-shard-{shard}")
     token = settings.github_token.get_secret_value() if settings.github_token else None
     try:
         result = publish_stopped_comment(
@@ -334,6 +327,18 @@ def publish_stopped(
     if result is not None:
         print(clean(f"PR comment {result.action}: {result.url or result.comment_id} (nothing ran)"),
               file=err, flush=True)  # fmt: skip
+
+
+def _leg_context(context: CIContext, settings: Settings) -> CIContext:
+    """A matrix leg of some variants (`--variant NAME`, one job each, one GITHUB_JOB): its
+    check run and PR comment are its own, or the legs would replace each other's."""
+    if part := _variant_part(settings):
+        return _job_named(context, f"{context.github.job or 'job'} ({', '.join(part)})")
+    return context
+
+
+def _job_named(context: CIContext, job: str) -> CIContext:
+    return replace(context, github=replace(context.github, job=job))
 
 
 def _variant_part(settings: Settings) -> list[str]:

@@ -299,6 +299,25 @@ def publish_stopped_comment(
 ) -> CommentResult | None:
     """Say on the pull request that invalid contracts stopped the run: this job's comment is
     updated (it held an earlier push's results), or created. None: not about a pull request."""
+
+    def write(api: GitHubApi, target: PrTarget) -> CommentResult:
+        body = mask(render_stopped_comment(target.marker, problems, merge))
+        return _put(api, target, latest_comment(api, target), body, "nothing ran")
+
+    return _with_api(context, token, write, STOPPED_FORK_HINT, http, sleep, backoff_s)
+
+
+def _with_api(
+    context: CIContext,
+    token: str | None,
+    write: Callable[[GitHubApi, PrTarget], CommentResult],
+    fork_hint: str,
+    http: requests.Session | None,
+    sleep: Callable[[float], None],
+    backoff_s: float,
+) -> CommentResult | None:
+    """`write` the comment of the run's pull request (None: not about one) with the token
+    masked whoever passed it (an error body may echo it) and errors said in a printable way."""
     target = find_target(context)
     if target is None:
         return None
@@ -306,14 +325,13 @@ def publish_stopped_comment(
         raise PrCommentError(
             "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
         )
-    with scope():
+    with scope():  # the command's registry, or one for this call
         register(token)
-        body = mask(render_stopped_comment(target.marker, problems, merge))
         api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
         try:
-            return _put(api, target, latest_comment(api, target), body, "nothing ran")
+            return write(api, target)
         except PrCommentForbiddenError as exc:
-            raise PrCommentForbiddenError(clean(f"{exc}; {STOPPED_FORK_HINT}")) from None
+            raise PrCommentForbiddenError(clean(f"{exc}; {fork_hint}")) from None
         except PrCommentError as exc:
             raise PrCommentError(clean(str(exc))) from None
 
@@ -334,22 +352,9 @@ def publish_pr_comment(
 
     Raises PrCommentError (or PrCommentForbiddenError) with a printable message on failure.
     """
-    target = find_target(context)
-    if target is None:
-        return None
-    if not token:
-        raise PrCommentError(
-            "no GitHub token: set GITHUB_TOKEN (the action passes its github_token input)"
-        )
-    # The command's registry, or one for this call: the token is masked whoever passed it (an
-    # error body may echo it).
-    with scope():
-        register(token)
+
+    def write(api: GitHubApi, target: PrTarget) -> CommentResult:
         body = render_pr_comment(report, target.marker, outcome)
-        api = GitHubApi(target.api_url, token, http, sleep, backoff_s)
-        try:
-            return write_comment(api, target, report, body, mode)
-        except PrCommentForbiddenError as exc:
-            raise PrCommentForbiddenError(clean(f"{exc}; {FORK_HINT}")) from None
-        except PrCommentError as exc:
-            raise PrCommentError(clean(str(exc))) from None
+        return write_comment(api, target, report, body, mode)
+
+    return _with_api(context, token, write, FORK_HINT, http, sleep, backoff_s)
