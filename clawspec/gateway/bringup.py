@@ -379,6 +379,9 @@ def _signal_all(pgid: int, pids: set[int], sig: signal.Signals) -> None:
 
 
 ENDED_WAIT_S = 1.0
+# How long a gateway gets to stop by itself once the run was interrupted (OpenClaw ignores a
+# second SIGTERM while it drains its work, which an interrupted run abandons anyway).
+INTERRUPTED_STOP_GRACE_S = 2.0
 
 
 class GatewayProcess:
@@ -592,7 +595,13 @@ class GatewayProcess:
         # Collect descendants before signalling: once the leader dies they are re-parented.
         family = _family(pgid) if proc.poll() is None else set()
         _signal_all(pgid, family, signal.SIGTERM)
-        deadline = time.monotonic() + self.options.stop_grace_s
+        # After an interrupt what the gateway still drains is abandoned work, and a CI runner
+        # that cancels a job kills ClawSpec soon after its first signal: the reports, written
+        # once the gateway is stopped, must not wait out the whole grace period for it.
+        grace = self.options.stop_grace_s
+        if self._stop.is_set():
+            grace = min(grace, INTERRUPTED_STOP_GRACE_S)
+        deadline = time.monotonic() + grace
         alive = family
         while time.monotonic() < deadline:
             proc.poll()  # reap the leader so it does not linger as a zombie

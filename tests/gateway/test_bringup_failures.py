@@ -9,7 +9,9 @@ import json
 import os
 import socket
 import sys
+import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -196,3 +198,20 @@ def test_a_gateway_that_never_gets_ready_leaves_its_output_and_no_state_folder(
     kept = log_dir / "openclaw-gateway.log"
     assert "Invalid config at openclaw.json" in kept.read_text()
     assert list(temp.iterdir()) == []
+
+
+def test_after_an_interrupt_a_gateway_that_ignores_sigterm_is_not_waited_for_long(
+    tmp_path: Path,
+) -> None:
+    """OpenClaw ignores SIGTERM while it drains work in flight. The reports of an interrupted
+    run wait for the stop, and a CI runner that cancels a job kills ClawSpec soon after: the
+    gateway gets two seconds, not its whole grace period (here 60 s), before SIGKILL."""
+    fake = [sys.executable, "-c", FAKE_SERVER, '{"ready": true}']
+    command = ["sh", "-c", 'trap "" TERM; exec "$@"', "sh", *fake]
+    stop = threading.Event()
+    gw = GatewayProcess(replace(_options(tmp_path, command), stop_grace_s=60), stop)
+    with gw:
+        stop.set()  # the run's first interrupt
+        started = time.monotonic()
+    assert time.monotonic() - started < 30
+    _assert_gone(gw.pid)
