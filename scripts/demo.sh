@@ -21,6 +21,9 @@ launcher=$(bash scripts/install-openclaw.sh | tail -n 1)
 
 # Work on a copy so the agents' files and the reports stay out of the checkout. .cache/ may not
 # exist: OpenClaw installs into the per-user cache, so nothing else creates it on a fresh clone.
+# One run of the examples on a new gateway, and whether each scenario ended as designed (its
+# return code; a run that could not finish exits the script).
+run_examples() {
 work="$root/.cache/demo"
 rm -rf "$work"
 mkdir -p "$root/.cache"
@@ -93,6 +96,26 @@ if wrong:
 PY
 verdict=$?
 set -e
+return "$verdict"
+}
+
+# OpenClaw 2026.9.6 has a race inside its agent state store: now and then, on a busy machine, the
+# first runs of a fresh gateway fail inside OpenClaw ("another OpenClaw process owns
+# state-lifecycle") and a sub-agent never starts (docs/gateway.md). That is OpenClaw's failure,
+# not the examples': when the gateway log shows it, the examples run once more on a new gateway.
+attempt=1
+while :; do
+  verdict=0
+  run_examples || verdict=$?  # (a command of `||` never stops the script: set -e)
+  logs="$work/clawspec-reports/gateway-logs"
+  if [ "$verdict" -eq 0 ] || [ "$attempt" -ge 2 ] ||
+      ! grep -rqs -e "another OpenClaw process owns" -e "schema-missing" "$logs"; then
+    break
+  fi
+  echo "OpenClaw's own agent-store race hit this run (see its gateway log): running the" \
+    "examples once more on a new gateway" >&2
+  attempt=$((attempt + 1))
+done
 echo "open $work/clawspec-reports/clawspec-report.html in a browser to see why a scenario failed"
 if [ "$verdict" -ne 0 ]; then
   echo "demo failed: not every scenario ended as designed (see above)" >&2
