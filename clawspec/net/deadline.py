@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from clawspec.net import watch
 from clawspec.text import fmt_number
 
 GRACE_S = 5.0
@@ -152,25 +153,61 @@ def request(
     kwargs.pop("stream", None)
     kwargs.pop("timeout", None)
     timeout = (min(connect_timeout_s, left), left)
+    if not watch.watchable(session, url):
+        return _request_in_worker(session, method, url, effective, what, timeout, stop, kwargs)
+    with watch.watching(effective.at, stop) as call:
+        try:
+            response = session.request(method, url, stream=True, timeout=timeout, **kwargs)
+            try:
+                body = _read_body(response, effective, what)
+            except BaseException:
+                response.close()
+                raise
+        except (requests.RequestException, OSError) as exc:
+            raise _why(exc, call.fired, effective, what) from None
+        if call.fired == "stop":
+            raise Stopped(what)
+    response._content = body  # what `requests` itself stores once it has read the body
+    response._content_consumed = True
+    return response
+
+
+def _why(exc: BaseException, fired: str | None, deadline: Deadline, what: str) -> BaseException:
+    """What a failed request raises: the deadline or the stop that ended it, else its error."""
+    if fired == "stop":
+        return Stopped(what)
+    if fired == "deadline" or isinstance(exc, DeadlineExceeded):
+        return exc if isinstance(exc, DeadlineExceeded) else deadline.exceeded(what)
+    if isinstance(exc, requests.Timeout) and deadline.remaining() <= _EXPIRED_SLACK_S:
+        return deadline.exceeded(what)
+    # urllib3 reports a read timeout on the redirect path or the headers as a connection error
+    timed_out = isinstance(exc, requests.ConnectionError) and "timed out" in str(exc).lower()
+    if timed_out and deadline.remaining() <= _EXPIRED_SLACK_S:
+        return deadline.exceeded(what)
+    return exc
+
+
+def _request_in_worker(
+    session: requests.Session,
+    method: str,
+    url: str,
+    effective: Deadline,
+    what: str,
+    timeout: tuple[float, float],
+    stop: threading.Event | None,
+    kwargs: dict[str, Any],
+) -> requests.Response:
+    """A session this module cannot watch (not ClawSpec's own): the header phase runs in a
+    worker thread the caller stops waiting for at the deadline."""
     try:
-        # a read timeout bounds each wait between bytes only: the header phase gets a watchdog
         response = call_within(
             lambda: session.request(method, url, stream=True, timeout=timeout, **kwargs),
             effective,
             what,
             stop,
         )
-    except DeadlineExceeded:
-        raise
-    except requests.Timeout:
-        if effective.remaining() <= _EXPIRED_SLACK_S:
-            raise effective.exceeded(what) from None
-        raise  # the connection's own (shorter) limit
-    except requests.ConnectionError as exc:
-        # urllib3 reports a read timeout on the redirect path or the headers like this
-        if "timed out" in str(exc).lower() and effective.remaining() <= _EXPIRED_SLACK_S:
-            raise effective.exceeded(what) from None
-        raise
+    except (requests.RequestException, OSError) as exc:
+        raise _why(exc, None, effective, what) from None
     try:
         body = _read_body(response, effective, what)
     except BaseException:

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.auth import AuthBase
 
+from clawspec.net import watch
 from clawspec.net.loopback import is_loopback
 
 
@@ -48,9 +49,10 @@ class Session(requests.Session):
         # A session-wide auth: `requests` looks netrc up only for a request that has no auth
         # when the session has none either (a caller's own `auth=` still wins over this one).
         self.auth = _AsSent()
-        if pool is not None:
-            for scheme in ("http://", "https://"):
-                self.mount(scheme, requests.adapters.HTTPAdapter(pool_maxsize=pool))
+        # Its connections can be ended at a deadline from outside (net/watch.py).
+        size = requests.adapters.DEFAULT_POOLSIZE if pool is None else pool
+        for scheme in ("http://", "https://"):
+            self.mount(scheme, watch.Adapter(pool_maxsize=size))
         self._settings: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def merge_environment_settings(

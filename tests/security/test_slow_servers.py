@@ -31,6 +31,7 @@ from clawspec.evidence.trace_poll import poll_trace
 from clawspec.gateway.client import HTTP_GRACE_S, HooksClient, InvocationError, InvokeRequest
 from clawspec.judge.client import JudgeCallError, JudgeClient, RetryPolicy
 from clawspec.judge.prompt import SYSTEM_PROMPT
+from clawspec.net import sessions, watch
 from clawspec.net.deadline import (
     GRACE_S,
     Deadline,
@@ -83,16 +84,26 @@ def timed(call: Callable[[], Any]) -> tuple[Any, float]:
 
 # -- the helper ---------------------------------------------------------------------------------
 
+# ClawSpec's own sessions are watched from the watchdog thread (net/watch.py); any other session
+# falls back to a worker thread per request. Both must end a request the same way.
+SESSIONS = [
+    pytest.param(sessions.session, id="clawspec-session"),
+    pytest.param(requests.Session, id="other-session"),
+]
+
 
 def test_the_grace_is_five_seconds_and_the_hook_client_uses_it() -> None:
     assert GRACE_S == HTTP_GRACE_S == 5.0
 
 
-def test_a_trickled_body_is_cut_at_the_deadline_naming_the_url_without_secrets() -> None:
+@pytest.mark.parametrize("make_session", SESSIONS)
+def test_a_trickled_body_is_cut_at_the_deadline_naming_the_url_without_secrets(
+    make_session: Callable[[], requests.Session],
+) -> None:
     with trickling(b'{"data": "' + b"x" * 100 + b'"}') as server:
         url = f"http://user:pa55word@127.0.0.1:{server.server.server_address[1]}/v1/x?key=s3cret"
         outcome, took = timed(
-            lambda: request(requests.Session(), "GET", url, deadline=Deadline.after(2, "2 s"))
+            lambda: request(make_session(), "GET", url, deadline=Deadline.after(2, "2 s"))
         )
         completed = server.completed
     assert isinstance(outcome, DeadlineExceeded)
@@ -102,12 +113,15 @@ def test_a_trickled_body_is_cut_at_the_deadline_naming_the_url_without_secrets()
     assert completed == 0  # cut while the body trickled (it takes 114 s)
 
 
-def test_trickled_headers_are_cut_at_the_deadline_too() -> None:
+@pytest.mark.parametrize("make_session", SESSIONS)
+def test_trickled_headers_are_cut_at_the_deadline_too(
+    make_session: Callable[[], requests.Session],
+) -> None:
     """A read timeout never fires between the bytes of a status line sent one a second."""
     with SlowServer(Answer(trickle_head_s=TRICKLE_S)) as server:
         outcome, took = timed(
             lambda: request(
-                requests.Session(), "GET", server.url + "/h", deadline=Deadline.after(2, "2 s")
+                make_session(), "GET", server.url + "/h", deadline=Deadline.after(2, "2 s")
             )
         )
         completed = server.completed
@@ -117,14 +131,17 @@ def test_trickled_headers_are_cut_at_the_deadline_too() -> None:
     assert completed == 0  # cut while the status line and headers trickled (over a minute)
 
 
-def test_a_stop_ends_the_wait_for_an_answer_long_before_the_deadline() -> None:
+@pytest.mark.parametrize("make_session", SESSIONS)
+def test_a_stop_ends_the_wait_for_an_answer_long_before_the_deadline(
+    make_session: Callable[[], requests.Session],
+) -> None:
     """A caller that gives up (a scenario abandoned) stops waiting at once, deadline or not."""
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     with SlowServer(Answer(delay_s=30)) as server:
         outcome, _ = timed(
             lambda: request(
-                requests.Session(),
+                make_session(),
                 "GET",
                 server.url + "/h",
                 deadline=Deadline.after(60, "60 s"),
@@ -155,16 +172,17 @@ def test_a_gateway_that_trickles_its_readiness_answer_is_probed_again_not_waited
         assert GatewayProcess._probe(requests.Session(), server.url, ready_by) == (True, "HTTP 200")
 
 
-def test_a_request_started_near_the_end_of_its_scope_gets_only_what_is_left() -> None:
+@pytest.mark.parametrize("make_session", SESSIONS)
+def test_a_request_started_near_the_end_of_its_scope_gets_only_what_is_left(
+    make_session: Callable[[], requests.Session],
+) -> None:
     # The server would answer after a minute; leaving the block ends its wait.
     with (
         SlowServer(Answer(delay_s=60)) as server,
         scope(Deadline.after(0.3, "the trace timeout (4 s)")),
     ):
         outcome, _ = timed(
-            lambda: request(
-                requests.Session(), "GET", server.url + "/q", deadline=Deadline.after(30)
-            )
+            lambda: request(make_session(), "GET", server.url + "/q", deadline=Deadline.after(30))
         )
         completed = server.completed
     assert isinstance(outcome, DeadlineExceeded)
@@ -173,14 +191,18 @@ def test_a_request_started_near_the_end_of_its_scope_gets_only_what_is_left() ->
     assert completed == 0
 
 
-def test_a_slow_but_timely_answer_is_read_whole() -> None:
+@pytest.mark.parametrize("make_session", SESSIONS)
+def test_a_slow_but_timely_answer_is_read_whole(
+    make_session: Callable[[], requests.Session],
+) -> None:
     body = json.dumps({"ok": True, "items": list(range(20))}).encode()
     with SlowServer(Answer(body=body, trickle_s=0.005)) as server:
-        session = requests.Session()
+        session = make_session()
         first = request(session, "POST", server.url + "/a", json={}, deadline=Deadline.after(10))
         second = request(session, "GET", server.url + "/b", deadline=Deadline.after(10))
     assert first.json() == second.json() == {"ok": True, "items": list(range(20))}
     assert first.text == body.decode()
+    assert watch.watchable(session, server.url) == isinstance(session, sessions.Session)
 
 
 def test_safe_url_drops_credentials_query_and_fragment() -> None:
