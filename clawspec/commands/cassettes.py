@@ -9,6 +9,7 @@ from clawspec.commands.options import add_paths, given
 from clawspec.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from clawspec.config.settings import Settings, VariantSettings
@@ -25,6 +26,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     add_paths(check)
     check.add_argument("--cassette-dir", metavar="DIR", help="where cassettes are kept")
     check.add_argument(
+        "--variant",
+        action="append",
+        default=None,
+        metavar="NAME",
+        dest="selected_variants",
+        help="check only this variant's recordings (repeatable; default: all or CLAWSPEC_VARIANTS)",
+    )
+    check.add_argument(
         "--report",
         metavar="FILE",
         help="JSON report of a replay run: cassette files it did not use are reported",
@@ -37,31 +46,41 @@ def run(args: argparse.Namespace) -> ExitCode:
     from clawspec.api import load
     from clawspec.runner.scenario import ScenarioPlan
     from clawspec.runner.traffic import replay_folder
+    from clawspec.selection.steps import selected_variants
     from clawspec.traffic.cassette import cassette_root
     from clawspec.traffic.check import Expected, check, render
 
     if args.cassettes_command != "check":
         raise UsageError("usage: clawspec cassettes check [PATH ...] [--report FILE]")
-    loaded = load(args.paths, config=args.config, flags=given(args, ["workspace", "cassette_dir"]))
+    flags = given(args, ["workspace", "cassette_dir", "selected_variants"])
+    loaded = load(args.paths, config=args.config, flags=flags)
     settings, workspace = loaded.settings, loaded.workspace
     root = cassette_root(settings, workspace)
     report = Path(args.report) if args.report else None
     release = _bring_up_release(settings)
-    # A replay runs each scenario once per configured variant (in its own sub-folder), or once
-    # without variants: the folders of those runs are the ones a replay reads.
-    variants: list[VariantSettings | None] = [*settings.variants] or [None]
-    expected = {  # the cassette folder of every run of the loaded contracts -> that run
-        replay_folder(plan, settings, workspace): Expected(
-            plan.identity.label,
-            _variant_release(variant, release),
-            variant.name if variant is not None else None,
-        )
-        for contract in loaded.contracts
-        for index, scenario in enumerate(contract.contract.scenarios)
-        for variant in variants
-        for plan in [ScenarioPlan(contract, index, scenario, variant)]
-    }
-    result = check(root, expected, report, workspace, _within(args.paths, workspace, root))
+    # A replay runs each scenario once per selected variant (in its own sub-folder; all of them
+    # unless --variant or CLAWSPEC_VARIANTS picks some, as for `run`), or once without
+    # variants: the folders of those runs are the ones a replay reads. The recordings of the
+    # variants not selected are left out: neither stale nor missing.
+    chosen = selected_variants(settings)
+    names = {variant.name for variant in chosen if variant is not None}
+    others = [variant for variant in settings.variants if variant.name not in names]
+
+    def runs(variants: Sequence[VariantSettings | None]) -> dict[Path, Expected]:
+        return {  # the cassette folder of every run of the loaded contracts -> that run
+            replay_folder(plan, settings, workspace): Expected(
+                plan.identity.label,
+                _variant_release(variant, release),
+                variant.name if variant is not None else None,
+            )
+            for contract in loaded.contracts
+            for index, scenario in enumerate(contract.contract.scenarios)
+            for variant in variants
+            for plan in [ScenarioPlan(contract, index, scenario, variant)]
+        }
+
+    within = _within(args.paths, workspace, root)
+    result = check(root, runs(chosen), report, workspace, within, set(runs(others)))
     for line in render(result):
         print(line)
     return ExitCode.OK if result.ok else ExitCode.FAILED

@@ -78,18 +78,23 @@ def check(
     report: Path | None = None,
     workspace: Path | None = None,
     within: Sequence[Path] | None = None,
+    left_out: set[Path] | None = None,
 ) -> CheckResult:
     """Compare the cassettes under `root` with the runs a replay here makes (`expected`: the
     folder each reads -> the run, with the OpenClaw release it runs on) and, given a replay
     report, with what that replay used. `within`: the folders under `root` of the contracts
     checked (None: all); a recording outside them belongs to contracts not loaded, and is
-    never called stale."""
+    never called stale. `left_out`: the folders of runs not checked (variants not selected):
+    their recordings are not judged either."""
     scanned = scan(root)
     if within is not None:
         inside = [folder.resolve() for folder in within]
         scanned = [
             f for f in scanned if any(f.path.resolve().is_relative_to(top) for top in inside)
         ]
+    if left_out:
+        skipped = {folder.resolve() for folder in left_out}
+        scanned = [f for f in scanned if _owner(f.path).resolve() not in skipped]
     result = CheckResult(root, scanned)
     known = {folder.resolve(): run for folder, run in expected.items()}
     # Scenario folders whose runs read their variants' sub-folders instead.

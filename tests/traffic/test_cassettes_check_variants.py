@@ -105,6 +105,40 @@ def test_a_variant_without_recording_is_missing_and_others_are_stale(
     assert out[-1] == "2 problem(s) found"
 
 
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_a_variant_selection_checks_only_those_variants_recordings(
+    variants: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Recording one variant (`--model-traffic record --variant sonnet`), its check: the other
+    variant's recordings, there or not, are neither missing nor stale; one of a variant no
+    longer configured still is."""
+    write_dir(folder(variants, "drafts", "sonnet"), [cassette(1)])
+    write_dir(folder(variants, "sends", "haiku"), [cassette(1)])  # haiku's sends only
+    write_dir(folder(variants, "sends", "opus"), [cassette(1)])
+    if how == "flag":
+        argv = ["cassettes", "check", ".", "--variant", "sonnet"]
+    else:
+        monkeypatch.setenv("CLAWSPEC_VARIANTS", "sonnet")
+        argv = ["cassettes", "check", "."]
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("missing:")] == [
+        "missing: case.clawspec.yaml::sends @ sonnet: no recording (replay would be an error)"
+    ]
+    stale = [line.split(" (")[0] for line in out if line.startswith("stale:")]
+    assert [line.split(":")[1].strip() for line in stale] == ["case.clawspec/sends/opus"]
+    assert out[-1] == "1 problem(s) found"  # missing recordings are listed, not counted
+
+
+def test_an_unknown_variant_selected_is_a_usage_error(
+    variants: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["cassettes", "check", ".", "--variant", "opus"]) == 2
+    err = capsys.readouterr().err
+    assert "variant opus (--variant, CLAWSPEC_VARIANTS): no such variant" in err
+    assert "sonnet, haiku" in err
+
+
 def test_without_variants_the_variants_folders_are_stale(
     variants: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
