@@ -165,8 +165,8 @@ def request(
                 raise
         except (requests.RequestException, OSError) as exc:
             raise _why(exc, call.fired, effective, what) from None
-        if call.fired == "stop":
-            raise Stopped(what)
+        if call.fired is not None:  # a body without a length ends where its socket was shut
+            raise Stopped(what) if call.fired == "stop" else effective.exceeded(what)
     response._content = body  # what `requests` itself stores once it has read the body
     response._content_consumed = True
     return response

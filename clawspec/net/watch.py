@@ -77,7 +77,9 @@ class Call:
 
 
 def _shut(connection: Any) -> None:
-    sock = getattr(connection, "sock", None)
+    # An answer that closes its connection takes the socket away from it (http.client hands
+    # it to the response): the one the connection last opened is kept for this.
+    sock = getattr(connection, "sock", None) or getattr(connection, "clawspec_sock", None)
     if sock is None:
         return  # still connecting: the connect timeout (at most the time left) bounds it
     with contextlib.suppress(OSError):  # already closed
@@ -105,7 +107,11 @@ class _Watchdog:
                     target=self._run, name="clawspec-deadlines", daemon=True
                 )
                 self._thread.start()
-            elif earliest is None or call.at < earliest or (call.stop and not self._polling):
+            elif (
+                earliest is None
+                or call.at < earliest
+                or (call.stop is not None and not self._polling)
+            ):
                 self.lock.notify()  # an earlier wake-up, or stop events to look at
 
     def remove(self, call: Call) -> None:
@@ -155,9 +161,18 @@ def watching(at: float, stop: threading.Event | None) -> Iterator[Call]:
 class _Attaching:
     """Mixed into a pool's connection class: a request sent on it is attached to the caller's
     watched call. `request()` is urllib3's public method for sending one, on a new connection
-    or one taken from the pool, in the caller's thread."""
+    or one taken from the pool, in the caller's thread; `connect()` opens its socket."""
 
     clawspec_call: Call | None = None
+    clawspec_sock: Any = None
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        with _WATCHDOG.lock:
+            self.clawspec_sock = self.sock  # type: ignore[attr-defined]
+            call = self.clawspec_call
+            if call is not None and call.fired is not None:
+                _shut(self)  # it fired while the connection was being made
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
         call = getattr(_current, "call", None)

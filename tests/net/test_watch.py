@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from clawspec.net import deadline, sessions, watch
-from clawspec.net.deadline import Deadline, DeadlineExceeded, request
+from clawspec.net.deadline import Deadline, DeadlineExceeded, Stopped, request
 from tests.support.slow_server import Answer, SlowServer
 
 
@@ -107,3 +107,45 @@ def test_only_clawspec_sessions_are_watched() -> None:
     assert watch.watchable(sessions.session(), "http://127.0.0.1:1/")
     assert watch.watchable(sessions.session(pool=4), "https://example.invalid/")
     assert not watch.watchable(requests.Session(), "http://127.0.0.1:1/")
+
+
+@pytest.mark.parametrize("cut_by", ["deadline", "stop"])
+def test_an_answer_without_a_length_cut_short_is_not_taken_for_a_whole_one(cut_by: str) -> None:
+    """Its end is where the connection closes: a socket the watchdog shut down must not read
+    as the end of the answer."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    closing = threading.Event()
+    sent = [0]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+            )
+            while not closing.wait(0.05):  # a body that never ends, a little at a time
+                try:
+                    conn.sendall(b"x")
+                except OSError:
+                    return
+                sent[0] += 1
+
+    threading.Thread(target=serve, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/endless"
+    stop = threading.Event()
+    if cut_by == "stop":
+        threading.Timer(0.5, stop.set).start()
+    expected = DeadlineExceeded if cut_by == "deadline" else Stopped
+    limit = Deadline.after(1, "1 s") if cut_by == "deadline" else Deadline.after(30)
+    try:
+        with pytest.raises(expected) as raised:
+            request(sessions.session(), "GET", url, deadline=limit, stop=stop)
+    finally:
+        closing.set()
+        listener.close()
+    said = "did not finish within 1 s" if cut_by == "deadline" else ": no longer waited for"
+    assert str(raised.value).startswith(f"GET {url}") and said in str(raised.value)
+    # Cut when told (at 0.5 s or 1 s), not at the 30 s deadline: a byte every 50 ms, so well
+    # under 400 sent however busy the machine.
+    assert sent[0] < 400
