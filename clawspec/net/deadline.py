@@ -4,8 +4,10 @@
 server that sends its headers and then one byte a second never trips it, and holds the caller as
 long as it likes. `request()` enforces a total deadline on the monotonic clock instead:
 
-- connecting and waiting for the headers get at most the time left: they run in a worker thread
-  the caller stops waiting for at the deadline (a server may trickle its headers too);
+- connecting and waiting for the headers get at most the time left: at the deadline one
+  watchdog thread shuts the request's socket down (`watch.py`; a server may trickle its headers
+  too). A session that is not ClawSpec's own (`sessions.py`) cannot be watched: its header
+  phase runs in a worker thread the caller stops waiting for at the deadline;
 - the body is streamed, and before every read the socket's timeout is set to the time left;
 - once the deadline has passed the call raises `DeadlineExceeded`, which names the method, the URL
   (no credentials, no query string: tokens travel there) and the limit that was enforced.
@@ -269,8 +271,8 @@ class Stopped(Exception):
         self.what = what
 
 
-# How often a wait that can be stopped looks at its `stop` event.
-STOP_POLL_S = 0.05
+# How often a wait that can be stopped looks at its `stop` event (the watchdog's too).
+STOP_POLL_S = watch.STOP_POLL_S
 
 
 def call_within(
