@@ -160,18 +160,23 @@ def request(
     with watch.watching(effective.at, stop) as call:
         try:
             response = session.request(method, url, stream=True, timeout=timeout, **kwargs)
-            try:
-                body = _read_body(response, effective, what)
-            except BaseException:
-                response.close()
-                raise
+            _read_whole(response, effective, what)
         except (requests.RequestException, OSError) as exc:
             raise _why(exc, call.fired, effective, what) from None
         if call.fired is not None:  # a body without a length ends where its socket was shut
             raise Stopped(what) if call.fired == "stop" else effective.exceeded(what)
+    return response
+
+
+def _read_whole(response: requests.Response, deadline: Deadline, what: str) -> None:
+    """Read the body by `deadline` and keep it in `response` (closed if that fails)."""
+    try:
+        body = _read_body(response, deadline, what)
+    except BaseException:
+        response.close()
+        raise
     response._content = body  # what `requests` itself stores once it has read the body
     response._content_consumed = True
-    return response
 
 
 def _why(exc: BaseException, fired: str | None, deadline: Deadline, what: str) -> BaseException:
@@ -210,13 +215,7 @@ def _request_in_worker(
         )
     except (requests.RequestException, OSError) as exc:
         raise _why(exc, None, effective, what) from None
-    try:
-        body = _read_body(response, effective, what)
-    except BaseException:
-        response.close()
-        raise
-    response._content = body  # what `requests` itself stores once it has read the body
-    response._content_consumed = True
+    _read_whole(response, effective, what)
     return response
 
 
