@@ -188,14 +188,9 @@ def test_under_the_limit_the_run_passes_and_says_what_it_spent(
     )
 
 
-def test_runs_in_flight_when_the_limit_is_reached_finish_and_are_counted(
-    workspace: Path, write_contract, gateway: SpendingGateway
-) -> None:
-    """s0 is held at the gateway while s1 goes over the limit; s0 is let go only once s1 has
-    been reported (its progress line read from the real CLI's output), so the limit is
-    reached while s0 is in flight. The other lane may have started s2 before s1's checks
-    counted it (a lane starts the next run as soon as the gateway answers): s2 is held too,
-    and is then in flight as well."""
+def _run_past_the_limit(workspace: Path, write_contract) -> subprocess.Popen[str]:
+    """The real CLI over five runs at concurrency 2 and a $0.50 limit: s0 (and the last three)
+    wait at the gateway for their gate, s1 alone spends $1.00."""
     write_contract(
         contract(
             "[wait:first] [usage:fake/m:1000:0:0.1]",
@@ -204,7 +199,7 @@ def test_runs_in_flight_when_the_limit_is_reached_finish_and_are_counted(
         )
     )
     configure(workspace, "concurrency: 2\nbudget: {max_cost_usd: 0.5}\n")
-    child = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "clawspec", "run", ".", "--no-color"],
         cwd=workspace,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -212,6 +207,17 @@ def test_runs_in_flight_when_the_limit_is_reached_finish_and_are_counted(
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def test_runs_in_flight_when_the_limit_is_reached_finish_and_are_counted(
+    workspace: Path, write_contract, gateway: SpendingGateway
+) -> None:
+    """s0 is held at the gateway while s1 goes over the limit; s0 is let go only once s1 has
+    been reported (its progress line read from the real CLI's output), so the limit is
+    reached while s0 is in flight. The other lane may have started s2 before s1's checks
+    counted it (a lane starts the next run as soon as the gateway answers): s2 is held too,
+    and is then in flight as well."""
+    child = _run_past_the_limit(workspace, write_contract)
     assert child.stdout is not None
     lines: list[str] = []
     for text in child.stdout:
@@ -238,22 +244,7 @@ def test_a_signal_after_the_limit_stopped_the_run_leaves_it_the_limits_verdict(
     """The limit is reached (s1) while s0 is in flight; a SIGINT then cuts nothing short: s0
     finishes, and what never started was held back by the limit, not by the signal. The run
     fails by its budget (1), its skips name the limit, and it is not 'interrupted' (130)."""
-    write_contract(
-        contract(
-            "[wait:first] [usage:fake/m:1000:0:0.1]",
-            "[usage:fake/m:1000:0:1.0]",
-            *["[wait:rest] [usage:fake/m:1000:0:0.1]"] * 3,
-        )
-    )
-    configure(workspace, "concurrency: 2\nbudget: {max_cost_usd: 0.5}\n")
-    child = subprocess.Popen(
-        [sys.executable, "-m", "clawspec", "run", ".", "--no-color"],
-        cwd=workspace,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    child = _run_past_the_limit(workspace, write_contract)
     assert child.stdout is not None
     lines: list[str] = []
     for text in child.stdout:
