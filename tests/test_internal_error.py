@@ -254,7 +254,7 @@ def test_lanes_hand_a_thread_s_exception_over_instead_of_printing_it(
     lock = threading.Lock()
     failures: list[tuple[BaseException, int | None]] = []
 
-    def next_item() -> int | None:
+    def next_item(waiting: object) -> int | None:
         with lock:
             return items.pop(0) if items else None
 

@@ -27,7 +27,7 @@ import itertools
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -37,7 +37,8 @@ import requests
 # of them has one): a stopped request ends within this.
 STOP_POLL_S = 0.05
 
-_current = threading.local()  # .call: the Call this thread is sending, if any
+# .call: the Call this thread is sending, if any; .sent: the callback of `when_sent`
+_current = threading.local()
 
 
 class Call:
@@ -158,6 +159,15 @@ def watching(at: float, stop: threading.Event | None) -> Iterator[Call]:
         _WATCHDOG.remove(call)
 
 
+def when_sent(callback: Callable[[], None] | None) -> None:
+    """Call `callback` once, in this thread, as soon as its next request through a watched
+    session is written (before its answer is read); None forgets a callback not yet called.
+
+    What the run lanes use to start a scenario's checks only once the lane's next request is on
+    its way (runner/lanes.py)."""
+    _current.sent = callback
+
+
 class _Attaching:
     """Mixed into a pool's connection class: a request sent on it is attached to the caller's
     watched call. `request()` is urllib3's public method for sending one, on a new connection
@@ -178,7 +188,13 @@ class _Attaching:
         call = getattr(_current, "call", None)
         if call is not None:
             call.attach(self)
-        return super().request(*args, **kwargs)  # type: ignore[misc]
+        try:
+            return super().request(*args, **kwargs)  # type: ignore[misc]
+        finally:  # written (or failed): the answer is not read yet
+            sent = getattr(_current, "sent", None)
+            if sent is not None:
+                _current.sent = None
+                sent()
 
 
 _watched_pools: dict[type, type] = {}

@@ -8,10 +8,14 @@ request. Handing the freed run to another thread instead cost a thread wake-up a
 the interpreter lock on every run (about 2.5 ms a run at concurrency 16).
 
 At most twice `concurrency` scenarios are started and not yet checked, and there is a checking
-thread for each: a scenario's checks start the moment its run answers, never queue behind
-others'. When checks are slow (file timeouts, the judge), the lanes wait for them rather than
-run ahead. With `concurrency: 1` scenarios stay strictly one after another (each one's checks
-end before the next run starts): a suite that runs one at a time may rely on that.
+thread for each: a scenario's checks never queue behind others'. They start once the lane's
+next request is on its way (`when_sent`), at most `HANDOFF_WAIT_S` after the run answered: a
+check begun at once is CPU work on another thread at the very moment the lane needs the
+interpreter lock to send that request, and made each run's next one wait about a millisecond
+(measured with the gateway fake's timeline, `docs/internals.md`). When checks are slow (file
+timeouts, the judge), the lanes wait for them rather than run ahead. With `concurrency: 1`
+scenarios stay strictly one after another (each one's checks end before the next run starts):
+a suite that runs one at a time may rely on that.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ import queue
 import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
+
+# The longest a scenario's checks wait for its lane's next request to be sent: a lane may
+# pause first (a `given` precondition waiting for a file, a spend limit reached).
+HANDOFF_WAIT_S = 0.05
 
 Item = TypeVar("Item")
 Started = TypeVar("Started")
@@ -43,21 +51,27 @@ class RunLanes(Generic[Item, Started]):
     def __init__(
         self,
         concurrency: int,
-        next_item: Callable[[], Item | None],
+        next_item: Callable[[Callable[[], None]], Item | None],
         start: Callable[[Item], Started],
         check: Callable[[Item, Started], None],
         thread_ended: Callable[[], None] = lambda: None,
         failed: Callable[[BaseException, Item | None], None] | None = None,
+        when_sent: Callable[[Callable[[], None] | None], None] | None = None,
     ) -> None:
         self._concurrency = max(1, concurrency)
-        self._next_item = next_item  # None: nothing more to start
+        # None: nothing more to start. Its argument is to be called before it waits for an item
+        # (say, for a running attempt of the same scenario to be checked).
+        self._next_item = next_item
         self._start = start
         self._check = check
         self._thread_ended = thread_ended
         # A thread that raises hands the exception (and the item it held) to `failed` and
         # ends; nothing goes to threading's excepthook, which would print a raw traceback.
         self._failed = failed
-        self._to_check: queue.SimpleQueue[tuple[Item, Started] | None] = queue.SimpleQueue()
+        # Calls its argument once this thread's next request is written (net/watch.when_sent);
+        # None: checks start as soon as the run answered.
+        self._when_sent = when_sent
+        self._to_check: queue.SimpleQueue[_Handed[Item, Started] | None] = queue.SimpleQueue()
         self._unchecked = threading.Semaphore(2 * self._concurrency)
         self._lock = threading.Lock()
         self._lanes_left = 0
@@ -80,22 +94,35 @@ class RunLanes(Generic[Item, Started]):
 
     def _lane(self, inline: bool) -> None:
         item: Item | None = None
+        held: threading.Event | None = None  # set: the last scenario handed over may be checked
         try:
             while True:
-                self._unchecked.acquire()  # no running ahead of slow checks
-                item = self._next_item()
+                if not self._unchecked.acquire(blocking=False):  # no running ahead of slow checks
+                    _let_go(held)  # nothing is sent while this lane waits
+                    held = None
+                    self._unchecked.acquire()
+                item = self._next_item(held.set if held is not None else _nothing)
                 if item is None:
                     self._unchecked.release()
                     return
+                if held is not None and self._when_sent is not None:
+                    self._when_sent(held.set)
                 started = self._start(item)
+                if held is not None and self._when_sent is not None:
+                    # Set when the request was written; else nothing was sent (a precondition
+                    # failed, the provider is down, ...) and nothing will be soon.
+                    self._when_sent(None)
+                    held.set()
                 if inline:
                     self._checked(item, started)
                 else:
-                    self._to_check.put((item, started))
+                    held = threading.Event() if self._when_sent is not None else None
+                    self._to_check.put((item, started, held))
                 item = None
         except BaseException as exc:
             self._fail(exc, item)
         finally:
+            _let_go(held)
             with self._lock:
                 self._lanes_left -= 1
                 last = self._lanes_left == 0
@@ -105,10 +132,12 @@ class RunLanes(Generic[Item, Started]):
             self._thread_ended()
 
     def _checker(self) -> None:
-        entry: tuple[Item, Started] | None = None
+        entry: _Handed[Item, Started] | None = None
         try:
             while (entry := self._to_check.get()) is not None:
-                self._checked(*entry)
+                if entry[2] is not None:
+                    entry[2].wait(HANDOFF_WAIT_S)
+                self._checked(entry[0], entry[1])
         except BaseException as exc:
             self._fail(exc, entry[0] if entry is not None else None)
         finally:
@@ -124,3 +153,17 @@ class RunLanes(Generic[Item, Started]):
             self._check(item, started)
         finally:
             self._unchecked.release()
+
+
+# A scenario handed to the checking threads, and the event its checks wait for (None: none).
+_Handed = tuple[Item, Started, threading.Event | None]
+
+
+def _nothing() -> None:
+    pass
+
+
+def _let_go(held: threading.Event | None) -> None:
+    """Let the checks of the scenario `held` back begin now."""
+    if held is not None:
+        held.set()

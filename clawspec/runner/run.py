@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from clawspec import __version__
 from clawspec.crash import CRASH_LOG_NAME, Faults
+from clawspec.net import watch
 from clawspec.reports.kept import FinishedRun, KeptResults, Ran
 from clawspec.runner.budget import Budget, Limits, spends
 from clawspec.runner.lanes import RunLanes
@@ -149,11 +150,12 @@ def _execute(
     running: dict[tuple[int, int], StartedScenario | None] = {}
     finished: list[int] = []  # plans whose attempts all ended: reported by this thread
 
-    def next_item() -> tuple[int, int] | None:
+    def next_item(waiting: Callable[[], None]) -> tuple[int, int] | None:
         # Interrupted or broken: what has not started is reported as not run; a spend limit
         # reached: the rest are skipped with its reason.
         item = work.take(
-            lambda: env.stop.is_set() or faults.stopped.is_set() or budget.reason() is not None
+            lambda: env.stop.is_set() or faults.stopped.is_set() or budget.reason() is not None,
+            waiting,
         )
         if item is None:
             return None
@@ -184,9 +186,10 @@ def _execute(
         held = f", running {plans[item[0]].id}" if item is not None else ""
         faults.add(f"the thread {threading.current_thread().name}{held}", error)
 
-    threads = RunLanes(concurrency, next_item, start, check, thread_ended, failed).threads(
-        sum(counts)
+    lanes = RunLanes(
+        concurrency, next_item, start, check, thread_ended, failed, when_sent=watch.when_sent
     )
+    threads = lanes.threads(sum(counts))
     for thread in threads:
         thread.start()
 

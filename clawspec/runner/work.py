@@ -31,9 +31,14 @@ class ScenarioWork(Generic[Item]):
         self._busy: set[Hashable] = set()
         self._changed = threading.Condition()
 
-    def take(self, stopped: Callable[[], bool]) -> Item | None:
+    def take(
+        self, stopped: Callable[[], bool], waiting: Callable[[], None] = lambda: None
+    ) -> Item | None:
         """The first item whose scenario is not running, waiting while every item left has
-        one running; None when nothing is left or `stopped()` says to start no more."""
+        one running; None when nothing is left or `stopped()` says to start no more.
+        `waiting` is called before the first wait (the lane lets its last scenario's checks
+        begin: one of them may be what it waits for)."""
+        told = False
         with self._changed:
             while True:
                 if stopped() or not self._pending:
@@ -44,6 +49,9 @@ class ScenarioWork(Generic[Item]):
                         del self._pending[position]  # near the front: cheap on a deque
                         self._busy.add(key)
                         return item
+                if not told:
+                    told = True
+                    waiting()
                 self._changed.wait(_POLL_S)
 
     def done(self, item: Item) -> None:

@@ -149,3 +149,25 @@ def test_an_answer_without_a_length_cut_short_is_not_taken_for_a_whole_one(cut_b
     # Cut when told (at 0.5 s or 1 s), not at the 30 s deadline: a byte every 50 ms, so well
     # under 400 sent however busy the machine.
     assert sent[0] < 400
+
+
+def test_when_sent_is_called_once_the_request_is_written_before_its_answer() -> None:
+    # The server answers only after the callback ran: a callback called late (after the
+    # answer) would find the answer sent, after the server's 30 s.
+    release = threading.Event()
+    calls: list[tuple[str, int]] = []
+    with SlowServer(Answer(held_until=release)) as server:
+
+        def sent() -> None:
+            calls.append((threading.current_thread().name, server.completed))
+            release.set()
+
+        http = sessions.session()
+        watch.when_sent(sent)
+        answers = [request(http, "POST", server.url, json={}, deadline=Deadline.after(60))]
+        answers.append(request(http, "POST", server.url, json={}, deadline=Deadline.after(60)))
+        watch.when_sent(lambda: calls.append(("forgotten", -1)))
+        watch.when_sent(None)
+        answers.append(request(http, "POST", server.url, json={}, deadline=Deadline.after(60)))
+    assert [answer.json() for answer in answers] == [{"ok": True}] * 3
+    assert calls == [(threading.current_thread().name, 0)]  # once, in the sending thread

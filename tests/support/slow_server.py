@@ -29,6 +29,7 @@ class Answer:
     # seconds between the bytes of the status line and headers too (None: they come at once)
     trickle_head_s: float | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    held_until: threading.Event | None = None  # the answer waits for it too (at most 30 s)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class _Handler(BaseHTTPRequestHandler):
         closing = self.owner._closing
         if answer.delay_s and closing.wait(answer.delay_s):
             return
+        if answer.held_until is not None:
+            answer.held_until.wait(30)
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             if answer.trickle_head_s is not None:
                 self._trickle_head(answer, closing)
