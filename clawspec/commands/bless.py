@@ -318,7 +318,7 @@ def _run(args: argparse.Namespace, runs: int) -> Any:
     # Interrupts as for `clawspec run`: the runs stop, a gateway brought up is stopped, the
     # report is written; then nothing is proposed.
     stop, abandon = threading.Event(), threading.Event()
-    restore = signals.install(stop, abandon)
+    restore = signals.install(stop, abandon, reporter.scenarios_running)
     try:
         result = api.run(
             [args.contract],

@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         return ExitCode.OK
     stop, abandon = threading.Event(), threading.Event()
     reporter = TerminalReporter(colour=False if args.no_color else None)
-    restore = signals.install(stop, abandon)
+    restore = signals.install(stop, abandon, reporter.scenarios_running)
     try:
         result = api.run(
             args.paths,

@@ -45,6 +45,7 @@ class TerminalReporter:
         self.colour = colour if colour is not None else _is_tty(self.stream)
         self.total = total
         self.finished = 0
+        self._started = False  # on_run_start was called: scenarios are being started
         self._lock = threading.Lock()
         # Scenarios that never ran, by reason: a spend limit or an interrupt can leave thousands.
         self._not_run: dict[str, int] = {}
@@ -62,6 +63,7 @@ class TerminalReporter:
 
     def on_run_start(self, total: int) -> None:
         self.total = total
+        self._started = True
         # Progress, like the install and gateway lines before it: on stderr, so the first
         # verdict is not the first sign of life and stdout stays the verdicts and the summary.
         print(f"clawspec: running {pluralize(total, 'scenario')}", file=sys.stderr, flush=True)
@@ -74,6 +76,13 @@ class TerminalReporter:
 
             runner = GitHubRunner(CIContext(system="github"), self.stream)
             runner.mask_secrets()
+
+    def scenarios_running(self) -> bool | None:
+        """None before the first scenario starts, False once every one has finished, else True
+        (some may not have started yet): what an interrupt meets."""
+        if not self._started:
+            return None
+        return self.finished < self.total
 
     def on_scenario_done(self, result: ScenarioResult) -> None:
         with self._lock:
