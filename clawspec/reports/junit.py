@@ -343,6 +343,8 @@ def render_junit(
         pairs.append(("spend", spend_line(spend)))
     if report.selection is not None:  # --changed-since: how many ran, and since when
         pairs.append(("selection", report.selection.describe()))
+    if report.interrupted:  # the skipped and errored cases are the signal's, not the agent's
+        pairs.append(("interrupted", "true"))
     roles = {v.name: v.role for v in report.variants}
     head = _properties(xml, _SUITE + 1, pairs)
     extra = {"timestamp": report.started_at} if report.started_at else {}

@@ -162,6 +162,21 @@ def test_a_changed_only_run_says_in_each_suite_what_it_left_out() -> None:
     assert said == {"selection": "ran 2 of 18 scenarios: 16 unaffected by changes since fa3947d"}
 
 
+def test_an_interrupted_run_says_so_in_each_suite() -> None:
+    def said(interrupted: bool) -> list[tuple[str | None, str | None]]:
+        found = report(scenario("a", "error"), scenario("b", "skip"), interrupted=interrupted)
+        suites = ET.fromstring(render_junit(found)).iter("testsuite")
+        return [
+            (p.get("name"), p.get("value"))
+            for suite in suites
+            for p in suite.iter("property")
+            if p.get("name") == "interrupted"
+        ]
+
+    assert said(True) == [("interrupted", "true")]
+    assert said(False) == []
+
+
 def test_a_failing_check_is_in_the_body_once_not_again_in_system_out() -> None:
     """GitLab shows the failure's body and then `System Out`: the same lines twice before."""
     failing = scenario(
