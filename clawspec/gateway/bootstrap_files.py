@@ -15,9 +15,14 @@ artifacts) stay.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+# The gateway's watchdog (gateway/watchdog.py) runs this file by its path, with the standard
+# library only, when ClawSpec was killed before it could restore the workspace itself: it
+# imports nothing else.
 
 NAMES = (
     "AGENTS.md",
@@ -43,6 +48,17 @@ class BootstrapGuard:
     def before(cls, workspace: Path) -> BootstrapGuard:
         folders = frozenset(_folders(workspace))
         return cls(workspace, folders, frozenset(_bootstrap_files(workspace, folders)))
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"workspace": str(self.workspace), "folders": sorted(self.folders),
+             "files": sorted(self.files)}
+        )  # fmt: skip
+
+    @classmethod
+    def from_json(cls, text: str) -> BootstrapGuard:
+        data = json.loads(text)
+        return cls(Path(data["workspace"]), frozenset(data["folders"]), frozenset(data["files"]))
 
     def restore(self) -> list[str]:
         """Remove what the run added; returns the removed paths, relative to the workspace."""

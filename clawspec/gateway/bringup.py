@@ -491,8 +491,11 @@ class GatewayProcess:
                 raise GatewayError(
                     f"gateway bring-up failed: cannot start {shlex.join(command)}: {exc.strerror}"
                 ) from exc
-        # Stops it and removes its state folder should ClawSpec be killed without its cleanup.
-        self._watchdog = Watchdog(self._proc.pid, state_dir, self.options.stop_grace_s)
+        # Stops it, restores the workspace and removes its state folder should ClawSpec be
+        # killed without its cleanup.
+        self._watchdog = Watchdog(
+            self._proc.pid, state_dir, self.options.stop_grace_s, self._bootstrap
+        )
         base_url = f"http://127.0.0.1:{port}"
         self._wait_ready(base_url, command)
         self.running = RunningGateway(

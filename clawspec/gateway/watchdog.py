@@ -7,8 +7,9 @@ would keep running with its state folder (the generated config holding the run's
 each gateway gets a watchdog: a small process in a session of its own too, holding the read end
 of a pipe whose write end only ClawSpec holds. ClawSpec's normal stop writes one byte and closes
 it: the watchdog leaves. If the pipe closes without that byte, ClawSpec is gone: the watchdog
-stops the gateway's process group (SIGTERM, SIGKILL after a grace period) and removes the state
-folder, then leaves.
+stops the gateway's process group (SIGTERM, SIGKILL after a grace period), takes OpenClaw's
+bootstrap files the run added back out of the workspace (gateway/bootstrap_files.py, run by its
+path) and removes the state folder, then leaves.
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Run by the watchdog process: `python -c WATCHDOG <pgid> <state folder> <grace s>`, the pipe
-# on its standard input. Only the standard library: it must start in milliseconds.
+from clawspec.gateway import bootstrap_files
+from clawspec.gateway.bootstrap_files import BootstrapGuard
+
+# Run by the watchdog process: `python -c WATCHDOG <pgid> <state folder> <grace s>
+# [<bootstrap_files.py> <its guard as JSON>]`, the pipe on its standard input. Only the standard
+# library: it must start in milliseconds.
 WATCHDOG = r"""# clawspec gateway watchdog (named in its command line, for `ps`)
 import os, shutil, signal, sys, time
 pgid, state, grace = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
@@ -45,6 +50,13 @@ try:
     os.killpg(pgid, signal.SIGKILL)
 except OSError:
     pass
+if len(sys.argv) > 5:  # the gateway is gone: nothing writes its bootstrap files again
+    try:
+        import runpy
+        guard = runpy.run_path(sys.argv[4])["BootstrapGuard"].from_json(sys.argv[5])
+        guard.restore()
+    except Exception:
+        pass  # the state folder goes anyway
 shutil.rmtree(state, ignore_errors=True)
 """
 
@@ -55,12 +67,15 @@ _PYTHON = (sys.executable, "-I", "-S", "-c")
 class Watchdog:
     """The watchdog of one gateway process group; `release()` when ClawSpec stopped it."""
 
-    def __init__(self, pgid: int, state_dir: Path, grace_s: float) -> None:
+    def __init__(
+        self, pgid: int, state_dir: Path, grace_s: float, bootstrap: BootstrapGuard | None = None
+    ) -> None:
         read, self._write = os.pipe()  # not inherited by later children (PEP 446)
+        restore = [bootstrap_files.__file__, bootstrap.to_json()] if bootstrap else []
         try:
             self._proc = subprocess.Popen(
                 # Isolated, without site: nothing of the user's environment, started at once.
-                [*_PYTHON, WATCHDOG, str(pgid), str(state_dir), str(grace_s)],
+                [*_PYTHON, WATCHDOG, str(pgid), str(state_dir), str(grace_s), *restore],
                 stdin=read,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

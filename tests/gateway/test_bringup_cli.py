@@ -226,16 +226,28 @@ def test_a_gateway_outlives_no_clawspec_killed_without_its_cleanup(
     workspace: Path, tmp_path: Path
 ) -> None:
     """SIGKILL (a CI runner's timeout, the OOM killer): ClawSpec cannot stop what it started,
-    so its watchdog does: the gateway's process group is stopped and its state folder (the
-    generated config with the run's tokens) removed."""
+    so its watchdog does: the gateway's process group is stopped, the bootstrap files it wrote
+    into the workspace taken back out (the user's own stay) and its state folder (the generated
+    config with the run's tokens) removed."""
     import signal
     import subprocess
 
     marker = "held-4242"  # in the stand-in's command line: how its process is found
     script = workspace / "stand_in.py"
+    # Like OpenClaw: bootstrap files in the default agent's workspace, and a workspace of its
+    # own, with a `.git`, for another agent.
+    bootstrap = (
+        'home = cfg["agents"]["defaults"]["workspace"]\n'
+        "for name in ('AGENTS.md', 'SOUL.md', 'TOOLS.md', 'brand/AGENTS.md', 'brand/.git/HEAD'):\n"
+        "    os.makedirs(os.path.dirname(os.path.join(home, name)), exist_ok=True)\n"
+        "    if not os.path.exists(os.path.join(home, name)):\n"
+        "        open(os.path.join(home, name), 'w').write('bootstrap')\n"
+    )
     script.write_text(READY_GATEWAY.replace("self.rfile.read", "time.sleep(60); self.rfile.read")
-                      .replace("import json, os, sys, uuid", "import json, os, sys, time, uuid"),
+                      .replace("import json, os, sys, uuid", "import json, os, sys, time, uuid")
+                      .replace("class H(", bootstrap + "class H("),
                       encoding="utf-8")  # fmt: skip
+    (workspace / "TOOLS.md").write_text("the user's own\n", encoding="utf-8")
     (workspace / "clawspec.yaml").write_text(
         f"report_dir: reports\ngateway: {{command: ['{sys.executable}', '{script}', {marker}]}}\n",
         encoding="utf-8",
@@ -264,6 +276,9 @@ def test_a_gateway_outlives_no_clawspec_killed_without_its_cleanup(
             time.sleep(0.1)
         assert _sleepers(marker) == []
         assert list(temp.glob("clawspec-gateway-*")) == []
+        assert not (workspace / "AGENTS.md").exists() and not (workspace / "SOUL.md").exists()
+        assert not (workspace / "brand").exists()
+        assert (workspace / "TOOLS.md").read_text(encoding="utf-8") == "the user's own\n"
     finally:
         child.kill()
         for pid in _sleepers(marker):
