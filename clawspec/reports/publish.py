@@ -276,10 +276,7 @@ def _publish_github(
         )
     if settings.pr_comment != "off" and whole:
         if report.shard is not None:
-            # Matrix jobs share one GITHUB_JOB: give each shard's comment its own marker so
-            # the shards neither overwrite each other nor the merged comment.
-            job = f"{context.github.job or 'job'}-shard-{report.shard.index}"
-            context = _job_named(context, job)
+            context = _shard_job(context, report.shard.index)
         attempt(
             "PR comment",
             lambda: _comment(report, settings, context, outcome, err=err, http=http),
@@ -311,7 +308,7 @@ def publish_stopped(
         return
     context = _leg_context(context, settings)
     if shard is not None:  # a shard that publishes its own marks its own
-        context = _job_named(context, f"{context.github.job or 'job'}-shard-{shard}")
+        context = _shard_job(context, shard)
     token = settings.github_token.get_secret_value() if settings.github_token else None
     try:
         result = publish_stopped_comment(
@@ -335,6 +332,12 @@ def _leg_context(context: CIContext, settings: Settings) -> CIContext:
     if part := _variant_part(settings):
         return _job_named(context, f"{context.github.job or 'job'} ({', '.join(part)})")
     return context
+
+
+def _shard_job(context: CIContext, shard: int) -> CIContext:
+    """Matrix jobs share one GITHUB_JOB: each shard's comment gets a marker of its own, so the
+    shards neither overwrite each other nor the merged comment."""
+    return _job_named(context, f"{context.github.job or 'job'}-shard-{shard}")
 
 
 def _job_named(context: CIContext, job: str) -> CIContext:

@@ -4,14 +4,13 @@ the local GitHub REST server and a hook endpoint on 127.0.0.1."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from clawspec.cli import main
-from tests.support.github_api import GitHubApiServer
+from tests.support.github_api import GitHubApiServer, pull_request_env
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hooks-stopped-token-5678"
@@ -31,25 +30,14 @@ BROKEN = CONTRACT.replace("artifact_exists", "artifact_exist")
 def github(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[GitHubApiServer, HooksServer]]:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": PR}}))
     with GitHubApiServer(GITHUB_TOKEN) as server, HooksServer(TOKEN, workspace) as hooks:
-        env = {
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_EVENT_PATH": str(event),
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_API_URL": server.url,
-            "GITHUB_REPOSITORY": "octo/agents",
-            "GITHUB_WORKFLOW": "CI",
-            "GITHUB_JOB": "contracts",
-            "GITHUB_TOKEN": GITHUB_TOKEN,
-            "GITHUB_SHA": "f" * 40,
-            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-            "GITHUB_OUTPUT": str(tmp_path / "output"),
-            "CLAWSPEC_HOOKS_TOKEN": TOKEN,
-            "CLAWSPEC_GATEWAY_BASE_URL": hooks.base_url,
-        }
+        env = pull_request_env(
+            server, workspace, tmp_path, PR, GITHUB_TOKEN,
+            GITHUB_WORKFLOW="CI", GITHUB_JOB="contracts", GITHUB_SHA="f" * 40,
+            GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
+            GITHUB_OUTPUT=str(tmp_path / "output"),
+            CLAWSPEC_HOOKS_TOKEN=TOKEN, CLAWSPEC_GATEWAY_BASE_URL=hooks.base_url,
+        )  # fmt: skip
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         yield server, hooks

@@ -7,7 +7,6 @@ shard its own summary, annotations and a PR comment with its own marker.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from clawspec.cli import main
 from tests.reports.test_github_commands import parse_command, parse_outputs
 from tests.sharding.conftest import RunShards, read_report, write_suite
-from tests.support.github_api import GitHubApiServer
+from tests.support.github_api import GitHubApiServer, pull_request_env
 
 GITHUB_TOKEN = "ghs_shardMergeToken77"
 PR = 12
@@ -27,20 +26,11 @@ PR = 12
 def github(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[GitHubApiServer]:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": PR}}))
     with GitHubApiServer(GITHUB_TOKEN) as server:
-        env = {
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_WORKSPACE": str(workspace),
-            "GITHUB_EVENT_PATH": str(event),
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_API_URL": server.url,
-            "GITHUB_REPOSITORY": "octo/agents",
-            "GITHUB_WORKFLOW": "ClawSpec",
-            "GITHUB_TOKEN": GITHUB_TOKEN,
-            "GITHUB_SHA": "d" * 40,
-        }
+        env = pull_request_env(
+            server, workspace, tmp_path, PR, GITHUB_TOKEN,
+            GITHUB_WORKFLOW="ClawSpec", GITHUB_SHA="d" * 40,
+        )  # fmt: skip
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         yield server

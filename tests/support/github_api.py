@@ -535,3 +535,22 @@ def pull_request_environ(api_url: str, folder: Path, number: int = 7) -> dict[st
         "GITHUB_WORKFLOW": "CI",
         "GITHUB_JOB": "test",
     }
+
+
+def pull_request_env(
+    api: GitHubApiServer, workspace: Path, folder: Path, pr: int, token: str, **more: str
+) -> dict[str, str]:
+    """A GitHub Actions job on a push to pull request `pr` (its event file written in `folder`),
+    against `api`; `more` adds or replaces variables (the job, the SHA, the step's files)."""
+    event = folder / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "pull_request": {"number": pr}}))
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_API_URL": api.url,
+        "GITHUB_REPOSITORY": "octo/agents",
+        "GITHUB_TOKEN": token,
+        **more,
+    }
