@@ -11,8 +11,8 @@ At most twice `concurrency` scenarios are started and not yet checked, and there
 thread for each: a scenario's checks never queue behind others'. They start once the lane's
 next request is on its way (`when_sent`), at most `HANDOFF_WAIT_S` after the run answered: a
 check begun at once is CPU work on another thread at the very moment the lane needs the
-interpreter lock to send that request, and made each run's next one wait about a millisecond
-(measured with the gateway fake's timeline, `docs/internals.md`). When checks are slow (file
+interpreter lock to send that request, and delayed each run's next one by 1-3 ms (measured
+with the gateway fake's timeline, `docs/internals.md`). When checks are slow (file
 timeouts, the judge), the lanes wait for them rather than run ahead. With `concurrency: 1`
 scenarios stay strictly one after another (each one's checks end before the next run starts):
 a suite that runs one at a time may rely on that.
