@@ -193,7 +193,10 @@ def render(result: CheckResult) -> list[str]:
     for folder in sorted(result.folders, key=lambda f: f.size, reverse=True)[:5]:
         lines.append(f"size: {_size(folder.size):>9}  {_rel(folder.path, result.root)}")
     problems = len(result.stale) + len(result.unused) + len(result.invalid)
-    lines.append("ok" if result.ok else f"{problems} problem(s) found")
+    verdict = "ok" if result.ok else f"{problems} problem(s) found"
+    if result.missing:  # listed, not counted: recording them is the next step, not a fault
+        verdict += f"; {len(result.missing)} scenario(s) without a recording"
+    lines.append(verdict)
     return lines
 
 

@@ -102,7 +102,7 @@ def test_a_variant_without_recording_is_missing_and_others_are_stale(
         "replay reads each variant's sub-folder; delete it",
         "stale: case.clawspec/sends/opus: no such contract, scenario or variant any more",
     ]
-    assert out[-1] == "2 problem(s) found"
+    assert out[-1] == "2 problem(s) found; 1 scenario(s) without a recording"
 
 
 @pytest.mark.parametrize("how", ["flag", "environment"])
@@ -127,7 +127,7 @@ def test_a_variant_selection_checks_only_those_variants_recordings(
     ]
     stale = [line.split(" (")[0] for line in out if line.startswith("stale:")]
     assert [line.split(":")[1].strip() for line in stale] == ["case.clawspec/sends/opus"]
-    assert out[-1] == "1 problem(s) found"  # missing recordings are listed, not counted
+    assert out[-1] == "1 problem(s) found; 1 scenario(s) without a recording"
 
 
 def test_an_unknown_variant_selected_is_a_usage_error(

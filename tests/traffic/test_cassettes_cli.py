@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,7 +78,16 @@ def test_check_reports_stale_missing_and_sizes(
         in out
     )
     assert any(line.startswith("size: ") and "drafts" in line for line in out)
-    assert out[-1] == "1 problem(s) found"
+    assert out[-1] == "1 problem(s) found; 1 scenario(s) without a recording"
+
+
+def test_check_passes_with_recordings_missing_and_says_how_many(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Missing recordings are the next step (record them), not a fault: exit 0, yet counted.
+    shutil.rmtree(recorded / "skills/x/tests/scenarios/gone")
+    assert main(["cassettes", "check", "."]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "ok; 1 scenario(s) without a recording"
 
 
 def test_check_reports_files_a_replay_did_not_use_and_invalid_files(
@@ -312,8 +322,6 @@ def test_a_check_of_some_contracts_judges_only_their_recordings(
 ) -> None:
     """The bundled examples' recordings, checked for one folder or one file: the others'
     contracts were not loaded, so their recordings are neither stale nor counted."""
-    import shutil
-
     work = tmp_path / "examples"
     shutil.copytree(Path(__file__).resolve().parents[2] / "examples", work)
     monkeypatch.chdir(work)
