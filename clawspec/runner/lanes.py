@@ -69,8 +69,9 @@ class RunLanes(Generic[Item, Started]):
         # ends; nothing goes to threading's excepthook, which would print a raw traceback.
         self._failed = failed
         # Calls its argument once this thread's next request is written (net/watch.when_sent);
-        # None: checks start as soon as the run answered.
-        self._when_sent = when_sent
+        # None: checks start as soon as the run answered (no scenario is held back).
+        self._holds = when_sent is not None
+        self._when_sent = when_sent or _forget
         self._to_check: queue.SimpleQueue[_Handed[Item, Started] | None] = queue.SimpleQueue()
         self._unchecked = threading.Semaphore(2 * self._concurrency)
         self._lock = threading.Lock()
@@ -105,10 +106,10 @@ class RunLanes(Generic[Item, Started]):
                 if item is None:
                     self._unchecked.release()
                     return
-                if held is not None and self._when_sent is not None:
+                if held is not None:
                     self._when_sent(held.set)
                 started = self._start(item)
-                if held is not None and self._when_sent is not None:
+                if held is not None:
                     # Set when the request was written; else nothing was sent (a precondition
                     # failed, the provider is down, ...) and nothing will be soon.
                     self._when_sent(None)
@@ -116,7 +117,7 @@ class RunLanes(Generic[Item, Started]):
                 if inline:
                     self._checked(item, started)
                 else:
-                    held = threading.Event() if self._when_sent is not None else None
+                    held = threading.Event() if self._holds else None
                     self._to_check.put((item, started, held))
                 item = None
         except BaseException as exc:
@@ -160,6 +161,10 @@ _Handed = tuple[Item, Started, threading.Event | None]
 
 
 def _nothing() -> None:
+    pass
+
+
+def _forget(callback: Callable[[], None] | None) -> None:
     pass
 
 
