@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
-from tests.support.github_api import GitHubApiServer, pull_request_env
+from tests.support.github_api import GitHubApiServer, pull_request_job
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hooks-stopped-token-5678"
@@ -30,16 +30,10 @@ BROKEN = CONTRACT.replace("artifact_exists", "artifact_exist")
 def github(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[GitHubApiServer, HooksServer]]:
-    with GitHubApiServer(GITHUB_TOKEN) as server, HooksServer(TOKEN, workspace) as hooks:
-        env = pull_request_env(
-            server, workspace, tmp_path, PR, GITHUB_TOKEN,
-            GITHUB_WORKFLOW="CI", GITHUB_JOB="contracts", GITHUB_SHA="f" * 40,
-            GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
-            GITHUB_OUTPUT=str(tmp_path / "output"),
-            CLAWSPEC_HOOKS_TOKEN=TOKEN, CLAWSPEC_GATEWAY_BASE_URL=hooks.base_url,
-        )  # fmt: skip
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
+    with pull_request_job(
+        monkeypatch, workspace, tmp_path,
+        pr=PR, token=GITHUB_TOKEN, hooks_token=TOKEN, job="contracts", sha="f" * 40,
+    ) as (server, hooks):  # fmt: skip
         yield server, hooks
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
-from tests.support.github_api import GitHubApiServer, pull_request_env
-from tests.support.hooks_api import HooksServer
+from tests.support.github_api import GitHubApiServer, pull_request_job
 
 TOKEN = "hooks-legs-token-1234"
 GITHUB_TOKEN = "ghs_variantLegsToken42"
@@ -29,16 +28,10 @@ scenarios:
 def github(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[GitHubApiServer]:
-    with GitHubApiServer(GITHUB_TOKEN) as server, HooksServer(TOKEN, workspace) as hooks:
-        env = pull_request_env(
-            server, workspace, tmp_path, PR, GITHUB_TOKEN,
-            GITHUB_WORKFLOW="CI", GITHUB_JOB="variant", GITHUB_SHA="e" * 40,
-            GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
-            GITHUB_OUTPUT=str(tmp_path / "output"),
-            CLAWSPEC_HOOKS_TOKEN=TOKEN, CLAWSPEC_GATEWAY_BASE_URL=hooks.base_url,
-        )  # fmt: skip
-        for key, value in env.items():
-            monkeypatch.setenv(key, value)
+    with pull_request_job(
+        monkeypatch, workspace, tmp_path,
+        pr=PR, token=GITHUB_TOKEN, hooks_token=TOKEN, job="variant", sha="e" * 40,
+    ) as (server, _):  # fmt: skip
         yield server
 
 

@@ -33,11 +33,17 @@ import json
 import re
 import threading
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urlsplit
+
+import pytest
+
+from tests.support.hooks_api import HooksServer
 
 FORK_MESSAGE = "Resource not accessible by integration"
 _LIST = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$")
@@ -554,3 +560,31 @@ def pull_request_env(
         "GITHUB_TOKEN": token,
         **more,
     }
+
+
+@contextmanager
+def pull_request_job(
+    monkeypatch: pytest.MonkeyPatch,
+    workspace: Path,
+    folder: Path,
+    *,
+    pr: int,
+    token: str,
+    hooks_token: str,
+    job: str,
+    sha: str,
+) -> Iterator[tuple[GitHubApiServer, HooksServer]]:
+    """A job of workflow "CI" on a push to pull request `pr`: the local GitHub REST server, a
+    hook endpoint beside it, and the job's environment set (its step summary and output files
+    in `folder`)."""
+    with GitHubApiServer(token) as api, HooksServer(hooks_token, workspace) as hooks:
+        env = pull_request_env(
+            api, workspace, folder, pr, token,
+            GITHUB_WORKFLOW="CI", GITHUB_JOB=job, GITHUB_SHA=sha,
+            GITHUB_STEP_SUMMARY=str(folder / "summary.md"),
+            GITHUB_OUTPUT=str(folder / "output"),
+            CLAWSPEC_HOOKS_TOKEN=hooks_token, CLAWSPEC_GATEWAY_BASE_URL=hooks.base_url,
+        )  # fmt: skip
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        yield api, hooks
