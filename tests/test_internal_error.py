@@ -24,6 +24,7 @@ from clawspec.crash import CRASH_LOG_NAME
 from clawspec.errors import ExitCode
 from clawspec.reports.json_report import schema_path
 from clawspec.runner.lanes import RunLanes
+from tests.support.github_api import GitHubApiServer, pull_request_env
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token-5e4d3c2b1a0f"
@@ -49,9 +50,14 @@ def _scenarios(*invokes: tuple[str, str]) -> str:
 
 
 def _run(
-    workspace: Path, server: HooksServer, bug: str, *args: str
+    workspace: Path,
+    server: HooksServer,
+    bug: str,
+    *args: str,
+    environ: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`clawspec run .` in its own process, with `bug` (Python) run at its start-up."""
+    """`clawspec run .` in its own process, with `bug` (Python) run at its start-up;
+    `environ` adds to its environment (a CI job's)."""
     hook = workspace.parent / "hook"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(bug, encoding="utf-8")
@@ -60,6 +66,7 @@ def _run(
         "CLAWSPEC_HOOKS_TOKEN": TOKEN,
         "CLAWSPEC_GATEWAY_BASE_URL": server.base_url,
         "PYTHONPATH": os.pathsep.join([str(hook), str(REPO)]),
+        **(environ or {}),
     }
     return subprocess.run(
         [sys.executable, "-m", "clawspec", "run", ".", *args],
@@ -195,6 +202,58 @@ def test_raising_report_writers_do_not_stop_the_others(
     log = _crash_log(workspace)
     assert "fault 1 of 2: in writing the JUnit XML" in log and "raise TypeError" in log
     assert "fault 2 of 2: in writing the Code Quality report" in log and "raise IndexError" in log
+
+
+HTML_BREAKS = f"""
+import clawspec.reports.html as html
+
+
+def write_html(*args, **kwargs):
+    raise TypeError("the HTML writer has a bug ({TOKEN})")
+
+
+html.write_html = write_html
+"""
+
+
+def test_on_github_the_outputs_after_a_writers_bug_say_the_job_failed(
+    workspace: Path, write_contract, server: HooksServer, tmp_path: Path
+) -> None:
+    """The scenarios pass, but the HTML writer's bug fails the job (70): the job summary, the
+    step outputs and the check run, written after it, say so; none of them is green."""
+    (workspace / "clawspec.yaml").write_text(
+        "report_dir: reports\nreport_html: reports/report.html\n", encoding="utf-8"
+    )
+    write_contract(_scenarios(("first", "a")))
+    github_token = "ghs_writersbug0123456789abcdef"
+    folder = tmp_path / "job"
+    folder.mkdir()
+    with GitHubApiServer(github_token) as api:
+        env = pull_request_env(
+            api, workspace, folder, 5, github_token,
+            GITHUB_WORKFLOW="CI", GITHUB_JOB="test", GITHUB_SHA="a" * 40,
+            GITHUB_STEP_SUMMARY=str(folder / "summary.md"),
+            GITHUB_OUTPUT=str(folder / "output"),
+        )  # fmt: skip
+        done = _run(workspace, server, HTML_BREAKS, environ=env)
+        (check,) = api.check_runs()
+    # On GitHub the secrets are first handed to the runner to mask (`::add-mask::`), then
+    # never shown.
+    lines = done.stdout.splitlines()
+    shown = [line for line in lines if not line.startswith("::add-mask::")]
+    assert len(lines) - len(shown) >= 2  # the hook token and the GitHub token
+    _assert_one_line_naming_the_crash_log(
+        subprocess.CompletedProcess(done.args, done.returncode, "\n".join(shown), done.stderr)
+    )
+    assert _report(workspace)["scenarios"][0]["status"] == "pass"
+    assert (check["status"], check["conclusion"]) == ("completed", "failure"), check
+    internal = "an internal error in ClawSpec cut the run short"
+    assert internal in json.dumps(check["output"])
+    summary = (folder / "summary.md").read_text("utf-8")
+    assert "**Error**" in summary and internal in summary, summary
+    outputs = (folder / "output").read_text("utf-8")
+    assert f"error: {internal}" in outputs, outputs
+    assert github_token not in summary + outputs + json.dumps(check) + "\n".join(shown)
 
 
 LANE_BREAKS = f"""

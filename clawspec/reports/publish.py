@@ -132,7 +132,6 @@ def _publish(
     http: object | None,
     outcome: RunOutcome | None,
 ) -> list[Path]:
-    from clawspec.reports.json_report import write_json
     from clawspec.reports.outcome import decide, policy_for
 
     if outcome is None:
@@ -143,8 +142,16 @@ def _publish(
             raise TypeError("publish() needs the run's CI context (context=) or environ")
         context = CIContext.from_environ(environ)
     err = stderr if stderr is not None else sys.stderr
-    written: list[Path] = []
     faults = Faults()
+    decided = outcome
+
+    def now() -> RunOutcome:
+        """The outcome as the next output must say it: a bug in a writer fails the job (exit
+        70, `faults.raise_if_any` below), so what is written after it says so too; a green
+        check run beside a failed job would hide the failure."""
+        if faults:
+            return decide(report, replace(policy_for(settings), internal_error=True))
+        return decided
 
     def attempt(what: str, action: Callable[[], object]) -> object:
         try:
@@ -159,6 +166,43 @@ def _publish(
     # The report's contract paths are relative to the workspace root (the scenario identity);
     # file locations resolve them from there, whatever folder ClawSpec runs from.
     workspace = settings.workspace or Path.cwd()
+    json_path = report_json_path(settings)
+    junit_path = Path(settings.junit) if settings.junit else None
+    written = _write_files(report, settings, context, workspace, attempt)
+    if settings.summary and attempt(
+        "job summary file", lambda: _write_summary(report, settings.summary, now())
+    ):
+        written.append(Path(settings.summary))
+    _keep_workspace_owner(written, context)
+    if context.system == "github":
+        _publish_github(
+            report,
+            settings,
+            context,
+            now,
+            attempt=attempt,
+            stdout=stdout,
+            err=err,
+            json_path=json_path if json_path in written else None,
+            junit_path=junit_path if junit_path in written else None,
+            http=http,
+            workspace=workspace,
+        )
+    faults.raise_if_any(report_dir=json_path.parent, written=written)
+    return written
+
+
+def _write_files(
+    report: RunReport,
+    settings: Settings,
+    context: CIContext,
+    workspace: Path,
+    attempt: Callable[[str, Callable[[], object]], object],
+) -> list[Path]:
+    """The report files the settings ask for (JSON always), each attempted on its own."""
+    from clawspec.reports.json_report import write_json
+
+    written: list[Path] = []
     json_path = report_json_path(settings)
     if attempt("JSON report", lambda: write_json(report, json_path)):
         written.append(json_path)
@@ -194,26 +238,6 @@ def _publish(
             lambda: write_codequality(report, quality_path, root, workspace),
         ):
             written.append(quality_path)
-    if settings.summary and attempt(
-        "job summary file", lambda: _write_summary(report, settings.summary, outcome)
-    ):
-        written.append(Path(settings.summary))
-    _keep_workspace_owner(written, context)
-    if context.system == "github":
-        _publish_github(
-            report,
-            settings,
-            context,
-            outcome,
-            attempt=attempt,
-            stdout=stdout,
-            err=err,
-            json_path=json_path if json_path in written else None,
-            junit_path=junit_path if junit_path in written else None,
-            http=http,
-            workspace=workspace,
-        )
-    faults.raise_if_any(report_dir=json_path.parent, written=written)
     return written
 
 
@@ -232,7 +256,7 @@ def _publish_github(
     report: RunReport,
     settings: Settings,
     context: CIContext,
-    outcome: RunOutcome,
+    outcome: Callable[[], RunOutcome],
     *,
     attempt: Callable[[str, Callable[[], object]], object],
     stdout: TextIO | None,
@@ -253,11 +277,11 @@ def _publish_github(
     # merge job, once. Its step outputs stay (per job; the report path feeds upload-artifact).
     whole = report.shard is None or settings.shard_publish
     if whole:
-        attempt("job summary", lambda: write_summary(runner, report, outcome=outcome))
+        attempt("job summary", lambda: write_summary(runner, report, outcome=outcome()))
         attempt("annotations", lambda: write_annotations(runner, report, workspace=workspace))
     attempt(
         "step outputs",
-        lambda: write_outputs(runner, report, json_path, junit_path, outcome=outcome),
+        lambda: write_outputs(runner, report, json_path, junit_path, outcome=outcome()),
     )
     context = _leg_context(context, settings)
     if settings.check_run is not False and whole:
@@ -267,7 +291,7 @@ def _publish_github(
                 report,
                 settings,
                 context,
-                outcome,
+                outcome(),
                 runner=runner,
                 err=err,
                 http=http,
@@ -279,7 +303,7 @@ def _publish_github(
             context = _shard_job(context, report.shard.index)
         attempt(
             "PR comment",
-            lambda: _comment(report, settings, context, outcome, err=err, http=http),
+            lambda: _comment(report, settings, context, outcome(), err=err, http=http),
         )
 
 
