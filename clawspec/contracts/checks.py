@@ -12,6 +12,7 @@ from clawspec.assertions import REGISTRY
 from clawspec.contracts import templates
 from clawspec.contracts.explain import PHASES, format_at
 from clawspec.contracts.outlines import placeholders
+from clawspec.contracts.problems import Problem
 from clawspec.inputs.paths import escapes_workspace, length_problem
 from clawspec.inputs.source import Loc, SourceDoc
 from clawspec.text import UNSHOWABLE, cut
@@ -30,11 +31,11 @@ def check_semantics(
     workspace: Path,
     environ: Mapping[str, str],
     templated: bool,
-) -> list[str]:
+) -> list[Problem]:
     """Checks pydantic cannot make (unique names, template variables, workspace paths); they
     read the raw data so they report even when the structure has other errors. `templated` is
     False when no string of the file can hold a template: the variable check is skipped."""
-    errors: list[str] = []
+    errors: list[Problem] = []
     seen: set[str] = set()
     scenarios = doc.data.get("scenarios")
     for s_index, scenario in enumerate(scenarios if isinstance(scenarios, list) else []):
@@ -93,7 +94,7 @@ def _unshowable(name: str) -> str | None:
 
 def _check_has_assertions(
     shown: str, doc: SourceDoc, s_index: int, scenario: dict[str, Any]
-) -> list[str]:
+) -> list[Problem]:
     """A scenario must check something: one message needs a `then`; a conversation at least
     one assertion across its turns and its `then`."""
     loc = ("scenarios", s_index)
@@ -122,9 +123,9 @@ def _check_assertions(
     environ: Mapping[str, str],
     templated: bool,
     outline: bool,
-) -> list[str]:
+) -> list[Problem]:
     """The checks of one list of assertions (`given`, `then`, a turn's `then`) at `loc`."""
-    errors: list[str] = []
+    errors: list[Problem] = []
     for a_index, raw in enumerate(items if isinstance(items, list) else []):
         if not isinstance(raw, dict):
             continue
@@ -139,7 +140,7 @@ def _check_assertions(
 
 def _check_say(
     shown: str, doc: SourceDoc, loc: Loc, turn: dict[str, Any], environ: Mapping[str, str]
-) -> list[str]:
+) -> list[Problem]:
     """A turn's message that would be sent empty: blank as written, or nothing but template
     variables that may render empty (env values are known only at run time)."""
     say = turn.get("say")
@@ -181,11 +182,11 @@ _AFTER_THE_RUN = {"reply": _REPLY_IN_GIVEN, "run record": _RECORD_IN_GIVEN}
 
 def _check_outline_strings(
     shown: str, doc: SourceDoc, s_index: int, scenario: dict[str, Any], outline: bool
-) -> list[str]:
+) -> list[Problem]:
     """Row placeholders where they cannot be: in a name (a row is named `name[row id]`), and
     outside `when`/`given`/`then` of a scenario without rows (those are checked with the
     other templates)."""
-    errors = []
+    errors: list[Problem] = []
     loc = ("scenarios", s_index)
     for key, item in scenario.items():
         if key in ("when", "turns", "examples", *PHASES) or (outline and key != "name"):
@@ -213,8 +214,8 @@ def _check_strings(
     data: dict[str, Any],
     environ: Mapping[str, str],
     outline: bool = False,
-) -> list[str]:
-    errors = []
+) -> list[Problem]:
+    errors: list[Problem] = []
     for sub_loc, text in template_strings(data, loc, []):
         try:
             templates.check_variables(text, environ, outline)
@@ -225,7 +226,7 @@ def _check_strings(
 
 def _check_paths(
     shown: str, doc: SourceDoc, loc: Loc, raw: dict[str, Any], environ: Mapping[str, str]
-) -> list[str]:
+) -> list[Problem]:
     return [
         format_at(shown, doc, (*loc, name), message)
         for name, message in path_problems(raw, environ)

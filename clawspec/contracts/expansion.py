@@ -18,7 +18,6 @@ from clawspec.contracts import templates
 from clawspec.contracts.checks import path_problems, template_strings
 from clawspec.contracts.explain import PHASES, describe, explain, format_at
 from clawspec.contracts.outlines import (
-    Problem,
     RawRow,
     holds_placeholder,
     placeholders,
@@ -26,6 +25,7 @@ from clawspec.contracts.outlines import (
     sole_placeholder,
     substitute,
 )
+from clawspec.contracts.problems import Problem
 from clawspec.inputs.source import Loc, SourceDoc
 
 
@@ -245,13 +245,11 @@ def explain_entries(
         elif entries is not None and loc == ("scenarios",) and expansion.dropped:
             continue  # the only scenarios were outlines whose rows have errors (reported)
         plain.append({**err, "loc": loc})
-    out: list[tuple[str, tuple[int, int] | None]] = [
-        (format_at(shown, doc, loc, msg, key), None) for loc, msg, key in explain(plain, doc)
-    ]
+    out = [format_at(shown, doc, loc, msg, key) for loc, msg, key in explain(plain, doc)]
     for err, row, variable in caused:
         for loc, msg, _ in explain([err], doc):
             about = describe(doc, loc, row.id)
-            out.append((f"{row.where(variable)}: {about}{msg}", _row_order(doc, loc[1], row)))
+            out.append(Problem(row.where(variable), f"{about}{msg}", _row_order(doc, loc[1], row)))
     return out
 
 

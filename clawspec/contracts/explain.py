@@ -7,6 +7,7 @@ import difflib
 from typing import Any
 
 from clawspec.assertions import REGISTRY
+from clawspec.contracts.problems import Problem
 from clawspec.inputs.source import Loc, Mark, SourceDoc
 from clawspec.text import UNSHOWABLE
 
@@ -14,20 +15,19 @@ from clawspec.text import UNSHOWABLE
 PHASES = ("given", "then")
 
 
-def error_position(shown: str, error: str) -> tuple[int, int]:
-    """(line, column) of a message of `shown` (`file:line:column: ...`), to sort messages by."""
-    line, column = error[len(shown) + 1 :].split(":", 2)[:2]
-    return int(line), int(column)
-
-
 def shown_name(name: str) -> str:
     """A name as a message shows it: what cannot be shown written as its escape (`\\n`)."""
     return UNSHOWABLE.sub(lambda found: found.group().encode("unicode_escape").decode(), name)
 
 
-def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> str:
+def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> Problem:
+    """The problem `message` at `loc` (its key with `at_key`), named as `describe` names it."""
     mark: Mark = doc.key_mark(loc) if at_key else doc.value_mark(loc)
-    return f"{shown}:{mark.line}:{mark.column}: {describe(doc, loc)}{message}"
+    return Problem(
+        f"{shown}:{mark.line}:{mark.column}",
+        f"{describe(doc, loc)}{message}",
+        (mark.line, mark.column),
+    )
 
 
 def describe(doc: SourceDoc, loc: Loc, row: str | None = None) -> str:

@@ -14,10 +14,10 @@ from pydantic import ValidationError
 from clawspec.contracts.checks import check_semantics, may_hold_templates
 from clawspec.contracts.discovery import display_path
 from clawspec.contracts.expansion import expand, explain_entries
-from clawspec.contracts.explain import error_position
 from clawspec.contracts.legacy import legacy_kind
 from clawspec.contracts.models import Contract
 from clawspec.contracts.outlines import ExampleRow
+from clawspec.contracts.problems import Problem
 from clawspec.contracts.reading import Parsed, parsed_here, read_contract
 from clawspec.errors import ContractError
 from clawspec.identity import contract_path
@@ -107,14 +107,19 @@ def load_contract(
     # Keys stated twice are reported together, and with the file's other problems (the data
     # holds each key's first value): one run of `validate` shows what to fix.
     duplicates = [
-        f"{shown}:{dup.mark.line}:{dup.mark.column}: {dup.message}" for dup in doc.duplicates
+        Problem(
+            f"{shown}:{dup.mark.line}:{dup.mark.column}",
+            dup.message,
+            (dup.mark.line, dup.mark.column),
+        )
+        for dup in doc.duplicates
     ]
     if not isinstance(doc.data, dict):
         found = "an empty file" if doc.data is None else type(doc.data).__name__
         return [
             f"{shown}:1:1: a contract must be a mapping with 'version', 'target' and "
             f"'scenarios'; found {found}",
-            *duplicates,
+            *(dup.text for dup in duplicates),
         ]
     legacy = legacy_kind(doc.data)
     if legacy is not None:
@@ -123,7 +128,7 @@ def load_contract(
             f"{shown}:{mark.line}:{mark.column}: this looks like a legacy ClawSpec {legacy[1]} "
             "file "
             f"('{legacy[0]}' at the top, no 'scenarios'): run `clawspec migrate {shown}`",
-            *duplicates,
+            *(dup.text for dup in duplicates),
         ]
     if not duplicates:
         try:
@@ -158,31 +163,28 @@ def _validate(
     environ: Mapping[str, str],
     text: str,
     limits: ContractLimits,
-    found: Sequence[str] = (),
+    found: Sequence[Problem] = (),
 ) -> tuple[Contract, tuple[tuple[int, ExampleRow | None], ...] | None]:
     """The validated contract (each outline row an entry of its own) and its entries
-    (LoadedContract.entries); ContractError lists every problem, `found` (messages of problems
-    already known) among them, in file order."""
+    (LoadedContract.entries); ContractError lists every problem, `found` (problems already
+    known) among them, in file order."""
     # The semantic checks run whether or not the structure is valid: every error, at once.
-    errors = [*found, *check_semantics(shown, doc, workspace, environ, may_hold_templates(text))]
+    problems = [*found, *check_semantics(shown, doc, workspace, environ, may_hold_templates(text))]
     # Outline errors may be in a data file: they sort where the outline is.
-    order: dict[str, tuple[int, int]] = {}
     expansion = expand(shown, doc, path, workspace, environ, limits.max_bytes)
-    for problem in expansion.problems:
-        errors.append(problem.text)
-        order.setdefault(problem.text, problem.order)
+    problems += expansion.problems
     try:
         contract = Contract.model_validate(expansion.data)
     except ValidationError as exc:
-        for message, position in explain_entries(shown, doc, exc, expansion):
-            errors.append(message)
-            if position is not None:
-                order.setdefault(message, position)
-    if errors:
-        # Deduplicated in the order found, then sorted by position; the sort is stable, so
-        # errors at one position keep that order (a set's order changes with PYTHONHASHSEED).
-        unique = dict.fromkeys(errors)
-        raise ContractError(sorted(unique, key=lambda e: order.get(e) or error_position(shown, e)))
+        problems += explain_entries(shown, doc, exc, expansion)
+    if problems:
+        # Deduplicated in the order found (each text where it first sorts), then sorted by
+        # position; the sort is stable, so errors at one position keep that order (a set's
+        # order changes with PYTHONHASHSEED).
+        order: dict[str, tuple[int, int]] = {}
+        for problem in problems:
+            order.setdefault(problem.text, problem.order)
+        raise ContractError(sorted(order, key=order.__getitem__))
     if expansion.entries is None:
         return contract, None
     lines = {i: doc.value_mark(("scenarios", i)).line for i, _ in expansion.entries}

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.contracts.discovery import display_path
+from clawspec.contracts.problems import Problem
 from clawspec.identity import contract_path
 from clawspec.inputs.paths import PathEscapeError, resolve_in_workspace
 from clawspec.inputs.source import DuplicateKeys, Loc, Mark, SourceDoc, SourceError, parse_yaml
@@ -40,20 +41,6 @@ class ExampleRow:
     id: str
     line: int  # the result's line: the row's own line, or the scenario's for a data-file row
     source: str | None = None  # a data-file row: "<file relative to the workspace>:<line>"
-
-
-@dataclass
-class Problem:
-    """A load error: where it is (`file:line:column`), what it says, and where it sorts in the
-    contract. Kept apart so that the loader can name the outline between them."""
-
-    where: str
-    message: str
-    order: tuple[int, int]
-
-    @property
-    def text(self) -> str:
-        return f"{self.where}: {self.message}"
 
 
 @dataclass
