@@ -4,7 +4,10 @@ layout, never parsed out of the launcher, whose quoting differs between installe
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,6 +68,49 @@ def test_the_crash_log_names_the_version_behind_an_unquoted_launcher(
     monkeypatch.setenv("CLAWSPEC_OPENCLAW_BIN", str(launcher_path(tmp_path / "openclaw")))
     package = (tmp_path / "openclaw" / "app" / "node_modules" / "openclaw").resolve()
     assert crash.openclaw_version() == f"{VERSION} ({package})"
+
+
+BUILD_PARSER_BREAKS = """
+import clawspec.cli as cli
+
+
+def build_parser():
+    raise RuntimeError("parser bug")
+
+
+cli.build_parser = build_parser
+"""
+
+
+def test_through_the_cli_the_crash_log_names_the_release_behind_an_unquoted_launcher(
+    tmp_path: Path,
+) -> None:
+    """The command a user runs, its crash log naming the OpenClaw that the current installer's
+    launcher starts (an older test read that launcher's text, and failed on this one)."""
+    _install(tmp_path / "openclaw")
+    hook, temp, workspace = tmp_path / "hook", tmp_path / "temp", tmp_path / "ws"
+    for folder in (hook, temp, workspace):
+        folder.mkdir()
+    (hook / "sitecustomize.py").write_text(BUILD_PARSER_BREAKS, encoding="utf-8")
+    env = {
+        **os.environ,
+        "CLAWSPEC_OPENCLAW_BIN": str(launcher_path(tmp_path / "openclaw")),
+        "TMPDIR": str(temp),
+        "PYTHONPATH": os.pathsep.join([str(hook), str(Path(__file__).resolve().parents[2])]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "clawspec", "validate", "."],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 70, done.stderr
+    (log,) = temp.glob("clawspec-crash-*.log")
+    package = (tmp_path / "openclaw" / "app" / "node_modules" / "openclaw").resolve()
+    assert f"openclaw:  {VERSION} ({package})" in log.read_text("utf-8")
 
 
 def test_the_crash_log_still_writes_when_the_gateway_modules_are_broken(
