@@ -484,7 +484,9 @@ class Settings(BaseModel):
     openclaw_state_dir: str | None = Field(
         None,
         description="The state folder (OPENCLAW_STATE_DIR) of a gateway you run yourself: where "
-        "ClawSpec reads each run's record (the reply). Bring-up sets its own.",
+        "ClawSpec reads each run's record (its reply, tool calls with their arguments, messages "
+        "sent, how it ended, token usage) for reply and run-record assertions, token_budget and "
+        "the report. Bring-up sets its own.",
     )
     scenario_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_PATTERNS))
     timezone: str | None = None
