@@ -167,7 +167,7 @@ def _write(target: Target, inserts: list[Any], workspace: Any) -> None:
 
     def validate(candidate: Path) -> list[str]:
         found = load_contract(candidate, workspace, dict(os.environ))
-        return found if isinstance(found, list) else []
+        return [problem.text for problem in found] if isinstance(found, list) else []
 
     write.write_contract(target.path, target.original, new_text, validate)
 

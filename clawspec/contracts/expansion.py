@@ -25,7 +25,7 @@ from clawspec.contracts.outlines import (
     sole_placeholder,
     substitute,
 )
-from clawspec.contracts.problems import Problem
+from clawspec.contracts.problems import Place, Problem
 from clawspec.inputs.source import Loc, SourceDoc
 
 
@@ -117,7 +117,7 @@ def _one_id_each(
                 "rename one of them"
             )
             found.append(
-                Problem(f"{shown}:{mark.line}:{mark.column}", message, (mark.line, mark.column))
+                Problem(Place(shown, mark.line, mark.column), message, (mark.line, mark.column))
             )
     return found
 
@@ -132,7 +132,7 @@ def _unknown_variable(
     defined = list(dict.fromkeys(k for row in rows for k in row.values))
     source = rows[0].source
     # A data file's rows share its columns: name the file, so the fix is plain.
-    where = f"{source.rsplit(':', 1)[0]} has the columns" if source else "the rows define"
+    where = f"{rows[0].shown} has the columns" if source else "the rows define"
     available = ", ".join(defined) or "no variables"
     count = f"{len(rows)} row" + ("" if len(rows) == 1 else "s")
     hint = difflib.get_close_matches(name, defined, n=1)
@@ -143,7 +143,7 @@ def _unknown_variable(
         + (f"; did you mean '{{{{vars.{hint[0]}}}}}'?" if hint else "")
         + (f" (also used on line {', '.join(map(str, also))})" if also else "")
     )
-    where = f"{shown}:{mark.line}:{mark.column}"
+    where = Place(shown, mark.line, mark.column)
     return Problem(where, f"{describe(doc, loc)}{message}", (mark.line, mark.column))
 
 

@@ -7,7 +7,7 @@ import difflib
 from typing import Any
 
 from clawspec.assertions import REGISTRY
-from clawspec.contracts.problems import Problem
+from clawspec.contracts.problems import Place, Problem
 from clawspec.inputs.source import Loc, Mark, SourceDoc
 from clawspec.text import UNSHOWABLE
 
@@ -24,7 +24,7 @@ def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool =
     """The problem `message` at `loc` (its key with `at_key`), named as `describe` names it."""
     mark: Mark = doc.key_mark(loc) if at_key else doc.value_mark(loc)
     return Problem(
-        f"{shown}:{mark.line}:{mark.column}",
+        Place(shown, mark.line, mark.column),
         f"{describe(doc, loc)}{message}",
         (mark.line, mark.column),
     )

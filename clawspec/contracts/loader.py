@@ -17,7 +17,7 @@ from clawspec.contracts.expansion import expand, explain_entries
 from clawspec.contracts.legacy import legacy_kind
 from clawspec.contracts.models import Contract
 from clawspec.contracts.outlines import ExampleRow
-from clawspec.contracts.problems import Problem
+from clawspec.contracts.problems import Place, Problem
 from clawspec.contracts.reading import Parsed, parsed_here, read_contract
 from clawspec.errors import ContractError
 from clawspec.identity import contract_path
@@ -80,11 +80,11 @@ def load_contracts(
     files are read and parsed here, one after another. Contracts and errors come in file order.
     `limits` bound each file's size, nesting and aliases (inputs/limits.py).
     """
-    outcomes: list[LoadedContract | list[str]] = [[] for _ in files]
+    outcomes: list[LoadedContract | list[Problem]] = [[] for _ in files]
     for index, result in parsed_here(files, limits) if parsed is None else parsed:
         outcomes[index] = load_contract(files[index], workspace, environ, result, limits)
     loaded = [outcome for outcome in outcomes if isinstance(outcome, LoadedContract)]
-    errors = [error for outcome in outcomes if isinstance(outcome, list) for error in outcome]
+    errors = [p.text for outcome in outcomes if isinstance(outcome, list) for p in outcome]
     if errors:
         raise ContractError(errors)
     return loaded
@@ -96,8 +96,8 @@ def load_contract(
     environ: Mapping[str, str],
     parsed: Parsed | None = None,
     limits: ContractLimits = DEFAULT_LIMITS,
-) -> LoadedContract | list[str]:
-    """Load one contract file: the contract, or the list of error messages."""
+) -> LoadedContract | list[Problem]:
+    """Load one contract file: the contract, or its problems in file order."""
     shown = display_path(path)
     key = contract_path(path, workspace)
     first = parsed if parsed is not None else read_contract(path, shown, limits)
@@ -108,7 +108,7 @@ def load_contract(
     # holds each key's first value): one run of `validate` shows what to fix.
     duplicates = [
         Problem(
-            f"{shown}:{dup.mark.line}:{dup.mark.column}",
+            Place(shown, dup.mark.line, dup.mark.column),
             dup.message,
             (dup.mark.line, dup.mark.column),
         )
@@ -116,35 +116,33 @@ def load_contract(
     ]
     if not isinstance(doc.data, dict):
         found = "an empty file" if doc.data is None else type(doc.data).__name__
-        return [
-            f"{shown}:1:1: a contract must be a mapping with 'version', 'target' and "
-            f"'scenarios'; found {found}",
-            *(dup.text for dup in duplicates),
-        ]
+        message = (
+            f"a contract must be a mapping with 'version', 'target' and 'scenarios'; found {found}"
+        )
+        return [Problem(Place(shown, 1, 1), message, (1, 1)), *duplicates]
     legacy = legacy_kind(doc.data)
     if legacy is not None:
         mark = _every_position(text, path, limits).key_mark((legacy[0],))
+        message = (
+            f"this looks like a legacy ClawSpec {legacy[1]} file ('{legacy[0]}' at the top, no "
+            f"'scenarios'): run `clawspec migrate {shown}`"
+        )
         return [
-            f"{shown}:{mark.line}:{mark.column}: this looks like a legacy ClawSpec {legacy[1]} "
-            "file "
-            f"('{legacy[0]}' at the top, no 'scenarios'): run `clawspec migrate {shown}`",
-            *(dup.text for dup in duplicates),
+            Problem(Place(shown, mark.line, mark.column), message, (mark.line, mark.column)),
+            *duplicates,
         ]
     if not duplicates:
-        try:
-            contract, entries = _validate(shown, doc, path, workspace, environ, text, limits)
+        valid = _validate(shown, doc, path, workspace, environ, text, limits)
+        if not isinstance(valid, list):
+            contract, entries = valid
             return LoadedContract(path, shown, contract, doc, key, entries)
-        except ContractError:
-            pass
     # every position, to point at each problem exactly
     doc = _every_position(text, path, limits)
-    try:
-        contract, entries = _validate(
-            shown, doc, path, workspace, environ, text, limits, duplicates
-        )
-        return LoadedContract(path, shown, contract, doc, key, entries)
-    except ContractError as exc:
-        return exc.messages
+    valid = _validate(shown, doc, path, workspace, environ, text, limits, duplicates)
+    if isinstance(valid, list):
+        return valid
+    contract, entries = valid
+    return LoadedContract(path, shown, contract, doc, key, entries)
 
 
 def _every_position(text: str, path: Path, limits: ContractLimits) -> SourceDoc:
@@ -164,10 +162,10 @@ def _validate(
     text: str,
     limits: ContractLimits,
     found: Sequence[Problem] = (),
-) -> tuple[Contract, tuple[tuple[int, ExampleRow | None], ...] | None]:
+) -> tuple[Contract, tuple[tuple[int, ExampleRow | None], ...] | None] | list[Problem]:
     """The validated contract (each outline row an entry of its own) and its entries
-    (LoadedContract.entries); ContractError lists every problem, `found` (problems already
-    known) among them, in file order."""
+    (LoadedContract.entries), or every problem, `found` (problems already known) among them,
+    in file order."""
     # The semantic checks run whether or not the structure is valid: every error, at once.
     problems = [*found, *check_semantics(shown, doc, workspace, environ, may_hold_templates(text))]
     # Outline errors may be in a data file: they sort where the outline is.
@@ -181,10 +179,10 @@ def _validate(
         # Deduplicated in the order found (each text where it first sorts), then sorted by
         # position; the sort is stable, so errors at one position keep that order (a set's
         # order changes with PYTHONHASHSEED).
-        order: dict[str, tuple[int, int]] = {}
+        unique: dict[str, Problem] = {}
         for problem in problems:
-            order.setdefault(problem.text, problem.order)
-        raise ContractError(sorted(order, key=order.__getitem__))
+            unique.setdefault(problem.text, problem)
+        return sorted(unique.values(), key=lambda problem: problem.order)
     if expansion.entries is None:
         return contract, None
     lines = {i: doc.value_mark(("scenarios", i)).line for i, _ in expansion.entries}

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clawspec.contracts.discovery import display_path
-from clawspec.contracts.problems import Problem
+from clawspec.contracts.problems import Place, Problem
 from clawspec.identity import contract_path
 from clawspec.inputs.paths import PathEscapeError, resolve_in_workspace
 from clawspec.inputs.source import DuplicateKeys, Loc, Mark, SourceDoc, SourceError, parse_yaml
@@ -60,15 +60,15 @@ class RawRow:
     loc: Loc = ()
     marks: dict[str, Mark] = field(default_factory=dict)  # CSV: each column's cell
 
-    def where(self, variable: str | None = None) -> str:
+    def where(self, variable: str | None = None) -> Place:
         """`file:line:column` of the row, or of its value for `variable` when known."""
         if variable is not None and self.doc is not None and variable in self.values:
             mark = self.doc.value_mark((*self.loc, variable))
-            return f"{self.shown}:{mark.line}:{mark.column}"
+            return Place(self.shown, mark.line, mark.column)
         if variable is not None and variable in self.marks:
             mark = self.marks[variable]
-            return f"{self.shown}:{mark.line}:{mark.column}"
-        return f"{self.shown}:{self.line}:{self.column}"
+            return Place(self.shown, mark.line, mark.column)
+        return Place(self.shown, self.line, self.column)
 
     def example(self, scenario_line: int) -> ExampleRow:
         return ExampleRow(self.id, scenario_line if self.source else self.line, self.source)
@@ -81,7 +81,7 @@ class Rows:
     rows: list[RawRow] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
-    def add(self, where: str, message: str, order: tuple[int, int]) -> None:
+    def add(self, where: Place, message: str, order: tuple[int, int]) -> None:
         self.problems.append(Problem(where, message, order))
 
 
@@ -165,17 +165,17 @@ def read_rows(
     order = (mark.line, mark.column)
     out = Rows()
 
-    def problem(where: str, message: str) -> Rows:
+    def problem(where: Place, message: str) -> Rows:
         out.problems.append(Problem(where, message, order))
         return out
 
-    at = f"{shown}:{mark.line}:{mark.column}"
+    at = Place(shown, mark.line, mark.column)
     if isinstance(examples, list):
         if not examples:
             return problem(at, "'examples' is an empty table: give at least one row")
         for index, item in enumerate(examples):
             item_mark = doc.value_mark((*loc, index))
-            row_at = f"{shown}:{item_mark.line}:{item_mark.column}"
+            row_at = Place(shown, item_mark.line, item_mark.column)
             _add_row(out, item, index + 1, row_at, order, shown, item_mark, doc, (*loc, index))
         return _check_ids(out, order)
     if not (isinstance(examples, dict) and set(examples) == {"file"}):
@@ -184,7 +184,7 @@ def read_rows(
         )
     value = examples["file"]
     file_mark = doc.value_mark((*loc, "file"))
-    file_at = f"{shown}:{file_mark.line}:{file_mark.column}"
+    file_at = Place(shown, file_mark.line, file_mark.column)
     if not isinstance(value, str) or not value:
         return problem(file_at, f"examples: 'file' must be a path, found {value!r}")
     if not value.lower().endswith(SUFFIXES):
@@ -220,7 +220,7 @@ def read_rows(
     )
     reader(out, text, path, data_shown, source, order)
     if not out.rows and not out.problems:
-        return problem(f"{data_shown}:1:1", "the data file has no rows: give at least one")
+        return problem(Place(data_shown, 1, 1), "the data file has no rows: give at least one")
     return _check_ids(out, order)
 
 
@@ -245,7 +245,7 @@ def _add_row(
     out: Rows,
     item: Any,
     position: int,
-    at: str,
+    at: Place,
     order: tuple[int, int],
     shown: str,
     mark: Mark,
@@ -266,7 +266,7 @@ def _add_row(
             where = at
             if doc is not None:
                 key_mark = doc.key_mark((*loc, key))
-                where = f"{shown}:{key_mark.line}:{key_mark.column}"
+                where = Place(shown, key_mark.line, key_mark.column)
             out.problems.append(
                 Problem(
                     where,
@@ -357,12 +357,12 @@ def _csv_rows(
                 for cell in cells:
                     if cells.count(cell) > 1:
                         out.problems.append(
-                            Problem(f"{shown}:{start}:1", f"column '{cell}' appears twice", order)
+                            Problem(Place(shown, start, 1), f"column '{cell}' appears twice", order)
                         )
                         return
                 continue
             position += 1
-            at = f"{shown}:{start}:1"
+            at = Place(shown, start, 1)
             if len(cells) != len(header):
                 out.problems.append(
                     Problem(
@@ -380,7 +380,7 @@ def _csv_rows(
                 source=source, marks=marks, split_tags=True,
             )  # fmt: skip
     except csv.Error as exc:
-        out.problems.append(Problem(f"{shown}:{reader.line_num}:1", f"invalid CSV: {exc}", order))
+        out.problems.append(Problem(Place(shown, reader.line_num, 1), f"invalid CSV: {exc}", order))
 
 
 def _cell_marks(text: str, line: int, header: list[str]) -> dict[str, Mark]:
@@ -412,7 +412,7 @@ class _Keys:
                 result[key] = value
         return result
 
-    def report(self, out: Rows, at: str, order: tuple[int, int]) -> None:
+    def report(self, out: Rows, at: Place, order: tuple[int, int]) -> None:
         """Each key noted since the last report, as a problem of the row at `at`."""
         for key in dict.fromkeys(self.twice):
             out.add(at, f"duplicate key '{key}': remove or rename one of them", order)
@@ -429,11 +429,11 @@ def _jsonl_rows(
         if not line.strip():
             continue
         position += 1
-        at = f"{shown}:{number}:1"
+        at = Place(shown, number, 1)
         try:
             item = json.loads(line, object_pairs_hook=keys)
         except json.JSONDecodeError as exc:
-            where = f"{shown}:{number}:{exc.colno}"
+            where = Place(shown, number, exc.colno)
             out.problems.append(Problem(where, f"invalid JSON: {exc.msg}", order))
             continue
         keys.report(out, at, order)
@@ -449,12 +449,12 @@ def _json_rows(
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        where = f"{shown}:{exc.lineno}:{exc.colno}"
+        where = Place(shown, exc.lineno, exc.colno)
         out.problems.append(Problem(where, f"invalid JSON: {exc.msg}", order))
         return
     if not isinstance(data, list):
         found = type(data).__name__
-        out.add(f"{shown}:1:1", f"{NOT_A_LIST}, found {found}", order)
+        out.add(Place(shown, 1, 1), f"{NOT_A_LIST}, found {found}", order)
         return
     index = text.index("[") + 1
     for position in range(1, len(data) + 1):
@@ -463,7 +463,7 @@ def _json_rows(
         item, end = decoder.raw_decode(text, index)
         line = text.count("\n", 0, index) + 1
         column = index - (text.rfind("\n", 0, index) + 1) + 1
-        at = f"{shown}:{line}:{column}"
+        at = Place(shown, line, column)
         keys.report(out, at, order)
         _add_row(out, item, position, at, order, shown, Mark(line, column), source=source)
         index = end
@@ -478,17 +478,17 @@ def _yaml_rows(
     except DuplicateKeys as exc:  # every one, and the rows' own problems
         doc = exc.doc
         for dup in doc.duplicates:
-            out.add(f"{shown}:{dup.mark.line}:{dup.mark.column}", dup.message, order)
+            out.add(Place(shown, dup.mark.line, dup.mark.column), dup.message, order)
     except SourceError as exc:
-        out.problems.append(Problem(f"{shown}:{exc.mark.line}:{exc.mark.column}", str(exc), order))
+        out.problems.append(Problem(Place(shown, exc.mark.line, exc.mark.column), str(exc), order))
         return
     if not isinstance(doc.data, list):
         found = "nothing" if doc.data is None else type(doc.data).__name__
         if doc.data is None:
             return  # an empty file: no rows
-        out.add(f"{shown}:1:1", f"{NOT_A_LIST}, found {found}", order)
+        out.add(Place(shown, 1, 1), f"{NOT_A_LIST}, found {found}", order)
         return
     for index, item in enumerate(doc.data):
         mark = doc.value_mark((index,))
-        at = f"{shown}:{mark.line}:{mark.column}"
+        at = Place(shown, mark.line, mark.column)
         _add_row(out, item, index + 1, at, order, shown, mark, doc, (index,), source)

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from clawspec.contracts.discovery import display_path
+from clawspec.contracts.problems import Place, Problem
 from clawspec.inputs.limits import DEFAULT_LIMITS, ContractLimits, too_large
 from clawspec.inputs.source import DuplicateKeys, SourceDoc, SourceError, parse_yaml
 
@@ -16,11 +17,11 @@ from clawspec.inputs.source import DuplicateKeys, SourceDoc, SourceError, parse_
 # conversation's turn holds assertions two levels below a scenario's given|then[j]).
 ASSERTION_DEPTH = 6
 
-Parsed = tuple[str, SourceDoc] | list[str]  # (text, document), or the file's error messages
+Parsed = tuple[str, SourceDoc] | list[Problem]  # (text, document), or the file's problems
 
 
 def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:
-    """Read and parse one contract file: its text and document, or its error messages.
+    """Read and parse one contract file: its text and document, or its problems.
 
     Never more than `limits.max_bytes` (+1) bytes are read: a larger file is an error."""
     try:
@@ -28,7 +29,8 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
             size = os.fstat(handle.fileno()).st_size  # a file known too large is not read
             data = handle.read(limits.max_bytes + 1) if size <= limits.max_bytes else b""
             if size > limits.max_bytes or len(data) > limits.max_bytes:
-                return [f"{shown}:1:1: {too_large(max(size, len(data)), limits.max_bytes)}"]
+                too_big = too_large(max(size, len(data)), limits.max_bytes)
+                return [Problem(Place(shown, 1, 1), too_big, (1, 1))]
         # As read_text would: universal newlines.
         text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
@@ -36,12 +38,13 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
         column = len(
             data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")
         )
-        return [
-            f"{shown}:{line}:{column + 1}: not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be "
-            "read as UTF-8 (save the file as UTF-8)"
-        ]
+        message = (
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read as UTF-8 (save the "
+            "file as UTF-8)"
+        )
+        return [Problem(Place(shown, line, column + 1), message, (line, column + 1))]
     except OSError as exc:
-        return [f"{shown}: cannot read contract: {exc.strerror or exc}"]
+        return [Problem(Place(shown), f"cannot read contract: {exc.strerror or exc}", (0, 0))]
     try:
         # Other positions than where scenarios and assertions start are needed only to report
         # errors: the first pass keeps only those (LoadedContract's lines).
@@ -49,7 +52,8 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
     except DuplicateKeys as exc:  # the loader reports them with the file's other problems
         return text, exc.doc
     except SourceError as exc:
-        return [f"{shown}:{exc.mark.line}:{exc.mark.column}: {exc}"]
+        place = Place(shown, exc.mark.line, exc.mark.column)
+        return [Problem(place, str(exc), (exc.mark.line, exc.mark.column))]
 
 
 def read_file(path: Path, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:

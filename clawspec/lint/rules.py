@@ -534,8 +534,6 @@ def _soul_long(doc: Document, _: LintOptions) -> Iterable[Hit]:
 def _contract_invalid(doc: Document, options: LintOptions) -> Iterable[Hit]:
     """A contract that does not load must not count as linted and clean. The variables a CI
     lint job may lack (secrets) are left to `validate`, where the run's environment is."""
-    import re
-
     from clawspec.contracts.loader import load_contract
 
     # Also when its YAML did not parse (a syntax error, a key given twice): the other rules
@@ -546,16 +544,14 @@ def _contract_invalid(doc: Document, options: LintOptions) -> Iterable[Hit]:
     here = doc.path.resolve()
     root = cwd if cwd in here.parents else here.parent
     found = load_contract(doc.path, root, options.environ or {})
-    for message in found if isinstance(found, list) else []:
-        if "environment variable '" in message and "is not set" in message:
+    for problem in found if isinstance(found, list) else []:
+        if "environment variable '" in problem.message and "is not set" in problem.message:
             continue
-        at = re.match(r"^(.+?):(\d+):(\d+): (.*)$", message, re.DOTALL)
-        if at is None:
-            yield 1, 1, message
-        elif (root / at[1]).resolve() == here:
-            yield int(at[2]), int(at[3]), at[4]
-        else:  # in another file (an outline's data file): said with its own place
-            yield 1, 1, message
+        where = problem.where
+        if where.line is not None and (root / where.file).resolve() == here:
+            yield where.line, where.column or 1, problem.message
+        else:  # in another file (an outline's data file), or no place: said with its own
+            yield 1, 1, problem.text
 
 
 @rule(

@@ -367,7 +367,7 @@ def _still_invalid(path: Path, text: str, root: Path, changed: bool, dry_run: bo
         head = f"{shown}: would still be invalid after migration (lines of the migrated file):"
     else:
         head = f"{shown}: migrated, but still invalid (fix by hand):"
-    return [head, *found]
+    return [head, *(problem.text for problem in found)]
 
 
 def migrate_paths(

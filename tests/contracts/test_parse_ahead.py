@@ -70,7 +70,7 @@ same = all(plain(result) == plain(here[index]) for index, result in taken)
 print(json.dumps({{"forked": forked, "each_once": sorted(indexes) == list(range(len(files))),
                    "same": same, "by_child": ahead.parsed_by_child if ahead else 0,
                    "here": ahead.parsed_here if ahead else 0,
-                   "errors": [r for r in here if isinstance(r, list)]}}))
+                   "errors": [[p.text for p in r] for r in here if isinstance(r, list)]}}))
 """
 IN_THE_CHILD = (
     "parent = os.getpid()\nreal = R.read_contract\n"

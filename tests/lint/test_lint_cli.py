@@ -288,3 +288,24 @@ def test_a_contract_whose_yaml_does_not_parse_is_never_linted_clean(
         f"{where}/twice.clawspec.yaml:7:48: error [contract-invalid] duplicate key 'path' (first "
         "given at 7:36): remove or rename one of them",
     ]
+
+
+def test_a_contract_problem_is_pointed_at_in_a_file_whose_name_reads_like_a_place(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The problem's place travels as a value: a file name holding `:1:1: ` is not taken for
+    the place (it was, and the problem was said at 1:1 with the whole message)."""
+    tests = project / "skills" / "send-newsletter" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "v:1:1: odd.clawspec.yaml").write_text(
+        'version: "1.0"\ntarget: {type: skill, path: skills/send-newsletter}\nscenarios:\n'
+        "  - name: one\n    when: {invoke: /x}\n    then:\n      - type: file_exists\n",
+        "utf-8",
+    )
+    assert main(["lint", "skills"]) == 1
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "[contract-invalid]" in x]
+    assert line == (
+        "skills/send-newsletter/tests/v:1:1: odd.clawspec.yaml:7:9: error [contract-invalid] "
+        "scenario 'one', then[0] (file_exists): unknown assertion type 'file_exists' (did you "
+        "mean 'file_present'?)"
+    )
