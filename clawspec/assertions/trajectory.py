@@ -889,7 +889,7 @@ def _sent_list(sent: list[tuple[_Run, SentMessage]]) -> str:
 
 @register(
     category="run record",
-    example='to: "channel:C123"\ntext: "deployed"',
+    example='to: "telegram:123456789"\ntext: "ready for pickup"',
 )
 class MessageSent(_MessageFields):
     """The agent sent a message through a messaging tool (to a target, with a text)."""
@@ -910,7 +910,7 @@ class MessageSent(_MessageFields):
 
 @register(
     category="run record",
-    example='to: "channel:C123"',
+    example='to: "telegram:123456789"',
     negative=True,
 )
 class MessageNotSent(_MessageFields):

@@ -3,9 +3,11 @@
 A hook run's context has a gateway log of two lines (a real log's `embedded run start` and
 `gateway/hooks` completion, with the recorded run's ids), which names the session its record is
 looked up by, and `openclaw_state_dir` set to a copy of the recorded state folder. A
-conversation's context names the recorded chat responses' ids, as the runner does. Cases the
-recordings do not hold (a loop in a sub-agent, sent messages, a time-out, a plugin's refusal,
-hostile argument values) are made by editing the copy with SQLite, in the events' own format.
+conversation's context names the recorded chat responses' ids, as the runner does. Messages
+sent are judged on runs recorded through OpenClaw's Telegram channel (store `send`). Cases the
+recordings do not hold (a loop in a sub-agent, a text sent without its target, a time-out, a
+plugin's refusal, hostile argument values) are made by editing the copy with SQLite, in the
+events' own format.
 """
 
 from __future__ import annotations
@@ -632,9 +634,77 @@ def test_refused_calls_are_not_part_of_a_loop(tmp_path: Path) -> None:
 # --- message_sent / message_not_sent -------------------------------------------------------------
 
 
+# tj-send (store `send`): sent "Order 4521 is ready for pickup." to Telegram chat 123456789 and
+# "Shipped: order 4521." to channel @clawspec_updates, recorded as OpenClaw writes the targets.
+_CUSTOMER = "telegram:123456789"
+_UPDATES = "telegram:@clawspec_updates"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("fields", "sent"),
+    [
+        ({}, True),
+        ({"to": _CUSTOMER}, True),
+        ({"to": _UPDATES, "text": "shipped:  ORDER 4521"}, True),
+        ({"pattern": r"^Order \d+ is ready"}, True),
+        ({"to": _UPDATES, "pattern": r"^Order \d+ is ready"}, False),  # sent elsewhere
+        ({"to": "123456789"}, False),  # the target is recorded with its channel
+        ({"to": "telegram:1000404"}, False),  # tj-send-refused's chat: another run
+        ({"text": "delayed"}, False),
+    ],
+)
+def test_messages_sent_through_the_telegram_channel(
+    version: str, fields: dict[str, Any], sent: bool, tmp_path: Path
+) -> None:
+    ctx = context(tmp_path, version, "tj-send", store="send")
+    positive, message = check(ctx, {"type": "message_sent", **fields})
+    negative, other = check(ctx, {"type": "message_not_sent", **fields})
+    assert (positive, negative) == (
+        (Status.PASS, Status.FAIL) if sent else (Status.FAIL, Status.PASS)
+    ), (message, other)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_verdicts_on_recorded_sends_say_what_was_sent(version: str, tmp_path: Path) -> None:
+    ctx = context(tmp_path, version, "tj-send", store="send")
+    run = recorded(version, "tj-send", "send").run_id
+    first = f"run {run} via message to '{_CUSTOMER}': \"Order 4521 is ready for pickup.\""
+    status, message = check(ctx, {"type": "message_sent", "text": "ready for pickup"})
+    assert (status, message) == (
+        Status.PASS,
+        f"a message containing 'ready for pickup' was sent: {first}",
+    )
+    status, message = check(ctx, {"type": "message_not_sent", "to": _CUSTOMER})
+    assert (status, message) == (Status.FAIL, f"a message to '{_CUSTOMER}' was sent: {first}")
+    status, message = check(ctx, {"type": "message_not_sent"})
+    assert (status, message) == (Status.FAIL, f"a message was sent: {first} (and 1 more)")
+    status, message = check(ctx, {"type": "message_sent", "to": "123456789"})
+    assert (status, message) == (
+        Status.FAIL,
+        f"a message to '123456789' was not sent in run {run} (2 messages sent: {first}; run "
+        f"{run} via message to '{_UPDATES}': \"Shipped: order 4521.\")",
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_send_the_channel_refused_is_no_message_sent(version: str, tmp_path: Path) -> None:
+    """The Bot API answered "chat not found": OpenClaw queued the message (its gateway owns the
+    retry) and recorded nothing sent, so the run sent no message."""
+    ctx = context(tmp_path, version, "tj-send-refused", store="send")
+    run = recorded(version, "tj-send-refused", "send").run_id
+    status, message = check(ctx, {"type": "message_sent", "to": "telegram:1000404"})
+    assert (status, message) == (
+        Status.FAIL,
+        f"a message to 'telegram:1000404' was not sent in run {run} (no message sent)",
+    )
+    assert check(ctx, {"type": "message_not_sent"})[0] is Status.PASS
+
+
 def _sent(tmp_path: Path) -> EvalContext:
-    """tj-write as if it had sent two messages (no channel delivers offline: the fields are
-    set as OpenClaw's code writes them) and one text without its target."""
+    """tj-write as if it had sent two messages to another channel and one text without its
+    target (no recording holds such a text: the fields are set as OpenClaw's code writes
+    them)."""
     ctx = context(tmp_path)
     line = hook_line("2026.9.6", "tj-write")
     edit_events(

@@ -1,11 +1,13 @@
 """Run record assertions on the real OpenClaw gateway, through the real `clawspec run` CLI.
 
-tests/e2e/contracts/run_record: three hook scenarios driven by the scripted provider, judged on
+tests/e2e/contracts/run_record: hook scenarios driven by the scripted provider, judged on
 OpenClaw's run record in the brought-up gateway's state folder (the gateway's default Tool
 Search, ClawSpec's plugin installed by bring-up). `acts` writes a file and calls a tool the
 gateway does not know (refused: not a call); `loops` reads a missing file four times in a row
-(failed calls that ran: calls); `cut` ends on an answer cut at the model's output limit.
-Runs inside the loopback-only namespace.
+(failed calls that ran: calls); `cut` ends on an answer cut at the model's output limit;
+`notifies` and `stays-quiet` send a message through OpenClaw's Telegram channel, whose Bot API
+is a fake on loopback (tests/support/telegram_bot_api.py). Runs inside the loopback-only
+namespace.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ import pytest
 from clawspec.gateway.plugin_records import read_plugin_records
 from tests.e2e.conftest import run_clawspec
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
+from tests.support.telegram_bot_api import BOT_TOKEN, FakeTelegramBotApi
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "run_record"
 PROVIDER_PORT = 18099  # the port contracts/run_record/openclaw.json names
+BOT_API_PORT = 18094  # the Telegram apiRoot's port there
 
 pytestmark = pytest.mark.e2e
 
@@ -41,8 +45,12 @@ def record_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory)
     done = threading.Event()
     linker = threading.Thread(target=_keep_plugin_output, args=(temp, kept, done))
     linker.start()
+    bot_api = FakeTelegramBotApi(port=BOT_API_PORT)
     try:
-        with ScriptedProvider(load_scripts(work / "provider-scripts.json"), port=PROVIDER_PORT):
+        with (
+            ScriptedProvider(load_scripts(work / "provider-scripts.json"), port=PROVIDER_PORT),
+            bot_api,
+        ):
             proc = run_clawspec(work, openclaw_launcher, extra_env={"TMPDIR": str(temp)})
     finally:
         done.set()
@@ -54,6 +62,7 @@ def record_run(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory)
         "proc": proc,
         "scenarios": {s["name"]: s for s in report["scenarios"]},
         "plugin": kept,
+        "bot_api": bot_api,
     }
 
 
@@ -121,9 +130,15 @@ def test_the_records_tokens_equal_the_plugins_events(record_run: dict[str, Any])
         for t in (s["evidence"]["tokens"] for s in record_run["scenarios"].values())
     )
     assert sorted(tuple(c) for c in per_run.values()) == recorded, (per_run, recorded)
-    # `cut`: one call and `loops` five, at the scripted provider's default usage (100 input,
-    # 10 output).
-    assert recorded == [(100, 10, 110), (500, 50, 550), (3906, 156, 4062)], recorded
+    # `cut`: one call, `notifies` and `stays-quiet` two each, `loops` five, at the scripted
+    # provider's default usage (100 input, 10 output).
+    assert recorded == [
+        (100, 10, 110),
+        (200, 20, 220),
+        (200, 20, 220),
+        (500, 50, 550),
+        (3906, 156, 4062),
+    ], recorded
     for scenario in record_run["scenarios"].values():
         assert scenario["evidence"]["tokens"]["source"] == "run record", scenario["evidence"]
 
@@ -160,6 +175,57 @@ def test_a_reply_cut_at_the_output_limit_is_not_a_completed_run(record_run: dict
     assert "final status 'success'" in said, said
 
 
+# --- messages sent through OpenClaw's Telegram channel -----------------------------------------
+
+
+def test_the_contracts_bot_token_is_the_fake_bot_apis() -> None:
+    assert BOT_TOKEN in (CONTRACTS / "openclaw.json").read_text("utf-8")
+
+
+def test_a_message_sent_through_telegram_passes_message_sent(record_run: dict[str, Any]) -> None:
+    """The agent's `message` call went through the real Telegram channel to the fake Bot API;
+    OpenClaw recorded it with its target and text, and `message_sent` passes on that."""
+    notifies = record_run["scenarios"]["notifies"]
+    assert notifies["status"] == "pass", notifies
+    assert _verdicts(notifies) == [
+        ("message_sent", "pass"),
+        ("message_sent", "pass"),
+        ("message_not_sent", "pass"),
+        ("run_completed", "pass"),
+    ], notifies["assertions"]
+    said = notifies["assertions"][0]["message"]
+    assert said.startswith(
+        "a message to 'telegram:123456789' containing 'ready for pickup' was sent: run "
+    ), said
+    assert said.endswith(
+        " via message to 'telegram:123456789': \"Order 4521 is ready for pickup.\""
+    ), said
+
+
+def test_a_message_sent_fails_message_not_sent(record_run: dict[str, Any]) -> None:
+    quiet = record_run["scenarios"]["stays-quiet"]
+    assert quiet["status"] == "fail", quiet
+    assert _verdicts(quiet) == [("message_not_sent", "fail"), ("message_sent", "fail")], quiet
+    sent, other = quiet["assertions"][0]["message"], quiet["assertions"][1]["message"]
+    assert sent.startswith("a message to 'telegram:123456789' was sent: run "), sent
+    assert sent.endswith(': "Order 4521 is ready for pickup."'), sent
+    assert "a message containing 'delayed' was not sent in run " in other, other
+    assert "(1 message sent: run " in other, other
+
+
+def test_the_fake_bot_api_received_each_message(record_run: dict[str, Any]) -> None:
+    """What the record says was sent is what Telegram's Bot API was asked to send: one
+    `sendMessage` per scenario that sent, on the real wire format."""
+    bot_api: FakeTelegramBotApi = record_run["bot_api"]
+    assert [(m["chat_id"], m["text"]) for m in bot_api.sent_messages()] == [
+        ("123456789", "Order 4521 is ready for pickup.")
+    ] * 2, bot_api.requests
+    # The channel really started against it (the bot's identity, then its update poll).
+    methods = [r.method for r in bot_api.requests]
+    assert methods[0] == "getMe" and "getUpdates" in methods, methods
+    assert {r.token for r in bot_api.requests} == {BOT_TOKEN}
+
+
 # --- each tool call with its arguments in the JSON report -------------------------------------
 
 
@@ -176,3 +242,11 @@ def test_the_report_lists_each_call_with_its_arguments(record_run: dict[str, Any
     assert _tools(loops) == [("read", {"path": "missing.md"}, False)] * 4, loops["evidence"]
     # Matched to the log's calls: the log's timing stays.
     assert all(t["started_at"] for t in loops["evidence"]["tools"])
+    notifies = record_run["scenarios"]["notifies"]
+    send = {
+        "action": "send",
+        "channel": "telegram",
+        "target": "123456789",
+        "message": "Order 4521 is ready for pickup.",
+    }
+    assert _tools(notifies) == [("message", send, False)], notifies["evidence"]

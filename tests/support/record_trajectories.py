@@ -9,6 +9,9 @@ chat responses). Not part of the test run; re-record with (loopback-only namespa
     unshare --net sh -c 'ip link set lo up && exec .venv/bin/python -m \
         tests.support.record_trajectories 2026.9.6'
 
+`--stores send` (for example) records only the stores named, keeping the others and their
+manifest entries as they are.
+
 The launcher is `~/.cache/clawspec/openclaw/<version>/bin/openclaw` (scripts/install-openclaw.sh
 with OPENCLAW_VERSION=<version>), or `--launcher`.
 """
@@ -30,6 +33,7 @@ import requests
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway
 from tests.e2e.conftest import provider_config
 from tests.support.scripted_provider import ScriptedProvider
+from tests.support.telegram_bot_api import BOT_TOKEN, FakeTelegramBotApi
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "gateway" / "data" / "trajectory"
@@ -37,6 +41,11 @@ DATA = REPO / "tests" / "gateway" / "data" / "trajectory"
 # session key that does not name its agent, even with x-openclaw-agent-id: the key is scoped.
 CONVERSATION_KEY = "agent:main:clawspec:recorded-conversation"
 SECOND_MODEL = "fake-model-b"
+# The `send` store: Telegram chats the agent sends to through the fake Bot API, and one the
+# Bot API answers "chat not found".
+CUSTOMER_CHAT = "123456789"
+UPDATES_CHANNEL = "@clawspec_updates"
+MISSING_CHAT = "1000404"
 
 SCRIPTS: dict[str, Any] = {
     # Text before the tool call, then the final text: which element is the reply.
@@ -105,7 +114,44 @@ SCRIPTS: dict[str, Any] = {
     ],
 }
 
+
+def _send(target: str, text: str) -> dict[str, Any]:
+    """A step calling OpenClaw's `message` tool to send `text` to a Telegram chat."""
+    args = {"action": "send", "channel": "telegram", "target": target, "message": text}
+    return {"tool": "message", "args": args}
+
+
+SCRIPTS.update(
+    {
+        # Two messages through the Telegram channel: a private chat by id, a channel by name.
+        "tj-send": [
+            _send(CUSTOMER_CHAT, "Order 4521 is ready for pickup."),
+            _send(UPDATES_CHANNEL, "Shipped: order 4521."),
+            {"text": "Told the customer and the updates channel."},
+        ],
+        # A send the Bot API refuses (400 "chat not found"): OpenClaw answers the call
+        # "delivery_queued" and records no message sent.
+        "tj-send-refused": [
+            _send(MISSING_CHAT, "Your order is delayed."),
+            {"text": "The customer could not be reached."},
+        ],
+    }
+)
+
 HOOK_RUNS = ("tj-write", "tj-refused", "tj-spawn", "tj-loop")
+SEND_RUNS = ("tj-send", "tj-send-refused")
+STORES = ("default", "code", "send")
+
+
+def telegram_config(api_root: str) -> dict[str, Any]:
+    """extra_config adding OpenClaw's Telegram channel, pointed at a fake Bot API on loopback
+    (`apiRoot`), and the `message` tool (not in the `coding` tool profile) to send with."""
+    return {
+        "tools": {"alsoAllow": ["message"]},
+        "channels": {"telegram": {"enabled": True, "botToken": BOT_TOKEN, "apiRoot": api_root}},
+        # The channel's account needs an agent that owns it.
+        "bindings": [{"agentId": "main", "match": {"channel": "telegram", "accountId": "default"}}],
+    }
 
 
 def _config(base_url: str, *, code_mode: bool) -> dict[str, Any]:
@@ -236,19 +282,93 @@ def _vacuum(path: Path, node: Path) -> None:
     subprocess.run([str(node), "-e", script, str(path)], check=True, timeout=120)
 
 
-def _gateway(launcher: str, provider: ScriptedProvider, state: Path, *, code: bool) -> Any:
+def _gateway(
+    launcher: str,
+    provider: ScriptedProvider,
+    state: Path,
+    *,
+    code: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> Any:
+    config = _config(provider.base_url, code_mode=code)
+    if extra is not None:
+        config = merge(config, extra)
     return GatewayProcess(
         BringUpOptions(
             command=[launcher, "gateway", "run"],
             state_dir=state,
             agent_ids=("main", "reviewer"),
-            extra_config=_config(provider.base_url, code_mode=code),
+            extra_config=config,
             ready_timeout_s=300,
         )
     )
 
 
-def record(version: str, launcher: str, work: Path) -> None:
+def merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` deep-merged into a copy of `base` (mappings merged, other values replaced)."""
+    out = dict(base)
+    for key, value in extra.items():
+        old = out.get(key)
+        out[key] = merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
+
+
+def _record_default(launcher: str, provider: ScriptedProvider, work: Path) -> dict[str, Any]:
+    state = work / "default"
+    with _gateway(launcher, provider, state) as gw:
+        hooks = {name: _hook(gw, name) for name in HOOK_RUNS}
+        _wait_for_child(state, 300)
+        turns = [
+            _chat(gw, "My name is Zed. [script:tj-conv]", None),
+            _chat(gw, "What is my name?", f"fake/{SECOND_MODEL}"),
+        ]
+        log = gw.log_path
+    return {
+        "tool_search": "default",
+        "state": state,
+        "hooks": hooks,
+        "hook_lines": _hook_lines(log),
+        "conversation": {"session_key": CONVERSATION_KEY, "turns": turns},
+    }
+
+
+def _record_code(launcher: str, provider: ScriptedProvider, work: Path) -> dict[str, Any]:
+    state = work / "code"
+    with _gateway(launcher, provider, state, code=True) as gw:
+        hooks = {"tj-code": _hook(gw, "tj-code")}
+        log = gw.log_path
+    return {"tool_search": "code", "state": state, "hooks": hooks, "hook_lines": _hook_lines(log)}
+
+
+def _record_send(launcher: str, provider: ScriptedProvider, work: Path) -> dict[str, Any]:
+    """Messages sent through OpenClaw's Telegram channel, delivered to the fake Bot API."""
+    state = work / "send"
+    with FakeTelegramBotApi(missing_chats=[MISSING_CHAT]) as bot_api:
+        extra = telegram_config(bot_api.api_root)
+        with _gateway(launcher, provider, state, extra=extra) as gw:
+            hooks = {name: _hook(gw, name) for name in SEND_RUNS}
+            log = gw.log_path
+        received = [
+            {"method": r.method, "params": r.params}
+            for r in bot_api.requests
+            if r.method == "sendMessage"
+        ]
+    return {
+        "tool_search": "default",
+        "state": state,
+        "hooks": hooks,
+        "hook_lines": _hook_lines(log),
+        # What the Bot API was asked to send (the refused one included), for comparison with
+        # what the run record says was sent.
+        "bot_api_sends": received,
+    }
+
+
+RECORDERS = {"default": _record_default, "code": _record_code, "send": _record_send}
+
+
+def record(version: str, launcher: str, work: Path, stores: tuple[str, ...] = STORES) -> None:
+    """Record `stores` into DATA/<version>; the manifest keeps the entries of the others."""
     node = (
         Path(launcher).resolve().parents[1]
         / "node"
@@ -258,37 +378,22 @@ def record(version: str, launcher: str, work: Path) -> None:
         / "node"
     )
     out = DATA / version
-    manifest: dict[str, Any] = {"version": version, "stores": {}}
+    path = out / "manifest.json"
+    manifest: dict[str, Any] = (
+        json.loads(path.read_text("utf-8")) if path.exists() else {"version": version}
+    )
+    manifest.setdefault("stores", {})
     with ScriptedProvider(SCRIPTS) as provider:
-        state = work / "default"
-        with _gateway(launcher, provider, state, code=False) as gw:
-            hooks = {name: _hook(gw, name) for name in HOOK_RUNS}
-            _wait_for_child(state, 300)
-            turns = [
-                _chat(gw, "My name is Zed. [script:tj-conv]", None),
-                _chat(gw, "What is my name?", f"fake/{SECOND_MODEL}"),
-            ]
-            log = gw.log_path
-        lines = _hook_lines(log)
-        manifest["stores"]["default"] = {
-            "tool_search": "default",
-            "agents": _copy_stores(state, out / "default", node),
-            "hooks": hooks,
-            "hook_lines": lines,
-            "conversation": {"session_key": CONVERSATION_KEY, "turns": turns},
-        }
-        if version >= "2026.9.6":
-            state = work / "code"
-            with _gateway(launcher, provider, state, code=True) as gw:
-                hooks = {"tj-code": _hook(gw, "tj-code")}
-                log = gw.log_path
-            manifest["stores"]["code"] = {
-                "tool_search": "code",
-                "agents": _copy_stores(state, out / "code", node),
-                "hooks": hooks,
-                "hook_lines": _hook_lines(log),
-            }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        for name in stores:
+            if name == "code" and version < "2026.9.6":
+                continue  # Tool Search's code mode is new in 2026.9.6
+            entry = RECORDERS[name](launcher, provider, work)
+            state = entry.pop("state")
+            shutil.rmtree(out / name, ignore_errors=True)
+            entry = {"agents": _copy_stores(state, out / name, node), **entry}
+            manifest["stores"][name] = {"tool_search": entry.pop("tool_search"), **entry}
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -296,6 +401,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("version")
     parser.add_argument("--launcher")
     parser.add_argument("--work", type=Path, default=Path("/tmp/clawspec-trajectory-recording"))
+    parser.add_argument(
+        "--stores",
+        nargs="+",
+        choices=STORES,
+        help="record only these stores (default: all, replacing the version's folder)",
+    )
     args = parser.parse_args(argv)
     launcher = args.launcher or str(
         Path.home() / ".cache" / "clawspec" / "openclaw" / args.version / "bin" / "openclaw"
@@ -303,8 +414,9 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work / args.version
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    shutil.rmtree(DATA / args.version, ignore_errors=True)
-    record(args.version, launcher, work)
+    if not args.stores:
+        shutil.rmtree(DATA / args.version, ignore_errors=True)
+    record(args.version, launcher, work, tuple(args.stores or STORES))
     print(f"recorded into {DATA / args.version}", file=sys.stderr)
     return 0
 
