@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -387,10 +388,20 @@ INTERRUPTED_STOP_GRACE_S = 2.0
 class GatewayProcess:
     """Context manager: `with GatewayProcess(opts) as gw:` yields a ready RunningGateway."""
 
-    def __init__(self, options: BringUpOptions, stop: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        options: BringUpOptions,
+        stop: threading.Event | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.options = options
         # The run's first interrupt: waiting for readiness ends at once (nothing has run yet).
         self._stop = stop or threading.Event()
+        # What `stop()` times its grace period by (tests: a fake clock and its recorded sleep).
+        self._clock = clock
+        self._sleep = sleep
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopped = False
         self._output_path: Path | None = None
@@ -604,14 +615,14 @@ class GatewayProcess:
         grace = self.options.stop_grace_s
         if self._stop.is_set():
             grace = min(grace, INTERRUPTED_STOP_GRACE_S)
-        deadline = time.monotonic() + grace
+        deadline = self._clock() + grace
         alive = family
-        while time.monotonic() < deadline:
+        while self._clock() < deadline:
             proc.poll()  # reap the leader so it does not linger as a zombie
             alive = family & set(_proc_stats())
             if proc.returncode is not None and not alive and not _family(pgid):
                 break
-            time.sleep(0.1)
+            self._sleep(0.1)
         _signal_all(pgid, alive | _family(pgid), signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)

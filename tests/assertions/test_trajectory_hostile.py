@@ -1,13 +1,13 @@
 """Run record assertions on what OpenClaw really records of hostile runs: arguments it cut or
 redacted, a call it cut whole, more events than ClawSpec reads, a damaged store, a wrong state
 folder. None of them may pass or fail on what the record does not hold, and none may wait out
-the scenario's timeout for a run that has ended."""
+the scenario's timeout for a run that has ended (told by the waits they recorded on a fake clock,
+not by timing them)."""
 
 from __future__ import annotations
 
 import dataclasses
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from tests.assertions.test_trajectory_assertions import (
     edit_events,
     hook_line,
 )
+from tests.support.fake_time import FakeStop
 
 
 def field_cut(chars: int) -> dict[str, Any]:
@@ -223,18 +224,25 @@ def long_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(EvalContext, "evidence_wait_s", lambda self: 60.0)
 
 
+def _waits(ctx: EvalContext) -> FakeStop:
+    """Give `ctx` a fake clock and a stop that records its waits instead of waiting."""
+    fake = FakeStop()
+    ctx.stop, ctx.clock = fake, fake.clock
+    return fake
+
+
 def test_a_run_over_the_event_bound_is_judged_on_what_decides_it(
     tmp_path: Path, long_wait: None
 ) -> None:
     ctx = _with_calls(tmp_path, [("read", {"path": "notes.md"}, True, "ok")] * 2600)
-    start = time.monotonic()
+    waits = _waits(ctx)
     status, message = check(ctx, {"type": "no_tool_loop"})
     assert status is Status.FAIL and "in a row" in message, message
     status, message = check(ctx, {"type": "tool_call_count", "tool": "read", "max": 10})
     assert status is Status.FAIL, message
     assert check(ctx, {"type": "run_completed"})[0] is Status.PASS
     assert check(ctx, {"type": "message_not_sent"})[0] is Status.PASS
-    assert time.monotonic() - start < 20
+    assert waits.pauses == []  # the run has ended: nothing was waited for
 
 
 def test_a_run_over_the_event_bound_is_an_error_where_the_rest_could_change_it(
@@ -242,7 +250,7 @@ def test_a_run_over_the_event_bound_is_an_error_where_the_rest_could_change_it(
 ) -> None:
     calls = [("read", {"path": f"{n}.md"}, True, "ok") for n in range(2600)]
     ctx = _with_calls(tmp_path, calls)
-    start = time.monotonic()
+    waits = _waits(ctx)
     status, message = check(ctx, {"type": "no_tool_loop"})
     assert status is Status.ERROR, message
     assert "more than 5000 events: read the first ones" in message
@@ -253,7 +261,7 @@ def test_a_run_over_the_event_bound_is_an_error_where_the_rest_could_change_it(
     assert check(ctx, read)[0] is Status.PASS
     read = {"type": "tool_called_with", "tool": "read", "args": {"path": "2599.md"}}
     assert check(ctx, read)[0] is Status.ERROR
-    assert time.monotonic() - start < 20
+    assert waits.pauses == []  # the run has ended: nothing was waited for
 
 
 # --- a damaged store, a wrong state folder -------------------------------------------------
@@ -280,8 +288,8 @@ def test_a_wrong_state_folder_is_an_error_at_once(
     if folder == "empty":
         wrong.mkdir()
     ctx = dataclasses.replace(ctx, settings=Settings(openclaw_state_dir=str(wrong)))
-    start = time.monotonic()
+    waits = _waits(ctx)
     status, message = check(ctx, {"type": "run_completed"})
-    assert time.monotonic() - start < 5
+    assert waits.pauses == []  # said at once, not after the evidence wait
     assert status is Status.ERROR and str(wrong) in message
     assert "CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR" in message

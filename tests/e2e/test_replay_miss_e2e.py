@@ -6,7 +6,10 @@ of the examples, the committed recording of the sub-agent's first model call is 
 sub-agent's real call no longer matches it. OpenClaw answers the miss (HTTP 400) by ending the
 sub-agent's run with an error, without a retry, while the orchestrator's run has already
 answered the hook: the scenario's checks (its sub-agent's record, the file it would write) would
-wait for the whole timeout (180 s). Runs inside the loopback-only namespace.
+wait for the whole timeout (180 s). Here the check for the file waits ten hours, so a run that
+waited for it would never end by itself (`run_clawspec`'s hang guard would fail the test): that
+the run ended, with the miss as its error, is what shows it did not wait. Runs inside the
+loopback-only namespace.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 SCENARIO = "delegates-review"
 RECORDING = Path(".clawspec/cassettes/agents/orchestrator/tests/scenarios") / SCENARIO
-TIMEOUT_S = 180  # the contract's (examples/agents/orchestrator/tests/scenarios.yaml)
+CONTRACT = Path("agents/orchestrator/tests/scenarios.yaml")
+# The scenario's check for the file its sub-agent would write: 15 s in the examples.
+FILE_CHECK = "path: brand/memory/reviews/brand-review.md\n        timeout: "
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +49,10 @@ def replayed(openclaw_launcher: str, tmp_path_factory: pytest.TempPathFactory) -
     work = tmp_path_factory.mktemp("replay-miss") / "examples"
     shutil.copytree(EXAMPLES, work)
     _change_sub_agent_task(work / RECORDING / "3.json")
+    contract = (work / CONTRACT).read_text("utf-8")
+    assert contract.count(FILE_CHECK + "15\n") == 1, "the examples' file check changed"
+    contract = contract.replace(FILE_CHECK + "15\n", FILE_CHECK + "36000\n")
+    (work / CONTRACT).write_text(contract, "utf-8")
     proc = run_clawspec(
         work, openclaw_launcher, "--model-traffic", "replay", "--concurrency", "1",
         "--scenario", SCENARIO, "--report-dir", str(work / "reports"),
@@ -65,5 +74,5 @@ def test_a_sub_agents_miss_ends_the_scenario_without_waiting_for_its_timeout(
     ), scenario["message"]
     traffic = scenario["model_traffic"]
     assert traffic["used"] == [1, 2] and traffic["unmatched"] == 1, traffic
-    # The orchestrator's run ends within seconds; the sub-agent's miss comes right after.
-    assert scenario["duration_ms"] < TIMEOUT_S * 1000 / 3, scenario["duration_ms"]
+    # The check for the file (ten hours) was cut short by the miss: it has no verdict.
+    assert all(check["type"] != "artifact_exists" for check in scenario["assertions"]), scenario

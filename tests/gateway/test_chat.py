@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
+from typing import Any
 
 import pytest
 import requests
 
 from clawspec import secrets
 from clawspec.gateway.chat import ChatError, ChatReply, ChatRequest, preflight, send
+from clawspec.net.deadline import request as request_within
 from tests.support.chat_api import ChatServer
+from tests.support.fake_time import FakeTime
+from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.slow_server import Answer, SlowServer
 
 TOKEN = "gw-token-5f0c1d2e9a8b7c6d"
 KEY = "agent:main:clawspec:run-1"
@@ -173,13 +177,16 @@ def test_an_answer_that_is_not_json_quotes_what_came(server, http) -> None:
     assert "Bad Gateway" in str(error)
 
 
-def test_no_answer_within_the_timeout_is_a_timeout(server, http, monkeypatch) -> None:
+def test_no_answer_within_the_timeout_is_a_timeout(http, monkeypatch) -> None:
+    """The turn's deadline ends the wait: its message names it, and the server, whose answer
+    comes only after the hang guard, had sent nothing when the call returned."""
     monkeypatch.setattr("clawspec.gateway.chat.HTTP_GRACE_S", 0.0)
-    started = time.monotonic()
-    error = _error(http, _request(server.base_url, "[sleep:3]", timeout_s=0.5))
+    with SlowServer(Answer(delay_s=HANG_GUARD_S)) as slow:
+        error = _error(http, _request(slow.url, "hi", timeout_s=0.5))
+        completed = slow.completed
     assert error.kind == "timeout" and error.waited_s is not None
-    assert time.monotonic() - started < 2.5
-    assert "0.5 s" in str(error)
+    assert str(error).startswith("no reply within 0.5 s (POST ")
+    assert completed == 0
 
 
 def _closed_port() -> int:
@@ -198,29 +205,46 @@ def test_a_refused_connection_is_tried_again_briefly_then_named(http, monkeypatc
 
 def test_a_gateway_that_comes_back_gets_the_turn(http, monkeypatch) -> None:
     """Nothing reached a gateway that refused the connection, so the turn is sent once it
-    listens again (a restart between turns)."""
+    listens again (a restart between turns): here it comes back during the first pause."""
     monkeypatch.setattr("clawspec.gateway.chat.REFUSED_RETRY_PAUSES_S", (0.5, 1.0, 2.0))
     port = _closed_port()
     later = ChatServer(TOKEN, port=port)
-    starter = threading.Timer(0.3, later.__enter__)
-    starter.start()
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> bool:
+        if not pauses:
+            later.__enter__()
+        pauses.append(seconds)
+        return False
+
+    monkeypatch.setattr("clawspec.gateway.chat._sleep", pause)
     try:
         reply = send(http, _request(f"http://127.0.0.1:{port}", "hi"))
     finally:
-        starter.join()
         later.__exit__(None, None, None)
     assert reply.content == "echo: hi"
-    assert len(later.requests) == 1
+    assert len(later.requests) == 1 and pauses == [0.5]
 
 
 def test_stop_ends_the_pauses_between_refused_attempts(http, monkeypatch) -> None:
+    """Told by the attempts made and the pauses slept, not by timing the call: the pause after
+    the first refusal ends at the stop, so no attempt follows and nothing sleeps."""
     monkeypatch.setattr("clawspec.gateway.chat.REFUSED_RETRY_PAUSES_S", (5.0, 5.0))
+    fake = FakeTime()
+    monkeypatch.setattr("clawspec.gateway.chat._sleep", lambda s: bool(fake.sleep(s)))
+    attempts: list[str] = []
+
+    def attempt(*args: Any, **kwargs: Any) -> requests.Response:
+        attempts.append(args[2])
+        return request_within(*args, **kwargs)
+
+    monkeypatch.setattr("clawspec.gateway.chat.request_within", attempt)
     stop = threading.Event()
     stop.set()
-    started = time.monotonic()
     with pytest.raises(ChatError) as caught:
         send(http, _request(f"http://127.0.0.1:{_closed_port()}", "hi"), stop)
-    assert caught.value.kind == "connection" and time.monotonic() - started < 2.0
+    assert caught.value.kind == "connection"
+    assert len(attempts) == 1 and fake.pauses == []
 
 
 def test_preflight_passes_with_the_token(server, http) -> None:

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 from clawspec.gateway.logs.index import LogIndex
+from tests.support.fake_time import FakeStop
 
 LOG = Path(__file__).parent / "data" / "chat" / "openclaw.log"
 WRITE_RUN = "chatcmpl_7c9b8b8d-ee71-4a6b-be66-079c1ae405fb"
@@ -118,8 +119,15 @@ def test_a_run_openclaw_timed_out_ends_at_its_cleanup() -> None:
     """A timed-out run writes no `embedded run done` (OpenClaw 2026.9.6): its `run cleanup`
     line ends it, so a run named by id is not waited for in vain."""
     log = Path(__file__).parent / "fixtures" / "openclaw-run-timeout.log"
+    waits = FakeStop()  # the wait's clock and its recorded pauses: no real time passes
     index = LogIndex.build(
-        log, 0, run_ids=("5a14bd78-85b8-491f-b305-9818c721d9f9",), wait_s=5, poll_interval_s=0.01
+        log,
+        0,
+        run_ids=("5a14bd78-85b8-491f-b305-9818c721d9f9",),
+        wait_s=5,
+        poll_interval_s=0.01,
+        stop=waits,
+        clock=waits.clock,
     )
     assert index.found and index.pending == []
-    assert index.waited_s < 5
+    assert waits.pauses == []  # ended at its cleanup line, not waited for

@@ -3,10 +3,12 @@
 The stores under data/trajectory/<version>/ were recorded by tests/support/record_trajectories.py
 (see the README there): hook runs that write a file (text before the tool call, then the final
 text), call a tool the gateway does not know, spawn a sub-agent of another agent, read one file
-four times in a row; a two-turn chat conversation; and on 2026.9.6 a run through Tool Search's
-code mode. `manifest.json` holds what the gateway answered (hook run ids, the log's
-`gateway/hooks` lines, the chat responses), which the reader's results are checked against.
-The fault cases work on copies of those stores, changed with SQLite itself.
+four times in a row; a two-turn chat conversation; on 2026.9.6 a run through Tool Search's
+code mode; and runs that send messages through OpenClaw's Telegram channel, pointed at a fake
+Bot API on loopback. `manifest.json` holds what the gateway answered (hook run ids, the log's
+`gateway/hooks` lines, the chat responses) and what the Bot API was asked to send, which the
+reader's results are checked against. The fault cases work on copies of those stores, changed
+with SQLite itself.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -292,10 +293,15 @@ def test_a_folder_where_the_store_should_be_is_said_at_once_not_waited_for(
     a folder in its place never becomes one (it waited the scenario's whole timeout)."""
     store_path(tmp_path, "main").mkdir(parents=True)
     reader = TrajectoryReader(tmp_path)
-    start = time.monotonic()
+    fake = FakeTime()
     with pytest.raises(StoreCorrupt, match=r"not a file where OpenClaw keeps agent 'main'") as e:
-        wait_for(lambda: reader.hook_run("main", "agent:main:cron:x"), timeout_s=30)
-    assert time.monotonic() - start < 5
+        wait_for(
+            lambda: reader.hook_run("main", "agent:main:cron:x"),
+            timeout_s=30,
+            clock=fake.clock,
+            sleep=fake.sleep,
+        )
+    assert fake.pauses == []  # said at the first reading, not waited for
     assert "set openclaw_state_dir" in str(e.value)
 
 
@@ -673,8 +679,47 @@ def _set_artifacts(state: Path, key: str, changes: str) -> None:
         )
 
 
-def test_messages_sent_through_messaging_tools(state: Path) -> None:
-    """No channel delivers offline, so the fields are set as OpenClaw's code writes them."""
+@pytest.mark.parametrize("version", VERSIONS)
+def test_messages_sent_through_the_telegram_channel(version: str) -> None:
+    """Recorded through OpenClaw's Telegram channel and a fake Bot API on loopback: each
+    message the Bot API took is recorded with the target as the model wrote it, prefixed with
+    the channel (`telegram:@clawspec_updates`, although the Bot API was sent the channel's
+    numeric id), and its text; through Tool Search on 2026.9.6, as the inner `message` call."""
+    run = hook_run(version, "tj-send", "send")
+    assert [(c.name, c.args["target"]) for c in run.calls] == [
+        ("message", "123456789"),
+        ("message", "@clawspec_updates"),
+    ]
+    assert run.sent_texts == ("Order 4521 is ready for pickup.", "Shipped: order 4521.")
+    assert [(m.tool, m.provider, m.to, m.text, m.text_cut) for m in run.sent] == [
+        ("message", "telegram", "telegram:123456789", "Order 4521 is ready for pickup.", None),
+        ("message", "telegram", "telegram:@clawspec_updates", "Shipped: order 4521.", None),
+    ]
+    received = manifest(version)["stores"]["send"]["bot_api_sends"]
+    assert [r["params"]["text"] for r in received[:2]] == list(run.sent_texts)
+    assert [r["params"]["chat_id"] for r in received[:2]] == ["123456789", "-1000000001703"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_send_the_channel_refused_is_not_recorded_as_sent(version: str) -> None:
+    """The Bot API answered 400 "chat not found": the `message` call succeeded with status
+    `delivery_queued` (the gateway owning the retry), and the run records no message sent."""
+    run = hook_run(version, "tj-send-refused", "send")
+    (call,) = run.calls
+    assert call.success is True and call.result_text is not None
+    assert '"delivered": false' in call.result_text and "chat not found" in call.result_text
+    assert (run.sent_texts, run.sent, run.final_status) == ((), (), "success")
+    received = manifest(version)["stores"]["send"]["bot_api_sends"]
+    assert received[2]["params"] == {
+        "chat_id": "1000404",
+        "text": "Your order is delayed.",
+        "parse_mode": "HTML",
+    }
+
+
+def test_sent_message_fields_as_openclaws_code_writes_them(state: Path) -> None:
+    """Values no recording holds (another channel's target, a field of another type), set on
+    a copy as OpenClaw's code writes them."""
     key = hook_session("2026.9.6", "tj-write")
     _set_artifacts(
         state,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ from clawspec.gateway.trajectory import (
 )
 from tests.assertions.test_trajectory_assertions import add_calls, edit_events, hook_line
 from tests.assertions.test_trajectory_hostile import field_cut, items_cut, keys_cut
+from tests.support.fake_time import FakeTime
 
 DATA = Path(__file__).parent / "data" / "trajectory"
 
@@ -149,9 +149,11 @@ def test_a_run_over_the_event_bound_has_its_end_read_and_is_not_waited_for(state
     assert len(run.calls) < 40
     by_id = capped.run(run.run_id)
     assert by_id.capped and by_id.has_ended and by_id.reply == run.reply
-    start = time.monotonic()
-    assert wait_for(lambda: capped.run(run.run_id), timeout_s=30).capped
-    assert time.monotonic() - start < 5
+    fake = FakeTime()
+    read = wait_for(
+        lambda: capped.run(run.run_id), timeout_s=30, clock=fake.clock, sleep=fake.sleep
+    )
+    assert read.capped and fake.pauses == []  # its end was read: nothing to wait for
 
 
 def test_the_missing_store_hint_names_the_settings_the_assertions_name(tmp_path: Path) -> None:

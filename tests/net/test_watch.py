@@ -112,10 +112,10 @@ def test_only_clawspec_sessions_are_watched() -> None:
 @pytest.mark.parametrize("cut_by", ["deadline", "stop"])
 def test_an_answer_without_a_length_cut_short_is_not_taken_for_a_whole_one(cut_by: str) -> None:
     """Its end is where the connection closes: a socket the watchdog shut down must not read
-    as the end of the answer."""
+    as the end of the answer. Which cut it was shows in what is raised and its message (a stop
+    ignored would end at the 30 s deadline instead), not in how long it took."""
     listener = socket.create_server(("127.0.0.1", 0))
     closing = threading.Event()
-    sent = [0]
 
     def serve() -> None:
         conn, _ = listener.accept()
@@ -129,7 +129,6 @@ def test_an_answer_without_a_length_cut_short_is_not_taken_for_a_whole_one(cut_b
                     conn.sendall(b"x")
                 except OSError:
                     return
-                sent[0] += 1
 
     threading.Thread(target=serve, daemon=True).start()
     url = f"http://127.0.0.1:{listener.getsockname()[1]}/endless"
@@ -146,9 +145,6 @@ def test_an_answer_without_a_length_cut_short_is_not_taken_for_a_whole_one(cut_b
         listener.close()
     said = "did not finish within 1 s" if cut_by == "deadline" else ": no longer waited for"
     assert str(raised.value).startswith(f"GET {url}") and said in str(raised.value)
-    # Cut when told (at 0.5 s or 1 s), not at the 30 s deadline: a byte every 50 ms, so well
-    # under 400 sent however busy the machine.
-    assert sent[0] < 400
 
 
 def test_when_sent_is_called_once_the_request_is_written_before_its_answer() -> None:

@@ -3,7 +3,8 @@ local server speaking OpenClaw's chat wire format (127.0.0.1):
 
 - a conversation abandoned while a turn is in flight (a second signal, or the grace period's end)
   keeps its finished turns, its run id, duration and spend; the request in flight holds up
-  neither the reports nor the process;
+  neither the reports nor the process (its answer is held until the test ends, and the turn's
+  timeout is hours: a run that waited for it would never end, and the hang guard would fail it);
 - a conversation that sent no turn reports `turns: []` (`null` is for one-message scenarios);
 - turns that `stop_on_failure` left out leave the scenario's `then` out too, and say so;
 - `validate` counts every assertion (the turns' too); a turn that is not a mapping and unknown
@@ -33,6 +34,7 @@ from clawspec.gateway.chat import ChatError, ChatRequest, send
 from tests.runner.test_conversation_turns_cli import _chats, _checks, _report
 from tests.support import chat_api
 from tests.support.chat_api import ChatServer
+from tests.support.hang_guard import HANG_GUARD_S
 
 TOKEN = "gw-token-hostile-conv-7d1e"
 HOOKS_TOKEN = "hooks-token-hostile-conv-2b9f"
@@ -42,6 +44,7 @@ target: {type: skill, path: skills/news}
 """
 ROOT = Path(__file__).parents[2]
 HOLD = "[hold]"  # the server keeps this turn's answer until the test ends
+HOURS = 36_000  # the scenarios' timeout: a run that waited for the held turn would never end
 JUNIT = ("--junit", "reports/junit.xml")
 
 
@@ -51,11 +54,14 @@ class _QuietListener(chat_api._Listener):
 
 
 class HoldingServer(ChatServer):
-    """A ChatServer that holds the answer to a message with `[hold]` until it is left."""
+    """A ChatServer that holds the answer to a message with `[hold]` until it is left (or, for
+    a client that wrongly waits for it, until the hang guard: then it answers); `held` is set
+    once such a request has arrived."""
 
     def __init__(self, token: str) -> None:
         super().__init__(token)
         self.release = threading.Event()
+        self.held = threading.Event()
 
     def __enter__(self) -> HoldingServer:
         owner = self
@@ -65,7 +71,8 @@ class HoldingServer(ChatServer):
 
             def _answer(self, message: str, body: dict[str, Any]) -> None:
                 if HOLD in message:
-                    owner.release.wait(60)
+                    owner.held.set()
+                    owner.release.wait(HANG_GUARD_S)
                 super()._answer(message, body)
 
         self._server = _QuietListener(("127.0.0.1", self.port), Handler)
@@ -93,7 +100,7 @@ def _env(server: ChatServer) -> dict[str, str]:
 
 
 def _wait_for_chats(server: ChatServer, count: int, alive: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_GUARD_S
     while len(_chats(server)) < count and alive() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert len(_chats(server)) == count, _chats(server)
@@ -118,8 +125,8 @@ def _run(
 
 SLOW_SECOND_TURN = (
     HEADER
-    + """defaults: {timeout: 60}
-scenarios:
+    + f"defaults: {{timeout: {HOURS}}}\n"
+    + """scenarios:
   - name: slow-talk
     turns:
       - say: "first"
@@ -177,14 +184,19 @@ def test_a_second_signal_during_a_turn_keeps_the_finished_turns_and_exits_at_onc
         stderr=subprocess.PIPE,
         text=True,
     )
-    _wait_for_chats(holding, 2, lambda: process.poll() is None)
-    process.send_signal(sig)
-    time.sleep(0.3)
-    signalled = time.monotonic()
-    process.send_signal(sig)  # second signal: abandon the running turn
-    out, err = process.communicate(timeout=30)
-    # The turn the server still holds keeps neither the reports nor the process.
-    assert time.monotonic() - signalled < 8
+    try:
+        _wait_for_chats(holding, 2, lambda: process.poll() is None)
+        process.send_signal(sig)
+        time.sleep(0.3)
+        process.send_signal(sig)  # second signal: abandon the running turn
+        # The turn the server still holds keeps neither the reports nor the process: it is
+        # answered only after the test, and times out after hours, so the process ended
+        # without it.
+        out, err = process.communicate(timeout=HANG_GUARD_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert process.returncode == 130
     assert "Traceback" not in out + err
     assert _chats(holding) == ["first", "second [hold]"]
@@ -207,8 +219,8 @@ def test_a_second_signal_during_a_turn_keeps_the_finished_turns_and_exits_at_onc
 
 FOUR_TURNS = (
     HEADER
-    + """defaults: {timeout: 60}
-scenarios:
+    + f"defaults: {{timeout: {HOURS}}}\n"
+    + """scenarios:
   - name: slow-talk
     turns:
       - say: "first"
@@ -242,7 +254,7 @@ def test_the_grace_period_ending_during_a_turn_keeps_the_finished_turns(
     runner.start()
     _wait_for_chats(holding, 2, runner.is_alive)
     stop.set()
-    runner.join(20)
+    runner.join(HANG_GUARD_S)  # the held turn is answered only after the test
     assert not runner.is_alive(), "the run waited for the turn it abandoned"
     assert ran["result"].report.interrupted is True
     (result,) = _report(workspace)["scenarios"]
@@ -254,6 +266,8 @@ def test_the_grace_period_ending_during_a_turn_keeps_the_finished_turns(
 
 
 def test_an_abandoned_request_in_flight_ends_the_send_at_once(holding: HoldingServer) -> None:
+    """The stop comes once the server holds the request; the turn's timeout is hours and the
+    answer comes only at the hang guard: a send that waited for it would end with its reply."""
     stop = threading.Event()
     request = ChatRequest(
         base_url=holding.base_url,
@@ -261,15 +275,16 @@ def test_an_abandoned_request_in_flight_ends_the_send_at_once(holding: HoldingSe
         agent_id="main",
         session_key="agent:main:clawspec:run-1",
         message=f"hello {HOLD}",
-        timeout_s=30.0,
+        timeout_s=HOURS,
     )
-    threading.Timer(0.3, stop.set).start()
-    started = time.monotonic()
+    threading.Thread(
+        target=lambda: holding.held.wait(HANG_GUARD_S) and stop.set(), daemon=True
+    ).start()
     with requests.Session() as http, pytest.raises(ChatError) as caught:
         send(http, request, stop)
-    assert time.monotonic() - started < 3
     assert caught.value.kind == "interrupted"
     assert "abandoned" in str(caught.value)
+    assert holding.held.is_set() and not holding.release.is_set()  # abandoned while held
 
 
 # --- a conversation that sent no turn -------------------------------------------------------
