@@ -20,6 +20,7 @@ from clawspec.gateway.chat import ChatError, ChatRequest, preflight, send
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.trajectory import TrajectoryReader, wait_for
 from tests.e2e.conftest import provider_config
+from tests.support.hang_guard import HANG_GUARD_S
 from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.e2e
@@ -114,7 +115,7 @@ def test_a_turn_answers_before_its_sub_agent_ends_and_finds_it(
         def announced() -> list[str]:
             return [r.run_id for r in reader.conversation("main", key)]
 
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG_GUARD_S
         while len(announced()) < 2 and time.monotonic() < deadline:
             time.sleep(0.5)
     first, then = announced()

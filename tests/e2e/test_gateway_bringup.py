@@ -14,6 +14,7 @@ import requests
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway, _proc_stats
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records, run_family, sum_usage
 from tests.e2e.conftest import provider_config
+from tests.support.hang_guard import HANG_GUARD_S
 from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.e2e
@@ -53,7 +54,7 @@ def embedded_session(gw: RunningGateway, hook_run_id: str, timeout: float = 10) 
 
 def finished_records(gw: RunningGateway, session_key: str, runs: int = 1) -> list[PluginRecord]:
     """Plugin records once `runs` harness runs in the family have completed (it ends last)."""
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + HANG_GUARD_S
     while True:
         records = read_plugin_records(gw.plugin_output_path)
         roots = [r.run_id for r in records if r.kind == "run" and r.session_key == session_key]
@@ -114,7 +115,7 @@ def test_subagent_run_is_linked(gateway: RunningGateway) -> None:
     links = [r for r in records if r.kind == "subagent" and r.parent_run_id == parent]
     assert len(links) == 1 and ":subagent:" in str(links[0].child_session_key)
     assert sum_usage(records, run_family(records, parent)).input == 500 + 600 + 300 + 310
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_GUARD_S
     while not (gateway.workspace / "child.md").exists():
         assert time.monotonic() < deadline, "the child did not write child.md"
         time.sleep(0.2)

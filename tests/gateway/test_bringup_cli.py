@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.cli import main
+from tests.support.hang_guard import HANG_GUARD_S
 
 CONTRACT = """version: "1.0"
 target: {type: agent, path: agents/x}
@@ -76,7 +77,7 @@ def test_gateway_that_never_gets_ready_exits_3_and_is_stopped(
     # What it was doing meanwhile was said first; it was never ready, and nothing ran.
     assert err.startswith("clawspec: starting the OpenClaw gateway (its log: "), err
     assert "gateway ready" not in err and "running 2 scenarios" not in err
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HANG_GUARD_S
     while _sleepers(f"sleep {marker}") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _sleepers(f"sleep {marker}") == []
@@ -269,7 +270,7 @@ def test_a_gateway_outlives_no_clawspec_killed_without_its_cleanup(
         assert len(gateways) == 1 and [p.name for p in temp.glob("clawspec-gateway-*")]
         child.send_signal(signal.SIGKILL)
         child.wait(10)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + HANG_GUARD_S
         while (_sleepers(marker) or list(temp.glob("clawspec-gateway-*"))) and (
             time.monotonic() < deadline
         ):

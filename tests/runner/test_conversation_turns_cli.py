@@ -25,6 +25,7 @@ import pytest
 from clawspec.cli import main
 from clawspec.reports.turns import REPLY_CHARS
 from tests.support.chat_api import ChatServer
+from tests.support.hang_guard import HANG_GUARD_S
 
 TOKEN = "gw-token-turns-cli-4e8b2d"
 HOOKS_TOKEN = "hooks-token-turns-cli-91c3aa"
@@ -317,7 +318,7 @@ def test_a_signal_during_a_turn_lets_it_finish_and_sends_no_later_turn(
             stderr=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_GUARD_S
         while not _chats(server) and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert _chats(server) == ["slow [sleep:2]"], "turn 1 never reached the server"
