@@ -528,7 +528,13 @@ def _key(
 def _key_string(loader: Any, node: yaml.Node) -> str:
     if node.tag == _STR_TAG and isinstance(node, yaml.ScalarNode):
         return sys.intern(node.value)
-    key = _scalar(loader, node) if isinstance(node, yaml.ScalarNode) else None
+    if not isinstance(node, yaml.ScalarNode):
+        raise SourceError("mapping keys must be plain scalars", _mark(node))
+    key = _scalar(loader, node)
+    if key is None:
+        # `~:` or `null:`: a key as written, so the schema names it with the file's other
+        # problems instead of one parse error hiding them.
+        return node.value or "null"
     if not isinstance(key, str | int | float | bool):
         raise SourceError("mapping keys must be plain scalars", _mark(node))
     return str(key) if not isinstance(key, str) else key

@@ -157,6 +157,30 @@ def test_several_errors_in_one_file_are_all_reported_in_file_order(
     assert err.endswith("5 problem(s) found; nothing was run\n")
 
 
+def test_a_null_key_is_named_with_the_files_other_problems(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`~:` (a null key) is a key as written: the schema names it and the file's other
+    problems are still reported (it was one parse error that hid them)."""
+    (workspace / "nulls.clawspec.yaml").write_text(
+        'version: "1.0"\ntarget: {type: skill, path: skills/x}\n~: oops\nscenarios:\n'
+        "  - name: one\n    when: {invoke: /x}\n    then:\n      - type: file_present\n"
+        "        null: 1\n",
+        "utf-8",
+    )
+    code, _, err = _validate(capsys, "nulls.clawspec.yaml")
+    assert code == 2
+    assert err.splitlines() == [
+        "error: nulls.clawspec.yaml:3:1: unknown field '~' (allowed: version, target, defaults, "
+        "scenarios)",
+        "error: nulls.clawspec.yaml:8:9: scenario 'one', then[0] (file_present): missing field "
+        "'path'",
+        "error: nulls.clawspec.yaml:9:9: scenario 'one', then[0] (file_present): unknown field "
+        "'null' (allowed: path)",
+        "3 problem(s) found; nothing was run",
+    ], err
+
+
 @pytest.mark.parametrize(
     ("case", "loc", "message"),
     [
