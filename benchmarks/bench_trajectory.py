@@ -1,4 +1,4 @@
-"""Benchmark reading one run from OpenClaw's run record (clawspec/gateway/trajectory.py).
+"""Benchmark reading one run from OpenClaw's run record (clawspec/gateway/trajectory/).
 
 A store of 10,000 runs is synthesised from a run recorded on the real gateway (the write run of
 tests/gateway/data/trajectory/2026.9.6): each copy gets its own job, session and run ids and the
@@ -48,14 +48,10 @@ from typing import Any, NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.harness import QUICK, repeat, row
-from clawspec.gateway.trajectory import (
-    RunNotFound,
-    TrajectoryReader,
-    TrajectoryStore,
-    agent_of,
-    store_path,
-    wait_for,
-)
+from clawspec.gateway.trajectory.errors import RunNotFound
+from clawspec.gateway.trajectory.layout import agent_of, store_path
+from clawspec.gateway.trajectory.reader import TrajectoryReader, wait_for
+from clawspec.gateway.trajectory.store import TrajectoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = ROOT / "tests" / "gateway" / "data" / "trajectory" / "2026.9.6" / "default"

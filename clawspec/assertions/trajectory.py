@@ -27,399 +27,45 @@ calls, whatever their arguments.
 from __future__ import annotations
 
 import itertools
-import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from clawspec.assertions.arguments import (
+    Matcher,
+    check_args,
+    cut_reason,
+    search_each,
+)
 from clawspec.assertions.base import Assertion, EvalContext, Verdict
 from clawspec.assertions.documents import same_value
-from clawspec.assertions.patterns import check_pattern, search_all
+from clawspec.assertions.patterns import check_pattern
 from clawspec.assertions.registry import register
-from clawspec.status import Status
+from clawspec.assertions.run_scope import (
+    CODE_MODE,
+    Run,
+    Scope,
+    call_place,
+    capped_note,
+    hidden_reasons,
+    is_code_mode,
+    judged,
+    plain,
+    refused_clause,
+    scope_of,
+    shown,
+    times_called,
+    tools_called,
+)
 from clawspec.text import clean, one_line, pluralize, quote_list, valid_unicode
 
 # The record's reader is needed only to evaluate: `clawspec validate` builds these models without
 # importing it (tests/test_startup.py).
 if TYPE_CHECKING:
-    from clawspec.gateway.trajectory import SentMessage, ToolCall, Trajectory
+    from clawspec.gateway.trajectory.values import SentMessage, ToolCall, Trajectory
 
-CODE_MODE = "tool_search_code"
-PATTERN_KEY = "matches"
-SHOWN_CHARS = 160  # of a value, in a verdict's message
 MAX_DIFFS = 6  # differing keys named in one message
-
-
-def _plain(text: str, limit: int = 80) -> str:
-    """A recorded name (a key, a stop reason) as a message shows it, unquoted."""
-    return one_line(clean(valid_unicode(text)), limit)
-
-
-def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
-    """A value as a message quotes it: JSON on one line, masked, without control characters,
-    lone surrogates replaced, cut to `limit`."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    quoted = json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
-    return one_line(clean(valid_unicode(quoted)), limit)
-
-
-# --- the scope ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Run:
-    """A run of the scope and what a message names it by."""
-
-    label: str
-    run: Trajectory
-
-
-@dataclass(frozen=True)
-class _Scope:
-    """The scope's runs (refusals applied) and the failed calls whose refusal is not known."""
-
-    runs: tuple[Trajectory, ...]
-    labels: tuple[str, ...]  # one per top-level run: "run <id>", "turn 2"
-    undecided: frozenset[tuple[str, str]]
-    waited_s: float
-
-    def each(self) -> Iterator[_Run]:
-        """Every run, each sub-agent's run on its own after its parent's."""
-
-        def walk(run: Trajectory, label: str) -> Iterator[_Run]:
-            yield _Run(label, run)
-            for child in run.children:
-                yield from walk(child, f"sub-agent '{child.agent}' run {child.run_id}")
-
-        for run, label in zip(self.runs, self.labels, strict=True):
-            yield from walk(run, label)
-
-    def calls(self) -> Iterator[tuple[_Run, ToolCall]]:
-        """Every executed call of every run, in order."""
-        for run in self.each():
-            for call in run.run.calls:
-                yield run, call
-
-    def refused(self) -> list[tuple[_Run, ToolCall]]:
-        return [(run, call) for run in self.each() for call in run.run.tool_calls if call.refused]
-
-    def without_undecided(self) -> _Scope:
-        """The scope with every undecided call taken as refused."""
-        runs = tuple(run.with_refusals(self.undecided) for run in self.runs)
-        return replace(self, runs=runs, undecided=frozenset())
-
-    @property
-    def subject(self) -> str:
-        """What a message calls the whole scope."""
-        if len(self.labels) == 1:
-            return self.labels[0]
-        return f"the {len(self.labels)} turns"
-
-
-def _scope(ctx: EvalContext) -> _Scope | Verdict:
-    from clawspec.evidence.record import executed, run_records
-
-    found = run_records(ctx)
-    if isinstance(found, Verdict):
-        return found
-    done = executed(ctx, found)
-    if ctx.run.transcript is not None:
-        labels = tuple(f"turn {entry.turn + 1}" for entry in ctx.run.transcript)
-        if len(labels) != len(done.runs):  # a turn without a run id: name the runs instead
-            labels = tuple(f"run {run.run_id}" for run in done.runs)
-    else:
-        labels = tuple(f"run {run.run_id}" for run in done.runs)
-    return _Scope(done.runs, labels, done.undecided, done.waited_s)
-
-
-def _judged(ctx: EvalContext, judge: Callable[[_Scope], Verdict]) -> Verdict:
-    """`judge` on the scope; when failed calls whose refusal is not known yet could change the
-    verdict, `error` saying which and why."""
-    scope = _scope(ctx)
-    if isinstance(scope, Verdict):
-        return scope
-    verdict = judge(scope)
-    if not scope.undecided or verdict.status is Status.ERROR:
-        return verdict
-    other = judge(scope.without_undecided())
-    if other.status is verdict.status:
-        return verdict
-    names = quote_list(
-        sorted(
-            {
-                c.name
-                for r in scope.each()
-                for c in r.run.tool_calls
-                if _key(r, c) in scope.undecided
-            }
-        )
-    )
-    return Verdict.errored(
-        f"{verdict.message}, but {pluralize(len(scope.undecided), 'failed call')} of {names} may "
-        f"have been refused by the gateway (not calls): ClawSpec's plugin records of "
-        f"{'that run' if len({k[0] for k in scope.undecided}) == 1 else 'those runs'} were not "
-        f"complete after waiting {scope.waited_s:.1f} s (raise the scenario's `timeout` if the "
-        "gateway is slow)"
-    )
-
-
-def _key(run: _Run, call: ToolCall) -> tuple[str, str]:
-    return run.run.run_id, call.tool_call_id
-
-
-def _code_mode(call: ToolCall) -> bool:
-    """A Tool Search code-mode call whose inner calls are not recorded: its tools are unknown."""
-    return call.name == CODE_MODE and not call.args_known
-
-
-def _hidden(scope: _Scope, tool: str, *, code_mode: bool = True) -> list[str]:
-    """Why calls of `tool` could be missing from the scope's calls (each reason a clause):
-    code-mode calls (unless `code_mode` is False), calls recorded without their tool's name,
-    runs read only in part."""
-    reasons = []
-    code = sum(1 for _, call in scope.calls() if _code_mode(call))
-    if code and code_mode and tool != CODE_MODE:
-        reasons.append(
-            f"{pluralize(code, 'Tool Search code-mode call')} ({CODE_MODE}) made calls the "
-            f"record does not hold one by one: they could be calls of '{tool}'"
-        )
-    nameless = sum(1 for _, call in scope.calls() if not call.name_known)
-    if nameless:
-        reasons.append(
-            f"OpenClaw recorded {pluralize(nameless, 'call')} without the tool's name (the "
-            f"event was over its size limit): {'it' if nameless == 1 else 'they'} could be "
-            f"'{tool}'"
-        )
-    capped = [run for run in scope.each() if run.run.capped]
-    if capped:
-        reasons.append(_capped(capped))
-    return reasons
-
-
-def _capped(runs: list[_Run]) -> str:
-    notes = "; ".join(dict.fromkeys(n for r in runs for n in r.run.cut if n.startswith("more")))
-    return (
-        f"the record of {quote_list([r.label for r in runs])} has more events than ClawSpec "
-        f"reads ({notes}): the calls after those were not read"
-    )
-
-
-def _where(run: _Run, call: ToolCall) -> str:
-    index = next(i for i, c in enumerate(run.run.calls, 1) if c is call)
-    return f"tool call {index} of {run.label}"  # of every call of the run, whatever the tool
-
-
-def _times(count: int) -> str:
-    """'called once', 'called 3 times': how often the tool of the message was called."""
-    return "called once" if count == 1 else f"called {count:,} times"
-
-
-def _called(scope: _Scope) -> str:
-    """The tools the scope called, with their counts, for a message."""
-    counts: dict[str, int] = {}
-    for _, call in scope.calls():
-        counts[call.name] = counts.get(call.name, 0) + 1
-    if not counts:
-        return "no tools called"
-    items = [f"'{name}' ({count})" for name, count in counts.items()]
-    more = f" … and {len(items) - 5} more" if len(items) > 5 else ""
-    return "tools called: " + ", ".join(items[:5]) + more
-
-
-def _refused_clause(scope: _Scope, tool: str) -> str:
-    attempts = [call for _, call in scope.refused() if call.name == tool]
-    if not attempts:
-        return ""
-    answer = attempts[0].result_text
-    said = f': "{one_line(answer, 160)}"' if answer else ""
-    return f"; '{tool}' was attempted {pluralize(len(attempts), 'time')} but refused{said}"
-
-
-# --- matching arguments -------------------------------------------------------------------------
-
-
-def is_pattern(value: Any) -> bool:
-    """`{matches: <regex>}`: a value matched by a regular expression, not a literal mapping."""
-    return isinstance(value, dict) and set(value) == {PATTERN_KEY}
-
-
-def check_args(args: Any, where: str = "args") -> None:
-    """Raise ValueError where `args` holds a pattern that is not a regular expression or a
-    mapping that mixes `matches` with other keys."""
-    if isinstance(args, dict):
-        if PATTERN_KEY in args and len(args) > 1:
-            raise ValueError(
-                f"'{where}' mixes '{PATTERN_KEY}' with other keys: a pattern is written "
-                f"{{{PATTERN_KEY}: <regex>}} alone"
-            )
-        if is_pattern(args):
-            pattern = args[PATTERN_KEY]
-            if not isinstance(pattern, str) or not pattern:
-                raise ValueError(f"'{where}.{PATTERN_KEY}' must be a non-empty string")
-            if "{{" not in pattern:  # a template is checked once rendered
-                check_pattern(pattern, f"{where}.{PATTERN_KEY}")
-            return
-        for key, value in args.items():
-            check_args(value, f"{where}.{key}")
-    elif isinstance(args, list):
-        for index, value in enumerate(args):
-            check_args(value, f"{where}[{index}]")
-
-
-@dataclass
-class _Matcher:
-    """Compares expected arguments with a call's. Pattern searches are asked for in a first
-    pass (`collect`) and decided together in one bounded child (`decide`)."""
-
-    exact: bool
-    ignore: frozenset[str]
-    results: dict[tuple[str, str], bool] | None = None
-    wanted: list[tuple[str, str]] | None = None
-
-    open_parts: list[str] = field(default_factory=list)
-
-    def compare(self, actual: Any, expected: dict[str, Any]) -> tuple[list[str], list[str]]:
-        """(each way `actual` does not match `expected`, each part of `actual` that OpenClaw
-        cut or redacted where the comparison needed it: not decided either way)."""
-        self.open_parts = []
-        if _cut(actual) is not None:
-            self._open("", actual)
-            return [], self.open_parts
-        problems = self.differences(actual, expected)
-        return problems, self.open_parts
-
-    def _open(self, name: str, value: Any, detail: str | None = None) -> None:
-        from clawspec.evidence.record import cut_detail
-
-        said = detail or cut_detail(value) or "cut"
-        what = f"the argument '{_plain(name)}'" if name else "the arguments"
-        self.open_parts.append(f"{what} {said}")
-
-    def differences(self, actual: Any, expected: dict[str, Any], prefix: str = "") -> list[str]:
-        """Each way `actual` does not match `expected`: "key: expected X, found Y" (a part
-        OpenClaw cut is added to `open_parts` instead)."""
-        from clawspec.evidence.record import TRUNCATED_KEY, container_cut, credential_key
-
-        if not isinstance(actual, dict):
-            return [f"{_plain(prefix[:-1]) or 'args'}: expected a mapping, found {shown(actual)}"]
-        keys_cut = container_cut(actual)
-        problems: list[str] = []
-        for key, want in expected.items():
-            name = f"{prefix}{key}"
-            if key not in actual:
-                if keys_cut:
-                    self._open(prefix[:-1], None, keys_cut)
-                elif credential_key(key):
-                    self._open(name, None, "left out (it leaves credential-like keys out)")
-                else:
-                    problems.append(f"{_plain(name)}: missing (expected {self._wanted(want)})")
-                continue
-            problems.extend(self._value(actual[key], want, name))
-        if self.exact:
-            if keys_cut:
-                self._open(prefix[:-1], None, keys_cut)  # keys past those could be unexpected
-            for key in actual:
-                name = f"{prefix}{key}"
-                if keys_cut and key == TRUNCATED_KEY:
-                    continue
-                if key not in expected and name not in self.ignore:
-                    problems.append(f"{_plain(name)}: not expected (found {shown(actual[key])})")
-        return problems
-
-    def _value(self, got: Any, want: Any, name: str) -> list[str]:
-        from clawspec.evidence.record import ARRAY_SIZE_LIMIT, container_cut
-
-        if _cut(got) is not None:
-            self._open(name, got)
-            return []
-        items_cut = container_cut(got) if isinstance(got, list) else None
-        if isinstance(want, list) and items_cut is not None:
-            marked = _cut(got[-1]) == ARRAY_SIZE_LIMIT
-            known = got[:-1] if marked else got
-            sent = got[-1].get("originalLength") if marked else None
-            if type(sent) is int and sent != len(want):
-                return [f"{_plain(name)}: expected {len(want)} items, found {sent}"]
-            if len(want) < len(known):
-                return [f"{_plain(name)}: expected {len(want)} items, found {len(known)} or more"]
-            inner = [
-                p
-                for i, (g, w) in enumerate(zip(known, want, strict=False))
-                for p in self._value(g, w, f"{name}[{i}]")
-            ]
-            if not inner:
-                self._open(name, None, items_cut)
-            return inner
-        if is_pattern(want) and not isinstance(got, str) and _holds_cut(got):
-            self._open(name, got, "with parts OpenClaw cut or redacted")
-            return []
-        if is_pattern(want):
-            pattern = want[PATTERN_KEY]
-            text = got if isinstance(got, str) else json.dumps(got, ensure_ascii=False)
-            if self._search(pattern, text):
-                return []
-            return [f"{_plain(name)}: expected a match of '{pattern}', found {shown(got)}"]
-        if isinstance(want, dict) and isinstance(got, dict):
-            return self.differences(got, want, f"{name}.")
-        if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-            inner = [
-                p
-                for i, (g, w) in enumerate(zip(got, want, strict=True))
-                for p in self._value(g, w, f"{name}[{i}]")
-            ]
-            return inner
-        if isinstance(want, dict | list) or not same_value(got, want):
-            return [f"{_plain(name)}: expected {self._wanted(want)}, found {shown(got)}"]
-        return []
-
-    def _wanted(self, want: Any) -> str:
-        if is_pattern(want):
-            return f"a match of '{want[PATTERN_KEY]}'"
-        return shown(want)
-
-    def _search(self, pattern: str, text: str) -> bool:
-        if self.results is None:  # the first pass: ask, answer "matches" for now
-            if self.wanted is None:
-                self.wanted = []
-            self.wanted.append((pattern, text))
-            return True
-        return self.results[(pattern, text)]
-
-    def decide(self) -> str | None:
-        """Run the searches asked for; a message when they could not be decided."""
-        pairs = list(dict.fromkeys(self.wanted or []))
-        self.results = {}
-        if not pairs:
-            return None
-        found = _search_all(pairs, "the calls' arguments")
-        if isinstance(found, str):
-            return found
-        self.results = dict(zip(pairs, found, strict=True))
-        return None
-
-
-def _cut(value: Any) -> str | None:
-    """OpenClaw's reason when `value` is a marker of its own or text it redacted, else None."""
-    from clawspec.evidence.record import REDACTED, bound_marker, cut_detail
-
-    reason = bound_marker(value)
-    if reason is not None:
-        return reason
-    return REDACTED if isinstance(value, str) and cut_detail(value) is not None else None
-
-
-def _holds_cut(value: Any) -> bool:
-    """Whether a cut part is anywhere in `value`."""
-    from clawspec.evidence.record import args_cuts
-
-    return bool(args_cuts(value))
-
-
-def _search_all(pairs: list[tuple[str, str]], subject: str) -> list[bool] | str:
-    """Whether `re.search` finds each (pattern, text), one bounded search of all."""
-    found = search_all(pairs, subject)
-    return found if isinstance(found, str) else [match is not None for match in found]
 
 
 # --- the types ----------------------------------------------------------------------------------
@@ -466,12 +112,12 @@ class ToolCalledWith(Assertion):
         return self
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        return _judged(ctx, self._judge)
+        return judged(ctx, self._judge)
 
-    def _judge(self, scope: _Scope) -> Verdict:
+    def _judge(self, scope: Scope) -> Verdict:
         calls = [(run, call) for run, call in scope.calls() if call.name == self.tool]
         known = [(run, call) for run, call in calls if call.args_known]
-        matcher = _Matcher(self.match == "exact", frozenset(self.ignore or ()))
+        matcher = Matcher(self.match == "exact", frozenset(self.ignore or ()))
         for _, call in known:  # the first pass asks for the pattern searches
             matcher.compare(call.args, self.args)
         problem = matcher.decide()
@@ -481,13 +127,13 @@ class ToolCalledWith(Assertion):
         for run, call, problems, open_parts in compared:
             if not problems and not open_parts:
                 return Verdict.passed(
-                    f"'{self.tool}' called with the expected arguments ({_where(run, call)}): "
+                    f"'{self.tool}' called with the expected arguments ({call_place(run, call)}): "
                     f"{shown(call.args)}"
                 )
         diffs = [(run, call, problems) for run, call, problems, _ in compared]
         undecided = [(run, call, parts) for run, call, problems, parts in compared if not problems]
         unknown = [call for _, call in calls if not call.args_known]
-        code = [call for _, call in scope.calls() if _code_mode(call)]
+        code = [call for _, call in scope.calls() if is_code_mode(call)]
         why = self._unknown(unknown, code, scope)
         if undecided:
             run, call, parts = undecided[0]
@@ -498,27 +144,27 @@ class ToolCalledWith(Assertion):
             )
             return Verdict.errored(
                 f"'{self.tool}' may have been called with the expected arguments, but in "
-                f"{_where(run, call)}{others} OpenClaw recorded {_diffs(parts)}: "
+                f"{call_place(run, call)}{others} OpenClaw recorded {_diffs(parts)}: "
                 f"{'it' if len(parts) == 1 else 'they'} cannot be compared"
             )
         if not calls:
             text = (
-                f"'{self.tool}' not called in {scope.subject}{_refused_clause(scope, self.tool)}; "
-                f"{_called(scope)}"
+                f"'{self.tool}' not called in {scope.subject}{refused_clause(scope, self.tool)}; "
+                f"{tools_called(scope)}"
             )
             return Verdict.errored(f"{text}, {why}") if why else Verdict.failed(text)
         run, call, problems = min(diffs, key=lambda d: len(d[2])) if diffs else (None, None, [])
         text = f"no call of '{self.tool}' with the expected arguments in {scope.subject}"
         if run is not None and call is not None:
             text += (
-                f" ({_times(len(calls))}); the closest, {_where(run, call)}, "
+                f" ({times_called(len(calls))}); the closest, {call_place(run, call)}, "
                 f"differs in {_diffs(problems)}"
             )
         if why:
             return Verdict.errored(f"{text}, {why}")
         return Verdict.failed(text)
 
-    def _unknown(self, unknown: list[ToolCall], code: list[ToolCall], scope: _Scope) -> str:
+    def _unknown(self, unknown: list[ToolCall], code: list[ToolCall], scope: Scope) -> str:
         """Why calls whose arguments (or tool) are not recorded leave the verdict open, else
         ""."""
         parts = []
@@ -533,7 +179,7 @@ class ToolCalledWith(Assertion):
                 f"{pluralize(len(code), 'Tool Search code-mode call')} ({CODE_MODE}) made calls "
                 "the record does not hold one by one: they could include it"
             )
-        parts.extend(_hidden(scope, self.tool, code_mode=False))
+        parts.extend(hidden_reasons(scope, self.tool, code_mode=False))
         return "but " + " and ".join(parts) if parts else ""
 
 
@@ -563,20 +209,20 @@ class ToolCallCount(Assertion):
         return self
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        return _judged(ctx, self._judge)
+        return judged(ctx, self._judge)
 
     def _bounds(self) -> str:
         if self.min is not None and self.max is not None:
             return f"{self.min} to {self.max}" if self.min != self.max else f"exactly {self.min}"
         return f"at least {self.min}" if self.min is not None else f"at most {self.max}"
 
-    def _judge(self, scope: _Scope) -> Verdict:
+    def _judge(self, scope: Scope) -> Verdict:
         count = sum(1 for _, call in scope.calls() if call.name == self.tool)
-        hidden = _hidden(scope, self.tool)
+        hidden = hidden_reasons(scope, self.tool)
         limit = {"min": self.min, "max": self.max}
         text = (
             f"'{self.tool}' called {pluralize(count, 'time')} in {scope.subject}, expected "
-            f"{self._bounds()}{_refused_clause(scope, self.tool)}"
+            f"{self._bounds()}{refused_clause(scope, self.tool)}"
         )
         if self.max is not None and count > self.max:
             return Verdict.failed(text, count, limit)  # unknown calls only add to it
@@ -584,7 +230,7 @@ class ToolCallCount(Assertion):
         if hidden and (low or self.max is not None):
             return Verdict.errored(f"{text}, but " + " and ".join(hidden))
         if low:
-            return Verdict.failed(f"{text}; {_called(scope)}", count, limit)
+            return Verdict.failed(f"{text}; {tools_called(scope)}", count, limit)
         return Verdict.passed(text, count, limit)
 
 
@@ -601,10 +247,10 @@ class NoToolLoop(Assertion):
     )
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        return _judged(ctx, self._judge)
+        return judged(ctx, self._judge)
 
-    def _judge(self, scope: _Scope) -> Verdict:
-        longest: tuple[int, _Run | None, ToolCall | None, int] = (0, None, None, 0)
+    def _judge(self, scope: Scope) -> Verdict:
+        longest: tuple[int, Run | None, ToolCall | None, int] = (0, None, None, 0)
         doubts: list[str] = []
         for run in scope.each():
             calls = run.run.calls
@@ -639,14 +285,14 @@ class NoToolLoop(Assertion):
             return Verdict.errored(f"{text}, but {'; '.join(doubts[:3])}{more}")
         return Verdict.passed(text, streak, self.max_repeats)
 
-    def _doubts(self, run: _Run) -> list[str]:
+    def _doubts(self, run: Run) -> list[str]:
         """Why calls of `run` the record does not hold whole could make a loop longer than
         max_repeats: a code-mode call hides any calls; calls that could be one call repeated
         (arguments not read, or cut by OpenClaw, or a call without its tool's name) in a row
         longer than max_repeats; calls past the bound on the events read."""
         calls = run.run.calls
         doubts = []
-        if any(_code_mode(call) for call in calls):
+        if any(is_code_mode(call) for call in calls):
             doubts.append(
                 f"in {run.label} a Tool Search code-mode call's calls, which the record does "
                 "not hold one by one, could repeat"
@@ -666,7 +312,7 @@ class NoToolLoop(Assertion):
                 )
             start, last = index, call
         if run.run.capped:
-            doubts.append(_capped([run]) + ": they could repeat")
+            doubts.append(capped_note([run]) + ": they could repeat")
         return doubts
 
 
@@ -698,7 +344,7 @@ def _maybe_equal(x: Any, y: Any) -> bool:
     any value but one whose size they name otherwise."""
     from clawspec.evidence.record import ARRAY_SIZE_LIMIT, TRUNCATED_KEY
 
-    cx, cy = _cut(x), _cut(y)
+    cx, cy = cut_reason(x), cut_reason(y)
     if cx is not None or cy is not None:
         if cx == cy and isinstance(x, dict) and isinstance(y, dict):
             sizes = [
@@ -717,8 +363,8 @@ def _maybe_equal(x: Any, y: Any) -> bool:
             return False
         return all(_maybe_equal(x[k], y[k]) for k in keys_x & keys_y)
     if isinstance(x, list) and isinstance(y, list):
-        cut_x = bool(x) and _cut(x[-1]) == ARRAY_SIZE_LIMIT
-        cut_y = bool(y) and _cut(y[-1]) == ARRAY_SIZE_LIMIT
+        cut_x = bool(x) and cut_reason(x[-1]) == ARRAY_SIZE_LIMIT
+        cut_y = bool(y) and cut_reason(y[-1]) == ARRAY_SIZE_LIMIT
         if cut_x or cut_y:
             if cut_x and cut_y and not _maybe_equal(x[-1], y[-1]):
                 return False
@@ -753,10 +399,10 @@ def _why_unsure(window: tuple[ToolCall, ...]) -> str:
 class _Seen:
     """The messages a scope's runs sent, the runs whose record does not tell, and the matches."""
 
-    scope: _Scope
-    sent: list[tuple[_Run, SentMessage]]
+    scope: Scope
+    sent: list[tuple[Run, SentMessage]]
     unknown: list[str]
-    found: list[tuple[_Run, SentMessage]]
+    found: list[tuple[Run, SentMessage]]
 
 
 class _MessageFields(Assertion):
@@ -806,7 +452,7 @@ class _MessageFields(Assertion):
 
     def _look(self, ctx: EvalContext) -> _Seen | Verdict:
         """What the scope's runs sent and which of it matches, or why it cannot be told."""
-        scope = _scope(ctx)
+        scope = scope_of(ctx)
         if isinstance(scope, Verdict):
             return scope
         sent, unknown = self._messages(scope)
@@ -815,11 +461,11 @@ class _MessageFields(Assertion):
             return Verdict.errored(found)
         return _Seen(scope, sent, unknown, found)
 
-    def _messages(self, scope: _Scope) -> tuple[list[tuple[_Run, SentMessage]], list[str]]:
+    def _messages(self, scope: Scope) -> tuple[list[tuple[Run, SentMessage]], list[str]]:
         """The messages the scope's runs sent, and the runs whose record does not tell."""
         from clawspec.evidence.record import SentMessage
 
-        sent: list[tuple[_Run, SentMessage]] = []
+        sent: list[tuple[Run, SentMessage]] = []
         unknown: list[str] = []
         for run in scope.each():
             record = run.run
@@ -833,9 +479,7 @@ class _MessageFields(Assertion):
                     sent.append((run, SentMessage(None, None, None, text)))
         return sent, unknown
 
-    def _matching(
-        self, sent: list[tuple[_Run, SentMessage]]
-    ) -> list[tuple[_Run, SentMessage]] | str:
+    def _matching(self, sent: list[tuple[Run, SentMessage]]) -> list[tuple[Run, SentMessage]] | str:
         """The messages that match, or why it could not be decided (a message whose text
         OpenClaw kept only as its marker might hold what is asked for)."""
         found = [(r, m) for r, m in sent if self.to is None or m.to == self.to]
@@ -855,7 +499,7 @@ class _MessageFields(Assertion):
         if self.pattern is not None:
             texts = [(r, m) for r, m in found if m.text is not None]
             results = (
-                _search_all([(self.pattern, m.text or "") for _, m in texts], "the messages sent")
+                search_each([(self.pattern, m.text or "") for _, m in texts], "the messages sent")
                 if texts
                 else []
             )
@@ -872,14 +516,14 @@ class _MessageFields(Assertion):
         return found
 
 
-def _message(run: _Run, message: SentMessage) -> str:
+def _message(run: Run, message: SentMessage) -> str:
     to = f" to '{one_line(clean(valid_unicode(message.to)), 80)}'" if message.to else ""
     via = f" via {message.tool}" if message.tool else ""
     text = shown(message.text) if message.text is not None else "(no text recorded)"
     return f"{run.label}{via}{to}: {text}"
 
 
-def _sent_list(sent: list[tuple[_Run, SentMessage]]) -> str:
+def _sent_list(sent: list[tuple[Run, SentMessage]]) -> str:
     if not sent:
         return "no message sent"
     items = [_message(r, m) for r, m in sent[:3]]
@@ -957,7 +601,7 @@ class RunCompleted(Assertion):
     type: Literal["run_completed"]
 
     def evaluate(self, ctx: EvalContext) -> Verdict:
-        scope = _scope(ctx)
+        scope = scope_of(ctx)
         if isinstance(scope, Verdict):
             return scope
         problems = []
@@ -1002,7 +646,7 @@ def _not_completed(run: Trajectory) -> str:
     if run.aborted:
         problems.append("aborted")
     if run.stop_reason != "stop":
-        reason = "none recorded" if run.stop_reason is None else f"'{_plain(run.stop_reason)}'"
+        reason = "none recorded" if run.stop_reason is None else f"'{plain(run.stop_reason)}'"
         meaning = _STOP_REASONS.get(run.stop_reason or "")
         problems.append(
             f"stop reason {reason}{f' ({meaning})' if meaning else ''}, expected 'stop'"
@@ -1012,5 +656,5 @@ def _not_completed(run: Trajectory) -> str:
     if run.pending_children:
         problems.append(f"{pluralize(len(run.pending_children), 'sub-agent run')} did not end")
     if problems and run.final_status is not None:
-        problems.append(f"final status '{_plain(run.final_status)}'")
+        problems.append(f"final status '{plain(run.final_status)}'")
     return ", ".join(problems)

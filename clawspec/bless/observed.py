@@ -25,7 +25,7 @@ from clawspec.reports.model import AttemptEvidence, FileSeen, ToolCallRecord
 if TYPE_CHECKING:
     from clawspec.evidence.context import EvalContext
     from clawspec.evidence.record import RunRecords
-    from clawspec.gateway.trajectory import Trajectory
+    from clawspec.gateway.trajectory.values import Trajectory
     from clawspec.reports.model import ScenarioEvidence, ScenarioResult, TurnResult
 
 # Bounds per attempt (a repeated scenario's report holds one of these per attempt).

@@ -21,7 +21,7 @@ from clawspec.bless.proposal import (
     place,
     with_variables,
 )
-from clawspec.gateway.trajectory import cut_detail
+from clawspec.gateway.trajectory.cuts import cut_detail
 from clawspec.reports.model import AttemptEvidence
 from clawspec.secrets import MASK
 

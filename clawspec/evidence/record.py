@@ -25,25 +25,21 @@ from clawspec.evidence.store import PluginKey
 from clawspec.gateway.logs.scope import hook_session_keys
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records
 from clawspec.gateway.refusals import CallKey, ToolAnswers
-from clawspec.gateway.trajectory import (
+from clawspec.gateway.trajectory.cuts import (
     ARRAY_SIZE_LIMIT,
     OBJECT_SIZE_LIMIT,
     REDACTED,
-    SETTING_HINT,
     TRUNCATED_KEY,
-    SentMessage,
-    Trajectory,
-    TrajectoryError,
-    TrajectoryReader,
-    agent_of,
     args_cuts,
     bound_marker,
     container_cut,
     credential_key,
     cut_detail,
-    holds_agent_stores,
-    wait_for,
 )
+from clawspec.gateway.trajectory.errors import TrajectoryError
+from clawspec.gateway.trajectory.layout import SETTING_HINT, agent_of, holds_agent_stores
+from clawspec.gateway.trajectory.reader import TrajectoryReader, wait_for
+from clawspec.gateway.trajectory.values import SentMessage, Trajectory
 
 if TYPE_CHECKING:
     from clawspec.config.settings import Settings

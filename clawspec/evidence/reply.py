@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from clawspec.evidence.context import EvalContext, Verdict
 from clawspec.evidence.record import STATE_DIR_HINT, run_records
-from clawspec.gateway.trajectory import placeholder, redacted_text
+from clawspec.gateway.trajectory.cuts import placeholder, redacted_text
 
 __all__ = ["STATE_DIR_HINT", "Reply", "redaction_form", "replies"]
 

@@ -320,7 +320,7 @@ def _chat_endpoint(report: Diagnosis, label: str, url: str, token: str, source: 
 def _state_dirs(report: Diagnosis, settings: Settings, variants: Sequence[VariantSettings]) -> None:
     """Where each gateway's run records are read: needed by the reply and run-record
     assertions of one-message scenarios (a conversation's reply comes with its answer)."""
-    from clawspec.gateway.trajectory import holds_agent_stores
+    from clawspec.gateway.trajectory.layout import holds_agent_stores
 
     run_setting = "openclaw_state_dir (CLAWSPEC_OPENCLAW_STATE_DIR or OPENCLAW_STATE_DIR)"
     places = [("state dir", settings.openclaw_state_dir, run_setting)]

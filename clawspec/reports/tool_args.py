@@ -24,7 +24,7 @@ from clawspec.text import valid_unicode
 
 if TYPE_CHECKING:
     from clawspec.evidence.record import RunRecords
-    from clawspec.gateway.trajectory import ToolCall, Trajectory
+    from clawspec.gateway.trajectory.values import ToolCall, Trajectory
 
 DEFAULT_ARGS_BYTES = 64 * 1024  # limits.tool_args_bytes' default
 ARGS_TOTAL_BYTES = 1 << 20  # a scenario's arguments in all, bytes of JSON text

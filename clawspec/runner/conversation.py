@@ -309,7 +309,7 @@ ANNOUNCE_WAIT_S = 10.0
 
 
 def _wait_for_announcement(ctx: EvalContext, talk: Conversation, records: RunRecords) -> None:
-    from clawspec.gateway.trajectory import TrajectoryReader
+    from clawspec.gateway.trajectory.reader import TrajectoryReader
 
     ours = {run.run_id for run in records.runs}
     deadline = ctx.clock() + min(ANNOUNCE_WAIT_S, ctx.evidence_wait_s())

@@ -26,7 +26,7 @@ from clawspec.assertions import REGISTRY, patterns, reply
 from clawspec.assertions.base import EvalContext, RunInfo, Status, Verdict
 from clawspec.config.settings import Settings
 from clawspec.evidence.store import Evidence
-from clawspec.gateway.trajectory import store_path
+from clawspec.gateway.trajectory.layout import store_path
 from tests.support.harness import evaluate_one, make_context
 
 DATA = Path(__file__).parents[1] / "gateway" / "data" / "trajectory"

@@ -32,7 +32,9 @@ from clawspec.assertions.base import EvalContext, RunInfo, Status
 from clawspec.config.settings import Settings
 from clawspec.evidence.context import Exchange
 from clawspec.evidence.store import Evidence
-from clawspec.gateway.trajectory import Trajectory, TrajectoryReader, store_path
+from clawspec.gateway.trajectory.layout import store_path
+from clawspec.gateway.trajectory.reader import TrajectoryReader
+from clawspec.gateway.trajectory.values import Trajectory
 from tests.support.harness import evaluate_one, make_context
 
 DATA = Path(__file__).parents[1] / "gateway" / "data" / "trajectory"

@@ -15,7 +15,7 @@ import pytest
 
 from clawspec.assertions.base import EvalContext, Status
 from clawspec.config.settings import Settings
-from clawspec.gateway.trajectory import store_path
+from clawspec.gateway.trajectory.layout import store_path
 from tests.assertions.test_trajectory_assertions import (
     add_calls,
     check,

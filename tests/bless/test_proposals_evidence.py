@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from clawspec.assertions.trajectory import _Matcher
+from clawspec.assertions.arguments import Matcher
 from clawspec.bless.invariants import MAX_REPLY_SENTENCES, Observed, Proposal, Settings, propose
 from clawspec.bless.observed import _files
 from clawspec.contracts.loader import load_contract
@@ -34,7 +34,7 @@ def _of(items: list[Any], kind: str) -> list[dict[str, Any]]:
 
 def _matches_a_call(expected: dict[str, Any], calls: list[ToolCallRecord]) -> bool:
     """Whether `tool_called_with` (match: partial) passes on these calls: OpenClaw's matcher."""
-    matcher = _Matcher(exact=False, ignore=frozenset())
+    matcher = Matcher(exact=False, ignore=frozenset())
     return any(not matcher.differences(c.args, expected) for c in calls)
 
 

@@ -485,7 +485,7 @@ def test_arguments_openclaw_cut_or_redacted_are_not_taken_as_seen() -> None:
     """A call whose recorded arguments hold OpenClaw's own cut or redaction markers is kept
     as a call, but its arguments count as unknown: no `tool_called_with` comes from them."""
     from clawspec.bless.observed import _call
-    from clawspec.gateway.trajectory import ArgsCut, ToolCall
+    from clawspec.gateway.trajectory.values import ArgsCut, ToolCall
 
     marker = {"truncated": True, "reason": "trajectory-field-size-limit"}
     cut = ToolCall(
@@ -514,7 +514,7 @@ def test_a_reply_or_arguments_cut_inside_a_secret_keep_none_of_it(tmp_path: Path
     the cut cannot leave all but the last characters of a secret in the report or a proposal."""
     from clawspec import secrets
     from clawspec.bless.observed import MAX_ARGS_BYTES, MAX_REPLY_CHARS, _call, _evidence
-    from clawspec.gateway.trajectory import ToolCall
+    from clawspec.gateway.trajectory.values import ToolCall
 
     with secrets.scope({"CLAWSPEC_HOOKS_TOKEN": TOKEN}):
         reply = "y" * (MAX_REPLY_CHARS - 10) + TOKEN + " tail" * 30

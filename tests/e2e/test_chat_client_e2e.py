@@ -18,7 +18,7 @@ import requests
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway
 from clawspec.gateway.chat import ChatError, ChatRequest, preflight, send
 from clawspec.gateway.logs.index import LogIndex
-from clawspec.gateway.trajectory import TrajectoryReader, wait_for
+from clawspec.gateway.trajectory.reader import TrajectoryReader, wait_for
 from tests.e2e.conftest import provider_config
 from tests.support.hang_guard import HANG_GUARD_S
 from tests.support.scripted_provider import ScriptedProvider

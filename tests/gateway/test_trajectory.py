@@ -22,23 +22,19 @@ from typing import Any
 
 import pytest
 
-from clawspec.gateway.trajectory import (
+from clawspec.gateway.trajectory.errors import (
     BadEvent,
     RunNotFound,
     RunNotRecorded,
     StoreCorrupt,
     StoreLocked,
     StoreMissing,
-    SubagentRef,
-    Trajectory,
-    TrajectoryReader,
-    TrajectoryStore,
     UnknownSchema,
-    Usage,
-    agent_of,
-    store_path,
-    wait_for,
 )
+from clawspec.gateway.trajectory.layout import agent_of, store_path
+from clawspec.gateway.trajectory.reader import TrajectoryReader, wait_for
+from clawspec.gateway.trajectory.store import TrajectoryStore
+from clawspec.gateway.trajectory.values import SubagentRef, Trajectory, Usage
 from tests.support.fake_time import FakeTime
 
 DATA = Path(__file__).parent / "data" / "trajectory"

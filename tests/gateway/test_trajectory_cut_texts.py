@@ -15,13 +15,9 @@ from typing import Any
 
 import pytest
 
-from clawspec.gateway.trajectory import (
-    BadEvent,
-    SentMessage,
-    TextCut,
-    Trajectory,
-    TrajectoryReader,
-)
+from clawspec.gateway.trajectory.errors import BadEvent
+from clawspec.gateway.trajectory.reader import TrajectoryReader
+from clawspec.gateway.trajectory.values import SentMessage, TextCut, Trajectory
 from tests.assertions.test_trajectory_assertions import DATA, edit_events, hook_line
 from tests.assertions.test_trajectory_hostile import field_cut
 

@@ -14,18 +14,12 @@ from pathlib import Path
 import pytest
 
 from clawspec.evidence.record import STATE_DIR_HINT
-from clawspec.gateway.trajectory import (
-    SETTING_HINT,
-    UNKNOWN_TOOL,
-    StoreCorrupt,
-    StoreMissing,
-    TrajectoryReader,
-    TrajectoryStore,
-    args_cuts,
-    cut_detail,
-    store_path,
-    wait_for,
-)
+from clawspec.gateway.trajectory.calls import UNKNOWN_TOOL
+from clawspec.gateway.trajectory.cuts import args_cuts, cut_detail
+from clawspec.gateway.trajectory.errors import StoreCorrupt, StoreMissing
+from clawspec.gateway.trajectory.layout import SETTING_HINT, store_path
+from clawspec.gateway.trajectory.reader import TrajectoryReader, wait_for
+from clawspec.gateway.trajectory.store import TrajectoryStore
 from tests.assertions.test_trajectory_assertions import add_calls, edit_events, hook_line
 from tests.assertions.test_trajectory_hostile import field_cut, items_cut, keys_cut
 from tests.support.fake_time import FakeTime
