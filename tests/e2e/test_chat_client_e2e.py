@@ -7,7 +7,6 @@ Run inside a loopback-only namespace (see tests/e2e/conftest.py).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +19,7 @@ from clawspec.gateway.chat import ChatError, ChatRequest, preflight, send
 from clawspec.gateway.logs.index import LogIndex
 from clawspec.gateway.trajectory.reader import TrajectoryReader, wait_for
 from tests.e2e.conftest import provider_config
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import wait_until
 from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.e2e
@@ -115,9 +114,7 @@ def test_a_turn_answers_before_its_sub_agent_ends_and_finds_it(
         def announced() -> list[str]:
             return [r.run_id for r in reader.conversation("main", key)]
 
-        deadline = time.monotonic() + HANG_GUARD_S
-        while len(announced()) < 2 and time.monotonic() < deadline:
-            time.sleep(0.5)
+        wait_until(lambda: len(announced()) >= 2, poll_s=0.5)
     first, then = announced()
     assert first == turn.run_id and then.startswith(f"announce:v1:{child.session_key}:")
     # The log's lines of the turn are found by its chat id, the sub-agent's with them.

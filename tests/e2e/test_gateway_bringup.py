@@ -14,7 +14,7 @@ import requests
 from clawspec.gateway.bringup import BringUpOptions, GatewayProcess, RunningGateway, _proc_stats
 from clawspec.gateway.plugin_records import PluginRecord, read_plugin_records, run_family, sum_usage
 from tests.e2e.conftest import provider_config
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import HANG_GUARD_S, wait_until
 from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.e2e
@@ -115,10 +115,8 @@ def test_subagent_run_is_linked(gateway: RunningGateway) -> None:
     links = [r for r in records if r.kind == "subagent" and r.parent_run_id == parent]
     assert len(links) == 1 and ":subagent:" in str(links[0].child_session_key)
     assert sum_usage(records, run_family(records, parent)).input == 500 + 600 + 300 + 310
-    deadline = time.monotonic() + HANG_GUARD_S
-    while not (gateway.workspace / "child.md").exists():
-        assert time.monotonic() < deadline, "the child did not write child.md"
-        time.sleep(0.2)
+    wait_until((gateway.workspace / "child.md").exists, poll_s=0.2)
+    assert (gateway.workspace / "child.md").exists(), "the child did not write child.md"
 
 
 def test_own_gateway_exits_cleanly(

@@ -7,13 +7,12 @@ import json
 import os
 import socket
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from clawspec.cli import main
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import wait_until
 
 CONTRACT = """version: "1.0"
 target: {type: agent, path: agents/x}
@@ -77,9 +76,7 @@ def test_gateway_that_never_gets_ready_exits_3_and_is_stopped(
     # What it was doing meanwhile was said first; it was never ready, and nothing ran.
     assert err.startswith("clawspec: starting the OpenClaw gateway (its log: "), err
     assert "gateway ready" not in err and "running 2 scenarios" not in err
-    deadline = time.monotonic() + HANG_GUARD_S
-    while _sleepers(f"sleep {marker}") and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: not _sleepers(f"sleep {marker}"), poll_s=0.1)
     assert _sleepers(f"sleep {marker}") == []
 
 
@@ -270,11 +267,10 @@ def test_a_gateway_outlives_no_clawspec_killed_without_its_cleanup(
         assert len(gateways) == 1 and [p.name for p in temp.glob("clawspec-gateway-*")]
         child.send_signal(signal.SIGKILL)
         child.wait(10)
-        deadline = time.monotonic() + HANG_GUARD_S
-        while (_sleepers(marker) or list(temp.glob("clawspec-gateway-*"))) and (
-            time.monotonic() < deadline
-        ):
-            time.sleep(0.1)
+        wait_until(
+            lambda: not _sleepers(marker) and not list(temp.glob("clawspec-gateway-*")),
+            poll_s=0.1,
+        )
         assert _sleepers(marker) == []
         assert list(temp.glob("clawspec-gateway-*")) == []
         assert not (workspace / "AGENTS.md").exists() and not (workspace / "SOUL.md").exists()

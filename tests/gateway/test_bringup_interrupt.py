@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import HANG_GUARD_S, wait_until
 
 CONTRACT = """version: "1.0"
 target: {type: skill, path: skills/a}
@@ -82,9 +82,7 @@ def test_a_signal_while_the_gateway_starts_stops_it_and_reports_an_interrupted_r
     )
     gateway_pid = None
     try:
-        deadline = time.monotonic() + HANG_GUARD_S
-        while not pid_file.is_file() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: pid_file.is_file() or process.poll() is not None)
         assert pid_file.is_file(), process.communicate(timeout=HANG_GUARD_S)
         time.sleep(0.5)  # the pid is written as the shell starts: let it become `sleep`
         gateway_pid = int(pid_file.read_text().strip())
@@ -100,9 +98,7 @@ def test_a_signal_while_the_gateway_starts_stops_it_and_reports_an_interrupted_r
     assert process.returncode == 130, (out, err)  # interrupted, not a failed bring-up (3)
     assert "Traceback" not in err and "bring-up failed" not in err + out, err
     # The gateway is stopped before the process exits; reaped just after.
-    deadline = time.monotonic() + HANG_GUARD_S
-    while _alive(gateway_pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_until(lambda: not _alive(gateway_pid), poll_s=0.1)
     assert not _alive(gateway_pid), "the gateway was left running"
     report = json.loads((work / "reports" / "clawspec-report.json").read_text("utf-8"))
     assert report["interrupted"] is True

@@ -34,7 +34,7 @@ from clawspec.gateway.chat import ChatError, ChatRequest, send
 from tests.runner.test_conversation_turns_cli import _chats, _checks, _report
 from tests.support import chat_api
 from tests.support.chat_api import ChatServer
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import HANG_GUARD_S, wait_until
 
 TOKEN = "gw-token-hostile-conv-7d1e"
 HOOKS_TOKEN = "hooks-token-hostile-conv-2b9f"
@@ -100,9 +100,7 @@ def _env(server: ChatServer) -> dict[str, str]:
 
 
 def _wait_for_chats(server: ChatServer, count: int, alive: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + HANG_GUARD_S
-    while len(_chats(server)) < count and alive() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: len(_chats(server)) >= count or not alive(), poll_s=0.02)
     assert len(_chats(server)) == count, _chats(server)
 
 

@@ -25,7 +25,7 @@ import pytest
 from clawspec.cli import main
 from clawspec.reports.turns import REPLY_CHARS
 from tests.support.chat_api import ChatServer
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import wait_until
 
 TOKEN = "gw-token-turns-cli-4e8b2d"
 HOOKS_TOKEN = "hooks-token-turns-cli-91c3aa"
@@ -318,9 +318,7 @@ def test_a_signal_during_a_turn_lets_it_finish_and_sends_no_later_turn(
             stderr=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + HANG_GUARD_S
-        while not _chats(server) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: _chats(server) or process.poll() is not None, poll_s=0.02)
         assert _chats(server) == ["slow [sleep:2]"], "turn 1 never reached the server"
         process.send_signal(sig)  # while the server holds turn 1's answer
         out, err = process.communicate(timeout=60)

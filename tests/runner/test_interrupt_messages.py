@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from clawspec.commands import signals
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import wait_until
 from tests.support.slow_server import Answer, SlowServer
 
 CONTRACT = """version: "1.0"
@@ -75,9 +75,7 @@ def test_an_interrupt_before_any_scenario_started_says_so(workspace: Path) -> No
             stderr=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + HANG_GUARD_S
-        while not server.seen and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: server.seen)
         assert [(seen.method, seen.path) for seen in server.seen] == [("GET", "/")]
         process.send_signal(signal.SIGINT)
         time.sleep(0.5)  # the handler prints before the gateway answers (not a bound)

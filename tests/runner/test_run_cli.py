@@ -20,7 +20,7 @@ from clawspec.cli import main
 from clawspec.gateway import client
 from clawspec.reports import kept
 from clawspec.reports.json_report import schema_path
-from tests.support.hang_guard import HANG_GUARD_S
+from tests.support.hang_guard import wait_until
 from tests.support.hooks_api import HooksServer
 
 TOKEN = "hook-token-9f8e7d6c5b"
@@ -515,9 +515,7 @@ scenarios:
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + HANG_GUARD_S
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: server.requests)
     assert server.requests, "the first scenario never reached the gateway"
     process.send_signal(signal.SIGINT)
     time.sleep(0.3)
@@ -622,9 +620,7 @@ def _run_with_held_runs(
         text=True,
     )
     stderr = _Stderr(process)
-    deadline = time.monotonic() + HANG_GUARD_S
-    while len(server.requests) < 2 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: len(server.requests) >= 2 or process.poll() is not None)
     assert len(server.requests) == 2, "".join(stderr.lines)  # both running ones reached it
     return process, stderr
 

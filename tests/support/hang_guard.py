@@ -8,4 +8,15 @@ bug reaches it, and the test then fails instead of hanging the suite.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 HANG_GUARD_S = 300.0
+
+
+def wait_until(done: Callable[[], object], poll_s: float = 0.05) -> None:
+    """Poll `done` until it is true or the hang guard has passed; the caller asserts what it
+    waited for, so a hang fails there with its own message."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not done() and time.monotonic() < deadline:
+        time.sleep(poll_s)
