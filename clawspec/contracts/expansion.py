@@ -25,7 +25,7 @@ from clawspec.contracts.outlines import (
     sole_placeholder,
     substitute,
 )
-from clawspec.contracts.problems import Place, Problem
+from clawspec.contracts.problems import Problem
 from clawspec.inputs.source import Loc, SourceDoc
 
 
@@ -116,9 +116,7 @@ def _one_id_each(
                 f"outline '{outline}' (line {doc.value_mark(('scenarios', rows[name])).line}): "
                 "rename one of them"
             )
-            found.append(
-                Problem(Place(shown, mark.line, mark.column), message, (mark.line, mark.column))
-            )
+            found.append(Problem.at(shown, mark.line, mark.column, message))
     return found
 
 
@@ -143,8 +141,7 @@ def _unknown_variable(
         + (f"; did you mean '{{{{vars.{hint[0]}}}}}'?" if hint else "")
         + (f" (also used on line {', '.join(map(str, also))})" if also else "")
     )
-    where = Place(shown, mark.line, mark.column)
-    return Problem(where, f"{describe(doc, loc)}{message}", (mark.line, mark.column))
+    return Problem.at(shown, mark.line, mark.column, f"{describe(doc, loc)}{message}")
 
 
 def _row_scenario(

@@ -7,7 +7,7 @@ import difflib
 from typing import Any
 
 from clawspec.assertions import REGISTRY
-from clawspec.contracts.problems import Place, Problem
+from clawspec.contracts.problems import Problem
 from clawspec.inputs.source import Loc, Mark, SourceDoc
 from clawspec.text import UNSHOWABLE
 
@@ -23,11 +23,7 @@ def shown_name(name: str) -> str:
 def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> Problem:
     """The problem `message` at `loc` (its key with `at_key`), named as `describe` names it."""
     mark: Mark = doc.key_mark(loc) if at_key else doc.value_mark(loc)
-    return Problem(
-        Place(shown, mark.line, mark.column),
-        f"{describe(doc, loc)}{message}",
-        (mark.line, mark.column),
-    )
+    return Problem.at(shown, mark.line, mark.column, f"{describe(doc, loc)}{message}")
 
 
 def describe(doc: SourceDoc, loc: Loc, row: str | None = None) -> str:

@@ -17,7 +17,7 @@ from clawspec.contracts.expansion import expand, explain_entries
 from clawspec.contracts.legacy import legacy_kind
 from clawspec.contracts.models import Contract
 from clawspec.contracts.outlines import ExampleRow
-from clawspec.contracts.problems import Place, Problem
+from clawspec.contracts.problems import Problem
 from clawspec.contracts.reading import Parsed, parsed_here, read_contract
 from clawspec.errors import ContractError
 from clawspec.identity import contract_path
@@ -107,19 +107,14 @@ def load_contract(
     # Keys stated twice are reported together, and with the file's other problems (the data
     # holds each key's first value): one run of `validate` shows what to fix.
     duplicates = [
-        Problem(
-            Place(shown, dup.mark.line, dup.mark.column),
-            dup.message,
-            (dup.mark.line, dup.mark.column),
-        )
-        for dup in doc.duplicates
+        Problem.at(shown, dup.mark.line, dup.mark.column, dup.message) for dup in doc.duplicates
     ]
     if not isinstance(doc.data, dict):
         found = "an empty file" if doc.data is None else type(doc.data).__name__
         message = (
             f"a contract must be a mapping with 'version', 'target' and 'scenarios'; found {found}"
         )
-        return [Problem(Place(shown, 1, 1), message, (1, 1)), *duplicates]
+        return [Problem.at(shown, 1, 1, message), *duplicates]
     legacy = legacy_kind(doc.data)
     if legacy is not None:
         mark = _every_position(text, path, limits).key_mark((legacy[0],))
@@ -127,10 +122,7 @@ def load_contract(
             f"this looks like a legacy ClawSpec {legacy[1]} file ('{legacy[0]}' at the top, no "
             f"'scenarios'): run `clawspec migrate {shown}`"
         )
-        return [
-            Problem(Place(shown, mark.line, mark.column), message, (mark.line, mark.column)),
-            *duplicates,
-        ]
+        return [Problem.at(shown, mark.line, mark.column, message), *duplicates]
     if not duplicates:
         valid = _validate(shown, doc, path, workspace, environ, text, limits)
         if not isinstance(valid, list):

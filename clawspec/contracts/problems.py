@@ -29,6 +29,11 @@ class Problem:
     message: str
     order: tuple[int, int]
 
+    @classmethod
+    def at(cls, file: str, line: int, column: int, message: str) -> Problem:
+        """A problem in the contract itself, sorting where it is."""
+        return cls(Place(file, line, column), message, (line, column))
+
     @property
     def text(self) -> str:
         return f"{self.where}: {self.message}"

@@ -30,7 +30,7 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
             data = handle.read(limits.max_bytes + 1) if size <= limits.max_bytes else b""
             if size > limits.max_bytes or len(data) > limits.max_bytes:
                 too_big = too_large(max(size, len(data)), limits.max_bytes)
-                return [Problem(Place(shown, 1, 1), too_big, (1, 1))]
+                return [Problem.at(shown, 1, 1, too_big)]
         # As read_text would: universal newlines.
         text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
@@ -42,7 +42,7 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
             f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be read as UTF-8 (save the "
             "file as UTF-8)"
         )
-        return [Problem(Place(shown, line, column + 1), message, (line, column + 1))]
+        return [Problem.at(shown, line, column + 1, message)]
     except OSError as exc:
         return [Problem(Place(shown), f"cannot read contract: {exc.strerror or exc}", (0, 0))]
     try:
@@ -52,8 +52,7 @@ def read_contract(path: Path, shown: str, limits: ContractLimits = DEFAULT_LIMIT
     except DuplicateKeys as exc:  # the loader reports them with the file's other problems
         return text, exc.doc
     except SourceError as exc:
-        place = Place(shown, exc.mark.line, exc.mark.column)
-        return [Problem(place, str(exc), (exc.mark.line, exc.mark.column))]
+        return [Problem.at(shown, exc.mark.line, exc.mark.column, str(exc))]
 
 
 def read_file(path: Path, limits: ContractLimits = DEFAULT_LIMITS) -> Parsed:
