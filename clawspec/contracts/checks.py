@@ -220,7 +220,9 @@ def _check_strings(
         try:
             templates.check_variables(text, environ, outline)
         except templates.TemplateError as exc:
-            errors.append(format_at(shown, doc, sub_loc, str(exc)))
+            errors.append(
+                format_at(shown, doc, sub_loc, str(exc), environment_only=exc.environment_only)
+            )
     return errors
 
 

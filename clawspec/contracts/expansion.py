@@ -177,7 +177,7 @@ def _row_scenario(
                 templates.check_variables(text, environ)
             except templates.TemplateError as exc:
                 said = f"{label}, row '{row.id}', '{key}': {exc}"
-                problems.append(Problem(row.where(key), said, order))
+                problems.append(Problem(row.where(key), said, order, exc.environment_only))
     if blocked:
         out.problems.extend(problems)
         return None

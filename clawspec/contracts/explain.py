@@ -20,10 +20,19 @@ def shown_name(name: str) -> str:
     return UNSHOWABLE.sub(lambda found: found.group().encode("unicode_escape").decode(), name)
 
 
-def format_at(shown: str, doc: SourceDoc, loc: Loc, message: str, at_key: bool = False) -> Problem:
+def format_at(
+    shown: str,
+    doc: SourceDoc,
+    loc: Loc,
+    message: str,
+    at_key: bool = False,
+    *,
+    environment_only: bool = False,
+) -> Problem:
     """The problem `message` at `loc` (its key with `at_key`), named as `describe` names it."""
     mark: Mark = doc.key_mark(loc) if at_key else doc.value_mark(loc)
-    return Problem.at(shown, mark.line, mark.column, f"{describe(doc, loc)}{message}")
+    said = f"{describe(doc, loc)}{message}"
+    return Problem.at(shown, mark.line, mark.column, said, environment_only=environment_only)
 
 
 def describe(doc: SourceDoc, loc: Loc, row: str | None = None) -> str:

@@ -28,11 +28,16 @@ class Problem:
     where: Place
     message: str
     order: tuple[int, int]
+    # Only the run's environment settles it (an unset `{{env.NAME}}`): `lint`, run where the
+    # CI job's secrets are not, leaves it to `validate`.
+    environment_only: bool = False
 
     @classmethod
-    def at(cls, file: str, line: int, column: int, message: str) -> Problem:
+    def at(
+        cls, file: str, line: int, column: int, message: str, *, environment_only: bool = False
+    ) -> Problem:
         """A problem in the contract itself, sorting where it is."""
-        return cls(Place(file, line, column), message, (line, column))
+        return cls(Place(file, line, column), message, (line, column), environment_only)
 
     @property
     def text(self) -> str:

@@ -26,7 +26,13 @@ KNOWN = (
 
 
 class TemplateError(ValueError):
-    """An unknown template variable or an unset `env.NAME`."""
+    """An unknown template variable or an unset `env.NAME`. `environment_only` when every
+    problem said is an unset environment variable: the run's environment settles it, the
+    contract itself is sound (what `lint`, run without the CI job's secrets, leaves aside)."""
+
+    def __init__(self, message: str, *, environment_only: bool = False) -> None:
+        super().__init__(message)
+        self.environment_only = environment_only
 
 
 def variables_in(text: str) -> list[str]:
@@ -41,6 +47,7 @@ def check_variables(text: str, environ: Mapping[str, str], outline: bool = False
     `vars.NAME` is known only in an outline (`outline`): each row's names are checked when
     the rows are read (contracts/outlines.py)."""
     found = [*_malformed(text)]
+    unset: list[str] = []
     for name in variables_in(text):
         if name.startswith("vars."):
             if not outline:
@@ -50,15 +57,16 @@ def check_variables(text: str, environ: Mapping[str, str], outline: bool = False
                 )
         elif name.startswith("env."):
             if name[4:] not in environ:
-                found.append(f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})")
+                unset.append(f"environment variable '{name[4:]}' is not set ({{{{{name}}}}})")
             else:
                 # A contract's reference to a secret-named variable: masked in every output.
                 register_env(name[4:], environ)
         elif name not in KNOWN:
             known = ", ".join(f"{{{{{k}}}}}" for k in (*KNOWN, "env.NAME", "vars.NAME"))
             found.append(f"unknown template variable '{{{{{name}}}}}' (known: {known})")
-    if found:
-        raise TemplateError("; ".join(dict.fromkeys(found)))
+    if found or unset:
+        said = "; ".join(dict.fromkeys([*found, *unset]))
+        raise TemplateError(said, environment_only=not found)
 
 
 # What a user meant as a placeholder but did not write as one: a name with other characters

@@ -545,7 +545,7 @@ def _contract_invalid(doc: Document, options: LintOptions) -> Iterable[Hit]:
     root = cwd if cwd in here.parents else here.parent
     found = load_contract(doc.path, root, options.environ or {})
     for problem in found if isinstance(found, list) else []:
-        if "environment variable '" in problem.message and "is not set" in problem.message:
+        if problem.environment_only:
             continue
         where = problem.where
         if where.line is not None and (root / where.file).resolve() == here:

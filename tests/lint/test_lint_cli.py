@@ -309,3 +309,37 @@ def test_a_contract_problem_is_pointed_at_in_a_file_whose_name_reads_like_a_plac
         "scenario 'one', then[0] (file_exists): unknown assertion type 'file_exists' (did you "
         "mean 'file_present'?)"
     )
+
+
+def test_an_unset_env_variable_is_left_to_validate_but_not_a_problem_said_beside_it(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lint job may lack the run's secrets: a `{{env.NAME}}` unset there is `validate`'s to
+    say, in a scenario or an outline's row. A text whose other problem is said beside it is
+    not skipped with it (it was, by the message's wording)."""
+    monkeypatch.delenv("LINT_ONLY_TOKEN", raising=False)
+    tests = project / "skills" / "send-newsletter" / "tests"
+    tests.mkdir(parents=True)
+    head = 'version: "1.0"\ntarget: {type: skill, path: skills/send-newsletter}\nscenarios:\n'
+    (tests / "secret.clawspec.yaml").write_text(
+        head + '  - name: one\n    when: {invoke: "/x {{env.LINT_ONLY_TOKEN}}"}\n'
+        "    then: [{type: artifact_exists, path: a.md}]\n"
+        '  - name: rows\n    when: {invoke: "/x {{vars.key}}"}\n'
+        "    then: [{type: artifact_exists, path: a.md}]\n"
+        '    examples: [{key: "{{env.LINT_ONLY_TOKEN}}"}]\n',
+        "utf-8",
+    )
+    assert main(["lint", "skills"]) == 0
+    assert capsys.readouterr().out == "0 errors, 0 warnings in 2 files\n"
+    (tests / "secret.clawspec.yaml").write_text(
+        head + '  - name: one\n    when: {invoke: "/x {{env.LINT_ONLY_TOKEN}} {{todya}}"}\n'
+        "    then: [{type: artifact_exists, path: a.md}]\n",
+        "utf-8",
+    )
+    assert main(["lint", "skills"]) == 1
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "[contract-invalid]" in x]
+    assert line.startswith(
+        "skills/send-newsletter/tests/secret.clawspec.yaml:5:20: error [contract-invalid] "
+        "scenario 'one': unknown template variable '{{todya}}'"
+    ), line
+    assert "environment variable 'LINT_ONLY_TOKEN' is not set" in line
