@@ -163,6 +163,8 @@ def _events(
 def _rewrite(
     db: sqlite3.Connection, session_id: str, rows: list[tuple[str | None, dict[str, Any], int]]
 ) -> None:
+    # One transaction: committed row by row, thousands of rows wait on as many syncs.
+    db.execute("BEGIN")
     db.execute(f"DELETE FROM {TABLE} WHERE session_id = ?", (session_id,))
     for seq, (run_id, event, created) in enumerate(rows):
         event["seq"] = event["sourceSeq"] = seq + 1
@@ -171,6 +173,7 @@ def _rewrite(
             " VALUES (?, ?, ?, ?, ?)",
             (session_id, seq, run_id, json.dumps(event), created),
         )
+    db.execute("COMMIT")
 
 
 Call = tuple[str, Any, bool, str]  # name, args, success, the answer's text
