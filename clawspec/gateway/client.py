@@ -211,12 +211,20 @@ class HooksClient:
             if rest_s > 0:
                 self._sleep(rest_s)
             timeout_s = max(1.0, deadline - self._clock())
-            response = self._post(request, session_key, timeout_s)
+            # On a new connection: OpenClaw closes one idle for 5 s, and on a starved machine it
+            # closed the refusal's as the retry went out on it, a failure that cannot tell
+            # whether the run started.
+            with sessions.session() as fresh:
+                response = self._post(request, session_key, timeout_s, fresh)
             attempts += 1
         return response, attempts, False
 
     def _post(
-        self, request: InvokeRequest, session_key: str | None, timeout_s: float | None = None
+        self,
+        request: InvokeRequest,
+        session_key: str | None,
+        timeout_s: float | None = None,
+        http: requests.Session | None = None,
     ) -> requests.Response:
         timeout_s = request.timeout_s if timeout_s is None else timeout_s
         body: dict[str, Any] = {
@@ -234,7 +242,7 @@ class HooksClient:
         if request.thinking:
             body["thinking"] = request.thinking
         return post_json(
-            self._http,
+            http or self._http,
             self.url,
             body,
             self._token,

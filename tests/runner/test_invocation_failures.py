@@ -9,7 +9,11 @@ written with the run's ids into the log ClawSpec reads, as the gateway writes th
 from __future__ import annotations
 
 import json
+import re
+import socket
+import struct
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -224,3 +228,70 @@ def test_a_409_the_gateway_asks_to_retry_is_retried(tmp_path: Path) -> None:
         hooks = HooksClient(server.base_url, "/hooks", TOKEN, sleep=fake.sleep, clock=fake.clock)
         result = hooks.invoke(_request("go", 60))
     assert result.status == "ok" and fake.pauses == [2.0] and len(server.requests) == 2
+
+
+def _read_request(conn: socket.socket) -> bytes | None:
+    """One HTTP request (headers and a Content-Length body), or None at the end of the stream."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head
+
+
+def _answer(conn: socket.socket, status: str, body: dict[str, Any]) -> None:
+    raw = json.dumps(body).encode()
+    conn.sendall(
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(raw)}\r\n\r\n".encode()
+        + raw
+    )
+
+
+def test_a_retry_goes_on_a_new_connection_not_on_the_one_the_refusal_came_on(
+    tmp_path: Path,
+) -> None:
+    """OpenClaw's server closes a kept-alive connection idle for 5 s; on a starved machine it
+    closed the one its 503 came on as the retry went out on it, and the reset came too late to
+    tell that the request never got there: the scenario said "gateway unreachable". The retry
+    opens a new connection. Here the refusal's connection resets a request sent on it again a
+    second after reading it; a new connection completes the run."""
+    served: list[tuple[int, int]] = []  # (connection, request on it) for each request read
+
+    def handle(conn: socket.socket, number: int) -> None:
+        with conn:
+            on_it = 0
+            while _read_request(conn) is not None:
+                on_it += 1
+                served.append((number, on_it))
+                if number > 1:
+                    done = {"ok": True, "runId": "r2", "completion": {"status": "ok"}}
+                    _answer(conn, "200 OK", done)
+                elif on_it == 1:
+                    refusal = {"ok": False, "runId": "r1", "error": client.NOT_STARTED[1]}
+                    _answer(conn, "503 Service Unavailable", refusal)
+                else:  # reset, without an answer, a second after the request was read
+                    time.sleep(1.0)
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+
+        def accept() -> None:
+            for number in (1, 2):
+                conn, _ = listener.accept()
+                threading.Thread(target=handle, args=(conn, number), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        fake = FakeTime()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        hooks = HooksClient(url, "/hooks", TOKEN, sleep=fake.sleep, clock=fake.clock)
+        result = hooks.invoke(_request("go", 60))
+    assert result.status == "ok" and fake.pauses == [2.0]
+    assert served == [(1, 1), (2, 1)]  # the refusal's connection got nothing more
