@@ -32,6 +32,7 @@ from clawspec.traces.backends.local import LocalBackend
 from clawspec.traces.model import SpanType, Trace
 from clawspec.traces.receiver import OtlpReceiver
 from tests.e2e.conftest import provider_config
+from tests.support.hang_guard import wait_until
 from tests.support.scripted_provider import ScriptedProvider, load_scripts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,7 +101,22 @@ def _trace_of(receiver: OtlpReceiver, run_id: str, started: datetime, answer: di
         scenario=run_id,
         wait_s=90,  # the hook's timeoutSeconds: a sub-agent may start late on a busy machine
     )
-    trace = poll_trace(LocalBackend(settings, {}), query, delay_ms=300, timeout_ms=30_000)
+    # OpenClaw exports its spans in batches: a run's first spans can arrive before the rest, and
+    # a trace seen then looks whole. The hook run has ended, so its own span (written at its
+    # end, after every span of the run) is sure to come: looked for until it has (a hang guard,
+    # not a bound on the time).
+    seen: list[Trace] = []
+
+    def whole() -> bool:
+        seen[:] = [poll_trace(LocalBackend(settings, {}), query, delay_ms=300, timeout_ms=30_000)]
+        return any(
+            span.name == "openclaw.run"
+            and ":cron:" in str(span.attributes.get("openclaw.session_key", ""))
+            for span in seen[0].of_type(SpanType.AGENT)
+        )
+
+    wait_until(whole, poll_s=1.0)
+    (trace,) = seen
     assert trace.pending == (), trace.pending
     return trace
 
